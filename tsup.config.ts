@@ -1,0 +1,24 @@
+import { defineConfig } from 'tsup'
+
+export default defineConfig([
+  {
+    // The library: ESM + CJS with declarations behind the exports map.
+    entry: { index: 'src/index.ts' },
+    format: ['esm', 'cjs'],
+    dts: true,
+    sourcemap: true,
+    clean: true,
+    target: 'node20',
+    // noble is an optional peer loaded lazily; never bundle it.
+    external: ['@abandonware/noble'],
+  },
+  {
+    // The command line: one ESM file with a shebang, importing the library build.
+    entry: { 'cli/main': 'src/cli/main.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+    banner: { js: '#!/usr/bin/env node' },
+    external: ['@abandonware/noble'],
+  },
+])
