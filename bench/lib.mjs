@@ -1,0 +1,43 @@
+// Shared timing helpers for the *.bench.mjs files: warm up, then take the best of several
+// runs (the least disturbed by the other core), and print one aligned row per measurement.
+
+/** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
+export function opsPerSecond(fn, iterations, { runs = 5, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) fn(iterations)
+  let best = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint()
+    fn(iterations)
+    const ns = Number(process.hrtime.bigint() - t0)
+    if (ns < best) best = ns
+  }
+  return (iterations * 1e9) / best
+}
+
+/** Times one call, best of `runs`, in milliseconds. */
+export function bestMs(fn, { runs = 5, warmup = 1 } = {}) {
+  for (let i = 0; i < warmup; i++) fn()
+  let best = Infinity
+  for (let i = 0; i < runs; i++) {
+    const t0 = process.hrtime.bigint()
+    fn()
+    const ms = Number(process.hrtime.bigint() - t0) / 1e6
+    if (ms < best) best = ms
+  }
+  return best
+}
+
+/** Heap in use after two full collections (needs --expose-gc). */
+export function settledHeap() {
+  globalThis.gc?.()
+  globalThis.gc?.()
+  return process.memoryUsage().heapUsed
+}
+
+const fmt = new Intl.NumberFormat('en-US', { maximumFractionDigits: 2 })
+
+/** Prints `| name | value unit | target |` as a Markdown table row, ready for BENCHMARKS.md. */
+export function row(name, value, unit, target = '') {
+  const ok = target === '' ? '' : ` ${target}`
+  console.log(`| ${name} | ${fmt.format(value)} ${unit} |${ok} |`)
+}
