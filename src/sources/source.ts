@@ -12,6 +12,11 @@ export interface AdvertisementSourceEvents {
   error: [Error]
   /** Emitted once when a finite source (a replay) has delivered its last advertisement. */
   end: []
+  /**
+   * Something went wrong and the source recovered by itself (for noble: a stalled scan was
+   * restarted). Sources that never need to recover never emit it; the scanner forwards it.
+   */
+  warning: [string]
 }
 
 /**
