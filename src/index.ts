@@ -31,3 +31,11 @@ export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode 
 export { RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'
+export {
+  decodeEddystone,
+  encodeEddystoneEid,
+  encodeEddystoneTlm,
+  encodeEddystoneUid,
+  encodeEddystoneUrl,
+} from './frames/eddystone.js'
+export type { EddystoneSealedTlm } from './frames/eddystone.js'
