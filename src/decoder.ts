@@ -1,0 +1,209 @@
+/**
+ * The decoder a scanner runs: {@link decodeFrames} plus what needs memory. A beacon repeats the
+ * same bytes many times a second, so an unchanged payload from a known address is answered from
+ * a per-address cache (a byte comparison instead of a decode, and no AES). The cache also holds
+ * the serial number verified for each address, which the encrypted-frame check needs.
+ */
+import type { Advertisement, ServiceData } from './advertisement.js'
+import type { BeaconReading } from './reading.js'
+import type { Keyring } from './secure/keyring.js'
+import { createSecureStats, type SecureStats } from './secure/open.js'
+import { decodeFrames, isValidEnvelope } from './decode.js'
+import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
+import { eddystoneMeasuredPower } from './frames/eddystone.js'
+import { InvalidOptionError } from './errors.js'
+
+/** Options of {@link Decoder}. */
+export interface DecoderOptions {
+  keyring?: Keyring
+  /** Addresses remembered (per generation; at most twice this many are held). Default 50,000. */
+  cacheSize?: number
+  proximityThresholds?: ProximityThresholds
+}
+
+/** Counters since the decoder was created. */
+export interface DecodeStats {
+  /** Advertisements offered. */
+  advertisements: number
+  /** Yielded a reading. */
+  decoded: number
+  /** Carried no known frame (other devices, phones, malformed frames). */
+  ignored: number
+  /** Envelope unusable (no address, RSSI out of range, bad timestamp): skipped. */
+  malformed: number
+  /** Answered from the per-address cache. */
+  cacheHits: number
+  /** Encrypted frames: AES operations performed, frames verified, frames rejected by reason. */
+  secure: SecureStats
+}
+
+interface CacheEntry {
+  md: Uint8Array | undefined
+  sd: ServiceData[] | undefined
+  /** Frozen reading of the payload, without the per-packet parts; null when nothing decoded. */
+  template: BeaconReading | null
+  /** Reference power for accuracy (vendor/iBeacon measured power, or Eddystone 0 m − 41). */
+  reference: number | undefined
+  verifiedSerial: string | undefined
+}
+
+/** A decoder with a per-address cache and counters. One per scanner; not shared between threads. */
+export class Decoder {
+  readonly stats: DecodeStats
+  private keyring: Keyring | undefined
+  private readonly cacheSize: number
+  private readonly thresholds: ProximityThresholds | undefined
+  /** Two generations: lookups promote from `old`; when `current` fills up, `old` is dropped whole. */
+  private current = new Map<string, CacheEntry>()
+  private old = new Map<string, CacheEntry>()
+
+  constructor(options: DecoderOptions = {}) {
+    const size = options.cacheSize ?? 50_000
+    if (!Number.isInteger(size) || size < 1) {
+      throw new InvalidOptionError('invalid_option', 'cacheSize must be a positive integer (addresses remembered).', { option: 'cacheSize' })
+    }
+    this.cacheSize = size
+    this.keyring = options.keyring
+    this.thresholds = options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
+    this.stats = { advertisements: 0, decoded: 0, ignored: 0, malformed: 0, cacheHits: 0, secure: createSecureStats() }
+  }
+
+  /** Replaces the keyring; cached results of encrypted frames are forgotten. */
+  setKeyring(keyring: Keyring | undefined): void {
+    this.keyring = keyring
+    this.clear()
+  }
+
+  /** Forgets every cached payload and verified serial (e.g. after keys were added or removed). */
+  clear(): void {
+    this.current = new Map()
+    this.old = new Map()
+  }
+
+  /** Decodes one advertisement; `null` when it carries nothing known. Never throws. */
+  decode(adv: Advertisement): BeaconReading | null {
+    const stats = this.stats
+    stats.advertisements++
+    if (!isValidEnvelope(adv)) {
+      stats.malformed++
+      return null
+    }
+    let entry = this.current.get(adv.address)
+    if (entry === undefined) {
+      entry = this.old.get(adv.address)
+      if (entry !== undefined) this.remember(adv.address, entry)
+    }
+    if (entry !== undefined && sameBytes(entry.md, adv.manufacturerData) && sameServiceData(entry.sd, adv.serviceData)) {
+      stats.cacheHits++
+      return this.fromTemplate(entry, adv)
+    }
+    let reading: BeaconReading | null
+    try {
+      reading = decodeFrames(adv, {
+        keyring: this.keyring,
+        expectedSerial: entry?.verifiedSerial,
+        stats: stats.secure,
+        proximityThresholds: this.thresholds,
+      })
+    } catch {
+      // decodeFrames does not throw on anything a source produces; a hand-made object might.
+      stats.malformed++
+      return null
+    }
+    const fresh: CacheEntry = {
+      md: copyBytes(adv.manufacturerData),
+      sd: copyServiceData(adv.serviceData),
+      template: reading === null ? null : freezeReading(reading),
+      reference: reading === null ? undefined : referencePower(reading),
+      verifiedSerial: reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial,
+    }
+    this.remember(adv.address, fresh)
+    if (reading === null) {
+      stats.ignored++
+      return null
+    }
+    stats.decoded++
+    return { ...freezeReading(reading) }
+  }
+
+  private fromTemplate(entry: CacheEntry, adv: Advertisement): BeaconReading | null {
+    const template = entry.template
+    if (template === null) {
+      this.stats.ignored++
+      return null
+    }
+    const secure = template.secure
+    if (secure !== undefined && secure.encrypted) {
+      // A repeated encrypted frame counts again, by its (unchanged) verdict; no AES was run.
+      if (secure.verified) this.stats.secure.verified++
+      else if (secure.rejected !== undefined) this.stats.secure.rejected[secure.rejected]++
+    }
+    this.stats.decoded++
+    const reading = { ...template }
+    reading.rssi = adv.rssi
+    reading.timestamp = adv.timestamp
+    reading.accuracy = accuracy(adv.rssi, entry.reference)
+    reading.proximity = proximity(reading.accuracy, this.thresholds)
+    return reading
+  }
+
+  private remember(address: string, entry: CacheEntry): void {
+    if (this.current.size >= this.cacheSize && !this.current.has(address)) {
+      this.old = this.current
+      this.current = new Map()
+    }
+    this.current.set(address, entry)
+  }
+}
+
+function referencePower(r: BeaconReading): number | undefined {
+  return r.measuredPower ?? (r.eddystone === undefined ? undefined : eddystoneMeasuredPower(r.eddystone))
+}
+
+/** Nested members are shared between readings of repeated payloads, so they must not change. */
+function freezeReading(r: BeaconReading): BeaconReading {
+  Object.freeze(r.frames)
+  if (r.secure !== undefined) Object.freeze(r.secure)
+  if (r.flags !== undefined) Object.freeze(r.flags)
+  if (r.eddystone !== undefined) {
+    for (const part of Object.values(r.eddystone)) Object.freeze(part)
+    Object.freeze(r.eddystone)
+  }
+  return r
+}
+
+function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  if (!(b instanceof Uint8Array) || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
+  return true
+}
+
+function sameServiceData(a: ServiceData[] | undefined, b: ServiceData[] | undefined): boolean {
+  if (a === undefined || b === undefined) return a === b
+  if (!Array.isArray(b) || a.length !== b.length) return false
+  for (let i = 0; i < a.length; i++) {
+    const x = a[i]
+    const y = b[i]
+    if (typeof y !== 'object' || y === null || x.uuid !== y.uuid || !sameBytes(x.data, y.data)) return false
+  }
+  return true
+}
+
+function copyBytes(b: Uint8Array | undefined): Uint8Array | undefined {
+  return b instanceof Uint8Array ? b.slice() : undefined
+}
+
+function copyServiceData(sd: ServiceData[] | undefined): ServiceData[] | undefined {
+  if (!Array.isArray(sd)) return undefined
+  const out: ServiceData[] = []
+  for (const e of sd) {
+    if (typeof e === 'object' && e !== null && typeof e.uuid === 'string' && e.data instanceof Uint8Array) {
+      out.push({ uuid: e.uuid, data: e.data.slice() })
+    } else {
+      // Keep the slot so a later identical (malformed) list still compares equal element by element.
+      out.push({ uuid: '', data: new Uint8Array(0) })
+    }
+  }
+  return out
+}
