@@ -1,0 +1,384 @@
+/**
+ * Command-line parsing: argv in, a typed command out, or an InvalidOptionError whose
+ * message says what to type instead. No I/O here (files and keys are read by the commands).
+ */
+
+import { parseArgs } from 'node:util'
+import type { ParseArgsConfig } from 'node:util'
+import { InvalidOptionError } from '../errors.js'
+
+/** The sub-commands of `beaconkit`. */
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
+
+/** The commands, in the order the help lists them. */
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'keys']
+
+/** Which beacons to show (and upload): the scanner's filter, from the command line. */
+export interface FilterFlags {
+  serialNumbers?: string[]
+  proximityUUIDs?: string[]
+  beaconIDs?: string[]
+  minRssi?: number
+  verifiedOnly?: boolean
+}
+
+/** `--upload` and its companions. */
+export interface UploadFlags {
+  cloudUrl: string
+  email: string
+  passwordFile: string
+  queueDir?: string
+}
+
+/** Options shared by the commands that show beacons (scan, replay, simulate). */
+export interface ViewFlags {
+  json: boolean
+  /** Broadcast key strings from `--key`; secrets, never printed. */
+  keys: string[]
+  keysFile?: string
+  filter: FilterFlags
+  upload?: UploadFlags
+}
+
+/** A parsed command line. */
+export type ParsedCommand =
+  | { command: 'help'; topic?: CommandName }
+  | { command: 'version' }
+  | { command: 'scan'; view: ViewFlags; hci?: number }
+  | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
+  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; speed: number; virtual: boolean }
+  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
+  | { command: 'emulate'; port: number; host: string; json: boolean; email: string; passwordFile?: string }
+  | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
+
+type Options = NonNullable<ParseArgsConfig['options']>
+
+const HELP: Options = { help: { type: 'boolean', short: 'h' } }
+
+const VIEW: Options = {
+  json: { type: 'boolean' },
+  key: { type: 'string', multiple: true },
+  'keys-file': { type: 'string' },
+  serial: { type: 'string', multiple: true },
+  uuid: { type: 'string', multiple: true },
+  'beacon-id': { type: 'string', multiple: true },
+  'min-rssi': { type: 'string' },
+  'verified-only': { type: 'boolean' },
+  upload: { type: 'boolean' },
+  'cloud-url': { type: 'string' },
+  email: { type: 'string' },
+  'password-file': { type: 'string' },
+  'queue-dir': { type: 'string' },
+}
+
+const OPTIONS: Record<CommandName, Options> = {
+  scan: { ...HELP, ...VIEW, hci: { type: 'string' } },
+  replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' } },
+  simulate: {
+    ...HELP,
+    ...VIEW,
+    seed: { type: 'string' },
+    beacons: { type: 'string' },
+    duration: { type: 'string' },
+    speed: { type: 'string' },
+    virtual: { type: 'boolean' },
+  },
+  record: {
+    ...HELP,
+    hci: { type: 'string' },
+    json: { type: 'boolean' },
+    duration: { type: 'string' },
+    simulate: { type: 'boolean' },
+    seed: { type: 'string' },
+  },
+  emulate: {
+    ...HELP,
+    port: { type: 'string' },
+    host: { type: 'string' },
+    json: { type: 'boolean' },
+    email: { type: 'string' },
+    'password-file': { type: 'string' },
+  },
+  keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
+}
+
+type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
+
+function fail(option: string, message: string, command?: CommandName): never {
+  const hint = command === undefined ? 'beaconkit --help' : `beaconkit ${command} --help`
+  throw new InvalidOptionError('invalid_option', `${message} (see \`${hint}\`)`, { option })
+}
+
+/** Positional arguments may be secrets typed in the wrong place: echo only short ones. */
+function quote(text: string): string {
+  return text.length <= 24 ? `'${text}'` : `(${text.length} characters)`
+}
+
+function str(values: Values, name: string): string | undefined {
+  const v = values[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+function strs(values: Values, name: string): string[] {
+  const v = values[name]
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+}
+
+function bool(values: Values, name: string): boolean {
+  return values[name] === true
+}
+
+function number(
+  values: Values,
+  name: string,
+  command: CommandName,
+  check: { min?: number; max?: number; integer?: boolean; positive?: boolean; what: string },
+): number | undefined {
+  const text = str(values, name)
+  if (text === undefined) return undefined
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text.trim()) ? Number(text) : NaN
+  const ok =
+    Number.isFinite(n) &&
+    (check.integer !== true || Number.isInteger(n)) &&
+    (check.min === undefined || n >= check.min) &&
+    (check.max === undefined || n <= check.max) &&
+    (check.positive !== true || n > 0)
+  if (!ok) fail(name, `--${name} must be ${check.what}, not ${quote(text)}`, command)
+  return n
+}
+
+const SERIAL = /^[0-9a-f]{12}$/i
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+
+/** Canonical upper-case 8-4-4-4-12, the form readings carry. */
+function canonicalUuid(text: string): string {
+  const hex = text.replace(/-/g, '').toUpperCase()
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+function parseFilter(values: Values, command: CommandName): FilterFlags {
+  const filter: FilterFlags = {}
+  const serials = strs(values, 'serial')
+  for (const s of serials) {
+    if (!SERIAL.test(s)) fail('serial', `--serial takes a 12-digit hex serial number such as 0117C5456A36, not ${quote(s)}`, command)
+  }
+  if (serials.length > 0) filter.serialNumbers = serials.map((s) => s.toUpperCase())
+  const uuids = strs(values, 'uuid')
+  for (const u of uuids) {
+    if (!UUID.test(u)) fail('uuid', `--uuid takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quote(u)}`, command)
+  }
+  if (uuids.length > 0) filter.proximityUUIDs = uuids.map(canonicalUuid)
+  const ids = strs(values, 'beacon-id')
+  const beaconIDs: string[] = []
+  for (const id of ids) {
+    const parts = id.split('|')
+    const valid =
+      parts.length === 3 &&
+      UUID.test(parts[0]) &&
+      parts.slice(1).every((p) => /^\d{1,5}$/.test(p) && Number(p) <= 65535)
+    if (!valid) fail('beacon-id', `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`, command)
+    beaconIDs.push(`${canonicalUuid(parts[0])}|${Number(parts[1])}|${Number(parts[2])}`)
+  }
+  if (beaconIDs.length > 0) filter.beaconIDs = beaconIDs
+  const minRssi = number(values, 'min-rssi', command, { integer: true, min: -127, max: 20, what: 'a whole number of dBm between -127 and 20' })
+  if (minRssi !== undefined) filter.minRssi = minRssi
+  if (bool(values, 'verified-only')) filter.verifiedOnly = true
+  return filter
+}
+
+function parseUpload(values: Values, command: CommandName): UploadFlags | undefined {
+  const cloudUrl = str(values, 'cloud-url')
+  const email = str(values, 'email')
+  const passwordFile = str(values, 'password-file')
+  const queueDir = str(values, 'queue-dir')
+  if (!bool(values, 'upload')) {
+    const stray = (['cloud-url', 'email', 'password-file', 'queue-dir'] as const).find((n) => str(values, n) !== undefined)
+    if (stray !== undefined) fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
+    return undefined
+  }
+  if (cloudUrl === undefined) fail('cloud-url', '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)', command)
+  let url: URL
+  try {
+    url = new URL(cloudUrl)
+  } catch {
+    fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
+  if (email === undefined) fail('email', '--upload needs --email <account e-mail>', command)
+  if (passwordFile === undefined) {
+    fail('password-file', '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)', command)
+  }
+  const upload: UploadFlags = { cloudUrl, email, passwordFile }
+  if (queueDir !== undefined) upload.queueDir = queueDir
+  return upload
+}
+
+function parseView(values: Values, command: CommandName): ViewFlags {
+  const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
+  const keysFile = str(values, 'keys-file')
+  if (keysFile !== undefined) view.keysFile = keysFile
+  const upload = parseUpload(values, command)
+  if (upload !== undefined) view.upload = upload
+  return view
+}
+
+function positionals(list: string[], count: number, usage: string, command: CommandName): string[] {
+  if (list.length < count) fail('argument', `missing argument: ${usage}`, command)
+  if (list.length > count) fail('argument', `unexpected argument ${quote(list[count])}: ${usage}`, command)
+  return list
+}
+
+function hci(values: Values, command: CommandName): number | undefined {
+  return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })
+}
+
+function durationMs(values: Values, command: CommandName): number | undefined {
+  const s = number(values, 'duration', command, { positive: true, what: 'a positive number of seconds' })
+  return s === undefined ? undefined : s * 1000
+}
+
+function seed(values: Values, command: CommandName): number {
+  return number(values, 'seed', command, { integer: true, min: 0, max: 2 ** 32 - 1, what: 'a whole number between 0 and 4294967295' }) ?? 1
+}
+
+function speed(values: Values, command: CommandName): number {
+  const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
+  if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
+  return s
+}
+
+function isCommand(text: string): text is CommandName {
+  return (COMMANDS as readonly string[]).includes(text)
+}
+
+/**
+ * `--min-rssi -80` is what people type, but parseArgs reads `-80` as an option and calls the
+ * value ambiguous: glue a negative number to the option that takes a value.
+ */
+function joinNegativeValues(argv: string[], options: Options): string[] {
+  const out: string[] = []
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]
+    const name = arg.startsWith('--') ? arg.slice(2) : undefined
+    const next = argv[i + 1]
+    if (name !== undefined && options[name]?.type === 'string' && next !== undefined && /^-\d/.test(next)) {
+      out.push(`${arg}=${next}`)
+      i++
+    } else {
+      out.push(arg)
+    }
+  }
+  return out
+}
+
+/** Node's own parse errors, reworded to point at the help. */
+function parseWith(argv: string[], command: CommandName): { values: Values; positionals: string[] } {
+  try {
+    const parsed = parseArgs({ args: joinNegativeValues(argv, OPTIONS[command]), options: OPTIONS[command], allowPositionals: true, strict: true })
+    return { values: parsed.values as Values, positionals: parsed.positionals }
+  } catch (error) {
+    const code = (error as { code?: unknown }).code
+    const message = error instanceof Error ? error.message : String(error)
+    const unknown = /Unknown option '([^']*)'/.exec(message)
+    if (unknown !== null) fail(unknown[1], `unknown option ${unknown[1]} for \`beaconkit ${command}\``, command)
+    const missing = /Option '(-[^' ]*)[^']*' argument missing/.exec(message)
+    if (missing !== null) fail(missing[1], `option ${missing[1]} needs a value`, command)
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') fail('option', message.replace(/ *argument.*$/, '') + ' takes no value', command)
+    fail('option', message, command)
+  }
+}
+
+/** Parses `process.argv.slice(2)`; throws InvalidOptionError (code 'invalid_option') on a bad command line. */
+export function parseCommandLine(argv: readonly string[]): ParsedCommand {
+  const [first, ...rest] = argv
+  if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
+    const topic = first === 'help' ? rest[0] : undefined
+    if (topic !== undefined && !isCommand(topic)) fail('command', `no help for ${quote(topic)}: commands are ${COMMANDS.join(', ')}`)
+    return topic === undefined ? { command: 'help' } : { command: 'help', topic }
+  }
+  if (first === '--version' || first === '-v') return { command: 'version' }
+  if (first.startsWith('-')) fail('command', `put the command first: beaconkit <${COMMANDS.join('|')}> [options]`)
+  if (!isCommand(first)) fail('command', `unknown command ${quote(first)}: commands are ${COMMANDS.join(', ')}`)
+  const command = first
+  const { values, positionals: pos } = parseWith(rest, command)
+  if (bool(values, 'help')) return { command: 'help', topic: command }
+
+  switch (command) {
+    case 'scan':
+      positionals(pos, 0, 'beaconkit scan [options]', command)
+      return { command, view: parseView(values, command), ...optional('hci', hci(values, command)) }
+    case 'replay': {
+      const [file] = positionals(pos, 1, 'beaconkit replay <file.jsonl> [options]', command)
+      return { command, view: parseView(values, command), file, speed: speed(values, command), virtual: bool(values, 'virtual') }
+    }
+    case 'simulate': {
+      positionals(pos, 0, 'beaconkit simulate [options]', command)
+      const beacons = number(values, 'beacons', command, { integer: true, min: 1, max: 100_000, what: 'a whole number between 1 and 100000' }) ?? 12
+      const duration = durationMs(values, command)
+      const virtual = bool(values, 'virtual')
+      if (virtual && duration === undefined) fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
+      return {
+        command,
+        view: parseView(values, command),
+        seed: seed(values, command),
+        beacons,
+        speed: speed(values, command),
+        virtual,
+        ...optional('durationMs', duration),
+      }
+    }
+    case 'record': {
+      const [file] = positionals(pos, 1, 'beaconkit record <file.jsonl> [options]', command)
+      const simulate = bool(values, 'simulate')
+      const adapter = hci(values, command)
+      if (simulate && adapter !== undefined) fail('hci', '--hci and --simulate exclude each other', command)
+      return {
+        command,
+        file,
+        json: bool(values, 'json'),
+        simulate,
+        seed: seed(values, command),
+        ...optional('hci', adapter),
+        ...optional('durationMs', durationMs(values, command)),
+      }
+    }
+    case 'emulate': {
+      positionals(pos, 0, 'beaconkit emulate [options]', command)
+      const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+      return {
+        command,
+        port,
+        host: str(values, 'host') ?? '127.0.0.1',
+        json: bool(values, 'json'),
+        email: str(values, 'email') ?? 'demo@beaconkit.test',
+        ...optional('passwordFile', str(values, 'password-file')),
+      }
+    }
+    case 'keys': {
+      const [sub, key, ...extra] = pos
+      if (sub !== 'check') fail('argument', `usage: beaconkit keys check <key> | beaconkit keys check --keys-file <file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`, command)
+      const keysFile = str(values, 'keys-file')
+      if (extra.length > 0) fail('argument', 'keys check takes one key; put several in a --keys-file', command)
+      if (key === undefined && keysFile === undefined) fail('argument', 'missing argument: beaconkit keys check <key> (or - to read it from standard input, or --keys-file <file>)', command)
+      if (key !== undefined && keysFile !== undefined) fail('keys-file', 'give either a key or --keys-file, not both', command)
+      const nowText = str(values, 'now')
+      let now: number | undefined
+      if (nowText !== undefined) {
+        now = Date.parse(nowText)
+        if (!Number.isFinite(now)) fail('now', `--now takes a date such as 2015-06-01T00:00:00Z, not ${quote(nowText)}`, command)
+      }
+      return {
+        command: 'keys-check',
+        json: bool(values, 'json'),
+        ...optional('key', key),
+        ...optional('keysFile', keysFile),
+        ...optional('now', now),
+      }
+    }
+  }
+}
+
+/** `{ name: value }` when the value is present, `{}` otherwise: keeps absent options absent. */
+function optional<K extends string, V>(name: K, value: V | undefined): { [P in K]?: V } {
+  return (value === undefined ? {} : { [name]: value }) as { [P in K]?: V }
+}

@@ -1,0 +1,136 @@
+/** The help texts of `beaconkit` and each of its commands. */
+
+import type { CommandName } from './args.js'
+
+const VIEW_OPTIONS = `Output:
+  --json                 one JSON object per line per event (found, gone, changed,
+                         updated), also the default when standard output is not a terminal
+Broadcast keys (private broadcast; keys are never printed):
+  --key <key>            a broadcast key string (40 hex digits or the 90-character
+                         operator form); repeatable. Prefer --keys-file: arguments are
+                         visible to other users in the process list
+  --keys-file <file>     one key per line, # comments and blank lines allowed
+Filters:
+  --serial <serial>      only this serial number (12 hex digits); repeatable
+  --uuid <uuid>          only this proximity UUID; repeatable
+  --beacon-id <id>       only this UUID|major|minor; repeatable
+  --min-rssi <dBm>       only beacons heard at least this strongly, e.g. -80
+  --verified-only        only beacons verified with a broadcast key
+Upload (off unless --upload is given):
+  --upload               send sensor data to the account interface
+  --cloud-url <url>      the account interface, e.g. http://127.0.0.1:8080
+  --email <address>      account e-mail
+  --password-file <file> file holding the account password
+  --queue-dir <dir>      keep unsent records on disk here (survives restarts)`
+
+const COMMON_TAIL = `  -h, --help             this help
+
+Ctrl-C stops cleanly: the scanner stops, queued uploads are flushed, the terminal
+is restored, and the exit code is 0.
+Exit codes: 0 done, 1 unexpected failure, 2 bad option, file or key,
+3 Bluetooth unavailable, 4 cloud account error.`
+
+const TOPICS: Record<CommandName, string> = {
+  scan: `Usage: beaconkit scan [options]
+
+Scans for beacons with the Bluetooth adapter (noble) and shows them: a live table
+refreshed every second on a terminal, JSON lines otherwise.
+
+Adapter:
+  --hci <n>              use adapter hci<n> (default: the first one, hci0)
+${VIEW_OPTIONS}
+${COMMON_TAIL}
+
+Scanning needs Bluetooth: on Linux, @abandonware/noble with its native module, and
+either root or \`sudo setcap cap_net_raw+eip $(eval readlink -f $(which node))\`.`,
+
+  replay: `Usage: beaconkit replay <file.jsonl> [options]
+
+Replays a recording (made with \`beaconkit record\` or AdvertisementRecorder) through
+the same views as \`scan\`. At the end of the file the beacons age out (8 s without
+adverts), then the command exits 0.
+
+Replay:
+  --speed <factor>       replay faster (10) or slower (0.5) than recorded; default 1
+  --virtual              run in virtual time, as fast as possible (for tests and CI)
+${VIEW_OPTIONS}
+${COMMON_TAIL}
+
+Example: beaconkit replay fixtures/demo.jsonl --virtual --json | head`,
+
+  record: `Usage: beaconkit record <file.jsonl> [options]
+
+Records every advertisement the adapter hears into a JSONL file (one advertisement per
+line) that \`beaconkit replay\` and ReplaySource play back. Shows a live counter on a
+terminal; stops on Ctrl-C or after --duration.
+
+  --hci <n>              use adapter hci<n> (default hci0)
+  --duration <seconds>   stop after this long
+  --simulate             record the simulator instead of the adapter (to try it out)
+  --seed <n>             the simulator's seed (with --simulate), default 1
+  --json                 print the counter as JSON lines instead
+${COMMON_TAIL}`,
+
+  simulate: `Usage: beaconkit simulate [options]
+
+Runs the beacon simulator (synthetic iBeacon and vendor frames, plain and encrypted,
+with noise, walking devices, devices coming and going) through the same views as
+\`scan\`. Runs until Ctrl-C or --duration.
+
+Simulation:
+  --beacons <n>          how many simulated devices (default 12)
+  --seed <n>             random seed: the same seed gives the same run (default 1)
+  --duration <seconds>   stop after this much (simulated) time
+  --speed <factor>       run faster or slower than real time; default 1
+  --virtual              run in virtual time, as fast as possible (needs --duration)
+${VIEW_OPTIONS}
+${COMMON_TAIL}`,
+
+  emulate: `Usage: beaconkit emulate [options]
+
+Starts a local emulator of the cloud account interface, for trying \`--upload\` and
+AccountClient without a real account. Runs until Ctrl-C.
+
+  --port <port>          TCP port (default 8080; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1)
+  --email <address>      the emulated account (default demo@beaconkit.test)
+  --password-file <file> its password (default: the password "demo")
+  --json                 print the listening address as a JSON line
+${COMMON_TAIL}`,
+
+  keys: `Usage: beaconkit keys check <key>
+       beaconkit keys check -                (reads the key from standard input)
+       beaconkit keys check --keys-file <file>
+
+Checks broadcast keys without printing them: valid, corrupted (digest mismatch or
+malformed) or expired, with the key id and the expiry date.
+
+  --keys-file <file>     check every key of a keys file (one per line)
+  --now <date>           check the expiry against this date instead of today
+  --json                 one JSON object per key
+  -h, --help             this help
+
+Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
+}
+
+/** Help of one command, or the overview when `topic` is absent. */
+export function helpText(topic?: CommandName): string {
+  if (topic !== undefined) return TOPICS[topic]
+  return `beaconkit — scan, decode, track and verify the beacons of the device cloud platform
+
+Usage: beaconkit <command> [options]
+
+Commands:
+  scan                   scan with the Bluetooth adapter; live table or JSON lines
+  replay <file.jsonl>    replay a recording through the same views
+  record <file.jsonl>    record advertisements to a file
+  simulate               run the beacon simulator through the same views
+  emulate                start a local emulator of the cloud account interface
+  keys check <key>       check a broadcast key (never prints it)
+
+Run \`beaconkit <command> --help\` for the options of a command.
+  -h, --help             this help
+  -v, --version          the version
+
+Try it: beaconkit replay fixtures/demo.jsonl`
+}

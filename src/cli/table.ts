@@ -1,0 +1,217 @@
+/**
+ * The live table of `beaconkit scan | replay | simulate`, as a pure function of the
+ * beacons, a status and the terminal size, so it is tested without a terminal.
+ */
+
+import type { Beacon } from '../reading.js'
+import type { AdapterState } from '../sources/source.js'
+import { sparkline } from './sparkline.js'
+import type { RssiSample } from './sparkline.js'
+
+/** What the status line above the table says. */
+export interface TableStatus {
+  adapterState: AdapterState
+  /** Advertisements per second over the last tick. */
+  advertsPerSecond: number
+  /** Beacons in range (may exceed the rows shown). */
+  inRange: number
+  /** Frames the decoder or the private-broadcast checks refused, so far. */
+  rejected: number
+  /** Where the advertisements come from, e.g. `replay fixtures/demo.jsonl ×1`. */
+  label?: string
+}
+
+/** Layout options of {@link renderTable}. */
+export interface TableOptions {
+  /** Terminal columns; every line is cut to this. */
+  width: number
+  /** Terminal rows; rows that do not fit are summarised in a last line. Unlimited when absent. */
+  height?: number
+  /** ms on the scanner's clock: ages and the sparkline window end here. */
+  now: number
+  /** RSSI samples per beacon id for the sparkline column. */
+  history?: (id: string) => readonly RssiSample[]
+}
+
+interface Column {
+  header: string
+  /** Higher survives longer when the terminal is narrow. */
+  priority: number
+  align: 'left' | 'right'
+  /** Narrowest width the column may be cut to (with an ellipsis) before it is dropped. */
+  minWidth?: number
+  /** How to cut a value to the column width; default: keep the start. */
+  shrink?: (text: string, width: number) => string
+  cell(b: Beacon, o: TableOptions): string
+}
+
+const SPARK_WIDTH = 15
+
+function fixed(n: number | null | undefined, digits: number, unit = ''): string {
+  if (n === undefined) return ''
+  if (n === null) return 'off'
+  return `${n.toFixed(digits)}${unit}`
+}
+
+function secureMarker(b: Beacon): string {
+  const s = b.secure
+  if (s === undefined) return ''
+  const id = s.keyId === undefined ? '' : ` ${s.keyId}`
+  if (s.verified) return `✓${id}`
+  if (s.rejected !== undefined && s.rejected !== 'no_key') return `✗${id} ${s.rejected}`
+  return `?${id}`
+}
+
+function movingText(b: Beacon): string {
+  if (b.moving !== undefined) return b.moving ? 'yes' : 'no'
+  if (b.movingState === undefined || b.movingState === 'unknown') return ''
+  return b.movingState === 'disabled' ? 'off' : b.movingState
+}
+
+function ageText(b: Beacon, now: number): string {
+  const s = Math.max(0, now - b.lastSeen) / 1000
+  return s < 10 ? `${s.toFixed(1)}s` : `${Math.round(s)}s`
+}
+
+/** Major and minor tell beacons of one UUID apart: cut the UUID, keep `|major|minor`. */
+function shrinkBeaconId(text: string, width: number): string {
+  const bar = text.indexOf('|')
+  if (text.length <= width || bar < 0) return truncate(text, width)
+  const tail = text.slice(bar)
+  const head = width - tail.length - 1
+  return head >= 4 ? `${text.slice(0, head)}…${tail}` : truncate(text, width)
+}
+
+const COLUMNS: Column[] = [
+  { header: 'SERIAL/ADDRESS', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.serialNumber ?? b.address },
+  {
+    header: 'MODEL/FW',
+    priority: 40,
+    align: 'left',
+    cell: (b) => [b.hardwareModelName, b.firmwareVersion].filter((x) => x !== undefined).join('/'),
+  },
+  { header: 'BEACON ID', priority: 65, align: 'left', minWidth: 20, shrink: shrinkBeaconId, cell: (b) => b.beaconID ?? '' },
+  { header: 'RSSI', priority: 90, align: 'right', cell: (b) => String(b.rssi) },
+  {
+    header: 'LAST 30 s',
+    priority: 60,
+    align: 'left',
+    cell: (b, o) => sparkline(o.history?.(b.id) ?? [], { now: o.now, width: SPARK_WIDTH }),
+  },
+  { header: 'SMOOTH', priority: 35, align: 'right', cell: (b) => fixed(b.smoothedRssi, 1) },
+  {
+    header: 'DIST',
+    priority: 85,
+    align: 'right',
+    cell: (b) => (b.accuracy === undefined || b.accuracy < 0 ? '?' : fixed(b.accuracy, 2, 'm')),
+  },
+  { header: 'PROX', priority: 80, align: 'left', cell: (b) => b.proximity ?? '' },
+  { header: 'BATT', priority: 55, align: 'right', cell: (b) => fixed(b.batteryLevel, 0, '%') },
+  { header: 'TEMP', priority: 50, align: 'right', cell: (b) => fixed(b.temperature, 1, '°C') },
+  { header: 'LIGHT', priority: 30, align: 'right', cell: (b) => fixed(b.light, 0, 'lx') },
+  { header: 'MOVE', priority: 45, align: 'left', cell: movingText },
+  { header: 'ACC', priority: 25, align: 'right', cell: (b) => (b.accelerometerCount === undefined ? '' : String(b.accelerometerCount)) },
+  { header: 'SEC', priority: 75, align: 'left', cell: secureMarker },
+  { header: 'AGE', priority: 70, align: 'right', cell: (b, o) => ageText(b, o.now) },
+]
+
+const GAP = '  '
+
+/** Device-supplied text reaches the terminal: strip control characters so no escape sequence gets through. */
+function clean(text: string): string {
+  // eslint-disable-next-line no-control-regex
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
+}
+
+/** Cuts `text` to `width` characters, marking the cut with an ellipsis. */
+export function truncate(text: string, width: number): string {
+  if (width <= 0) return ''
+  if (text.length <= width) return text
+  return width === 1 ? '…' : `${text.slice(0, width - 1)}…`
+}
+
+function pad(text: string, width: number, col: Column): string {
+  const cut = (col.shrink ?? truncate)(text, width)
+  return col.align === 'left' ? cut.padEnd(width) : cut.padStart(width)
+}
+
+/** Unknown distances (−1 or absent) sort last; ties by id so rows do not jump around. */
+function byAccuracy(a: Beacon, b: Beacon): number {
+  const da = a.accuracy === undefined || a.accuracy < 0 ? Infinity : a.accuracy
+  const db = b.accuracy === undefined || b.accuracy < 0 ? Infinity : b.accuracy
+  if (da !== db) return da < db ? -1 : 1
+  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
+}
+
+/** The status line. */
+export function renderStatus(status: TableStatus): string {
+  const parts = [
+    status.label === undefined ? 'beaconkit' : `beaconkit ${status.label}`,
+    `adapter ${status.adapterState}`,
+    `${Math.round(status.advertsPerSecond)} adverts/s`,
+    `${status.inRange} in range`,
+    `${status.rejected} rejected`,
+  ]
+  return clean(parts.join(' │ '))
+}
+
+/** Chooses which columns fit in `width` and how wide each is. */
+function layout(cells: string[][], width: number): { col: Column; index: number; width: number }[] {
+  let chosen = COLUMNS.map((col, index) => ({
+    col,
+    index,
+    width: Math.max(col.header.length, ...cells.map((row) => row[index].length)),
+  }))
+  const total = (): number => chosen.reduce((sum, c) => sum + c.width, 0) + GAP.length * (chosen.length - 1)
+  // First squeeze the shrinkable columns, then drop the least important ones.
+  for (const c of chosen) {
+    const over = total() - width
+    if (over > 0 && c.col.minWidth !== undefined && c.index !== 0) {
+      c.width = Math.max(c.col.minWidth, c.width - over)
+    }
+  }
+  while (total() > width && chosen.length > 1) {
+    let lowest = 0
+    for (let i = 1; i < chosen.length; i++) {
+      if (chosen[i].col.priority < chosen[lowest].col.priority) lowest = i
+    }
+    chosen = chosen.filter((_, i) => i !== lowest)
+  }
+  return chosen
+}
+
+/**
+ * Renders the status line, the header and one row per beacon, sorted by distance
+ * (accuracy), cut to `width` columns and `height` rows. Columns are dropped from the least
+ * important up when the terminal is narrow; rows that do not fit are counted in a last line.
+ * Pure: the same input gives the same lines.
+ */
+export function renderTable(beacons: readonly Beacon[], status: TableStatus, options: TableOptions): string[] {
+  const width = Math.max(1, Math.floor(options.width))
+  const sorted = [...beacons].sort(byAccuracy)
+  const lines: string[] = [truncate(renderStatus(status), width)]
+  if (sorted.length === 0) {
+    lines.push(truncate('no beacons in range yet', width))
+    return lines
+  }
+  let shown = sorted
+  let more = 0
+  if (options.height !== undefined) {
+    const room = Math.max(0, Math.floor(options.height) - 2)
+    if (sorted.length > room) {
+      // Keep one line to say how many were left out.
+      shown = sorted.slice(0, Math.max(0, room - 1))
+      more = sorted.length - shown.length
+    }
+  }
+  const cells = shown.map((b) => COLUMNS.map((col) => clean(col.cell(b, options))))
+  const chosen = layout(cells, width)
+  const line = (texts: string[]): string =>
+    truncate(chosen.map((c) => pad(texts[c.index], c.width, c.col)).join(GAP).trimEnd(), width)
+  lines.push(line(COLUMNS.map((c) => c.header)))
+  for (const row of cells) lines.push(line(row))
+  if (more > 0 && options.height !== undefined && lines.length < options.height) {
+    lines.push(truncate(`… ${more} more ${more === 1 ? 'beacon' : 'beacons'} (enlarge the terminal)`, width))
+  }
+  return lines
+}

@@ -1,0 +1,118 @@
+import { describe, it, expect } from 'vitest'
+import { parseCommandLine } from '../../src/cli/args.js'
+import { InvalidOptionError } from '../../src/errors.js'
+
+function error(argv: string[]): InvalidOptionError {
+  try {
+    parseCommandLine(argv)
+  } catch (e) {
+    if (e instanceof InvalidOptionError) return e
+    throw e
+  }
+  throw new Error(`no error for ${argv.join(' ')}`)
+}
+
+describe('parseCommandLine', () => {
+  it('gives help for no arguments, --help, help <command> and <command> --help', () => {
+    expect(parseCommandLine([])).toEqual({ command: 'help' })
+    expect(parseCommandLine(['--help'])).toEqual({ command: 'help' })
+    expect(parseCommandLine(['help', 'replay'])).toEqual({ command: 'help', topic: 'replay' })
+    for (const c of ['scan', 'replay', 'record', 'simulate', 'emulate', 'keys']) {
+      expect(parseCommandLine([c, '--help'])).toEqual({ command: 'help', topic: c })
+      expect(parseCommandLine([c, '-h'])).toEqual({ command: 'help', topic: c })
+    }
+  })
+
+  it('parses replay with its view options, normalising filters', () => {
+    const parsed = parseCommandLine([
+      'replay', 'demo.jsonl', '--speed', '10', '--json', '--key', 'k1', '--key', 'k2', '--keys-file', 'keys.txt',
+      '--serial', '0117c5456a36', '--uuid', 'e2c56db5dffb48d2b060d0f5a71096e0',
+      '--beacon-id', 'e2c56db5-dffb-48d2-b060-d0f5a71096e0|01|2', '--min-rssi', '-80', '--verified-only',
+    ])
+    expect(parsed).toEqual({
+      command: 'replay',
+      file: 'demo.jsonl',
+      speed: 10,
+      virtual: false,
+      view: {
+        json: true,
+        keys: ['k1', 'k2'],
+        keysFile: 'keys.txt',
+        filter: {
+          serialNumbers: ['0117C5456A36'],
+          proximityUUIDs: ['E2C56DB5-DFFB-48D2-B060-D0F5A71096E0'],
+          beaconIDs: ['E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2'],
+          minRssi: -80,
+          verifiedOnly: true,
+        },
+      },
+    })
+  })
+
+  it('parses scan --hci and the upload options', () => {
+    expect(
+      parseCommandLine(['scan', '--hci', '1', '--upload', '--cloud-url', 'http://127.0.0.1:8080', '--email', 'a@b.c', '--password-file', 'pw', '--queue-dir', 'q']),
+    ).toEqual({
+      command: 'scan',
+      hci: 1,
+      view: { json: false, keys: [], filter: {}, upload: { cloudUrl: 'http://127.0.0.1:8080', email: 'a@b.c', passwordFile: 'pw', queueDir: 'q' } },
+    })
+  })
+
+  it('parses keys check, emulate, record and simulate', () => {
+    expect(parseCommandLine(['keys', 'check', '-', '--json'])).toEqual({ command: 'keys-check', key: '-', json: true })
+    expect(parseCommandLine(['keys', 'check', '--keys-file', 'f', '--now', '2015-01-01T00:00:00Z'])).toEqual({
+      command: 'keys-check', keysFile: 'f', json: false, now: Date.parse('2015-01-01T00:00:00Z'),
+    })
+    expect(parseCommandLine(['emulate', '--port', '0'])).toEqual({ command: 'emulate', port: 0, host: '127.0.0.1', json: false, email: 'demo@beaconkit.test' })
+    expect(parseCommandLine(['record', 'out.jsonl', '--simulate', '--duration', '1.5'])).toEqual({
+      command: 'record', file: 'out.jsonl', json: false, simulate: true, seed: 1, durationMs: 1500,
+    })
+    expect(parseCommandLine(['simulate', '--virtual', '--duration', '60', '--seed', '7'])).toMatchObject({
+      command: 'simulate', virtual: true, durationMs: 60_000, seed: 7, speed: 1, beacons: 12,
+    })
+  })
+
+  it.each([
+    [['frobnicate'], /unknown command 'frobnicate'/],
+    [['--json', 'scan'], /put the command first/],
+    [['scan', '--bogus'], /unknown option --bogus for `beaconkit scan`/],
+    [['scan', 'extra'], /unexpected argument 'extra'/],
+    [['replay'], /missing argument: beaconkit replay <file.jsonl>/],
+    [['replay', 'f', '--speed', 'fast'], /--speed must be a positive factor/],
+    [['replay', 'f', '--speed', '0'], /--speed must be a positive factor/],
+    [['replay', 'f', '--speed', '2', '--virtual'], /exclude each other/],
+    [['replay', 'f', '--key'], /option --key needs a value/],
+    [['scan', '--hci', '-1'], /--hci must be an adapter number/],
+    [['scan', '--hci', 'hci0'], /--hci must be an adapter number/],
+    [['scan', '--min-rssi', '-80.5'], /--min-rssi must be a whole number/],
+    [['scan', '--serial', 'xyz'], /--serial takes a 12-digit hex serial/],
+    [['scan', '--uuid', 'not-a-uuid'], /--uuid takes a proximity UUID/],
+    [['scan', '--beacon-id', 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1'], /--beacon-id takes UUID\|major\|minor/],
+    [['scan', '--beacon-id', 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|70000'], /--beacon-id takes/],
+    [['scan', '--cloud-url', 'http://x'], /only takes effect with --upload/],
+    [['scan', '--upload'], /--upload needs --cloud-url/],
+    [['scan', '--upload', '--cloud-url', 'ftp://x', '--email', 'e', '--password-file', 'p'], /must be an http\(s\) URL/],
+    [['scan', '--upload', '--cloud-url', 'http://x'], /--upload needs --email/],
+    [['scan', '--upload', '--cloud-url', 'http://x', '--email', 'e'], /--upload needs --password-file/],
+    [['simulate', '--virtual'], /--virtual needs --duration/],
+    [['emulate', '--port', '70000'], /--port must be a TCP port/],
+    [['keys'], /usage: beaconkit keys check/],
+    [['keys', 'check'], /missing argument/],
+    [['keys', 'check', 'a', '--keys-file', 'f'], /either a key or --keys-file/],
+    [['keys', 'check', 'a', '--now', 'yesterday'], /--now takes a date/],
+    [['help', 'nope'], /no help for 'nope'/],
+  ])('refuses %j', (argv, message) => {
+    const e = error(argv)
+    expect(e.code).toBe('invalid_option')
+    expect(e.message).toMatch(message)
+    expect(e.message).toMatch(/see `beaconkit( \w+)? --help`/)
+  })
+
+  it('never echoes a long stray argument (it may be a key typed in the wrong place)', () => {
+    const key = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
+    const e = error(['scan', key])
+    expect(e.message).not.toContain(key)
+    expect(e.message).toContain('40 characters')
+  })
+})
