@@ -4,7 +4,6 @@
  * Decoders are pure and never throw: a frame that is truncated, overlong, of an unknown type
  * or carrying reserved codes yields `null` — nothing is guessed. Encoders sit beside them.
  */
-import type { ServiceData } from '../advertisement.js'
 import { InvalidOptionError } from '../errors.js'
 import type {
   EddystoneEid,
@@ -14,9 +13,6 @@ import type {
   EddystoneUrl,
 } from '../reading.js'
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
-
-/** The 16-bit service uuid of Eddystone, as noble reports it. */
-export const EDDYSTONE_SERVICE_UUID = 'feaa'
 
 /** Frame type bytes. Other values (0x40 is reserved for future use) are not decoded. */
 const UID = 0x00
@@ -120,34 +116,6 @@ export function decodeEddystone(data: Uint8Array): EddystoneInfo | null {
     default:
       return null
   }
-}
-
-const BASE_UUID_SUFFIX = '-0000-1000-8000-00805f9b34fb'
-
-/**
- * True for the Eddystone service uuid in any case, 16-bit (`"feaa"`) or as the full
- * Bluetooth base uuid (`"0000feaa-0000-1000-8000-00805f9b34fb"`, with or without dashes).
- */
-export function isEddystoneUuid(uuid: string): boolean {
-  if (typeof uuid !== 'string') return false
-  if (uuid.length === 4) return uuid.toLowerCase() === EDDYSTONE_SERVICE_UUID
-  const u = uuid.toLowerCase()
-  return u === `0000feaa${BASE_UUID_SUFFIX}` || u === `0000feaa${BASE_UUID_SUFFIX.replaceAll('-', '')}`
-}
-
-/**
- * Decodes every Eddystone service-data element of one advertisement and merges them
- * (one advertisement normally carries one frame). `undefined` when none is valid.
- */
-export function decodeEddystoneServiceData(serviceData: readonly ServiceData[] | undefined): EddystoneInfo | undefined {
-  if (serviceData === undefined) return undefined
-  let info: EddystoneInfo | undefined
-  for (const element of serviceData) {
-    if (!isEddystoneUuid(element.uuid)) continue
-    const frame = decodeEddystone(element.data)
-    if (frame !== null) info = info === undefined ? frame : { ...info, ...frame }
-  }
-  return info
 }
 
 /**
