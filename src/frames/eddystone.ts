@@ -15,10 +15,10 @@ import type {
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
 
 /** Frame type bytes. Other values (0x40 is reserved for future use) are not decoded. */
-const UID = 0x00
-const URL = 0x10
-const TLM = 0x20
-const EID = 0x30
+const UID_FRAME = 0x00
+const URL_FRAME = 0x10
+const TLM_FRAME = 0x20
+const EID_FRAME = 0x30
 
 /** 0x8000 in TLM TEMP is the specification's "temperature not supported". */
 const TEMPERATURE_UNSUPPORTED = 0x8000
@@ -97,19 +97,19 @@ function decodeEid(data: Uint8Array): EddystoneEid | null {
 export function decodeEddystone(data: Uint8Array): EddystoneInfo | null {
   if (!(data instanceof Uint8Array) || data.length < 2) return null
   switch (data[0]) {
-    case UID: {
+    case UID_FRAME: {
       const uid = decodeUid(data)
       return uid === null ? null : { uid }
     }
-    case URL: {
+    case URL_FRAME: {
       const url = decodeUrl(data)
       return url === null ? null : { url }
     }
-    case TLM: {
+    case TLM_FRAME: {
       const tlm = decodeTlm(data)
       return tlm === null ? null : { tlm }
     }
-    case EID: {
+    case EID_FRAME: {
       const eid = decodeEid(data)
       return eid === null ? null : { eid }
     }
@@ -131,6 +131,11 @@ export function eddystoneMeasuredPower(info: EddystoneInfo): number | undefined 
 
 function invalid(option: string, message: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', message, { option })
+}
+
+// Untyped callers may pass anything; they get the typed error, not a TypeError.
+function requireObject(option: string, value: unknown): void {
+  if (typeof value !== 'object' || value === null) throw invalid(option, `Eddystone ${option} must be an object.`)
 }
 
 function checkInt(option: string, value: number, min: number, max: number): number {
@@ -157,8 +162,9 @@ function txPowerByte(value: number): number {
  * Throws `InvalidOptionError` for values a frame cannot carry.
  */
 export function encodeEddystoneUid(uid: EddystoneUid, options: { withReserved?: boolean } = {}): Uint8Array {
+  requireObject('uid', uid)
   const out = new Uint8Array(options.withReserved === false ? 18 : 20)
-  out[0] = UID
+  out[0] = UID_FRAME
   out[1] = txPowerByte(uid.txPowerAt0m)
   writeHex(out, 2, 'namespace', uid.namespace, 10)
   writeHex(out, 12, 'instance', uid.instance, 6)
@@ -170,10 +176,11 @@ export function encodeEddystoneUid(uid: EddystoneUid, options: { withReserved?: 
  * expansion codes. Throws `InvalidOptionError` when the URL cannot be broadcast.
  */
 export function encodeEddystoneUrl(url: EddystoneUrl): Uint8Array {
+  requireObject('url', url)
   const tx = txPowerByte(url.txPowerAt0m)
   const compressed = compressUrl(url.url)
   const out = new Uint8Array(2 + compressed.length)
-  out[0] = URL
+  out[0] = URL_FRAME
   out[1] = tx
   out.set(compressed, 2)
   return out
@@ -209,7 +216,7 @@ function encodePlainTlm(tlm: EddystonePlainTlm): Uint8Array {
   if (!(secs >= 0 && secs <= 0xffffffff)) {
     throw invalid('secondsSinceBoot', 'Eddystone secondsSinceBoot must be from 0 to 429496729.5 (0.1 s steps).')
   }
-  out[0] = TLM
+  out[0] = TLM_FRAME
   out[1] = 0x00
   view.setUint16(2, checkInt('batteryMilliVolts', tlm.batteryMilliVolts, 0, 0xffff))
   view.setUint16(4, temp)
@@ -224,6 +231,7 @@ function encodePlainTlm(tlm: EddystonePlainTlm): Uint8Array {
  * Throws `InvalidOptionError` for values a frame cannot carry.
  */
 export function encodeEddystoneTlm(tlm: EddystonePlainTlm | EddystoneSealedTlm): Uint8Array {
+  requireObject('tlm', tlm)
   if (tlm.version === 0) return encodePlainTlm(tlm)
   if (tlm.version !== 1) throw invalid('version', 'Eddystone TLM version must be 0 (plain) or 1 (encrypted).')
   if (!(tlm.etlm instanceof Uint8Array) || tlm.etlm.length !== 12) {
@@ -231,7 +239,7 @@ export function encodeEddystoneTlm(tlm: EddystonePlainTlm | EddystoneSealedTlm):
   }
   const out = new Uint8Array(ENCRYPTED_TLM_LENGTH)
   const view = new DataView(out.buffer)
-  out[0] = TLM
+  out[0] = TLM_FRAME
   out[1] = 0x01
   out.set(tlm.etlm, 2)
   view.setUint16(14, checkInt('salt', tlm.salt, 0, 0xffff))
@@ -244,8 +252,9 @@ export function encodeEddystoneTlm(tlm: EddystonePlainTlm | EddystoneSealedTlm):
  * Throws `InvalidOptionError` for values a frame cannot carry.
  */
 export function encodeEddystoneEid(eid: EddystoneEid): Uint8Array {
+  requireObject('eid', eid)
   const out = new Uint8Array(EID_LENGTH)
-  out[0] = EID
+  out[0] = EID_FRAME
   out[1] = txPowerByte(eid.txPowerAt0m)
   writeHex(out, 2, 'ephemeralId', eid.ephemeralId, 8)
   return out

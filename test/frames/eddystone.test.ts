@@ -10,7 +10,7 @@ import {
   encodeEddystoneUid,
   encodeEddystoneUrl,
 } from '../../src/frames/eddystone.js'
-import type { EddystoneInfo, EddystonePlainTlm } from '../../src/reading.js'
+import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid } from '../../src/reading.js'
 
 interface FrameVector {
   serviceData: { uuid: string; data: string }[]
@@ -344,6 +344,8 @@ describe('encoders', () => {
     expect(thrown(() => encodeEddystoneTlm({ version: 1, etlm: new Uint8Array(12), salt: 0x10000, mic: 0 })).option).toBe(
       'salt',
     )
+    expect(thrown(() => encodeEddystoneUid(undefined as unknown as EddystoneUid)).option).toBe('uid')
+    expect(thrown(() => encodeEddystoneEid(null as unknown as EddystoneEid)).option).toBe('eid')
     expect(thrown(() => encodeEddystoneTlm({ ...tlm, version: 2 } as unknown as EddystonePlainTlm)).option).toBe(
       'version',
     )
