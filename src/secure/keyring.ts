@@ -1,0 +1,181 @@
+/**
+ * The broadcast keys a gateway holds, looked up by the key id each encrypted frame carries.
+ * Fleets rotate keys, so a keyring holds many at once; a key id maps to at most one key.
+ */
+import { readFile } from 'node:fs/promises'
+import { inspect } from 'node:util'
+import { BroadcastKeyError, InvalidOptionError } from '../errors.js'
+import { BroadcastKey, keyMaterial, parseBroadcastKey } from './broadcast-key.js'
+import type { KeyMaterial, ParseBroadcastKeyOptions } from './broadcast-key.js'
+import { BlockCache } from './block-cache.js'
+
+interface KeyringState {
+  /** Key id as a u16 → key; a Map keeps insertion order for keyIds(). */
+  readonly byId: Map<number, { key: BroadcastKey; material: KeyMaterial }>
+  /** Decrypted blocks of recent frames; created on first use, cleared whenever keys change. */
+  cache: BlockCache | undefined
+}
+
+// Assigned in Keyring's static block so the decryption path can reach the private state
+// without making it part of the public class.
+let stateOf: (keyring: Keyring) => KeyringState
+
+/**
+ * A set of broadcast keys, at most one per key id, with O(1) lookup by key id.
+ * Nothing about it prints key material: JSON and `util.inspect` show the key ids only.
+ */
+export class Keyring {
+  readonly #state: KeyringState = { byId: new Map(), cache: undefined }
+
+  static {
+    stateOf = (k) => k.#state
+  }
+
+  /**
+   * @param keys parsed keys or key strings (parsed with the current time).
+   * @throws BroadcastKeyError for a bad key string or a second key with the same key id.
+   */
+  constructor(keys?: Iterable<BroadcastKey | string>) {
+    if (keys !== undefined) for (const k of keys) this.add(k)
+  }
+
+  /**
+   * Reads a keys file: one key per line (raw or operator-wrapped form), `#` starts a comment,
+   * blank lines are ignored.
+   * @throws InvalidOptionError `file_not_found` / `unreadable_file`; BroadcastKeyError naming
+   *   the file and line number (never the key).
+   */
+  static async fromFile(path: string, options: ParseBroadcastKeyOptions = {}): Promise<Keyring> {
+    let text: string
+    try {
+      text = await readFile(path, 'utf8')
+    } catch (err) {
+      const code = (err as NodeJS.ErrnoException).code
+      if (code === 'ENOENT') {
+        throw new InvalidOptionError('file_not_found', `Keys file ${path} does not exist; check the path.`, { option: 'keysFile' })
+      }
+      throw new InvalidOptionError('unreadable_file', `Keys file ${path} cannot be read (${code ?? 'error'}); check its permissions.`, {
+        option: 'keysFile',
+      })
+    }
+    return Keyring.fromText(text, { ...options, source: `keys file ${path}` })
+  }
+
+  /** Like {@link Keyring.fromFile}, from the file's text. */
+  static fromText(text: string, options: ParseBroadcastKeyOptions & { source?: string } = {}): Keyring {
+    const ring = new Keyring()
+    const source = options.source ?? 'keys text'
+    const lines = text.split(/\r?\n/)
+    for (let i = 0; i < lines.length; i++) {
+      const hash = lines[i].indexOf('#')
+      const line = (hash === -1 ? lines[i] : lines[i].slice(0, hash)).trim()
+      if (line === '') continue
+      try {
+        ring.add(parseBroadcastKey(line, options))
+      } catch (err) {
+        if (!(err instanceof BroadcastKeyError)) throw err
+        throw new BroadcastKeyError(err.code, `${source}, line ${i + 1}: ${err.message}`, {
+          keyId: err.keyId,
+          expiresAt: err.expiresAt,
+        })
+      }
+    }
+    return ring
+  }
+
+  /**
+   * Adds a key (a string is parsed first, with the current time). Adding the very same key
+   * again is a no-op.
+   * @throws BroadcastKeyError `duplicate_key_id` when a different key with that id is present;
+   *   `malformed` for key id 0000 (reserved for plaintext frames) and bad strings.
+   */
+  add(key: BroadcastKey | string): this {
+    const k = typeof key === 'string' ? parseBroadcastKey(key) : key
+    if (!(k instanceof BroadcastKey)) {
+      throw new BroadcastKeyError('malformed', 'Keyring.add() takes a key string or a BroadcastKey from parseBroadcastKey().')
+    }
+    const id = parseInt(k.keyId, 16)
+    if (id === 0) {
+      throw new BroadcastKeyError('malformed', 'A broadcast key with key id 0000 cannot be used: that id marks plaintext frames. Ask the operator for a new key.', {
+        keyId: k.keyId,
+      })
+    }
+    const state = this.#state
+    const present = state.byId.get(id)
+    if (present !== undefined) {
+      if (present.key.equals(k)) return this
+      throw new BroadcastKeyError(
+        'duplicate_key_id',
+        `The keyring already holds a different key with key id ${k.keyId}; remove it first (keyring.remove('${k.keyId}')) or keep only one of the two.`,
+        { keyId: k.keyId },
+      )
+    }
+    state.byId.set(id, { key: k, material: keyMaterial(k) })
+    state.cache?.clear()
+    return this
+  }
+
+  /** Removes the key with this key id (4 hex digits or a number); true if one was removed. */
+  remove(keyId: string | number): boolean {
+    const removed = this.#state.byId.delete(toId(keyId))
+    if (removed) this.#state.cache?.clear()
+    return removed
+  }
+
+  /** True when a key with this key id is present. */
+  has(keyId: string | number): boolean {
+    return this.#state.byId.has(toId(keyId))
+  }
+
+  /** The key with this key id (its material stays hidden), if present. */
+  get(keyId: string | number): BroadcastKey | undefined {
+    return this.#state.byId.get(toId(keyId))?.key
+  }
+
+  /** The key ids held, 4 lower-case hex digits each, in the order they were added. */
+  keyIds(): string[] {
+    return [...this.#state.byId.values()].map((e) => e.key.keyId)
+  }
+
+  /** Number of keys held. */
+  get size(): number {
+    return this.#state.byId.size
+  }
+
+  /** JSON shows the key ids only. */
+  toJSON(): { keyIds: string[] } {
+    return { keyIds: this.keyIds() }
+  }
+
+  /** `Keyring(<n> keys: <ids>)`. */
+  toString(): string {
+    return `Keyring(${this.size} keys: ${this.keyIds().join(', ')})`
+  }
+
+  [inspect.custom](): string {
+    return `Keyring { size: ${this.size}, keyIds: [${this.keyIds().map((id) => `'${id}'`).join(', ')}] }`
+  }
+}
+
+function toId(keyId: string | number): number {
+  if (typeof keyId === 'number' && Number.isInteger(keyId) && keyId >= 0 && keyId <= 0xffff) return keyId
+  if (typeof keyId === 'string' && /^[0-9a-fA-F]{4}$/.test(keyId)) return parseInt(keyId, 16)
+  throw new InvalidOptionError('invalid_option', `A key id is 4 hex digits (e.g. '6016') or a number 0..65535; got ${typeof keyId === 'string' ? JSON.stringify(keyId.slice(0, 8)) : String(keyId)}.`, {
+    option: 'keyId',
+  })
+}
+
+/**
+ * @internal Decrypts the 16-byte block at `payload[7..22]` of an encrypted 0x81E7 frame into
+ * `out[0..15]` with the key for `keyId` (u16) and the frame's random code `payload[5..6]`.
+ * Returns false (and leaves `out` alone) when the keyring holds no key with that id.
+ * Repeats of a recent frame are answered from a bounded cache instead of decrypting again.
+ */
+export function decryptFrameBlock(keyring: Keyring, keyId: number, payload: Uint8Array, out: Uint8Array): boolean {
+  const state = stateOf(keyring)
+  const entry = state.byId.get(keyId)
+  if (entry === undefined) return false
+  const cache = (state.cache ??= new BlockCache())
+  cache.decrypt(entry.material, keyId, payload, out)
+  return true
+}
