@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
+import { decodeAdvertisement } from '../../src/decode.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import {
   decodeEddystone,
@@ -10,6 +11,7 @@ import {
   encodeEddystoneUid,
   encodeEddystoneUrl,
 } from '../../src/frames/eddystone.js'
+import { accuracy } from '../../src/range/distance.js'
 import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid } from '../../src/reading.js'
 
 interface FrameVector {
@@ -357,5 +359,55 @@ describe('eddystoneMeasuredPower', () => {
     expect(eddystoneMeasuredPower({ uid: { namespace: '', instance: '', txPowerAt0m: -25 } })).toBe(-66)
     expect(eddystoneMeasuredPower({ url: { url: 'http://', txPowerAt0m: 0 } })).toBe(-41)
     expect(eddystoneMeasuredPower({ tlm: { encrypted: true } })).toBeUndefined()
+  })
+})
+
+describe('through decodeAdvertisement (the wiring in decode.ts)', () => {
+  const adv = (hex: string, uuid = 'feaa') => ({
+    address: 'c0:ff:ee:00:00:01',
+    rssi: -70,
+    timestamp: 1000,
+    serviceData: [{ uuid, data: bytes(hex) }],
+  })
+
+  it('every external.json eddystone vector gives an eddystone-only reading, or none', () => {
+    for (const v of vectors.eddystone) {
+      const s = v.serviceData[0] as { uuid: string; data: string }
+      const reading = decodeAdvertisement(adv(s.data, s.uuid))
+      const direct = decodeEddystone(bytes(s.data))
+      if (direct === null) {
+        expect(reading).toBeNull()
+        continue
+      }
+      expect(reading?.frames).toEqual(['eddystone'])
+      expect(reading?.eddystone).toEqual(direct)
+      expect(reading?.serialNumber).toBeUndefined()
+    }
+  })
+
+  it('accuracy uses the 0 m tx power minus 41 dB as the 1 m reference', () => {
+    const reading = decodeAdvertisement(adv('00e700010203040506070809010203040506'))
+    expect(reading?.accuracy).toBe(accuracy(-70, -25 - 41))
+    expect(reading?.accuracy).toBeGreaterThan(0)
+  })
+
+  it('a TLM alone supplies temperature, but not when it reports 0x8000, and no distance', () => {
+    const tlm = decodeAdvertisement(adv('20000bb8190000000064000003e8', 'FEAA'))
+    expect(tlm?.temperature).toBe(25)
+    expect(tlm?.accuracy).toBe(-1)
+    const unsupported = decodeAdvertisement(adv('2000000080000000000000000000'))
+    expect(unsupported?.eddystone?.tlm).toMatchObject({ temperature: null })
+    expect(unsupported !== null && 'temperature' in unsupported).toBe(false)
+  })
+
+  it('a broken Eddystone frame beside a good one does not hide the good one', () => {
+    const reading = decodeAdvertisement({
+      ...adv(''),
+      serviceData: [
+        { uuid: 'feaa', data: bytes('10e702676f0e') },
+        { uuid: 'feaa', data: bytes('30f60123456789abcdef') },
+      ],
+    })
+    expect(reading?.eddystone).toEqual({ eid: { ephemeralId: '0123456789abcdef', txPowerAt0m: -10 } })
   })
 })
