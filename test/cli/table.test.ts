@@ -114,6 +114,7 @@ describe('renderTable', () => {
   it('never lets control characters from a device reach the terminal', () => {
     const evil = beacon('e', { hardwareModelName: 'X\x1b[2J', serialNumber: '\x07BEL' })
     const lines = renderTable([evil], status, { width: 250, now: 0 })
+    // eslint-disable-next-line no-control-regex
     expect(lines.join('\n')).not.toMatch(/[\x00-\x08\x0b-\x1f\x7f]/)
   })
 
