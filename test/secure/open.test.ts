@@ -176,7 +176,7 @@ describe('openE781Block rejections', () => {
     ['sensors', 4, 0xc0, 'transmit level 12'],
     ['sensors', 12, 0x10, 'measured power +16'],
     ['sensors', 11, 2, 'moving state 2'],
-  ] as const)('an implausible %s block (byte %i = %i: %s) is implausible', (layout, offset, value) => {
+  ] as const)('an implausible %s block (byte %i = %i: %s) is implausible', (layout, offset, value, _why) => {
     const plain = plainBlock(layout)
     plain[offset] = value
     expect(openE781Block(ring, sealedPayload(layout, plain), layout)).toEqual({ verified: false, keyId: '6016', reason: 'implausible' })
