@@ -1,0 +1,74 @@
+/**
+ * Loads noble lazily, one instance per HCI device.
+ *
+ * How noble 1.9.2-26 picks the adapter: lib/hci-socket/hci.js reads `options.deviceId`, else
+ * the `NOBLE_HCI_DEVICE_ID` environment variable, once, when the bindings are constructed;
+ * `require('@abandonware/noble')` builds its singleton at require time from the environment.
+ * `@abandonware/noble/with-custom-binding` instead exports a factory that builds a fresh
+ * `Noble` around fresh bindings for the options given, so the adapter is chosen per instance
+ * without touching `process.env`, and two sources can scan two adapters.
+ *
+ * Why cache per device: every noble instance opens its own raw socket, polls the adapter
+ * every second forever (hci.js `pollIsDevUp` never stops) and installs process `SIGINT`/`exit`
+ * handlers. Building one per `start()` would leak all of that; one per adapter is bounded.
+ *
+ * Why the factory call and the first `state` read sit inside try/catch: the native socket is
+ * created in the factory (`new BluetoothHciSocket()` throws EAFNOSUPPORT / EPERM there) and
+ * bound in `init()` (ENODEV). Reading `noble.state` runs `init()` synchronously, so its errors
+ * arrive here with their errno code; letting noble init itself on the first `stateChange`
+ * listener would run it in a `process.nextTick` that turns the error into a bare 'warning'.
+ */
+
+import { bluetoothErrorFrom } from './noble-errors.js'
+import type { NobleFactory, NobleLike } from './noble-types.js'
+
+/** Kept in a variable so bundlers leave the import alone and TypeScript does not resolve it. */
+const NOBLE_FACTORY_MODULE = '@abandonware/noble/with-custom-binding.js'
+
+const instances = new Map<string, NobleLike>()
+
+function cacheKey(hciDeviceId: number | undefined): string {
+  return hciDeviceId === undefined ? 'default' : String(hciDeviceId)
+}
+
+async function importFactory(hciDeviceId: number | undefined): Promise<NobleFactory> {
+  let loaded: unknown
+  try {
+    loaded = await import(NOBLE_FACTORY_MODULE)
+  } catch (error) {
+    throw bluetoothErrorFrom(error, hciDeviceId)
+  }
+  // ESM import of a CommonJS module puts module.exports on `default`; a CJS build gets it directly.
+  const candidate = typeof loaded === 'function' ? loaded : (loaded as { default?: unknown } | null)?.default
+  if (typeof candidate !== 'function') {
+    throw bluetoothErrorFrom(
+      Object.assign(new Error(`${NOBLE_FACTORY_MODULE} does not export a factory function`), { code: 'MODULE_NOT_FOUND' }),
+      hciDeviceId,
+    )
+  }
+  return candidate as NobleFactory
+}
+
+/**
+ * The noble instance for an adapter, created and initialised on first use.
+ *
+ * @throws BluetoothUnavailableError when noble is missing or the adapter cannot be opened.
+ */
+export async function loadNoble(hciDeviceId: number | undefined): Promise<NobleLike> {
+  const key = cacheKey(hciDeviceId)
+  const cached = instances.get(key)
+  if (cached !== undefined) return cached
+  const factory = await importFactory(hciDeviceId)
+  const again = instances.get(key)
+  if (again !== undefined) return again
+  let noble: NobleLike
+  try {
+    noble = factory(hciDeviceId === undefined ? {} : { deviceId: hciDeviceId })
+    // The getter initialises the bindings synchronously; see the file comment.
+    const _initialState: string = noble.state
+  } catch (error) {
+    throw bluetoothErrorFrom(error, hciDeviceId)
+  }
+  instances.set(key, noble)
+  return noble
+}

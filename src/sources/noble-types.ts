@@ -1,0 +1,74 @@
+/**
+ * The small structural slice of @abandonware/noble 1.9.2 that beaconkit touches. Declared
+ * here, not imported, so noble's types never reach the public .d.ts and a noble build with
+ * other private fields still typechecks. Every field is optional where noble may lack it on
+ * some platform (the macOS and Windows bindings have no GAP layer).
+ */
+
+/** Service data as noble's GAP layer parses it (`uuid` already byte-swapped to `"81e7"`). */
+export interface NobleServiceData {
+  uuid: string
+  data: Uint8Array
+}
+
+/** `peripheral.advertisement` of a noble `discover` event. */
+export interface NobleAdvertisementLike {
+  localName?: string
+  txPowerLevel?: number
+  manufacturerData?: Uint8Array
+  serviceData?: NobleServiceData[]
+}
+
+/** A noble `Peripheral`, as far as a snapshot needs it. */
+export interface NoblePeripheralLike {
+  id?: string
+  address?: string
+  addressType?: string
+  connectable?: boolean
+  rssi?: number
+  state?: string
+  advertisement?: NobleAdvertisementLike
+}
+
+/** One entry of the GAP layer's `_discoveries` map (keyed by `aa:bb:..`). */
+export interface NobleGapDiscovery {
+  count?: number
+}
+
+/** noble's HCI bindings (lib/hci-socket/bindings.js): per-address maps keyed by peripheral id. */
+export interface NobleHciBindingsLike {
+  _addresses?: Record<string, unknown>
+  _addresseTypes?: Record<string, unknown>
+  _connectable?: Record<string, unknown>
+  scannable?: Record<string, unknown>
+  _handles?: Record<string, unknown>
+  _pendingConnectionUuid?: string | null
+  _gap?: { _discoveries?: Record<string, NobleGapDiscovery> }
+}
+
+/** Listener signatures of the noble events beaconkit uses. */
+export interface NobleEventMap {
+  stateChange: (state: string) => void
+  discover: (peripheral: NoblePeripheralLike) => void
+  scanStart: (filterDuplicates?: boolean) => void
+  scanStop: () => void
+  warning: (message: string) => void
+}
+
+/** A noble instance (lib/noble.js). */
+export interface NobleLike {
+  readonly state: string
+  startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void
+  stopScanning(callback?: () => void): void
+  on<E extends keyof NobleEventMap>(event: E, listener: NobleEventMap[E]): unknown
+  removeListener<E extends keyof NobleEventMap>(event: E, listener: NobleEventMap[E]): unknown
+  _peripherals?: Record<string, NoblePeripheralLike>
+  _services?: Record<string, unknown>
+  _characteristics?: Record<string, unknown>
+  _descriptors?: Record<string, unknown>
+  _discoveredPeripheralUUids?: Record<string, unknown>
+  _bindings?: NobleHciBindingsLike
+}
+
+/** `require('@abandonware/noble/with-custom-binding')`: builds a fresh noble for the given options. */
+export type NobleFactory = (options: { deviceId?: number; extended?: boolean }) => NobleLike
