@@ -39,3 +39,7 @@ export {
   encodeEddystoneUrl,
 } from './frames/eddystone.js'
 export type { EddystoneSealedTlm } from './frames/eddystone.js'
+export { BroadcastKey, parseBroadcastKey } from './secure/broadcast-key.js'
+export type { ParseBroadcastKeyOptions } from './secure/broadcast-key.js'
+export { Keyring } from './secure/keyring.js'
+export type { SecureStats } from './secure/open.js'
