@@ -110,20 +110,22 @@ export class Decoder {
       stats.malformed++
       return null
     }
+    const template = reading === null ? null : freezeReading(reading)
     const fresh: CacheEntry = {
       md: copyBytes(adv.manufacturerData),
       sd: copyServiceData(adv.serviceData),
-      template: reading === null ? null : freezeReading(reading),
+      template,
       reference: reading === null ? undefined : referencePower(reading),
       verifiedSerial: reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial,
     }
     this.remember(adv.address, fresh)
-    if (reading === null) {
+    if (template === null) {
       stats.ignored++
       return null
     }
     stats.decoded++
-    return { ...freezeReading(reading) }
+    // A copy: the caller may change its reading; the template serves later repeats.
+    return { ...template }
   }
 
   private fromTemplate(entry: CacheEntry, adv: Advertisement): BeaconReading | null {
