@@ -14,7 +14,6 @@ import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { rawKeyString } from '../support/keys.js'
 
 const u16 = fc.integer({ min: 0, max: 0xffff })
-const byte = fc.integer({ min: 0, max: 255 })
 const hex6 = fc.uint8Array({ minLength: 3, maxLength: 3 }).map((b) => '0117C5' + Buffer.from(b).toString('hex').toUpperCase())
 const hex12 = fc.uint8Array({ minLength: 6, maxLength: 6 }).map((b) => Buffer.from(b).toString('hex').toUpperCase())
 const batteryArb = fc.option(fc.integer({ min: 0, max: 100 }), { nil: undefined })
