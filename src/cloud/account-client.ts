@@ -1,0 +1,316 @@
+/**
+ * Client of the platform's account interface (spec 4.14): account check, beacon management,
+ * beacon logs, deployment maps and the log upload the Uploader uses.
+ */
+import { inspect } from 'node:util'
+import { AccountError, InvalidOptionError } from '../errors.js'
+import { exchange } from './http.js'
+import type { FetchLike } from './http.js'
+import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
+import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
+
+/** Options of {@link AccountClient}. */
+export interface AccountClientOptions {
+  /** The account interface's base URL ({cloud_base_url}); https unless loopback or `allowInsecureHttp`. */
+  baseUrl: string
+  email: string
+  /** Kept private: never logged, never in errors, never in inspect or JSON output. */
+  password: string
+  /** Replaces the global fetch. */
+  fetch?: FetchLike
+  /** Per-attempt limit on waiting for a complete answer. Default 15,000 ms. */
+  timeoutMs?: number
+  /** Allows plain http to a non-loopback host (credentials travel in the clear). */
+  allowInsecureHttp?: boolean
+  /** Retries of idempotent calls on network errors, timeouts, 5xx and 429. */
+  retry?: { retries?: number; initialDelayMs?: number; maxDelayMs?: number }
+}
+
+/** Per-call options. */
+export interface CallOptions {
+  signal?: AbortSignal
+  /** Overrides the client's timeoutMs for this call. */
+  timeoutMs?: number
+}
+
+/** Query of GET /users/me/beacons/logs. */
+export interface BeaconLogQuery {
+  /** 0 = uploads by all users, 1 = own uploads, 2 = uploads by own inspectors. */
+  type?: 0 | 1 | 2
+  /** Time filter, passed through as text (the spec leaves its meaning open). */
+  timestamp?: string | number
+  /** Beacon serial number. */
+  mac?: string
+  /** Page index, from 0. Default 0. */
+  page?: number
+  /** Page size, 1 to 1000. Default 100. */
+  count?: number
+}
+
+/** What the server said about an upload. */
+export interface UploadResult {
+  /** Records in the request. */
+  sent: number
+  /** Records the server reported new, when it reports it. */
+  stored?: number
+  /** Records the server reported as already received (same msgId), when it reports it. */
+  duplicates?: number
+}
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+}
+
+function invalid(option: string, message: string): InvalidOptionError {
+  return new InvalidOptionError('invalid_option', message, { option })
+}
+
+function positiveOr(value: number | undefined, fallback: number, option: string): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value <= 0) throw invalid(option, `${option} must be a positive number of milliseconds`)
+  return value
+}
+
+/** Reads a response body as an array: a bare array, or one wrapped as `{ data: [...] }`. */
+function asArray(body: unknown, what: string): unknown[] {
+  if (Array.isArray(body)) return body
+  const data = (body as { data?: unknown } | null | undefined)?.data
+  if (Array.isArray(data)) return data
+  throw new AccountError('invalid_response', `${what}: response must be an array (or { data: [...] })`)
+}
+
+function checked<T>(what: string, fn: () => T): T {
+  try {
+    return fn()
+  } catch (e) {
+    if (e instanceof ShapeError) throw new AccountError('invalid_response', `${what}: response field ${e.message}`)
+    throw e
+  }
+}
+
+const RETRYABLE = new Set(['network', 'timeout', 'server', 'rate_limited'])
+
+/**
+ * The account interface. Every call but `verify` carries HTTP basic credentials; every call has
+ * a timeout and accepts an AbortSignal; idempotent calls are retried with backoff.
+ */
+export class AccountClient {
+  /** Base URL without a trailing slash. */
+  readonly baseUrl: string
+  /** The account e-mail. */
+  readonly email: string
+  readonly #password: string
+  readonly #authorization: string
+  readonly #fetch: FetchLike
+  readonly #timeoutMs: number
+  readonly #retries: number
+  readonly #initialDelayMs: number
+  readonly #maxDelayMs: number
+
+  constructor(options: AccountClientOptions) {
+    if (typeof options.email !== 'string' || options.email.length === 0) throw invalid('email', 'email must be a non-empty string')
+    if (typeof options.password !== 'string' || options.password.length === 0) {
+      throw invalid('password', 'password must be a non-empty string')
+    }
+    let url: URL
+    try {
+      url = new URL(options.baseUrl)
+    } catch {
+      throw invalid('baseUrl', 'baseUrl must be an absolute URL such as https://cloud.example.com/api')
+    }
+    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('baseUrl', 'baseUrl must use https')
+    if (url.username !== '' || url.password !== '') throw invalid('baseUrl', 'put credentials in email and password, not in baseUrl')
+    if (url.protocol === 'http:' && !isLoopback(url.hostname) && options.allowInsecureHttp !== true) {
+      throw new AccountError(
+        'insecure_url',
+        `refusing to send credentials over plain http to ${url.host}; use https, or set allowInsecureHttp if you accept the risk`,
+      )
+    }
+    this.baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+    this.email = options.email
+    this.#password = options.password
+    this.#authorization = `Basic ${Buffer.from(`${options.email}:${options.password}`, 'utf8').toString('base64')}`
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
+    this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
+    const retries = options.retry?.retries ?? 2
+    if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
+    this.#retries = retries
+    this.#initialDelayMs = positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs')
+    this.#maxDelayMs = positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs')
+  }
+
+  /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */
+  async verify(options: CallOptions = {}): Promise<void> {
+    // /sessions changes nothing on the server, so a retry is safe.
+    await this.call('POST', '/sessions', options, { body: { email: this.email, password: this.#password }, auth: false, idempotent: true })
+  }
+
+  /** The account's beacons (GET /users/me/beacons). */
+  async listBeacons(options: CallOptions = {}): Promise<AccountBeacon[]> {
+    const body = await this.call('GET', '/users/me/beacons', options, { idempotent: true, wantBody: true })
+    return checked('GET /users/me/beacons', () => asArray(body, 'GET /users/me/beacons').map((b, i) => parseAccountBeacon(b, `[${i}]`)))
+  }
+
+  /** Adds a beacon by serial number and the verification token printed with it. Not retried. */
+  async addBeacon(beacon: { mac: string; token: string }, options: CallOptions = {}): Promise<AccountBeacon> {
+    const mac = this.serial(beacon?.mac, 'mac')
+    if (typeof beacon.token !== 'string' || beacon.token.length === 0) throw invalid('token', 'token must be the non-empty verification key printed with the device')
+    const body = await this.call('POST', '/users/me/beacons', options, { body: { mac, token: beacon.token }, wantBody: true })
+    return checked('POST /users/me/beacons', () => parseAccountBeacon(body, 'beacon'))
+  }
+
+  /** Removes a beacon from the account. */
+  async removeBeacon(sn: string, options: CallOptions = {}): Promise<void> {
+    const mac = this.serial(sn, 'sn')
+    await this.call('DELETE', `/users/me/beacons/${mac}`, options, { idempotent: true })
+  }
+
+  /** Replaces a beacon's tags. */
+  async setBeaconTags(sn: string, tags: string[], options: CallOptions = {}): Promise<void> {
+    const mac = this.serial(sn, 'sn')
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw invalid('tags', 'tags must be an array of strings')
+    await this.call('PUT', `/users/me/beacons/${mac}`, options, { body: { tags }, idempotent: true })
+  }
+
+  /** One page of beacon logs (GET /users/me/beacons/logs); page 0 and count 100 unless given. */
+  async beaconLogs(query: BeaconLogQuery = {}, options: CallOptions = {}): Promise<StoredLogRecord[]> {
+    const params = new URLSearchParams()
+    if (query.type !== undefined) {
+      if (query.type !== 0 && query.type !== 1 && query.type !== 2) throw invalid('type', 'type must be 0 (all users), 1 (own) or 2 (inspectors)')
+      params.set('type', String(query.type))
+    }
+    if (query.timestamp !== undefined) {
+      if (typeof query.timestamp !== 'string' && typeof query.timestamp !== 'number') throw invalid('timestamp', 'timestamp must be a string or a number')
+      params.set('timestamp', String(query.timestamp))
+    }
+    if (query.mac !== undefined) params.set('mac', this.serial(query.mac, 'mac'))
+    const page = query.page ?? 0
+    if (!Number.isInteger(page) || page < 0) throw invalid('page', 'page must be an integer >= 0')
+    const count = query.count ?? 100
+    if (!Number.isInteger(count) || count < 1 || count > 1000) throw invalid('count', 'count must be an integer from 1 to 1000')
+    params.set('page', String(page))
+    params.set('count', String(count))
+    const body = await this.call('GET', `/users/me/beacons/logs?${params.toString()}`, options, { idempotent: true, wantBody: true })
+    return checked('GET /users/me/beacons/logs', () =>
+      asArray(body, 'GET /users/me/beacons/logs').map((r, i) => {
+        const { msgId, ...rest } = parseLogRecord(r, `[${i}]`, false)
+        const record: StoredLogRecord = msgId === '' ? rest : { msgId, ...rest }
+        return record
+      }),
+    )
+  }
+
+  /** Every beacon log matching `query`, page after page from `query.page` (default 0). */
+  async *allBeaconLogs(query: BeaconLogQuery = {}, options: CallOptions = {}): AsyncGenerator<StoredLogRecord, void, undefined> {
+    const count = query.count ?? 100
+    for (let page = query.page ?? 0; ; page++) {
+      const records = await this.beaconLogs({ ...query, page, count }, options)
+      yield* records
+      if (records.length < count) return
+    }
+  }
+
+  /** A deployment map by its key (GET /maps/:key). */
+  async getMap(key: string, options: CallOptions = {}): Promise<DeploymentMap> {
+    if (typeof key !== 'string' || key.length === 0) throw invalid('key', 'key must be the non-empty map id')
+    const body = await this.call('GET', `/maps/${encodeURIComponent(key)}`, options, { idempotent: true, wantBody: true })
+    return checked('GET /maps/:key', () => parseDeploymentMap(body, 'map'))
+  }
+
+  /**
+   * Uploads beacon log records (POST /users/me/beacons/logs, body `{ logs }`). Not retried
+   * here: the Uploader owns retries. Safe to repeat: the server drops repeated msgIds.
+   */
+  async uploadLogs(records: BeaconLogRecord[], options: CallOptions = {}): Promise<UploadResult> {
+    if (!Array.isArray(records) || records.length === 0) throw invalid('records', 'records must be a non-empty array')
+    records.forEach((r, i) => {
+      try {
+        parseLogRecord(r, `records[${i}]`, true)
+      } catch (e) {
+        if (e instanceof ShapeError) throw invalid('records', `${e.message}`)
+        throw e
+      }
+    })
+    // Any 2xx means accepted (spec 6.4 allows an empty body), so the body is only informative.
+    const body = await this.call('POST', '/users/me/beacons/logs', options, { body: { logs: records }, wantBody: 'optional' })
+    const result: UploadResult = { sent: records.length }
+    const reported = body as { stored?: unknown; duplicates?: unknown } | undefined
+    if (typeof reported?.stored === 'number') result.stored = reported.stored
+    if (typeof reported?.duplicates === 'number') result.duplicates = reported.duplicates
+    return result
+  }
+
+  /** Shows the account without its password. */
+  [inspect.custom](): string {
+    return `AccountClient { baseUrl: '${this.baseUrl}', email: '${this.email}' }`
+  }
+
+  /** JSON without the password. */
+  toJSON(): { baseUrl: string; email: string } {
+    return { baseUrl: this.baseUrl, email: this.email }
+  }
+
+  /** Without the password. */
+  toString(): string {
+    return `AccountClient(${this.email} @ ${this.baseUrl})`
+  }
+
+  private serial(value: unknown, option: string): string {
+    const mac = typeof value === 'string' ? normalizeSerial(value) : undefined
+    if (mac === undefined) throw invalid(option, `${option} must be a beacon serial number of 12 hex digits, such as 0117C5456A36`)
+    return mac
+  }
+
+  private async call(
+    method: 'GET' | 'POST' | 'PUT' | 'DELETE',
+    path: string,
+    options: CallOptions,
+    how: { body?: unknown; auth?: boolean; idempotent?: boolean; wantBody?: boolean | 'optional' },
+  ): Promise<unknown> {
+    const timeoutMs = positiveOr(options.timeoutMs, this.#timeoutMs, 'timeoutMs')
+    const attempts = how.idempotent === true ? this.#retries + 1 : 1
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await exchange(
+          this.#fetch,
+          this.baseUrl,
+          {
+            method,
+            path,
+            body: how.body,
+            authorization: how.auth === false ? undefined : this.#authorization,
+            signal: options.signal,
+            timeoutMs,
+            wantBody: how.wantBody ?? false,
+          },
+          [this.#password, this.#authorization],
+        )
+      } catch (e) {
+        if (!(e instanceof AccountError) || !RETRYABLE.has(e.code) || attempt >= attempts) throw e
+        const backoff = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1))
+        const jittered = backoff / 2 + Math.random() * (backoff / 2)
+        await sleep(Math.max(jittered, (e.retryAfterSeconds ?? 0) * 1000), options.signal)
+      }
+    }
+  }
+}
+
+function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  return new Promise((resolve, reject) => {
+    if (signal?.aborted === true) {
+      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
+      return
+    }
+    const onAbort = (): void => {
+      clearTimeout(timer)
+      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
+    }
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort)
+      resolve()
+    }, ms)
+    signal?.addEventListener('abort', onAbort, { once: true })
+  })
+}

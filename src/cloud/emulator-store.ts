@@ -1,0 +1,312 @@
+/**
+ * The emulator's data: accounts, a catalogue of devices that can be added (serial number plus
+ * the token printed with each), account beacons, uploaded and seeded logs, deployment maps.
+ * Seeded from a number so every run with the same seed sees the same data.
+ */
+import { readFileSync } from 'node:fs'
+import { rename, writeFile } from 'node:fs/promises'
+import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from './records.js'
+
+/** A login of the emulator. */
+export interface EmulatorAccount {
+  email: string
+  password: string
+}
+
+/** A device that can be added to an account with its token. */
+export interface CatalogueDevice {
+  mac: string
+  token: string
+  UMM: string
+}
+
+/** Where a stored log came from: `upload` (POST), `seed` (other users), `inspector` (type 2). */
+export type LogSource = 'upload' | 'seed' | 'inspector'
+
+/** A log as the emulator keeps it. */
+export interface StoredLog {
+  /** Account that uploaded it (or the seeded owner). */
+  owner: string
+  source: LogSource
+  record: BeaconLogRecord
+}
+
+interface AccountData {
+  password: string
+  beacons: Map<string, AccountBeacon>
+  msgIds: Set<string>
+}
+
+interface PersistedState {
+  format: 'beaconkit-emulator'
+  version: 1
+  beacons: Record<string, AccountBeacon[]>
+  logs: StoredLog[]
+  duplicates: number
+}
+
+/** A small deterministic PRNG (mulberry32): same seed, same data, same faults. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+const UUID = 'FDA50693-A4E2-4FB1-AFCF-C6EB07647825'
+const SEED_EPOCH = Date.UTC(2026, 0, 1)
+
+function hex(rng: () => number, digits: number): string {
+  let s = ''
+  for (let i = 0; i < digits; i++) s += Math.floor(rng() * 16).toString(16)
+  return s.toUpperCase()
+}
+
+/** The emulator's in-memory store; tests read it directly. */
+export class EmulatorStore {
+  /** Devices that exist and can be added with their token. */
+  readonly catalogue: readonly CatalogueDevice[]
+  /** Deployment maps by key. */
+  readonly maps = new Map<string, DeploymentMap>()
+  /** Uploaded records that repeated a msgId already stored (and were not stored again). */
+  duplicates = 0
+  private readonly accounts = new Map<string, AccountData>()
+  private readonly logs: StoredLog[] = []
+  private readonly persistPath: string | undefined
+  private saveTimer: NodeJS.Timeout | undefined
+  private saving: Promise<void> = Promise.resolve()
+
+  constructor(accounts: readonly EmulatorAccount[], seed: number, persistPath?: string) {
+    this.persistPath = persistPath
+    const rng = seededRandom(seed)
+    const catalogue: CatalogueDevice[] = []
+    for (let i = 0; i < 24; i++) {
+      catalogue.push({ mac: `0117C5${hex(rng, 6)}`, token: hex(rng, 8).toLowerCase(), UMM: `${UUID}|10001|${i + 1}` })
+    }
+    this.catalogue = catalogue
+    accounts.forEach((a, k) => {
+      const beacons = new Map<string, AccountBeacon>()
+      for (const d of catalogue.slice(3 * k, 3 * k + 3)) beacons.set(d.mac, this.newAccountBeacon(d, a.email, SEED_EPOCH))
+      this.accounts.set(a.email, { password: a.password, beacons, msgIds: new Set() })
+      for (let i = 0; i < 5; i++) {
+        const d = catalogue[(3 * k + i) % catalogue.length]
+        this.logs.push({ owner: a.email, source: 'inspector', record: seedRecord(`seed-inspector-${k}-${i}`, d, SEED_EPOCH + i * 60_000, rng) })
+      }
+    })
+    for (let i = 0; i < 20; i++) {
+      const d = catalogue[i % catalogue.length]
+      this.logs.push({ owner: 'someone@example.org', source: 'seed', record: seedRecord(`seed-${i}`, d, SEED_EPOCH + i * 30_000, rng) })
+    }
+    const placed = catalogue.slice(0, 6).map((d, i) => ({
+      mac: d.mac,
+      PosX: Math.round(rng() * 1000) / 1000,
+      PosY: Math.round(rng() * 1000) / 1000,
+      label: `B${i + 1}`,
+      title: `Beacon ${i + 1}`,
+      updatedTime: new Date(SEED_EPOCH).toISOString(),
+      id: `pb-${seed}-${i}`,
+    }))
+    this.maps.set('demo', {
+      id: `map-${seed}`,
+      key: 'demo',
+      name: 'Demo floor',
+      address: '1 Example Street',
+      description: 'Seeded map of the beaconkit emulator',
+      floor: '1F',
+      imageURL: 'https://example.com/maps/demo.png',
+      user: accounts[0]?.email ?? 'demo',
+      createdTime: SEED_EPOCH,
+      tags: ['demo'],
+      xScale: 20,
+      yScale: 15,
+      __v: 0,
+      beacons: placed,
+    })
+    if (persistPath !== undefined) this.restore(persistPath)
+  }
+
+  /** The account whose credentials match, or undefined. */
+  authenticate(email: string, password: string): string | undefined {
+    const account = this.accounts.get(email)
+    return account !== undefined && account.password === password ? email : undefined
+  }
+
+  /** The account's beacons, in insertion order. */
+  beacons(email: string): AccountBeacon[] {
+    return [...(this.accounts.get(email)?.beacons.values() ?? [])]
+  }
+
+  /** Records uploaded by `email` (or by every account), in arrival order, without duplicates. */
+  uploads(email?: string): BeaconLogRecord[] {
+    return this.logs.filter((l) => l.source === 'upload' && (email === undefined || l.owner === email)).map((l) => l.record)
+  }
+
+  /** Every stored log. */
+  allLogs(): readonly StoredLog[] {
+    return this.logs
+  }
+
+  /** Adds a catalogue device to an account; `token_mismatch` and `unknown` are refusals. */
+  addBeacon(email: string, mac: string, token: string): AccountBeacon | 'unknown' | 'token_mismatch' {
+    const device = this.catalogue.find((d) => d.mac === mac)
+    if (device === undefined) return 'unknown'
+    if (device.token !== token) return 'token_mismatch'
+    const account = this.account(email)
+    let beacon = account.beacons.get(mac)
+    if (beacon === undefined) {
+      beacon = this.newAccountBeacon(device, email, Date.now())
+      account.beacons.set(mac, beacon)
+      this.changed()
+    }
+    return beacon
+  }
+
+  /** Removes a beacon from an account; false when the account did not have it. */
+  removeBeacon(email: string, mac: string): boolean {
+    const removed = this.account(email).beacons.delete(mac)
+    if (removed) this.changed()
+    return removed
+  }
+
+  /** Replaces a beacon's tags; undefined when the account does not have it. */
+  setTags(email: string, mac: string, tags: string[]): AccountBeacon | undefined {
+    const beacon = this.account(email).beacons.get(mac)
+    if (beacon === undefined) return undefined
+    beacon.tags = [...tags]
+    this.changed()
+    return beacon
+  }
+
+  /** Stores uploaded records, skipping msgIds already stored for this account. */
+  upload(email: string, records: BeaconLogRecord[]): { stored: number; duplicates: number } {
+    const account = this.account(email)
+    let stored = 0
+    for (const r of records) {
+      if (account.msgIds.has(r.msgId)) {
+        this.duplicates++
+        continue
+      }
+      account.msgIds.add(r.msgId)
+      this.logs.push({ owner: email, source: 'upload', record: { ...r, __v: 0 } })
+      stored++
+      const beacon = account.beacons.get(r.beaconMac)
+      if (beacon !== undefined && (beacon.updatedTime ?? 0) <= r.updatedTime) {
+        beacon.updatedTime = r.updatedTime
+        beacon.sensor = { ...beacon.sensor, ...r.sensor }
+        if (r.location !== undefined) beacon.lonlat = [r.location.lon, r.location.lat]
+      }
+    }
+    if (stored > 0) this.changed()
+    return { stored, duplicates: records.length - stored }
+  }
+
+  /** Logs visible to `email` for a query, oldest first (stable pages while uploads arrive). */
+  queryLogs(email: string, type: 0 | 1 | 2, filter: { mac?: string; since?: number }): BeaconLogRecord[] {
+    const out: BeaconLogRecord[] = []
+    for (const l of this.logs) {
+      const visible =
+        type === 0 ? l.source !== 'inspector' : type === 1 ? l.source === 'upload' && l.owner === email : l.source === 'inspector' && l.owner === email
+      if (!visible) continue
+      if (filter.mac !== undefined && l.record.beaconMac !== filter.mac) continue
+      if (filter.since !== undefined && l.record.updatedTime < filter.since) continue
+      out.push(l.record)
+    }
+    return out
+  }
+
+  /** Writes any pending change to `persistPath` now. */
+  async flush(): Promise<void> {
+    if (this.saveTimer !== undefined) {
+      clearTimeout(this.saveTimer)
+      this.saveTimer = undefined
+      this.saving = this.saving.then(() => this.save())
+    }
+    await this.saving
+  }
+
+  private account(email: string): AccountData {
+    const account = this.accounts.get(email)
+    if (account === undefined) throw new Error(`no emulator account ${email}`)
+    return account
+  }
+
+  private newAccountBeacon(d: CatalogueDevice, email: string, at: number): AccountBeacon {
+    return {
+      mac: d.mac,
+      UMM: d.UMM,
+      updatedTime: at,
+      createTime: new Date(at).toISOString(),
+      users: [{ user: email, createdTime: new Date(at).toISOString() }],
+      lonlat: [121.47, 31.23],
+      sensor: {},
+      tags: [],
+    }
+  }
+
+  private changed(): void {
+    if (this.persistPath === undefined || this.saveTimer !== undefined) return
+    // Debounced: a burst of uploads costs one write.
+    this.saveTimer = setTimeout(() => {
+      this.saveTimer = undefined
+      this.saving = this.saving.then(() => this.save())
+    }, 200)
+    this.saveTimer.unref()
+  }
+
+  private async save(): Promise<void> {
+    const path = this.persistPath as string
+    const state: PersistedState = {
+      format: 'beaconkit-emulator',
+      version: 1,
+      beacons: Object.fromEntries([...this.accounts].map(([email, a]) => [email, [...a.beacons.values()]])),
+      logs: this.logs.filter((l) => l.source === 'upload'),
+      duplicates: this.duplicates,
+    }
+    await writeFile(`${path}.tmp`, JSON.stringify(state))
+    await rename(`${path}.tmp`, path)
+  }
+
+  private restore(path: string): void {
+    let state: PersistedState
+    try {
+      state = JSON.parse(readFileSync(path, 'utf8')) as PersistedState
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
+      throw new Error(`emulator state ${path} is not readable JSON; move it away to start fresh`, { cause: e })
+    }
+    if (state.format !== 'beaconkit-emulator' || state.version !== 1) throw new Error(`${path} is not an emulator state file`)
+    for (const [email, beacons] of Object.entries(state.beacons)) {
+      const account = this.accounts.get(email)
+      if (account === undefined) continue
+      account.beacons = new Map(beacons.map((b) => [b.mac, b]))
+    }
+    for (const log of state.logs) {
+      const account = this.accounts.get(log.owner)
+      if (account === undefined || account.msgIds.has(log.record.msgId)) continue
+      account.msgIds.add(log.record.msgId)
+      this.logs.push(log)
+    }
+    this.duplicates = state.duplicates
+  }
+}
+
+function seedRecord(msgId: string, d: CatalogueDevice, at: number, rng: () => number): BeaconLogRecord {
+  return {
+    msgId,
+    beaconMac: d.mac,
+    beaconUMM: d.UMM,
+    updatedTime: at,
+    location: { lat: 31.23, lon: 121.47 },
+    sensor: {
+      temperature: Math.round((18 + rng() * 10) * 10) / 10,
+      light: Math.round(rng() * 500),
+      power: 50 + Math.floor(rng() * 50),
+      accelerometer: Math.floor(rng() * 100),
+    },
+    __v: 0,
+  }
+}

@@ -1,0 +1,398 @@
+/**
+ * A durable upload queue: append-only segment files of framed records plus a tiny ack file.
+ *
+ * Frame: u32 LE payload length, u32 LE CRC-32 of the payload, payload (the record as UTF-8
+ * JSON). A record's seq is its segment's first seq (the file name) plus its index, so frames
+ * carry no seq. `push` resolves only after the frame is written and fdatasync'd; concurrent
+ * pushes share one write and one fdatasync (group commit). Acknowledgement writes the acked
+ * seq into one of two checksummed slots of the ack file, alternating, so a torn ack write
+ * leaves the previous one readable (at worst a batch is sent twice, never lost). Segments
+ * wholly acknowledged are deleted; when the segments exceed `maxBytes` the oldest is deleted
+ * and its unacknowledged records are counted and reported as dropped.
+ *
+ * Recovery reads every segment up to its first incomplete or corrupt frame: a kill during a
+ * write leaves a torn tail whose records were never reported accepted. Recovered segments are
+ * never appended to; every process start writes a fresh segment.
+ *
+ * One process per directory: two writers would interleave frames.
+ */
+import { open, readdir, readFile, unlink, mkdir } from 'node:fs/promises'
+import type { FileHandle } from 'node:fs/promises'
+import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
+import { EventEmitter } from 'eventemitter3'
+import { InvalidOptionError } from '../errors.js'
+import type { BeaconLogRecord } from './records.js'
+import type { QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
+
+/** Options of {@link FileQueue.open}. */
+export interface FileQueueOptions {
+  /** Directory holding the queue; created when missing. One process per directory. */
+  dir: string
+  /** Bound on segment bytes on disk; the oldest records are dropped beyond it. Default 256 MiB. */
+  maxBytes?: number
+  /** Size at which a segment is closed and a new one started. Default 4 MiB (at most maxBytes / 4). */
+  segmentBytes?: number
+}
+
+/** What recovery found and what the queue has done since. */
+export interface FileQueueStats {
+  /** Unacknowledged records found on disk at open. */
+  recovered: number
+  /** Bytes ignored at the end of segments (writes cut short by a crash) or after a corrupt frame. */
+  tornBytes: number
+  /** Records deleted unacknowledged because the disk bound was hit. */
+  dropped: number
+  /** Segment files currently on disk. */
+  segments: number
+  /** Bytes of segment files currently on disk. */
+  bytes: number
+}
+
+interface Segment {
+  firstSeq: number
+  count: number
+  bytes: number
+  path: string
+  /** Decoded records; kept for the active segment and loaded on demand for the head. */
+  records?: BeaconLogRecord[]
+}
+
+interface PendingPush {
+  seq: number
+  frame: Buffer
+  record: BeaconLogRecord
+  resolve: (seq: number) => void
+  reject: (error: Error) => void
+}
+
+const HEADER = 8
+const ACK_SLOT = 16
+const SEG_SUFFIX = '.seg'
+const MAX_FRAME = 1 << 20
+
+function encodeFrame(record: BeaconLogRecord): Buffer {
+  const payload = Buffer.from(JSON.stringify(record), 'utf8')
+  const frame = Buffer.allocUnsafe(HEADER + payload.length)
+  frame.writeUInt32LE(payload.length, 0)
+  frame.writeUInt32LE(crc32(payload), 4)
+  payload.copy(frame, HEADER)
+  return frame
+}
+
+/** Decodes frames from the start of `buf` until the first incomplete or corrupt one. */
+function decodeFrames(buf: Buffer, limit = Infinity): { records: BeaconLogRecord[]; validBytes: number } {
+  const records: BeaconLogRecord[] = []
+  let off = 0
+  while (records.length < limit && off + HEADER <= buf.length) {
+    const len = buf.readUInt32LE(off)
+    if (len === 0 || len > MAX_FRAME || off + HEADER + len > buf.length) break
+    const payload = buf.subarray(off + HEADER, off + HEADER + len)
+    if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
+    let record: BeaconLogRecord
+    try {
+      record = JSON.parse(payload.toString('utf8')) as BeaconLogRecord
+    } catch {
+      break
+    }
+    records.push(record)
+    off += HEADER + len
+  }
+  return { records, validBytes: off }
+}
+
+function encodeAckSlot(seq: number): Buffer {
+  const slot = Buffer.alloc(ACK_SLOT)
+  slot.writeDoubleLE(seq, 0)
+  slot.writeUInt32LE(crc32(slot.subarray(0, 8)), 8)
+  return slot
+}
+
+function decodeAckFile(buf: Buffer): number {
+  let best = 0
+  for (let off = 0; off + ACK_SLOT <= buf.length && off < 2 * ACK_SLOT; off += ACK_SLOT) {
+    const body = buf.subarray(off, off + 8)
+    if (crc32(body) !== buf.readUInt32LE(off + 8)) continue
+    const seq = body.readDoubleLE(0)
+    if (Number.isSafeInteger(seq) && seq > best) best = seq
+  }
+  return best
+}
+
+function segmentName(firstSeq: number): string {
+  return `${String(firstSeq).padStart(16, '0')}${SEG_SUFFIX}`
+}
+
+async function syncDir(dir: string): Promise<void> {
+  // A new file's directory entry is durable only once the directory itself is synced.
+  const handle = await open(dir, 'r')
+  try {
+    await handle.sync()
+  } finally {
+    await handle.close()
+  }
+}
+
+/** The durable queue behind `Uploader({ queueDir })`. Create with {@link FileQueue.open}. */
+export class FileQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
+  /** What recovery found and what has been dropped since. */
+  readonly stats: FileQueueStats = { recovered: 0, tornBytes: 0, dropped: 0, segments: 0, bytes: 0 }
+
+  private readonly dir: string
+  private readonly maxBytes: number
+  private readonly segmentBytes: number
+  private segments: Segment[] = []
+  private active: Segment | undefined
+  private activeHandle: FileHandle | undefined
+  private ackHandle!: FileHandle
+  private acked = 0
+  private ackSlot = 0
+  private ackChain: Promise<void> = Promise.resolve()
+  private nextSeq = 1
+  private pending: PendingPush[] = []
+  private writing: Promise<void> | undefined
+  private closed = false
+
+  private constructor(options: Required<FileQueueOptions>) {
+    super()
+    this.dir = options.dir
+    this.maxBytes = options.maxBytes
+    this.segmentBytes = options.segmentBytes
+  }
+
+  /** Opens (and recovers) the queue in `options.dir`. */
+  static async open(options: FileQueueOptions): Promise<FileQueue> {
+    if (typeof options.dir !== 'string' || options.dir.length === 0) {
+      throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', { option: 'queueDir' })
+    }
+    const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
+    if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
+      throw new InvalidOptionError('invalid_option', 'maxQueueBytes must be at least 65536 bytes', { option: 'maxQueueBytes' })
+    }
+    const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
+    const queue = new FileQueue({ dir: options.dir, maxBytes, segmentBytes })
+    try {
+      await queue.recover()
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code ?? 'error'
+      throw new InvalidOptionError('unreadable_file', `cannot use queue directory ${options.dir} (${code}); check that it exists and is writable`, {
+        option: 'queueDir',
+        cause: e,
+      })
+    }
+    return queue
+  }
+
+  get size(): number {
+    let n = 0
+    for (const seg of this.segments) {
+      const last = seg.firstSeq + seg.count - 1
+      n += Math.max(0, last - Math.max(this.acked, seg.firstSeq - 1))
+    }
+    return n
+  }
+
+  push(record: BeaconLogRecord): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('FileQueue is closed'))
+    const seq = this.nextSeq++
+    const frame = encodeFrame(record)
+    return new Promise<number>((resolve, reject) => {
+      this.pending.push({ seq, frame, record, resolve, reject })
+      this.writing ??= this.writeLoop()
+    })
+  }
+
+  async peek(max: number): Promise<QueuedRecord[]> {
+    const out: QueuedRecord[] = []
+    const touched = new Set<Segment>()
+    for (const seg of this.segments) {
+      if (out.length >= max) break
+      const last = seg.firstSeq + seg.count - 1
+      const start = Math.max(this.acked + 1, seg.firstSeq)
+      if (start > last) continue
+      const records = await this.load(seg)
+      touched.add(seg)
+      for (let s = start; s <= last && out.length < max; s++) out.push({ seq: s, record: records[s - seg.firstSeq] })
+    }
+    // Only the segments being consumed and the one being written stay decoded in memory.
+    for (const seg of this.segments) if (seg !== this.active && !touched.has(seg)) seg.records = undefined
+    return out
+  }
+
+  ack(seq: number): Promise<void> {
+    const result = this.ackChain.then(async () => {
+      if (seq <= this.acked) return
+      const slot = encodeAckSlot(seq)
+      await this.ackHandle.write(slot, 0, ACK_SLOT, this.ackSlot * ACK_SLOT)
+      await this.ackHandle.datasync()
+      this.ackSlot ^= 1
+      this.acked = seq
+      await this.deleteAcked()
+    })
+    this.ackChain = result.catch(() => undefined)
+    return result
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return
+    this.closed = true
+    await this.writing
+    await this.ackChain
+    await this.activeHandle?.close()
+    this.activeHandle = undefined
+    await this.ackHandle.close()
+  }
+
+  private async recover(): Promise<void> {
+    await mkdir(this.dir, { recursive: true })
+    const ackPath = join(this.dir, 'ack')
+    try {
+      this.ackHandle = await open(ackPath, 'r+')
+      this.acked = decodeAckFile(await this.ackHandle.readFile())
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+      this.ackHandle = await open(ackPath, 'w+')
+      await this.ackHandle.write(Buffer.concat([encodeAckSlot(0), encodeAckSlot(0)]), 0, 2 * ACK_SLOT, 0)
+      await this.ackHandle.sync()
+      await syncDir(this.dir)
+    }
+    const names = (await readdir(this.dir)).filter((n) => /^\d{16}\.seg$/.test(n)).sort()
+    let maxSeq = this.acked
+    for (const name of names) {
+      const path = join(this.dir, name)
+      const buf = await readFile(path)
+      const { records, validBytes } = decodeFrames(buf)
+      this.stats.tornBytes += buf.length - validBytes
+      const seg: Segment = { firstSeq: Number(name.slice(0, 16)), count: records.length, bytes: buf.length, path }
+      const last = seg.firstSeq + seg.count - 1
+      if (seg.count === 0 || last <= this.acked) {
+        await unlink(path)
+        continue
+      }
+      maxSeq = Math.max(maxSeq, last)
+      this.segments.push(seg)
+    }
+    this.nextSeq = maxSeq + 1
+    this.stats.recovered = this.size
+    this.updateDiskStats()
+  }
+
+  private async load(seg: Segment): Promise<BeaconLogRecord[]> {
+    if (seg.records !== undefined) return seg.records
+    const { records } = decodeFrames(await readFile(seg.path), seg.count)
+    seg.records = records
+    // A file that no longer holds what recovery counted was damaged underneath us.
+    seg.count = records.length
+    return records
+  }
+
+  private async writeLoop(): Promise<void> {
+    while (this.pending.length > 0) {
+      const batch = this.pending
+      this.pending = []
+      let i = 0
+      while (i < batch.length) {
+        try {
+          await this.ensureActive(batch[i].seq, batch[i].frame.length)
+          const seg = this.active as Segment
+          // Take as many as fit in this segment (at least one, so huge records still go in).
+          let bytes = 0
+          let j = i
+          while (j < batch.length && (j === i || seg.bytes + bytes + batch[j].frame.length <= this.segmentBytes)) {
+            bytes += batch[j].frame.length
+            j++
+          }
+          const group = batch.slice(i, j)
+          await this.append(seg, group)
+          for (const p of group) p.resolve(p.seq)
+          i = j
+          this.enforceBound()
+        } catch (e) {
+          // The segment may now end in a partial frame: never append to it again.
+          await this.sealActive()
+          const error = e instanceof Error ? e : new Error(String(e))
+          for (const p of batch.slice(i)) p.reject(error)
+          i = batch.length
+        }
+      }
+    }
+    this.writing = undefined
+  }
+
+  private async append(seg: Segment, group: PendingPush[]): Promise<void> {
+    const handle = this.activeHandle as FileHandle
+    const frames = group.map((p) => p.frame)
+    const total = frames.reduce((n, f) => n + f.length, 0)
+    let written = 0
+    while (written < total) {
+      const { bytesWritten } = await handle.writev(written === 0 ? frames : [Buffer.concat(frames).subarray(written)])
+      written += bytesWritten
+    }
+    await handle.datasync()
+    seg.count += group.length
+    seg.bytes += total
+    seg.records ??= []
+    for (const p of group) seg.records.push(p.record)
+  }
+
+  /** Makes sure a segment can take a frame of `nextFrame` bytes whose seq is `seq`. */
+  private async ensureActive(seq: number, nextFrame: number): Promise<void> {
+    const seg = this.active
+    if (seg !== undefined && (seg.count === 0 || seg.bytes + nextFrame <= this.segmentBytes)) return
+    await this.sealActive()
+    const firstSeq = seq
+    const path = join(this.dir, segmentName(firstSeq))
+    this.activeHandle = await open(path, 'wx')
+    await syncDir(this.dir)
+    this.active = { firstSeq, count: 0, bytes: 0, path, records: [] }
+    this.segments.push(this.active)
+    this.updateDiskStats()
+  }
+
+  private async sealActive(): Promise<void> {
+    const handle = this.activeHandle
+    this.activeHandle = undefined
+    const seg = this.active
+    this.active = undefined
+    if (seg !== undefined && seg.count === 0) {
+      this.segments = this.segments.filter((s) => s !== seg)
+      await handle?.close().catch(() => undefined)
+      await unlink(seg.path).catch(() => undefined)
+      return
+    }
+    await handle?.close().catch(() => undefined)
+    if (seg !== undefined && seg.firstSeq + seg.count - 1 <= this.acked) await this.deleteAcked()
+  }
+
+  private enforceBound(): void {
+    let bytes = this.segments.reduce((n, s) => n + s.bytes, 0)
+    while (bytes > this.maxBytes && this.segments.length > 1 && this.segments[0] !== this.active) {
+      const seg = this.segments.shift() as Segment
+      const last = seg.firstSeq + seg.count - 1
+      const lost = Math.max(0, last - Math.max(this.acked, seg.firstSeq - 1))
+      bytes -= seg.bytes
+      unlink(seg.path).catch(() => undefined)
+      if (lost > 0) {
+        this.stats.dropped += lost
+        this.emit('dropped', { count: lost, reason: 'queue_full' })
+      }
+    }
+    this.updateDiskStats()
+  }
+
+  private async deleteAcked(): Promise<void> {
+    const keep: Segment[] = []
+    for (const seg of this.segments) {
+      const done = seg !== this.active && seg.firstSeq + seg.count - 1 <= this.acked
+      if (done) await unlink(seg.path).catch(() => undefined)
+      else keep.push(seg)
+    }
+    this.segments = keep
+    this.updateDiskStats()
+  }
+
+  private updateDiskStats(): void {
+    this.stats.segments = this.segments.length
+    this.stats.bytes = this.segments.reduce((n, s) => n + s.bytes, 0)
+  }
+}

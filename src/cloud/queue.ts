@@ -1,0 +1,106 @@
+/**
+ * The upload queue: a small pluggable store in the manner of mqtt.js's `Store`. Records go in
+ * with `push`, the uploader reads the oldest with `peek`, and removes them with `ack` only
+ * after the server's 2xx. The memory queue is the default; `FileQueue` survives kill -9.
+ */
+import { EventEmitter } from 'eventemitter3'
+import type { BeaconLogRecord } from './records.js'
+
+/** A record with its position in the queue. Sequence numbers only grow, across restarts too. */
+export interface QueuedRecord {
+  seq: number
+  record: BeaconLogRecord
+}
+
+/** Why records left the queue without being delivered. */
+export type DropReason = 'queue_full' | 'rejected' | 'closed'
+
+/** Reported whenever records are lost on purpose (bounded storage, server rejection, close). */
+export interface DropInfo {
+  count: number
+  reason: DropReason
+}
+
+/** Events of every queue. */
+export interface UploadQueueEvents {
+  dropped: [info: DropInfo]
+}
+
+/**
+ * What the uploader needs from a queue. Implementations must pass the contract suite in
+ * test/cloud/queue-contract.ts.
+ */
+export interface UploadQueue extends EventEmitter<UploadQueueEvents> {
+  /** Appends a record; resolves once it is as durable as this queue gets. Returns its seq. */
+  push(record: BeaconLogRecord): Promise<number>
+  /** The oldest unacknowledged records, at most `max`, in push order. Does not remove them. */
+  peek(max: number): Promise<QueuedRecord[]>
+  /** Removes every record with seq <= `seq`. Acking an already removed seq is harmless. */
+  ack(seq: number): Promise<void>
+  /** Records pushed (and durable) but not acknowledged or dropped. */
+  readonly size: number
+  /** Releases resources; records still queued stay wherever the queue keeps them. */
+  close(): Promise<void>
+}
+
+/** Options of {@link MemoryQueue}. */
+export interface MemoryQueueOptions {
+  /** Oldest records are dropped (and reported) beyond this many. Default 100,000. */
+  maxRecords?: number
+}
+
+/** In-process queue: fast, bounded, and gone with the process. */
+export class MemoryQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
+  private readonly maxRecords: number
+  // A ring of pending records: head index moves on ack instead of shifting the array.
+  private items: QueuedRecord[] = []
+  private head = 0
+  private nextSeq = 1
+  private closed = false
+
+  constructor(options: MemoryQueueOptions = {}) {
+    super()
+    const max = options.maxRecords ?? 100_000
+    this.maxRecords = Number.isInteger(max) && max > 0 ? max : 100_000
+  }
+
+  get size(): number {
+    return this.items.length - this.head
+  }
+
+  push(record: BeaconLogRecord): Promise<number> {
+    if (this.closed) return Promise.reject(new Error('MemoryQueue is closed'))
+    const seq = this.nextSeq++
+    this.items.push({ seq, record })
+    const over = this.size - this.maxRecords
+    if (over > 0) {
+      this.head += over
+      this.emit('dropped', { count: over, reason: 'queue_full' })
+    }
+    this.compact()
+    return Promise.resolve(seq)
+  }
+
+  peek(max: number): Promise<QueuedRecord[]> {
+    return Promise.resolve(this.items.slice(this.head, this.head + Math.max(0, max)))
+  }
+
+  ack(seq: number): Promise<void> {
+    while (this.head < this.items.length && this.items[this.head].seq <= seq) this.head++
+    this.compact()
+    return Promise.resolve()
+  }
+
+  close(): Promise<void> {
+    this.closed = true
+    return Promise.resolve()
+  }
+
+  private compact(): void {
+    // Reclaim the acknowledged prefix once it dominates, so memory tracks the pending count.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+  }
+}
