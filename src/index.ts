@@ -43,3 +43,36 @@ export { BroadcastKey, parseBroadcastKey } from './secure/broadcast-key.js'
 export type { ParseBroadcastKeyOptions } from './secure/broadcast-key.js'
 export { Keyring } from './secure/keyring.js'
 export type { SecureStats } from './secure/open.js'
+export { AccountClient } from './cloud/account-client.js'
+export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-client.js'
+export type { FetchLike } from './cloud/http.js'
+export { Uploader } from './cloud/uploader.js'
+export type { LogUploadClient, RetryInfo, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './cloud/uploader.js'
+export { MemoryQueue } from './cloud/queue.js'
+export type { DropInfo, DropReason, MemoryQueueOptions, QueuedRecord, UploadQueue, UploadQueueEvents } from './cloud/queue.js'
+export { FileQueue } from './cloud/file-queue.js'
+export type { FileQueueOptions, FileQueueStats } from './cloud/file-queue.js'
+export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './cloud/emulator.js'
+export type { Emulator, EmulatorFaults, EmulatorOptions } from './cloud/emulator.js'
+export type { CatalogueDevice, EmulatorAccount, EmulatorStore, LogSource, StoredLog } from './cloud/emulator-store.js'
+export type {
+  AccountBeacon,
+  BeaconLogRecord,
+  DeploymentMap,
+  GeoLocation,
+  LogSensor,
+  PlacedBeacon,
+  StoredLogRecord,
+} from './cloud/records.js'
+export { decodeAdvertisement } from './decode.js'
+export type { DecodeOptions } from './decode.js'
+export { Decoder } from './decoder.js'
+export type { DecodeStats, DecoderOptions } from './decoder.js'
+export { encodeIBeacon, VENDOR_DEFAULT_UUID } from './frames/ibeacon.js'
+export type { IBeaconFrame } from './frames/ibeacon.js'
+export { encodeE780 } from './frames/e780.js'
+export type { E780Fields } from './frames/e780.js'
+export { encodeE781, E781_MODE } from './frames/e781.js'
+export type { E781EncodeOptions, E781Fields, E781Mode } from './frames/e781.js'
+export { accuracy, proximity, DEFAULT_PROXIMITY_THRESHOLDS } from './range/distance.js'
+export type { ProximityThresholds } from './range/distance.js'
