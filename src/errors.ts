@@ -81,12 +81,12 @@ export type BluetoothUnavailableCode =
 export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailableCode> {}
 
 /** An option, argument or input file is not usable. */
-export class InvalidOptionError extends BeaconkitError<'invalid_option' | 'file_not_found' | 'unreadable_file'> {
+export class InvalidOptionError extends BeaconkitError<'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file'> {
   /** The option or argument at fault. */
   readonly option?: string
 
   constructor(
-    code: 'invalid_option' | 'file_not_found' | 'unreadable_file',
+    code: 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file',
     message: string,
     details: { option?: string; cause?: unknown } = {},
   ) {
