@@ -277,7 +277,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private readonly onDiscover = (peripheral: NoblePeripheralLike): void => {
     const now = this.options.clock.now()
     this.lastActivity = now
-    this.backoff = 0
+    if (this.backoff !== 0) this.endBackoff()
     this.pruner.heardPeripheral(peripheral.id)
     this.counters.advertisements++
     this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now))
@@ -285,6 +285,15 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   private readonly onNobleWarning = (message: string): void => {
     this.emit('warning', `noble: ${String(message)}`)
+  }
+
+  /** Advertisements are back: the pending (backed-off) check would come too late. */
+  private endBackoff(): void {
+    this.backoff = 0
+    if (this.cancelWatchdog === undefined) return
+    this.cancelWatchdog()
+    this.cancelWatchdog = undefined
+    this.armWatchdog(this.options.watchdogMs)
   }
 
   private watchdogLimit(): number {
