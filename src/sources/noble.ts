@@ -45,6 +45,12 @@ const RESUME_DELAY_MS = 1000
 type Phase = 'stopped' | 'starting' | 'running'
 
 /**
+ * Sources attached to each noble instance (one per adapter): the last one to stop turns
+ * scanning off, so two sources on one adapter do not stop each other's scan.
+ */
+const users = new WeakMap<NobleLike, Set<NobleSource>>()
+
+/**
  * An {@link AdvertisementSource} scanning a real adapter with noble (Linux HCI, macOS, Windows).
  *
  * ```ts
@@ -68,6 +74,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   }
 
   private noble: NobleLike | undefined
+  private attached = false
   private phase: Phase = 'stopped'
   /** Bumped by every stop(), so a start() still loading noble knows it was cancelled. */
   private generation = 0
@@ -116,18 +123,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   /** Stops scanning and detaches from noble; safe to call twice, and `start()` works again afterwards. */
   async stop(): Promise<void> {
     this.generation++
-    const wasActive = this.phase !== 'stopped'
     this.teardown()
     // A start() still waiting for the adapter resolves: the caller asked for the stop.
     this.settleStart?.()
     this.settleStart = undefined
-    if (wasActive && this.noble !== undefined) {
-      try {
-        this.noble.stopScanning()
-      } catch {
-        // An adapter that is already down is not scanning either.
-      }
-    }
   }
 
   private async startScanning(generation: number): Promise<void> {
@@ -168,17 +167,14 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     const settle = this.settleStart
     this.settleStart = undefined
     this.teardown()
-    if (this.noble !== undefined) {
-      try {
-        this.noble.stopScanning()
-      } catch {
-        // Nothing was scanning.
-      }
-    }
     settle?.(error)
   }
 
   private attach(noble: NobleLike): void {
+    this.attached = true
+    let sharing = users.get(noble)
+    if (sharing === undefined) users.set(noble, (sharing = new Set()))
+    sharing.add(this)
     noble.on('stateChange', this.onStateChange)
     noble.on('discover', this.onDiscover)
     noble.on('scanStart', this.onScanStart)
@@ -186,7 +182,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     noble.on('warning', this.onNobleWarning)
   }
 
-  /** Everything start() set up, undone; leaves `phase` stopped. */
+  /** Everything start() set up, undone; scanning stops unless another source shares the adapter. */
   private teardown(): void {
     this.phase = 'stopped'
     this.scanning = false
@@ -196,12 +192,22 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.cancelResume?.()
     this.cancelWatchdog = this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
     const noble = this.noble
-    if (noble === undefined) return
+    if (noble === undefined || !this.attached) return
+    this.attached = false
     noble.removeListener('stateChange', this.onStateChange)
     noble.removeListener('discover', this.onDiscover)
     noble.removeListener('scanStart', this.onScanStart)
     noble.removeListener('scanStop', this.onScanStop)
     noble.removeListener('warning', this.onNobleWarning)
+    const sharing = users.get(noble)
+    sharing?.delete(this)
+    // Another source on the same adapter keeps its scan.
+    if (sharing !== undefined && sharing.size > 0) return
+    try {
+      noble.stopScanning()
+    } catch {
+      // An adapter that is down is not scanning either.
+    }
   }
 
   /** Asks noble to (re)start scanning; noble's GAP layer sends disable, parameters, enable. */

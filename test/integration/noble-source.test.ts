@@ -257,6 +257,23 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     await source.stop()
   })
 
+  it('two sources on one adapter: stopping one keeps the other scanning', async () => {
+    const a = rig(18)
+    const b = new NobleSource({ hciDeviceId: 18 })
+    const bAds: Advertisement[] = []
+    b.on('advertisement', (adv) => bAds.push(adv))
+    await a.source.start()
+    await b.start()
+    await a.source.stop()
+    await settle()
+    expect(a.device.scanEnabled).toBe(true)
+    expect(a.device.inject(beaconPacket('d0:00:00:00:00:18'))).toBe(true)
+    expect(bAds).toHaveLength(1)
+    expect(a.ads).toHaveLength(0)
+    await b.stop()
+    await waitFor(() => !a.device.scanEnabled, 'scan disabled by the last source')
+  })
+
   it('stop() during start() resolves the pending start without scanning', async () => {
     const { device, source } = rig(17)
     const starting = source.start()
