@@ -1,0 +1,363 @@
+/**
+ * The beacons in range: identity, merging, found/gone/changed/updated, all in clock time.
+ *
+ * Time design: beacons sit in a list ordered by lastSeen (a sighting moves a beacon to the
+ * tail in O(1)), and one timer is armed for the head's expiry. Gone is therefore emitted
+ * exactly at `lastSeen + goneTimeoutMs` — to the millisecond in virtual time — while an
+ * advertisement costs no timer work at all. A second, periodic timer emits `updated`.
+ */
+import type { CancelTimer, Clock } from '../clock.js'
+import type { Beacon, BeaconReading } from '../reading.js'
+import { accuracy, proximity } from './distance.js'
+import type { ProximityThresholds } from './distance.js'
+import type { CompiledFilter } from './filter.js'
+import { matchesFilter } from './filter.js'
+import { changeValues, diffValues, emptyBeacon, mergeReading } from './merge.js'
+import type { BeaconChanges, IBeaconHint, MergeState } from './merge.js'
+import type { RssiFilter } from './rssi-filter.js'
+import { SecureGate } from './secure-gate.js'
+
+/** Where the table's events go (the scanner). */
+export interface RangeTableSink {
+  found(beacon: Beacon): void
+  gone(beacon: Beacon): void
+  changed(beacon: Beacon, changes: BeaconChanges): void
+  updated(beacons: Beacon[]): void
+  /** Whether anyone listens to `changed`: the diff is skipped otherwise. */
+  wantsChanged(): boolean
+  /** Whether anyone listens to `updated`: the sorted snapshot is skipped otherwise. */
+  wantsUpdated(): boolean
+}
+
+/** Validated range-table settings. */
+export interface RangeTableOptions {
+  clock: Clock
+  goneTimeoutMs: number
+  updateIntervalMs: number
+  filter: CompiledFilter
+  newRssiFilter: () => RssiFilter
+  proximityThresholds?: ProximityThresholds
+  /** Hysteresis: found only once the smoothed RSSI reaches `enterRssi`; gone below `leaveRssi`. */
+  enterRssi?: number
+  leaveRssi?: number
+  hideUnverifiedSecure: boolean
+}
+
+/** Counters of the range table. */
+export interface RangeTableStats {
+  /** Beacons tracked now (reported or not). */
+  tracked: number
+  /** Readings ignored for being weaker than `filter.minRssi`. */
+  belowMinRssi: number
+  /** Readings held or dropped by the secure-broadcast confirmation. */
+  heldSecure: number
+  droppedSecure: number
+}
+
+interface Entry extends MergeState {
+  id: string
+  b: Beacon
+  filter: RssiFilter
+  address: string
+  /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
+  more: string[] | undefined
+  reported: boolean
+  matched: boolean
+  confirmedSerial: string | undefined
+  /** Left by hysteresis: the next 'found' starts a new visit. */
+  left: boolean
+  /** Frozen snapshot, rebuilt after the next change. */
+  snap: Beacon | undefined
+  prev: Entry | undefined
+  next: Entry | undefined
+}
+
+function byAccuracy(a: Beacon, b: Beacon): number {
+  // Unknown distances (-1) go last.
+  const x = a.accuracy ?? -1
+  const y = b.accuracy ?? -1
+  if (x < 0 || y < 0) return x < 0 ? (y < 0 ? 0 : 1) : -1
+  return x - y
+}
+
+/** Tracks beacons in clock time and reports found/gone/changed/updated to its sink. */
+export class RangeTable {
+  private readonly byId = new Map<string, Entry>()
+  private readonly byAddress = new Map<string, Entry>()
+  private readonly gate: SecureGate
+  private head: Entry | undefined
+  private tail: Entry | undefined
+  private expiryDue: number | undefined
+  private cancelExpiry: CancelTimer | undefined
+  private cancelTick: CancelTimer | undefined
+  private counters = { belowMinRssi: 0, heldSecure: 0, droppedSecure: 0 }
+
+  constructor(
+    private readonly opts: RangeTableOptions,
+    private readonly sink: RangeTableSink,
+  ) {
+    this.gate = new SecureGate(opts.hideUnverifiedSecure)
+  }
+
+  /** Starts the periodic `updated` tick. */
+  start(): void {
+    this.cancelTick ??= this.opts.clock.setInterval(() => this.tick(), this.opts.updateIntervalMs)
+  }
+
+  /** Stops the timers and forgets every beacon, without `gone` events. */
+  stop(): void {
+    this.cancelTick?.()
+    this.cancelTick = undefined
+    this.cancelExpiry?.()
+    this.cancelExpiry = undefined
+    this.expiryDue = undefined
+    this.byId.clear()
+    this.byAddress.clear()
+    this.gate.clear()
+    this.head = this.tail = undefined
+  }
+
+  /** Counters, as of now. */
+  get stats(): RangeTableStats {
+    return { tracked: this.byId.size, ...this.counters }
+  }
+
+  /** Number of beacons tracked (reported or not) plus addresses awaiting secure confirmation. */
+  get size(): number {
+    return this.byId.size + this.gate.size
+  }
+
+  /**
+   * Takes one decoded reading at the clock's current time. `hint` carries the advertisement's
+   * own iBeacon values, if it had an iBeacon frame (see IBeaconHint).
+   */
+  ingest(r: BeaconReading, hint?: IBeaconHint): void {
+    const minRssi = this.opts.filter.minRssi
+    if (minRssi !== undefined && r.rssi < minRssi) {
+      this.counters.belowMinRssi++
+      return
+    }
+    const now = this.opts.clock.now()
+    const linked = this.byAddress.get(r.address)
+    const verdict = this.gate.check(r, hint, linked?.confirmedSerial, now)
+    if (verdict === 'hold') {
+      this.counters.heldSecure++
+      return
+    }
+    if (verdict === 'drop') {
+      this.counters.droppedSecure++
+      return
+    }
+    const entry = this.resolve(r, verdict === 'address', now)
+    if (verdict === 'confirmed') {
+      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false)
+      entry.confirmedSerial = r.serialNumber
+    }
+    this.apply(entry, r, hint, now, true)
+    this.evaluate(entry, now)
+  }
+
+  /** Snapshots of the reported beacons, nearest first (unknown distance last). */
+  beacons(): Beacon[] {
+    const out: Beacon[] = []
+    for (let e = this.head; e !== undefined; e = e.next) if (e.reported) out.push(this.snapshot(e))
+    return out.sort(byAccuracy)
+  }
+
+  /** Whether any beacon is reported as in range. */
+  anyInRange(): boolean {
+    for (let e = this.head; e !== undefined; e = e.next) if (e.reported) return true
+    return false
+  }
+
+  /** Clock time of the next scheduled gone check, if any beacon is tracked. */
+  nextExpiry(): number | undefined {
+    return this.head === undefined ? undefined : this.head.b.lastSeen + this.opts.goneTimeoutMs
+  }
+
+  private tick(): void {
+    this.gate.sweep(this.opts.clock.now() - this.opts.goneTimeoutMs)
+    if (this.sink.wantsUpdated()) this.sink.updated(this.beacons())
+  }
+
+  private resolve(r: BeaconReading, byAddressOnly: boolean, now: number): Entry {
+    const serial = r.serialNumber
+    let e = this.byAddress.get(r.address)
+    if (e !== undefined) {
+      if (serial === undefined || e.id === serial) return e
+      if (e.b.serialNumber !== undefined && e.b.serialNumber !== serial) {
+        // Another device now uses this address.
+        this.unlinkAddress(r.address, e)
+      } else {
+        return this.promote(e, serial)
+      }
+    }
+    const id = serial ?? (byAddressOnly ? r.address : (r.beaconID ?? r.address))
+    e = this.byId.get(id)
+    if (e === undefined) {
+      e = this.create(id, r, now)
+    } else if (e.address !== r.address) {
+      ;(e.more ??= []).push(r.address)
+    }
+    this.byAddress.set(r.address, e)
+    return e
+  }
+
+  /**
+   * The address's frames revealed a serial number: the beacon takes the serial as identity
+   * without a gone/found pair. If another entry already has that serial, the two merge.
+   */
+  private promote(e: Entry, serial: string): Entry {
+    const other = this.byId.get(serial)
+    if (other === undefined) {
+      if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+      e.id = serial
+      e.b.id = serial
+      e.snap = undefined
+      this.byId.set(serial, e)
+      return e
+    }
+    for (const a of [e.address, ...(e.more ?? [])]) {
+      if (this.byAddress.get(a) === e) {
+        this.byAddress.set(a, other)
+        if (a !== other.address && !(other.more?.includes(a) ?? false)) (other.more ??= []).push(a)
+      }
+    }
+    if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+    this.unlinkList(e)
+    // The alias was already announced: carry that over instead of announcing again.
+    if (e.reported && !other.reported) {
+      other.reported = true
+      other.matched = true
+    }
+    return other
+  }
+
+  private create(id: string, r: BeaconReading, now: number): Entry {
+    const e: Entry = {
+      id,
+      b: emptyBeacon(id, r, now),
+      filter: this.opts.newRssiFilter(),
+      address: r.address,
+      more: undefined,
+      reported: false,
+      matched: false,
+      confirmedSerial: undefined,
+      left: false,
+      snap: undefined,
+      prev: undefined,
+      next: undefined,
+      vendorMajorMinor: false,
+      vendorPower: false,
+      vendorSensors: false,
+    }
+    this.byId.set(id, e)
+    return e
+  }
+
+  private apply(e: Entry, r: BeaconReading, hint: IBeaconHint | undefined, now: number, announce: boolean): void {
+    const wantChanges = announce && e.reported && this.sink.wantsChanged()
+    const before = wantChanges ? changeValues(e.b, Math.round(e.filter.value(e.b.lastSeen))) : undefined
+    mergeReading(e.b, r, e, hint)
+    e.filter.add(r.rssi, now)
+    e.b.lastSeen = now
+    e.snap = undefined
+    this.touch(e)
+    if (before !== undefined) {
+      const changes = diffValues(before, changeValues(e.b, Math.round(e.filter.value(now))))
+      if (changes !== undefined) this.sink.changed(this.snapshot(e), changes)
+    }
+  }
+
+  private evaluate(e: Entry, now: number): void {
+    const { enterRssi, leaveRssi, filter } = this.opts
+    if (!e.reported) {
+      if (!e.matched) e.matched = !filter.identity || matchesFilter(e.b, filter)
+      if (!e.matched) return
+      if (enterRssi !== undefined && !(e.filter.value(now) >= enterRssi)) return
+      if (e.left) {
+        e.b.firstSeen = now
+        e.left = false
+      }
+      e.reported = true
+      e.snap = undefined
+      this.sink.found(this.snapshot(e))
+    } else if (leaveRssi !== undefined && e.filter.value(now) < leaveRssi) {
+      e.reported = false
+      e.left = true
+      this.sink.gone(Object.freeze({ ...this.snapshot(e), inRange: false }))
+    }
+  }
+
+  private snapshot(e: Entry): Beacon {
+    if (e.snap !== undefined) return e.snap
+    const raw = e.filter.value(e.b.lastSeen)
+    const smoothed = Math.round(raw * 10) / 10
+    const acc = accuracy(smoothed, e.b.measuredPower)
+    const snap: Beacon = { ...e.b, smoothedRssi: smoothed, accuracy: acc, proximity: proximity(acc, this.opts.proximityThresholds) }
+    e.snap = Object.freeze(snap)
+    return e.snap
+  }
+
+  /** Moves `e` to the tail (most recently seen) and makes sure the expiry timer is armed. */
+  private touch(e: Entry): void {
+    if (this.tail !== e) {
+      this.unlinkList(e)
+      e.prev = this.tail
+      if (this.tail !== undefined) this.tail.next = e
+      this.tail = e
+      this.head ??= e
+    }
+    if (this.expiryDue === undefined) this.armExpiry()
+  }
+
+  private unlinkList(e: Entry): void {
+    if (e.prev !== undefined) e.prev.next = e.next
+    else if (this.head === e) this.head = e.next
+    if (e.next !== undefined) e.next.prev = e.prev
+    else if (this.tail === e) this.tail = e.prev
+    e.prev = e.next = undefined
+  }
+
+  private armExpiry(): void {
+    const due = this.nextExpiry()
+    if (due === undefined) return
+    this.expiryDue = due
+    // A real timer may fire a little early; expire() then finds nothing due and re-arms.
+    this.cancelExpiry = this.opts.clock.setTimeout(() => this.expire(), Math.max(0, due - this.opts.clock.now()))
+  }
+
+  /** Removes every beacon whose gone time has come; re-arms for the next one. */
+  private expire(): void {
+    this.expiryDue = undefined
+    this.cancelExpiry = undefined
+    const now = this.opts.clock.now()
+    const timeout = this.opts.goneTimeoutMs
+    while (this.head !== undefined && this.head.b.lastSeen + timeout <= now) {
+      const e = this.head
+      this.remove(e)
+      if (e.reported) {
+        const snap = this.snapshot(e)
+        this.sink.gone(Object.freeze({ ...snap, inRange: false }))
+      }
+    }
+    if (this.head !== undefined) this.armExpiry()
+  }
+
+  private remove(e: Entry): void {
+    this.unlinkList(e)
+    if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+    this.unlinkAddress(e.address, e)
+    this.gate.forget(e.address)
+    if (e.more !== undefined) {
+      for (const a of e.more) {
+        this.unlinkAddress(a, e)
+        this.gate.forget(a)
+      }
+    }
+  }
+
+  private unlinkAddress(address: string, e: Entry): void {
+    if (this.byAddress.get(address) === e) this.byAddress.delete(address)
+  }
+}

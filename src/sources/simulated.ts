@@ -1,0 +1,331 @@
+/**
+ * Synthetic beacons: iBeacon and vendor frames (plaintext and encrypted) with a log-distance
+ * path-loss RSSI model, Gaussian noise, lost packets, walking devices and devices that come
+ * and go. Deterministic for a given seed, so fixtures and benchmarks can be regenerated
+ * byte for byte.
+ */
+import { EventEmitter } from 'eventemitter3'
+import type { Advertisement, ServiceData } from '../advertisement.js'
+import { RealClock, VirtualClock } from '../clock.js'
+import type { CancelTimer, Clock } from '../clock.js'
+import { InvalidOptionError } from '../errors.js'
+import { encodeE780 } from '../frames/e780.js'
+import { encodeE781 } from '../frames/e781.js'
+import type { E781Mode } from '../frames/e781.js'
+import { encodeIBeacon } from '../frames/ibeacon.js'
+import type { IBeaconFrame } from '../frames/ibeacon.js'
+import type { MovingState } from '../reading.js'
+import type { BroadcastKey } from '../secure/broadcast-key.js'
+import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
+
+/** A distance (m) that changes over time: from `from` to `to` between `startMs` and `startMs + durationMs`. */
+export interface Walk {
+  from: number
+  to: number
+  startMs: number
+  durationMs: number
+}
+
+/** One vendor frame a device sends (devices cycle through their list, one per interval). */
+export type SimulatedVendorFrame = { frame: 'e780' } | { frame: 'e781'; mode: E781Mode }
+
+/** A simulated device. Times are ms after the simulation's start. */
+export interface SimulatedDevice {
+  address: string
+  /** iBeacon frame in the advertisement. */
+  ibeacon?: IBeaconFrame
+  /** Vendor frames, sent as a scan response 1 ms after the advertisement. */
+  vendor?: SimulatedVendorFrame[]
+  serialNumber?: string
+  hardwareModelName?: string
+  firmwareVersion?: string
+  major?: number
+  minor?: number
+  /** RSSI at 1 m (dBm) for the path-loss model and the vendor frames. Default -59. */
+  measuredPower?: number
+  /** Encrypts 0x81E7 modes 0x10/0x20 and enables 0x41/0x42. */
+  key?: BroadcastKey
+  batteryLevel?: number
+  temperature?: number | null
+  light?: number | null
+  /** Advertising interval in ms (BLE adds 0–10 ms of random delay). Default 500. */
+  intervalMs?: number
+  /** Metres: fixed, or a walk. A walking device reports `moving` and counts steps. */
+  distance: number | Walk
+  appearAtMs?: number
+  leaveAtMs?: number
+}
+
+/** Options of {@link SimulatedSource}. */
+export interface SimulatedSourceOptions {
+  devices: SimulatedDevice[]
+  /** PRNG seed. Default 1. */
+  seed?: number
+  /** Run in virtual time (as fast as possible); the source then exposes `clock`. Default false. */
+  virtual?: boolean
+  /** Virtual mode: clock time of the start. Default 2026-01-01T00:00:00Z. */
+  startTime?: number
+  /** Real mode: the clock to pace with. Default real time. */
+  clock?: Clock
+  /** After this long the source emits `end` and stops. Default: runs until stopped. */
+  durationMs?: number
+  /** Standard deviation of RSSI noise, dB. Default 4. */
+  noiseDb?: number
+  /** Fraction of packets lost, 0–1. Default 0.1. */
+  lossRate?: number
+  /** Path-loss exponent (2 = free space). Default 2. */
+  pathLossExponent?: number
+}
+
+/** mulberry32: tiny, fast and good enough for noise; not for anything secret. */
+export function seededRandom(seed: number): () => number {
+  let a = seed >>> 0
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0
+    let t = a
+    t = Math.imul(t ^ (t >>> 15), t | 1)
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
+  }
+}
+
+/** Distance of a device at time `t` (ms after start). */
+export function distanceAt(d: number | Walk, t: number): number {
+  if (typeof d === 'number') return d
+  const f = Math.min(1, Math.max(0, (t - d.startMs) / d.durationMs))
+  return d.from + (d.to - d.from) * f
+}
+
+/** The nearest lux value the vendor's light encoding (2^e × m × 0.045) can carry. */
+export function representableLux(lux: number | null): number | null {
+  if (lux === null) return null
+  let units = Math.max(0, Math.round(lux / 0.045))
+  let e = 0
+  while (units / 2 ** e > 255) e++
+  units = Math.round(units / 2 ** e)
+  return (units * 2 ** e * 45) / 1000
+}
+
+function isMoving(d: number | Walk, t: number): boolean {
+  return typeof d !== 'number' && t >= d.startMs && t < d.startMs + d.durationMs
+}
+
+interface DeviceState {
+  spec: SimulatedDevice
+  next: number
+  frame: number
+}
+
+function siftDown(heap: DeviceState[], i: number): void {
+  for (;;) {
+    const l = 2 * i + 1
+    const r = l + 1
+    let m = i
+    if (l < heap.length && heap[l].next < heap[m].next) m = l
+    if (r < heap.length && heap[r].next < heap[m].next) m = r
+    if (m === i) return
+    ;[heap[i], heap[m]] = [heap[m], heap[i]]
+    i = m
+  }
+}
+
+/**
+ * A source of simulated advertisements. `advertisements(fromMs, toMs)` yields them directly
+ * (for fixtures and benchmarks); `start()` plays them through a clock.
+ */
+export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> implements AdvertisementSource {
+  /** Present in virtual mode. */
+  readonly clock?: VirtualClock
+  private readonly opts: Required<Pick<SimulatedSourceOptions, 'noiseDb' | 'lossRate' | 'pathLossExponent'>> & SimulatedSourceOptions
+  private readonly pace: Clock
+  private readonly random: () => number
+  private readonly states: DeviceState[]
+  private running = false
+  private cancel: CancelTimer | undefined
+  private origin = 0
+  private spare: number | undefined
+
+  constructor(options: SimulatedSourceOptions) {
+    super()
+    if (typeof options !== 'object' || options === null || !Array.isArray(options.devices)) {
+      throw new InvalidOptionError('invalid_option', 'SimulatedSource needs { devices: [...] }.', { option: 'devices' })
+    }
+    const check = (ok: boolean, option: string, what: string): void => {
+      if (!ok) throw new InvalidOptionError('invalid_option', `${option} ${what}`, { option })
+    }
+    check(options.noiseDb === undefined || options.noiseDb >= 0, 'noiseDb', 'must be >= 0 dB.')
+    check(options.lossRate === undefined || (options.lossRate >= 0 && options.lossRate < 1), 'lossRate', 'must be in [0, 1).')
+    check(options.pathLossExponent === undefined || options.pathLossExponent > 0, 'pathLossExponent', 'must be > 0.')
+    check(options.durationMs === undefined || options.durationMs > 0, 'durationMs', 'must be a positive number of ms.')
+    for (const d of options.devices) {
+      check(typeof d.address === 'string' && /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(d.address), 'devices[].address', 'must be lower-case aa:bb:cc:dd:ee:ff.')
+      check(d.intervalMs === undefined || d.intervalMs >= 20, 'devices[].intervalMs', 'must be >= 20 ms (BLE minimum).')
+    }
+    this.opts = { noiseDb: 4, lossRate: 0.1, pathLossExponent: 2, ...options }
+    this.random = seededRandom(options.seed ?? 1)
+    this.states = options.devices.map((spec) => ({ spec, next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }))
+    this.pace = options.clock ?? new RealClock()
+    if (options.virtual === true) this.clock = new VirtualClock(options.startTime ?? Date.UTC(2026, 0, 1))
+  }
+
+  /**
+   * Advertisements up to `toMs` (ms after the start, exclusive), in time order, with
+   * timestamps `origin + t`. Consumes the PRNG: call it once per source.
+   */
+  *advertisements(toMs: number, origin = this.opts.startTime ?? Date.UTC(2026, 0, 1)): Generator<Advertisement> {
+    // A min-heap on next send time: 10,000 devices must not cost a linear scan per packet.
+    const heap = this.states.filter((s) => s.next < toMs).sort((a, b) => a.next - b.next)
+    while (heap.length > 0) {
+      const best = heap[0]
+      const t = Math.round(best.next)
+      yield* this.packets(best, t, origin)
+      best.next += (best.spec.intervalMs ?? 500) + this.random() * 10
+      if (best.spec.leaveAtMs !== undefined && best.next >= best.spec.leaveAtMs) best.next = Infinity
+      if (best.next >= toMs) {
+        const last = heap.pop() as DeviceState
+        if (heap.length === 0) break
+        heap[0] = last
+      }
+      siftDown(heap, 0)
+    }
+  }
+
+  async start(): Promise<void> {
+    if (this.running) return
+    this.running = true
+    this.origin = this.clock?.now() ?? this.pace.now()
+    const end = this.opts.durationMs ?? Infinity
+    const gen = this.advertisements(end, this.origin)
+    if (this.clock !== undefined) {
+      const clock = this.clock
+      setImmediate(() => void this.pumpVirtual(gen, clock))
+    } else {
+      this.scheduleReal(gen, end)
+    }
+  }
+
+  async stop(): Promise<void> {
+    this.running = false
+    this.cancel?.()
+    this.cancel = undefined
+  }
+
+  private async pumpVirtual(gen: Generator<Advertisement>, clock: VirtualClock): Promise<void> {
+    let n = 0
+    try {
+      for (const adv of gen) {
+        if (!this.running) return
+        clock.advanceTo(adv.timestamp)
+        this.emit('advertisement', adv)
+        if (++n % 2000 === 0) await new Promise((r) => setImmediate(r))
+      }
+    } catch (err) {
+      // A device description the encoders refuse: report it rather than die silently.
+      this.running = false
+      this.emit('error', err instanceof Error ? err : new Error(String(err)))
+      return
+    }
+    if (this.running && this.opts.durationMs !== undefined) {
+      clock.advanceTo(this.origin + this.opts.durationMs)
+      this.running = false
+      this.emit('end')
+    }
+  }
+
+  private scheduleReal(gen: Generator<Advertisement>, end: number): void {
+    let pending: IteratorResult<Advertisement>
+    try {
+      pending = gen.next()
+    } catch (err) {
+      this.running = false
+      this.emit('error', err instanceof Error ? err : new Error(String(err)))
+      return
+    }
+    const step = (): void => {
+      try {
+        advance()
+      } catch (err) {
+        this.running = false
+        this.emit('error', err instanceof Error ? err : new Error(String(err)))
+      }
+    }
+    const advance = (): void => {
+      this.cancel = undefined
+      const now = this.pace.now()
+      while (this.running && pending.done !== true && pending.value.timestamp <= now) {
+        this.emit('advertisement', pending.value)
+        pending = gen.next()
+      }
+      if (!this.running) return
+      if (pending.done === true) {
+        if (end !== Infinity) {
+          this.running = false
+          this.emit('end')
+        }
+        return
+      }
+      this.cancel = this.pace.setTimeout(step, pending.value.timestamp - now)
+    }
+    step()
+  }
+
+  private gaussian(): number {
+    if (this.spare !== undefined) {
+      const s = this.spare
+      this.spare = undefined
+      return s
+    }
+    // Box–Muller; 1 - random() keeps log() away from 0.
+    const u = 1 - this.random()
+    const v = this.random()
+    const r = Math.sqrt(-2 * Math.log(u))
+    this.spare = r * Math.sin(2 * Math.PI * v)
+    return r * Math.cos(2 * Math.PI * v)
+  }
+
+  private rssiAt(spec: SimulatedDevice, t: number): number {
+    const d = Math.max(0.05, distanceAt(spec.distance, t))
+    const power = spec.measuredPower ?? -59
+    const rssi = power - 10 * this.opts.pathLossExponent * Math.log10(d) + this.gaussian() * this.opts.noiseDb
+    return Math.max(-127, Math.min(0, Math.round(rssi)))
+  }
+
+  private *packets(s: DeviceState, t: number, origin: number): Generator<Advertisement> {
+    const spec = s.spec
+    if (spec.ibeacon !== undefined && this.random() >= this.opts.lossRate) {
+      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: encodeIBeacon(spec.ibeacon) }
+    }
+    const vendor = spec.vendor
+    if (vendor === undefined || vendor.length === 0) return
+    const frame = vendor[s.frame++ % vendor.length]
+    if (this.random() < this.opts.lossRate) return
+    yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t + 1), timestamp: origin + t + 1, connectable: false, serviceData: [this.vendorData(spec, frame, t)] }
+  }
+
+  private vendorData(spec: SimulatedDevice, frame: SimulatedVendorFrame, t: number): ServiceData {
+    const moving = isMoving(spec.distance, t)
+    const movingState: MovingState = moving ? 'moving' : 'still'
+    // A walking device's accelerometer counts about two steps a second.
+    const walk = typeof spec.distance === 'number' ? undefined : spec.distance
+    const steps = walk === undefined ? 0 : Math.floor(Math.max(0, Math.min(t, walk.startMs + walk.durationMs) - walk.startMs) / 500)
+    const common = {
+      hardwareModelName: spec.hardwareModelName ?? (frame.frame === 'e780' ? 'B0' : 'C0'),
+      firmwareVersion: spec.firmwareVersion ?? (frame.frame === 'e780' ? '2.3' : '4.1'),
+      serialNumber: spec.serialNumber ?? '0117C5000000',
+      major: spec.major ?? spec.ibeacon?.major ?? 0,
+      minor: spec.minor ?? spec.ibeacon?.minor ?? 0,
+      batteryLevel: spec.batteryLevel ?? 90,
+      temperature: spec.temperature === undefined ? 22 : spec.temperature,
+      light: representableLux(spec.light === undefined ? 120 : spec.light),
+      accelerometerCount: steps & 0xffff,
+      movingState,
+    }
+    if (frame.frame === 'e780') return { uuid: '80e7', data: encodeE780(common) }
+    const randomCode = 1 + Math.floor(this.random() * 0xfffe)
+    const data = encodeE781(
+      { ...common, mode: frame.mode, measuredPower: spec.measuredPower ?? -59, transmitPower: 5, advertisingInterval: 417.5 },
+      spec.key === undefined ? {} : { key: spec.key, randomCode },
+    )
+    return { uuid: '81e7', data }
+  }
+}
