@@ -125,6 +125,16 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     await source.stop()
   })
 
+  it('serviceUuids limits reports to devices carrying that service (service data counts)', async () => {
+    const { device, source, ads } = rig(19, { serviceUuids: ['81E7'] })
+    await source.start()
+    device.inject(beaconPacket('d0:00:00:00:00:19'))
+    device.inject({ type: ADV_NONCONN_IND, address: 'd0:00:00:00:00:1a', data: Buffer.concat([flags, serviceData16(0x81e7, [1, 2])]), rssi: -50 })
+    await settle()
+    expect(ads.map((a) => a.address)).toEqual(['d0:00:00:00:00:1a'])
+    await source.stop()
+  })
+
   it('resumes scanning after the adapter is powered off and on', async () => {
     const { device, source, ads, states } = rig(12)
     await source.start()
