@@ -13,21 +13,21 @@
 const SBOX = new Uint8Array(256)
 const INV_SBOX = new Uint8Array(256)
 // Encryption T-tables: SubBytes + MixColumns for one byte, each table a byte rotation of TE0.
-const TE0 = new Uint32Array(256)
-const TE1 = new Uint32Array(256)
-const TE2 = new Uint32Array(256)
-const TE3 = new Uint32Array(256)
+const TE0 = new Int32Array(256)
+const TE1 = new Int32Array(256)
+const TE2 = new Int32Array(256)
+const TE3 = new Int32Array(256)
 // Decryption T-tables: InvSubBytes + InvMixColumns for one byte.
-const TD0 = new Uint32Array(256)
-const TD1 = new Uint32Array(256)
-const TD2 = new Uint32Array(256)
-const TD3 = new Uint32Array(256)
+const TD0 = new Int32Array(256)
+const TD1 = new Int32Array(256)
+const TD2 = new Int32Array(256)
+const TD3 = new Int32Array(256)
 // InvMixColumns alone (no S-box), to turn round keys into those of the equivalent inverse cipher.
-const IM0 = new Uint32Array(256)
-const IM1 = new Uint32Array(256)
-const IM2 = new Uint32Array(256)
-const IM3 = new Uint32Array(256)
-const RCON = new Uint32Array([0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36].map((r) => (r << 24) >>> 0))
+const IM0 = new Int32Array(256)
+const IM1 = new Int32Array(256)
+const IM2 = new Int32Array(256)
+const IM3 = new Int32Array(256)
+const RCON = new Int32Array([0x01, 0x02, 0x04, 0x08, 0x10, 0x20, 0x40, 0x80, 0x1b, 0x36].map((r) => (r << 24) >>> 0))
 
 function buildTables(): void {
   // GF(2^8) exp/log tables with generator 3, from which the S-box and the multiplications follow.
@@ -79,7 +79,7 @@ buildTables()
 
 // Scratch space for one key schedule; JS runs one call at a time, so sharing it is safe and
 // keeps the per-frame path free of allocations.
-const RK = new Uint32Array(44)
+const RK = new Int32Array(44)
 
 /** Expands a 128-bit key given as four big-endian words into RK. */
 function expandKey(k0: number, k1: number, k2: number, k3: number): void {
@@ -101,7 +101,7 @@ function expandKey(k0: number, k1: number, k2: number, k3: number): void {
 }
 
 function readWord(b: Uint8Array, o: number): number {
-  return ((b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]) >>> 0
+  return (b[o] << 24) | (b[o + 1] << 16) | (b[o + 2] << 8) | b[o + 3]
 }
 
 function writeWord(b: Uint8Array, o: number, w: number): void {
@@ -136,10 +136,10 @@ export function aes128EncryptBlock(
     const t1 = TE0[s1 >>> 24] ^ TE1[(s2 >>> 16) & 255] ^ TE2[(s3 >>> 8) & 255] ^ TE3[s0 & 255] ^ rk[r + 1]
     const t2 = TE0[s2 >>> 24] ^ TE1[(s3 >>> 16) & 255] ^ TE2[(s0 >>> 8) & 255] ^ TE3[s1 & 255] ^ rk[r + 2]
     const t3 = TE0[s3 >>> 24] ^ TE1[(s0 >>> 16) & 255] ^ TE2[(s1 >>> 8) & 255] ^ TE3[s2 & 255] ^ rk[r + 3]
-    s0 = t0 >>> 0
-    s1 = t1 >>> 0
-    s2 = t2 >>> 0
-    s3 = t3 >>> 0
+    s0 = t0
+    s1 = t1
+    s2 = t2
+    s3 = t3
   }
   const S = SBOX
   writeWord(out, outOff, ((S[s0 >>> 24] << 24) | (S[(s1 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s3 & 255]) ^ rk[40])
@@ -153,6 +153,40 @@ function invMix(w: number): number {
   return IM0[w >>> 24] ^ IM1[(w >>> 16) & 255] ^ IM2[(w >>> 8) & 255] ^ IM3[w & 255]
 }
 
+// Round keys passed through InvMixColumns, for the middle rounds of the inverse cipher.
+const DK = new Int32Array(44)
+
+/**
+ * Expands the key into RK and, alongside, DK = InvMixColumns(RK). InvMixColumns is linear and
+ * all but the first word of each round key are xors of earlier words, so DK follows the same
+ * recurrence: one InvMixColumns per round instead of four.
+ */
+function expandDecryptionKey(k0: number, k1: number, k2: number, k3: number): void {
+  const rk = RK
+  const dk = DK
+  rk[0] = k0
+  rk[1] = k1
+  rk[2] = k2
+  rk[3] = k3
+  dk[0] = invMix(k0)
+  dk[1] = invMix(k1)
+  dk[2] = invMix(k2)
+  dk[3] = invMix(k3)
+  for (let i = 4, r = 0; i < 44; i += 4, r++) {
+    const t = rk[i - 1]
+    const g =
+      ((SBOX[(t >>> 16) & 255] << 24) | (SBOX[(t >>> 8) & 255] << 16) | (SBOX[t & 255] << 8) | SBOX[t >>> 24]) ^ RCON[r]
+    rk[i] = rk[i - 4] ^ g
+    rk[i + 1] = rk[i - 3] ^ rk[i]
+    rk[i + 2] = rk[i - 2] ^ rk[i + 1]
+    rk[i + 3] = rk[i - 1] ^ rk[i + 2]
+    dk[i] = dk[i - 4] ^ invMix(g)
+    dk[i + 1] = dk[i - 3] ^ dk[i]
+    dk[i + 2] = dk[i - 2] ^ dk[i + 1]
+    dk[i + 3] = dk[i - 1] ^ dk[i + 2]
+  }
+}
+
 /**
  * AES-128 decryption of one block (ECB, no padding): `input[inOff..+16]` → `out[outOff..+16]`.
  * The key is four big-endian words (see {@link keyWords}); `out` may be `input`.
@@ -161,21 +195,22 @@ export function aes128DecryptBlock(
   k0: number, k1: number, k2: number, k3: number,
   input: Uint8Array, inOff: number, out: Uint8Array, outOff: number,
 ): void {
-  expandKey(k0, k1, k2, k3)
+  expandDecryptionKey(k0, k1, k2, k3)
   const rk = RK
+  const dk = DK
   let s0 = readWord(input, inOff) ^ rk[40]
   let s1 = readWord(input, inOff + 4) ^ rk[41]
   let s2 = readWord(input, inOff + 8) ^ rk[42]
   let s3 = readWord(input, inOff + 12) ^ rk[43]
   for (let r = 36; r > 0; r -= 4) {
-    const t0 = TD0[s0 >>> 24] ^ TD1[(s3 >>> 16) & 255] ^ TD2[(s2 >>> 8) & 255] ^ TD3[s1 & 255] ^ invMix(rk[r])
-    const t1 = TD0[s1 >>> 24] ^ TD1[(s0 >>> 16) & 255] ^ TD2[(s3 >>> 8) & 255] ^ TD3[s2 & 255] ^ invMix(rk[r + 1])
-    const t2 = TD0[s2 >>> 24] ^ TD1[(s1 >>> 16) & 255] ^ TD2[(s0 >>> 8) & 255] ^ TD3[s3 & 255] ^ invMix(rk[r + 2])
-    const t3 = TD0[s3 >>> 24] ^ TD1[(s2 >>> 16) & 255] ^ TD2[(s1 >>> 8) & 255] ^ TD3[s0 & 255] ^ invMix(rk[r + 3])
-    s0 = t0 >>> 0
-    s1 = t1 >>> 0
-    s2 = t2 >>> 0
-    s3 = t3 >>> 0
+    const t0 = TD0[s0 >>> 24] ^ TD1[(s3 >>> 16) & 255] ^ TD2[(s2 >>> 8) & 255] ^ TD3[s1 & 255] ^ dk[r]
+    const t1 = TD0[s1 >>> 24] ^ TD1[(s0 >>> 16) & 255] ^ TD2[(s3 >>> 8) & 255] ^ TD3[s2 & 255] ^ dk[r + 1]
+    const t2 = TD0[s2 >>> 24] ^ TD1[(s1 >>> 16) & 255] ^ TD2[(s0 >>> 8) & 255] ^ TD3[s3 & 255] ^ dk[r + 2]
+    const t3 = TD0[s3 >>> 24] ^ TD1[(s2 >>> 16) & 255] ^ TD2[(s1 >>> 8) & 255] ^ TD3[s0 & 255] ^ dk[r + 3]
+    s0 = t0
+    s1 = t1
+    s2 = t2
+    s3 = t3
   }
   const S = INV_SBOX
   writeWord(out, outOff, ((S[s0 >>> 24] << 24) | (S[(s3 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s1 & 255]) ^ rk[0])
