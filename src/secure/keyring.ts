@@ -14,6 +14,8 @@ interface KeyringState {
   readonly byId: Map<number, { key: BroadcastKey; material: KeyMaterial }>
   /** Decrypted blocks of recent frames; created on first use, cleared whenever keys change. */
   cache: BlockCache | undefined
+  /** Bumped on every change of keys, so caches of decoded frames elsewhere can tell. */
+  version: number
 }
 
 // Assigned in Keyring's static block so the decryption path can reach the private state
@@ -25,7 +27,7 @@ let stateOf: (keyring: Keyring) => KeyringState
  * Nothing about it prints key material: JSON and `util.inspect` show the key ids only.
  */
 export class Keyring {
-  readonly #state: KeyringState = { byId: new Map(), cache: undefined }
+  readonly #state: KeyringState = { byId: new Map(), cache: undefined, version: 0 }
 
   static {
     stateOf = (k) => k.#state
@@ -112,13 +114,18 @@ export class Keyring {
     }
     state.byId.set(id, { key: k, material: keyMaterial(k) })
     state.cache?.clear()
+    state.version++
     return this
   }
 
   /** Removes the key with this key id (4 hex digits or a number); true if one was removed. */
   remove(keyId: string | number): boolean {
-    const removed = this.#state.byId.delete(toId(keyId))
-    if (removed) this.#state.cache?.clear()
+    const state = this.#state
+    const removed = state.byId.delete(toId(keyId))
+    if (removed) {
+      state.cache?.clear()
+      state.version++
+    }
     return removed
   }
 
@@ -178,4 +185,13 @@ export function decryptFrameBlock(keyring: Keyring, keyId: number, payload: Uint
   const cache = (state.cache ??= new BlockCache())
   cache.decrypt(entry.material, keyId, payload, out)
   return true
+}
+
+/**
+ * @internal A number that changes whenever keys are added to or removed from `keyring`: a
+ * cache of decoded frames (the Decoder's per-address cache) must drop encrypted results when it
+ * changes, or a key added at run time would not take effect for unchanged payloads.
+ */
+export function keyringVersion(keyring: Keyring): number {
+  return stateOf(keyring).version
 }

@@ -5,7 +5,7 @@ import { inspect } from 'node:util'
 import { afterAll, describe, expect, it } from 'vitest'
 import { BroadcastKeyError, InvalidOptionError } from '../../src/errors.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
-import { Keyring } from '../../src/secure/keyring.js'
+import { Keyring, keyringVersion } from '../../src/secure/keyring.js'
 import { randomKeyString, secretFragments, seeded } from './helpers.js'
 
 const RAW = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
@@ -36,6 +36,19 @@ describe('Keyring: adding, removing, listing', () => {
     expect(ring.has('ab13')).toBe(false)
     expect(ring.get('ab12')?.equals(parseBroadcastKey(other))).toBe(true)
     expect(ring.get('ffff')).toBeUndefined()
+  })
+
+  it('changes its version on every change of keys, and only then', () => {
+    const ring = new Keyring()
+    const v0 = keyringVersion(ring)
+    ring.add(RAW)
+    const v1 = keyringVersion(ring)
+    expect(v1).not.toBe(v0)
+    ring.add(RAW) // the same key again: no change
+    ring.remove('0002') // nothing removed
+    expect(keyringVersion(ring)).toBe(v1)
+    ring.remove('0001')
+    expect(keyringVersion(ring)).not.toBe(v1)
   })
 
   it('takes an iterable in the constructor', () => {
