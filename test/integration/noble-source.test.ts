@@ -11,6 +11,7 @@ import {
   ADV_NONCONN_IND,
   AD_FLAGS,
   AD_MANUFACTURER_SPECIFIC,
+  AD_TX_POWER_LEVEL,
   FLAGS_LE_GENERAL_NO_BREDR,
   OP,
   SCAN_RSP,
@@ -132,6 +133,32 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     device.inject({ type: ADV_NONCONN_IND, address: 'd0:00:00:00:00:1a', data: Buffer.concat([flags, serviceData16(0x81e7, [1, 2])]), rssi: -50 })
     await settle()
     expect(ads.map((a) => a.address)).toEqual(['d0:00:00:00:00:1a'])
+    await source.stop()
+  })
+
+  it('malformed advertising data never crashes the source; later packets still arrive', async () => {
+    const { device, source, ads } = rig(25)
+    await source.start()
+    const address = 'd0:00:00:00:00:25'
+    const warn = console.warn
+    const warned: unknown[] = []
+    console.warn = (...args: unknown[]) => void warned.push(args)
+    try {
+      // A Tx Power Level structure without its byte: noble's parser throws on it and its HCI layer catches that.
+      device.inject({ type: ADV_NONCONN_IND, address, data: Buffer.from([0x01, AD_TX_POWER_LEVEL]), rssi: -50 })
+      // An AD length running past the end of the data: noble stops parsing there.
+      device.inject({ type: ADV_NONCONN_IND, address: 'd0:00:00:00:00:26', data: Buffer.from([0x1e, AD_MANUFACTURER_SPECIFIC, 0x4c]), rssi: -50 })
+      // A report whose data length claims more bytes than the event carries.
+      device.deliver(Buffer.from([0x04, 0x3e, 0x0c, 0x02, 0x01, 0x03, 0x00, 1, 2, 3, 4, 5, 6, 0x1f, 0x02]))
+      await settle()
+    } finally {
+      console.warn = warn
+    }
+    expect(warned.length).toBeGreaterThan(0)
+    expect(ads.every((a) => a.manufacturerData === undefined && a.txPowerLevel === undefined)).toBe(true)
+    device.inject(beaconPacket(address))
+    await settle()
+    expect(hex(ads.at(-1)?.manufacturerData)).toBe(hex(iBeaconManufacturerData(UUID, 1, 2, -59)))
     await source.stop()
   })
 
