@@ -97,10 +97,10 @@ export function mergeReading(b: Beacon, r: BeaconReading, st: MergeState, hint: 
     }
   }
   if (r.measuredPower !== undefined) {
-    const fromIBeacon = hint !== undefined && r.measuredPower === hint.measuredPower && !vendor
+    const fromIBeacon = hint !== undefined && r.measuredPower === hint.measuredPower
     if (!fromIBeacon || !st.vendorPower) {
       b.measuredPower = r.measuredPower
-      if (vendor) st.vendorPower = true
+      if (vendor && !fromIBeacon) st.vendorPower = true
     }
   }
   const tlmOnly = onlyEddystone(r.frames)
