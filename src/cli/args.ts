@@ -48,7 +48,7 @@ export type ParsedCommand =
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; speed: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
-  | { command: 'emulate'; port: number; host: string; json: boolean; email: string; passwordFile?: string }
+  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -350,7 +350,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         port,
         host: str(values, 'host') ?? '127.0.0.1',
         json: bool(values, 'json'),
-        email: str(values, 'email') ?? 'demo@beaconkit.test',
+        ...optional('email', str(values, 'email')),
         ...optional('passwordFile', str(values, 'password-file')),
       }
     }

@@ -93,8 +93,8 @@ AccountClient without a real account. Runs until Ctrl-C.
 
   --port <port>          TCP port (default 8080; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
-  --email <address>      the emulated account (default demo@beaconkit.test)
-  --password-file <file> its password (default: the password "demo")
+  --email <address>      the emulated account (default demo@example.com)
+  --password-file <file> its password (default: demo-password)
   --json                 print the listening address as a JSON line
 ${COMMON_TAIL}`,
 

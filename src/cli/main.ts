@@ -1,3 +1,50 @@
-// Entry point of the `beaconkit` command; the commands themselves live beside it.
-console.error('beaconkit: the command line is not built yet')
-process.exitCode = 1
+// Entry point of the `beaconkit` command: parse, dispatch, and turn every failure into one
+// clear line on stderr and an exit code. The commands live beside it.
+import { createRequire } from 'node:module'
+import { parseCommandLine } from './args.js'
+import type { ParsedCommand } from './args.js'
+import { EXIT, errorLine, exitCodeFor } from './exit.js'
+import { helpText } from './help.js'
+import { runKeysCheck } from './keys.js'
+import { runCommand } from './commands.js'
+
+function version(): string {
+  // Two levels up from both src/cli/ and dist/cli/ is the package root.
+  const pkg = createRequire(import.meta.url)('../../package.json') as { version?: string }
+  return pkg.version ?? 'unknown'
+}
+
+async function dispatch(parsed: ParsedCommand): Promise<number> {
+  switch (parsed.command) {
+    case 'help':
+      process.stdout.write(`${helpText(parsed.topic)}\n`)
+      return EXIT.ok
+    case 'version':
+      process.stdout.write(`beaconkit ${version()}\n`)
+      return EXIT.ok
+    case 'keys-check':
+      return runKeysCheck(parsed, process.stdout)
+    default:
+      return runCommand(parsed)
+  }
+}
+
+async function main(argv: string[]): Promise<number> {
+  // A reader that goes away (`beaconkit … | head`) is a normal way to stop, not a crash.
+  process.stdout.on('error', (error: NodeJS.ErrnoException) => {
+    if (error.code === 'EPIPE') process.exit(EXIT.ok)
+    throw error
+  })
+  try {
+    return await dispatch(parseCommandLine(argv))
+  } catch (error) {
+    process.stderr.write(`${errorLine(error)}\n`)
+    return exitCodeFor(error)
+  }
+}
+
+const code = await main(process.argv.slice(2))
+process.exitCode = code
+// Everything is stopped and flushed by now; a handle a library forgot to close must not keep
+// the command hanging.
+setTimeout(() => process.exit(code), 2000).unref()

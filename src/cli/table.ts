@@ -10,7 +10,8 @@ import type { RssiSample } from './sparkline.js'
 
 /** What the status line above the table says. */
 export interface TableStatus {
-  adapterState: AdapterState
+  /** Absent for sources without an adapter (replays, the simulator). */
+  adapterState?: AdapterState
   /** Advertisements per second over the last tick. */
   advertsPerSecond: number
   /** Beacons in range (may exceed the rows shown). */
@@ -147,7 +148,7 @@ function byAccuracy(a: Beacon, b: Beacon): number {
 export function renderStatus(status: TableStatus): string {
   const parts = [
     status.label === undefined ? 'beaconkit' : `beaconkit ${status.label}`,
-    `adapter ${status.adapterState}`,
+    ...(status.adapterState === undefined ? [] : [`adapter ${status.adapterState}`]),
     `${Math.round(status.advertsPerSecond)} adverts/s`,
     `${status.inRange} in range`,
     `${status.rejected} rejected`,

@@ -64,7 +64,7 @@ describe('parseCommandLine', () => {
     expect(parseCommandLine(['keys', 'check', '--keys-file', 'f', '--now', '2015-01-01T00:00:00Z'])).toEqual({
       command: 'keys-check', keysFile: 'f', json: false, now: Date.parse('2015-01-01T00:00:00Z'),
     })
-    expect(parseCommandLine(['emulate', '--port', '0'])).toEqual({ command: 'emulate', port: 0, host: '127.0.0.1', json: false, email: 'demo@beaconkit.test' })
+    expect(parseCommandLine(['emulate', '--port', '0'])).toEqual({ command: 'emulate', port: 0, host: '127.0.0.1', json: false })
     expect(parseCommandLine(['record', 'out.jsonl', '--simulate', '--duration', '1.5'])).toEqual({
       command: 'record', file: 'out.jsonl', json: false, simulate: true, seed: 1, durationMs: 1500,
     })

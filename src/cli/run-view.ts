@@ -1,0 +1,135 @@
+/**
+ * The loop shared by `scan`, `replay` and `simulate`: a source feeds a scanner, whose events
+ * go to the live table (on a terminal) or to JSON lines, and optionally to an uploader; it
+ * ends on Ctrl-C, after a duration, or when a finite source ran out and its beacons aged out.
+ */
+
+import { BeaconScanner } from '../scanner.js'
+import type { Beacon } from '../reading.js'
+import type { AdapterState, AdvertisementSource } from '../sources/source.js'
+import type { ViewFlags } from './args.js'
+import { EXIT } from './exit.js'
+import { JsonLinesOutput } from './json-lines.js'
+import { loadKeyring } from './keys.js'
+import { TableScreen } from './screen.js'
+import type { TerminalLike } from './screen.js'
+import { handleSignals } from './shutdown.js'
+import type { TableStatus } from './table.js'
+import { startUpload } from './upload.js'
+import type { UploadEventSource } from '../cloud/uploader.js'
+
+/** What a view command runs. */
+export interface ViewRun {
+  source: AdvertisementSource
+  /** Shown in the status line, e.g. `replay demo.jsonl`. */
+  label: string
+  view: ViewFlags
+  /** Stop after this long on the run's clock. */
+  durationMs?: number
+  /** For a finite source: at its end, let the beacons age out, then stop (exit 0). */
+  drainAtEnd?: boolean
+  /** The source is a Bluetooth adapter: show its state. */
+  adapter?: boolean
+}
+
+/** Where the run writes; process.stdout/stderr unless a test says otherwise. */
+export interface ViewStreams {
+  stdout: TerminalLike & { isTTY?: boolean }
+  stderr: { write(text: string): unknown }
+}
+
+/** Frames refused so far: unusable envelopes plus encrypted frames that failed verification. */
+function rejectedCount(scanner: BeaconScanner): number {
+  const { malformed, secure } = scanner.stats
+  return malformed + Object.values(secure.rejected).reduce((sum, n) => sum + n, 0)
+}
+
+/** Runs one view command to its end and returns the exit code. */
+export async function runView(run: ViewRun, streams: ViewStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  const { source, view } = run
+  // Read everything that can be wrong before anything starts, so a bad key or file fails fast.
+  const keys = await loadKeyring(view.keys, view.keysFile)
+  const scanner = new BeaconScanner({
+    source,
+    ...(keys === undefined ? {} : { keys }),
+    filter: view.filter,
+  })
+  const clock = scanner.clock
+  const tty = !view.json && streams.stdout.isTTY === true
+  const screen = tty ? new TableScreen(streams.stdout) : undefined
+  const json = tty ? undefined : new JsonLinesOutput(streams.stdout)
+  const warnings: string[] = []
+  const warn = (text: string): void => {
+    // On the live table a stderr line would tear the screen: keep it for after.
+    if (screen === undefined) streams.stderr.write(`beaconkit: warning: ${text}\n`)
+    else warnings.push(text)
+  }
+  // eventemitter3's generic on/off do not match the uploader's overloads structurally; the events do.
+  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner as unknown as UploadEventSource, warn)
+
+  // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
+  let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
+  let adverts = 0
+  let lastTick: { time: number; adverts: number } | undefined
+  source.on('advertisement', () => {
+    adverts++
+  })
+
+  let finish!: (code: number) => void
+  const done = new Promise<number>((resolve) => {
+    finish = resolve
+  })
+
+  scanner.on('state', (state: AdapterState) => {
+    adapterState = state
+  })
+  scanner.on('warning', (w) => warn(w.message))
+  scanner.on('error', (e) => warn(e.message))
+  scanner.on('found', (beacon: Beacon) => json?.write({ event: 'found', time: clock.now(), beacon }))
+  scanner.on('gone', (beacon: Beacon) => {
+    json?.write({ event: 'gone', time: clock.now(), beacon })
+    screen?.forget(beacon.id)
+  })
+  scanner.on('changed', (beacon: Beacon, changes: unknown) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
+  scanner.on('updated', (beacons: Beacon[]) => {
+    const now = clock.now()
+    json?.write({ event: 'updated', time: now, beacons })
+    if (screen !== undefined) {
+      const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((adverts - lastTick.adverts) * 1000) / (now - lastTick.time)
+      lastTick = { time: now, adverts }
+      const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label }
+      screen.update(beacons, status, now)
+    }
+  })
+
+  const restore = (): void => screen?.close()
+  process.on('exit', restore)
+  const removeSignals = handleSignals(() => finish(EXIT.ok), restore)
+  const cancelDuration = run.durationMs === undefined ? undefined : clock.setTimeout(() => finish(EXIT.ok), run.durationMs)
+
+  try {
+    if (screen !== undefined) {
+      screen.open()
+      screen.update([], { adapterState, advertsPerSecond: 0, inRange: 0, rejected: 0, label: run.label }, clock.now())
+    }
+    // Ctrl-C while the adapter is still starting (waiting for poweredOn) must not wait for it.
+    const started = await Promise.race([scanner.start().then(() => true), done.then(() => false)])
+    if (!started) return await done
+    // A finite source has ended and its beacons aged out (in virtual time, as fast as possible).
+    if (run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
+    return await done
+  } finally {
+    cancelDuration?.()
+    await scanner.stop()
+    json?.close()
+    if (upload !== undefined) await upload.close()
+    restore()
+    process.off('exit', restore)
+    removeSignals()
+    if (warnings.length > 0) {
+      const shown = warnings.slice(-10)
+      for (const w of shown) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+      if (warnings.length > shown.length) streams.stderr.write(`beaconkit: (${warnings.length - shown.length} earlier warnings not shown)\n`)
+    }
+  }
+}
