@@ -14,7 +14,8 @@ export interface NobleSourceOptions {
   /**
    * Restart scanning when no advertisement arrived for this long while scanning (adapters,
    * notably on Raspberry Pis, stop reporting without any error). Default 30 000 ms; 0 disables.
-   * Repeated restarts without any advertisement back off up to 16× this interval.
+   * Repeated restarts without any advertisement back off up to 16× this interval. With
+   * `allowDuplicates: false` silence is normal (each device reports once): consider 0 then.
    */
   watchdogMs?: number
   /** Report every advertisement, not just the first per address. Default `true` (beacons need every packet). */
