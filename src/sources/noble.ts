@@ -18,6 +18,7 @@ import { loadNoble } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
 import { NoblePruner } from './noble-prune.js'
+import { ScanWatchdog } from './scan-watchdog.js'
 import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
 
 export type { NobleSourceOptions } from './noble-options.js'
@@ -37,8 +38,6 @@ export interface NobleSourceStats {
 }
 
 const ADAPTER_STATES: readonly string[] = ['unknown', 'resetting', 'unsupported', 'unauthorized', 'poweredOff', 'poweredOn']
-/** Watchdog back-off cap: with no beacon around, restart at most every 16 × watchdogMs. */
-const MAX_BACKOFF_SHIFT = 4
 /** Pause before resuming a scan that another program stopped, so two programs cannot ping-pong at full speed. */
 const RESUME_DELAY_MS = 1000
 
@@ -82,9 +81,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private settleStart: ((error?: Error) => void) | undefined
   private scanning = false
   private lastState: AdapterState | undefined
-  private lastActivity = 0
-  private backoff = 0
-  private cancelWatchdog: CancelTimer | undefined
+  private readonly watchdog: ScanWatchdog
   private cancelPrune: CancelTimer | undefined
   private cancelStartTimeout: CancelTimer | undefined
   private cancelResume: CancelTimer | undefined
@@ -94,6 +91,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     super()
     this.options = resolveNobleOptions(options)
     if (this.options.clockGiven) this.clock = this.options.clock
+    this.watchdog = new ScanWatchdog(this.options.clock, this.options.watchdogMs, (silent) => this.onStall(silent))
   }
 
   /** A copy of the counters. */
@@ -186,11 +184,11 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private teardown(): void {
     this.phase = 'stopped'
     this.scanning = false
-    this.cancelWatchdog?.()
+    this.watchdog.stop()
     this.cancelPrune?.()
     this.cancelStartTimeout?.()
     this.cancelResume?.()
-    this.cancelWatchdog = this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
+    this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
     const noble = this.noble
     if (noble === undefined || !this.attached) return
     this.attached = false
@@ -234,8 +232,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       return
     }
     this.scanning = false
-    this.cancelWatchdog?.()
-    this.cancelWatchdog = undefined
+    this.watchdog.stop()
     if (state === 'unsupported' || state === 'unauthorized' || state === 'poweredOff') {
       const error = bluetoothErrorForState(state, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(error)
@@ -247,7 +244,6 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private readonly onScanStart = (): void => {
     const resumed = this.phase === 'running' && !this.scanning
     this.scanning = true
-    this.lastActivity = this.options.clock.now()
     if (resumed) this.counters.resumes++
     if (this.phase === 'starting') {
       this.phase = 'running'
@@ -263,15 +259,14 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       this.settleStart = undefined
       settle?.()
     }
-    if (this.cancelWatchdog === undefined) this.armWatchdog(this.watchdogLimit())
+    this.watchdog.start()
   }
 
   /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
   private readonly onScanStop = (): void => {
     if (this.phase !== 'running' || !this.scanning) return
     this.scanning = false
-    this.cancelWatchdog?.()
-    this.cancelWatchdog = undefined
+    this.watchdog.stop()
     this.emit('warning', 'Scanning was stopped outside beaconkit (another program using the adapter?); resuming.')
     this.cancelResume?.()
     this.cancelResume = this.options.clock.setTimeout(() => {
@@ -282,8 +277,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   private readonly onDiscover = (peripheral: NoblePeripheralLike): void => {
     const now = this.options.clock.now()
-    this.lastActivity = now
-    if (this.backoff !== 0) this.endBackoff()
+    this.watchdog.heard(now)
     this.pruner.heardPeripheral(peripheral.id)
     this.counters.advertisements++
     this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now))
@@ -293,45 +287,16 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.emit('warning', `noble: ${String(message)}`)
   }
 
-  /** Advertisements are back: the pending (backed-off) check would come too late. */
-  private endBackoff(): void {
-    this.backoff = 0
-    if (this.cancelWatchdog === undefined) return
-    this.cancelWatchdog()
-    this.cancelWatchdog = undefined
-    this.armWatchdog(this.options.watchdogMs)
-  }
-
-  private watchdogLimit(): number {
-    return this.options.watchdogMs * 2 ** Math.min(this.backoff, MAX_BACKOFF_SHIFT)
-  }
-
-  /**
-   * One timer at a time, re-armed only when it fires, so the per-advertisement path is a
-   * single assignment (`lastActivity`) instead of a timer reset.
-   */
-  private armWatchdog(delay: number): void {
-    if (this.options.watchdogMs === 0) return
-    this.cancelWatchdog = this.options.clock.setTimeout(() => {
-      this.cancelWatchdog = undefined
-      if (this.phase !== 'running' || !this.scanning) return
-      const limit = this.watchdogLimit()
-      const silent = this.options.clock.now() - this.lastActivity
-      if (silent < limit) {
-        this.armWatchdog(limit - silent)
-        return
-      }
-      this.counters.watchdogRestarts++
-      this.backoff++
-      this.lastActivity = this.options.clock.now()
-      this.emit(
-        'warning',
-        `No advertisement for ${Math.round(silent / 1000)} s while scanning; restarting the scan ` +
-          '(adapters stall silently; if this repeats with beacons in range, see docs/troubleshooting.md).',
-      )
-      this.requestScan()
-      this.armWatchdog(this.watchdogLimit())
-    }, delay)
+  /** The watchdog saw `silent` ms without an advertisement while scanning. */
+  private onStall(silent: number): void {
+    if (this.phase !== 'running' || !this.scanning) return
+    this.counters.watchdogRestarts++
+    this.emit(
+      'warning',
+      `No advertisement for ${Math.round(silent / 1000)} s while scanning; restarting the scan ` +
+        '(adapters stall silently; if this repeats with beacons in range, see docs/troubleshooting.md).',
+    )
+    this.requestScan()
   }
 
   private prune(noble: NobleLike): void {
