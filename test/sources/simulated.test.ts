@@ -1,0 +1,74 @@
+import { describe, it, expect } from 'vitest'
+import { decodeAdvertisement } from '../../src/decode.js'
+import { Keyring } from '../../src/secure/keyring.js'
+import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
+import { SimulatedSource, distanceAt, representableLux, seededRandom } from '../../src/sources/simulated.js'
+import type { SimulatedSourceOptions } from '../../src/sources/simulated.js'
+import { advertisementSourceContract } from './source-contract.js'
+import { UUID } from './helpers.js'
+
+const KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
+
+function options(): SimulatedSourceOptions {
+  return {
+    virtual: true,
+    seed: 42,
+    durationMs: 5000,
+    devices: [
+      { address: 'aa:00:00:00:00:01', ibeacon: { proximityUUID: UUID, major: 1, minor: 1, measuredPower: -59 }, distance: 1 },
+      { address: 'aa:00:00:00:00:02', vendor: [{ frame: 'e780' }], serialNumber: '0117C5000002', major: 2, minor: 2, distance: 3 },
+      { address: 'aa:00:00:00:00:03', vendor: [{ frame: 'e781', mode: 0x41 }, { frame: 'e781', mode: 0x42 }], serialNumber: '0117C5000003', key: parseBroadcastKey(KEY), distance: { from: 1, to: 10, startMs: 0, durationMs: 4000 } },
+      { address: 'aa:00:00:00:00:04', ibeacon: { proximityUUID: UUID, major: 4, minor: 4, measuredPower: -59 }, distance: 2, appearAtMs: 2000, leaveAtMs: 3000 },
+    ],
+  }
+}
+
+advertisementSourceContract('SimulatedSource (virtual)', () => ({ source: new SimulatedSource(options()) }))
+
+describe('SimulatedSource', () => {
+  it('is deterministic for a seed', () => {
+    const a = [...new SimulatedSource(options()).advertisements(5000, 0)]
+    const b = [...new SimulatedSource(options()).advertisements(5000, 0)]
+    expect(a.length).toBeGreaterThan(20)
+    expect(a).toEqual(b)
+    const c = [...new SimulatedSource({ ...options(), seed: 43 }).advertisements(5000, 0)]
+    expect(c).not.toEqual(a)
+  })
+
+  it('produces frames the decoder reads back: plaintext, and encrypted under the key', () => {
+    const keyring = new Keyring([KEY])
+    const readings = [...new SimulatedSource(options()).advertisements(5000, 0)].map((a) => decodeAdvertisement(a, { keyring }))
+    expect(readings.every((r) => r !== null)).toBe(true)
+    const d2 = readings.find((r) => r?.address === 'aa:00:00:00:00:02')
+    expect(d2).toMatchObject({ serialNumber: '0117C5000002', major: 2, minor: 2, frames: ['e780'] })
+    const d3 = readings.filter((r) => r?.address === 'aa:00:00:00:00:03')
+    expect(d3.every((r) => r?.secure?.verified === true && r.serialNumber === '0117C5000003')).toBe(true)
+    expect(d3.some((r) => r?.movingState === 'moving')).toBe(true)
+  })
+
+  it('lets devices come and go and walk', () => {
+    const advs = [...new SimulatedSource(options()).advertisements(5000, 0)]
+    const d4 = advs.filter((a) => a.address === 'aa:00:00:00:00:04').map((a) => a.timestamp)
+    expect(Math.min(...d4)).toBeGreaterThanOrEqual(2000)
+    expect(Math.max(...d4)).toBeLessThan(3000)
+    const walker = advs.filter((a) => a.address === 'aa:00:00:00:00:03')
+    const early = walker.filter((a) => a.timestamp < 1000).map((a) => a.rssi)
+    const late = walker.filter((a) => a.timestamp > 3500).map((a) => a.rssi)
+    const mean = (xs: number[]): number => xs.reduce((s, x) => s + x, 0) / xs.length
+    expect(mean(early)).toBeGreaterThan(mean(late))
+    expect(distanceAt({ from: 1, to: 10, startMs: 0, durationMs: 4000 }, 2000)).toBe(5.5)
+  })
+
+  it('has helpers that behave', () => {
+    const r = seededRandom(1)
+    const xs = Array.from({ length: 1000 }, r)
+    expect(xs.every((x) => x >= 0 && x < 1)).toBe(true)
+    expect(representableLux(120)).toBeCloseTo(120, 0)
+    expect(representableLux(null)).toBeNull()
+  })
+
+  it('validates options', () => {
+    expect(() => new SimulatedSource({ devices: [{ address: 'AA', distance: 1 }] })).toThrow(expect.objectContaining({ code: 'invalid_option' }))
+    expect(() => new SimulatedSource({ devices: [], lossRate: 1 })).toThrow(/lossRate/)
+  })
+})
