@@ -60,6 +60,7 @@ export class BroadcastKey {
 
   /** True when both keys hold the same key material and key id (a constant-time compare). */
   equals(other: BroadcastKey): boolean {
+    if (!(other instanceof BroadcastKey)) return false
     const a = this.#material.bytes
     const b = materialOf(other).bytes
     let diff = this.keyId === other.keyId ? 0 : 1

@@ -87,6 +87,7 @@ describe('parseBroadcastKey: input handling', () => {
     const key = parseBroadcastKey(`  ${RAW.toUpperCase()}\n`)
     expect(key.keyId).toBe('0001')
     expect(key.equals(parseBroadcastKey(RAW))).toBe(true)
+    expect(key.equals({ keyId: '0001' } as unknown as BroadcastKey)).toBe(false)
   })
 
   it('reports a changed digit as digest_mismatch, naming the key id but not the key', () => {
