@@ -18,7 +18,7 @@
  */
 import { open, readdir, readFile, unlink, mkdir } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { crc32 } from 'node:zlib'
 import { EventEmitter } from 'eventemitter3'
 import { InvalidOptionError } from '../errors.js'
@@ -121,6 +121,25 @@ function decodeAckFile(buf: Buffer): number {
 
 function segmentName(firstSeq: number): string {
   return `${String(firstSeq).padStart(16, '0')}${SEG_SUFFIX}`
+}
+
+/**
+ * `mkdir -p` by hand: Node's recursive mkdir never settles for some paths (under /proc), and
+ * a queue that hangs at open is worse than one that fails.
+ */
+async function makeDir(dir: string, depth = 0): Promise<void> {
+  try {
+    await mkdir(dir)
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code
+    if (code === 'EEXIST') return
+    const parent = dirname(dir)
+    if (code !== 'ENOENT' || parent === dir || depth > 64) throw e
+    await makeDir(parent, depth + 1)
+    await mkdir(dir).catch((again: NodeJS.ErrnoException) => {
+      if (again.code !== 'EEXIST') throw again
+    })
+  }
 }
 
 async function syncDir(dir: string): Promise<void> {
@@ -244,7 +263,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   }
 
   private async recover(): Promise<void> {
-    await mkdir(this.dir, { recursive: true })
+    await makeDir(this.dir)
     const ackPath = join(this.dir, 'ack')
     try {
       this.ackHandle = await open(ackPath, 'r+')
@@ -304,9 +323,9 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
           }
           const group = batch.slice(i, j)
           await this.append(seg, group)
+          await this.enforceBound()
           for (const p of group) p.resolve(p.seq)
           i = j
-          this.enforceBound()
         } catch (e) {
           // The segment may now end in a partial frame: never append to it again.
           await this.sealActive()
@@ -364,14 +383,14 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     if (seg !== undefined && seg.firstSeq + seg.count - 1 <= this.acked) await this.deleteAcked()
   }
 
-  private enforceBound(): void {
+  private async enforceBound(): Promise<void> {
     let bytes = this.segments.reduce((n, s) => n + s.bytes, 0)
     while (bytes > this.maxBytes && this.segments.length > 1 && this.segments[0] !== this.active) {
       const seg = this.segments.shift() as Segment
       const last = seg.firstSeq + seg.count - 1
       const lost = Math.max(0, last - Math.max(this.acked, seg.firstSeq - 1))
       bytes -= seg.bytes
-      unlink(seg.path).catch(() => undefined)
+      await unlink(seg.path).catch(() => undefined)
       if (lost > 0) {
         this.stats.dropped += lost
         this.emit('dropped', { count: lost, reason: 'queue_full' })

@@ -261,6 +261,10 @@ export function parseDeploymentMap(v: unknown, field: string): DeploymentMap {
   return map
 }
 
+function isFiniteNumber(v: unknown): v is number {
+  return typeof v === 'number' && Number.isFinite(v)
+}
+
 /**
  * Turns a reading into a log record, or returns undefined when it has no serial number: the
  * account interface identifies beacons by serial number only (2.6 `mac`), so a plain iBeacon
@@ -274,10 +278,10 @@ export function toLogRecord(
   if (reading.serialNumber === undefined) return undefined
   const sensor: LogSensor = {}
   // null means "switched off" on the device; the record carries only numbers, so it is omitted.
-  if (typeof reading.temperature === 'number') sensor.temperature = reading.temperature
-  if (typeof reading.light === 'number') sensor.light = reading.light
-  if (typeof reading.batteryLevel === 'number') sensor.power = reading.batteryLevel
-  if (typeof reading.accelerometerCount === 'number') sensor.accelerometer = reading.accelerometerCount
+  if (isFiniteNumber(reading.temperature)) sensor.temperature = reading.temperature
+  if (isFiniteNumber(reading.light)) sensor.light = reading.light
+  if (isFiniteNumber(reading.batteryLevel)) sensor.power = reading.batteryLevel
+  if (isFiniteNumber(reading.accelerometerCount)) sensor.accelerometer = reading.accelerometerCount
   const record: BeaconLogRecord = {
     msgId,
     beaconMac: reading.serialNumber,

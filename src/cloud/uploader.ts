@@ -26,10 +26,10 @@ export interface LogUploadClient {
 export interface UploadEventSource {
   on(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
   on(event: 'found', listener: (beacon: Beacon) => void): unknown
-  on(event: 'changed', listener: (beacon: Beacon, changes: never) => void): unknown
+  on(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
   off(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
   off(event: 'found', listener: (beacon: Beacon) => void): unknown
-  off(event: 'changed', listener: (beacon: Beacon, changes: never) => void): unknown
+  off(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
 }
 
 /** Options of {@link Uploader}. */

@@ -1,0 +1,186 @@
+import { describe, it, expect, afterEach } from 'vitest'
+import { mkdtempSync, readdirSync, rmSync, appendFileSync, readFileSync, writeFileSync, statSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { FileQueue } from '../../src/cloud/file-queue.js'
+import type { DropInfo, UploadQueue } from '../../src/cloud/queue.js'
+import { InvalidOptionError } from '../../src/errors.js'
+import { queueContract, record } from './queue-contract.js'
+
+const dirs: string[] = []
+function tempDir(): string {
+  const d = mkdtempSync(join(tmpdir(), 'beaconkit-fq-'))
+  dirs.push(d)
+  return d
+}
+afterEach(() => {
+  for (const d of dirs.splice(0)) rmSync(d, { recursive: true, force: true })
+})
+
+const opened = new WeakMap<UploadQueue, string>()
+queueContract('FileQueue', {
+  async create() {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    opened.set(q, dir)
+    return q
+  },
+  async reopen(q) {
+    await q.close()
+    const dir = opened.get(q) as string
+    const q2 = await FileQueue.open({ dir })
+    opened.set(q2, dir)
+    return q2
+  },
+})
+
+function segments(dir: string): string[] {
+  return readdirSync(dir).filter((n) => n.endsWith('.seg')).sort()
+}
+
+describe('FileQueue recovery', () => {
+  it('ignores a torn tail and keeps every record before it', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    for (let i = 0; i < 10; i++) await q.push(record(i))
+    await q.close()
+    const [seg] = segments(dir)
+    // A frame header promising 500 bytes followed by only a few: a write cut short by kill -9.
+    const torn = Buffer.alloc(20)
+    torn.writeUInt32LE(500, 0)
+    appendFileSync(join(dir, seg), torn)
+
+    const q2 = await FileQueue.open({ dir })
+    expect(q2.stats.recovered).toBe(10)
+    expect(q2.stats.tornBytes).toBe(20)
+    expect((await q2.peek(20)).map((r) => r.record.msgId)).toEqual(Array.from({ length: 10 }, (_, i) => `m-${i}`))
+    await q2.push(record(10))
+    await q2.close()
+
+    const q3 = await FileQueue.open({ dir })
+    expect((await q3.peek(20)).map((r) => r.record.msgId)).toEqual(Array.from({ length: 11 }, (_, i) => `m-${i}`))
+    await q3.close()
+  })
+
+  it('stops at a frame whose checksum does not match', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    for (let i = 0; i < 5; i++) await q.push(record(i))
+    await q.close()
+    const path = join(dir, segments(dir)[0])
+    const buf = readFileSync(path)
+    // Flip a byte inside the third record's payload.
+    let off = 0
+    for (let k = 0; k < 2; k++) off += 8 + buf.readUInt32LE(off)
+    buf[off + 8 + 5] ^= 0xff
+    writeFileSync(path, buf)
+
+    const q2 = await FileQueue.open({ dir })
+    expect((await q2.peek(10)).map((r) => r.record.msgId)).toEqual(['m-0', 'm-1'])
+    expect(q2.stats.tornBytes).toBeGreaterThan(0)
+    await q2.close()
+  })
+
+  it('removes a segment holding no complete record', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, '0000000000000001.seg'), Buffer.from([1, 2, 3]))
+    const q = await FileQueue.open({ dir })
+    expect(q.size).toBe(0)
+    expect(segments(dir)).toEqual([])
+    await q.push(record(1))
+    expect((await q.peek(5)).map((r) => r.record.msgId)).toEqual(['m-1'])
+    await q.close()
+  })
+
+  it('falls back to the previous ack when the newest ack slot is torn (redelivery, never loss)', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    const seqs = await Promise.all(Array.from({ length: 6 }, (_, i) => q.push(record(i))))
+    await q.ack(seqs[1]) // slot 0
+    await q.ack(seqs[3]) // slot 1
+    await q.close()
+    const ack = readFileSync(join(dir, 'ack'))
+    ack[16 + 2] ^= 0xff // damage slot 1
+    writeFileSync(join(dir, 'ack'), ack)
+    const q2 = await FileQueue.open({ dir })
+    expect((await q2.peek(10)).map((r) => r.record.msgId)).toEqual(['m-2', 'm-3', 'm-4', 'm-5'])
+    await q2.close()
+  })
+
+  it('continues seqs after every segment was acknowledged and deleted', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir, maxBytes: 64 * 1024, segmentBytes: 4096 })
+    const seqs = await Promise.all(Array.from({ length: 100 }, (_, i) => q.push(record(i))))
+    await q.ack(seqs[99])
+    await q.close()
+    const q2 = await FileQueue.open({ dir })
+    expect(segments(dir)).toEqual([])
+    expect(await q2.push(record(100))).toBeGreaterThan(seqs[99])
+    await q2.close()
+  })
+
+  it('rejects a directory path that is a file with a typed error', async () => {
+    const dir = tempDir()
+    const file = join(dir, 'not-a-dir')
+    writeFileSync(file, 'x')
+    const err = await FileQueue.open({ dir: file }).catch((e: unknown) => e)
+    expect(err).toBeInstanceOf(InvalidOptionError)
+    expect((err as InvalidOptionError).option).toBe('queueDir')
+    await expect(FileQueue.open({ dir: '' })).rejects.toBeInstanceOf(InvalidOptionError)
+    // Node's recursive mkdir never settles here; the queue must fail instead of hanging.
+    await expect(FileQueue.open({ dir: '/proc/beaconkit-no/queue' })).rejects.toBeInstanceOf(InvalidOptionError)
+    await expect(FileQueue.open({ dir, maxBytes: 10 })).rejects.toThrow(/maxQueueBytes/)
+  })
+})
+
+describe('FileQueue disk use', () => {
+  it('deletes segments once every record in them is acknowledged', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir, maxBytes: 64 * 1024, segmentBytes: 4096 })
+    const seqs = await Promise.all(Array.from({ length: 300 }, (_, i) => q.push(record(i))))
+    expect(segments(dir).length).toBeGreaterThan(5)
+    await q.ack(seqs[299])
+    // Only the segment being written may remain.
+    expect(segments(dir).length).toBeLessThanOrEqual(1)
+    expect(q.size).toBe(0)
+    await q.close()
+  })
+
+  it('drops the oldest segment beyond maxBytes, counts and reports it, and keeps the newest records', async () => {
+    const dir = tempDir()
+    const maxBytes = 64 * 1024
+    const q = await FileQueue.open({ dir, maxBytes, segmentBytes: 4096 })
+    const drops: DropInfo[] = []
+    q.on('dropped', (d) => drops.push(d))
+    const n = 2000
+    for (let i = 0; i < n; i += 100) await Promise.all(Array.from({ length: 100 }, (_, k) => q.push(record(i + k))))
+    const total = segments(dir).reduce((sum, s) => sum + statSync(join(dir, s)).size, 0)
+    expect(total).toBeLessThanOrEqual(maxBytes)
+    const dropped = drops.reduce((sum, d) => sum + d.count, 0)
+    expect(dropped).toBeGreaterThan(0)
+    expect(drops.every((d) => d.reason === 'queue_full')).toBe(true)
+    expect(q.stats.dropped).toBe(dropped)
+    expect(q.size + dropped).toBe(n)
+    const left = await q.peek(n)
+    // What is left is the newest records, contiguous and in order.
+    expect(left.map((r) => r.record.msgId)).toEqual(Array.from({ length: left.length }, (_, i) => `m-${n - left.length + i}`))
+    await q.close()
+  })
+
+  it('reads records back from sealed segments after a reopen, across many segments', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir, maxBytes: 1024 * 1024, segmentBytes: 4096 })
+    await Promise.all(Array.from({ length: 500 }, (_, i) => q.push(record(i))))
+    await q.close()
+    const q2 = await FileQueue.open({ dir, maxBytes: 1024 * 1024, segmentBytes: 4096 })
+    const seen: string[] = []
+    for (;;) {
+      const batch = await q2.peek(64)
+      if (batch.length === 0) break
+      seen.push(...batch.map((r) => r.record.msgId))
+      await q2.ack(batch[batch.length - 1].seq)
+    }
+    expect(seen).toEqual(Array.from({ length: 500 }, (_, i) => `m-${i}`))
+    await q2.close()
+  })
+})
