@@ -46,7 +46,7 @@ export type ParsedCommand =
   | { command: 'version' }
   | { command: 'scan'; view: ViewFlags; hci?: number }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
-  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; speed: number; virtual: boolean }
+  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
@@ -80,7 +80,6 @@ const OPTIONS: Record<CommandName, Options> = {
     seed: { type: 'string' },
     beacons: { type: 'string' },
     duration: { type: 'string' },
-    speed: { type: 'string' },
     virtual: { type: 'boolean' },
   },
   record: {
@@ -322,7 +321,6 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         view: parseView(values, command),
         seed: seed(values, command),
         beacons,
-        speed: speed(values, command),
         virtual,
         ...optional('durationMs', duration),
       }

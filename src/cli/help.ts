@@ -81,8 +81,11 @@ Simulation:
   --beacons <n>          how many simulated devices (default 12)
   --seed <n>             random seed: the same seed gives the same run (default 1)
   --duration <seconds>   stop after this much (simulated) time
-  --speed <factor>       run faster or slower than real time; default 1
-  --virtual              run in virtual time, as fast as possible (needs --duration)
+  --virtual              run in virtual time, as fast as possible (needs --duration);
+                         at the end the beacons age out, then the command exits
+
+Every fourth device is encrypted with the public sample key of the protocol
+documentation; add --key 7b4b5ff594fdaf8f9fc7f2b494e400016f461205 to verify them.
 ${VIEW_OPTIONS}
 ${COMMON_TAIL}`,
 

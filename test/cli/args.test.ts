@@ -69,7 +69,7 @@ describe('parseCommandLine', () => {
       command: 'record', file: 'out.jsonl', json: false, simulate: true, seed: 1, durationMs: 1500,
     })
     expect(parseCommandLine(['simulate', '--virtual', '--duration', '60', '--seed', '7'])).toMatchObject({
-      command: 'simulate', virtual: true, durationMs: 60_000, seed: 7, speed: 1, beacons: 12,
+      command: 'simulate', virtual: true, durationMs: 60_000, seed: 7, beacons: 12,
     })
   })
 

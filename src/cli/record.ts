@@ -1,0 +1,111 @@
+/** `beaconkit record <file>`: advertisements to JSONL, with a live counter, until Ctrl-C or --duration. */
+
+import { constants } from 'node:fs'
+import { access, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
+import { RealClock } from '../clock.js'
+import { InvalidOptionError } from '../errors.js'
+import { AdvertisementRecorder } from '../sources/recorder.js'
+import { NobleSource } from '../sources/noble.js'
+import { SimulatedSource } from '../sources/simulated.js'
+import type { AdvertisementSource } from '../sources/source.js'
+import { EXIT } from './exit.js'
+import { siteScenario } from './scenario.js'
+import { handleSignals } from './shutdown.js'
+
+/** Options of {@link runRecord}, as parsed from the command line. */
+export interface RecordOptions {
+  file: string
+  hci?: number
+  json: boolean
+  durationMs?: number
+  simulate: boolean
+  seed: number
+}
+
+/** Where the counter goes. */
+export interface RecordStreams {
+  stdout: { write(text: string): unknown; isTTY?: boolean }
+}
+
+/** Distinct addresses are counted up to this many; random-address phones must not grow memory forever. */
+const MAX_COUNTED_DEVICES = 100_000
+
+/** Fails before anything starts when the recording cannot be created. */
+async function checkWritable(file: string): Promise<void> {
+  const target = resolve(file)
+  const isDir = await stat(target).then((s) => s.isDirectory(), () => false)
+  if (isDir) throw new InvalidOptionError('unwritable_file', `${file} is a folder; give a file name such as site.jsonl`, { option: 'file' })
+  try {
+    await access(dirname(target), constants.W_OK)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    const why = code === 'ENOENT' ? 'does not exist' : 'is not writable'
+    throw new InvalidOptionError('unwritable_file', `cannot write ${file}: the folder ${dirname(target)} ${why}`, { option: 'file', cause: error })
+  }
+}
+
+/** Records until stopped; returns the exit code. */
+export async function runRecord(options: RecordOptions, streams: RecordStreams = { stdout: process.stdout }): Promise<number> {
+  await checkWritable(options.file)
+  const source: AdvertisementSource = options.simulate
+    ? new SimulatedSource({ devices: siteScenario(12, options.seed), seed: options.seed })
+    : new NobleSource(options.hci === undefined ? {} : { hciDeviceId: options.hci })
+  const clock = new RealClock()
+  const tty = !options.json && streams.stdout.isTTY === true
+  const devices = new Set<string>()
+  let adverts = 0
+  source.on('advertisement', (adv) => {
+    adverts++
+    if (devices.size < MAX_COUNTED_DEVICES) devices.add(adv.address)
+  })
+
+  let finish!: (error?: Error) => void
+  const done = new Promise<Error | undefined>((resolveDone) => {
+    finish = resolveDone
+  })
+  const removeSignals = handleSignals(() => finish())
+  const sourceLabel = options.simulate ? 'simulator' : `hci${options.hci ?? 0}`
+
+  // Start the adapter first: when Bluetooth is missing, no empty recording is left behind.
+  const started = await Promise.race([source.start().then(() => true), done.then(() => false)]).catch((error: unknown) => {
+    removeSignals()
+    throw error
+  })
+  const recorder = new AdvertisementRecorder(options.file, { source, header: { source: sourceLabel } })
+  recorder.on('error', (error) => finish(error))
+  const startedAt = clock.now()
+  let last = { time: startedAt, adverts: 0 }
+  const report = (final: boolean): void => {
+    const now = clock.now()
+    const rate = now > last.time ? ((adverts - last.adverts) * 1000) / (now - last.time) : 0
+    last = { time: now, adverts }
+    const count = devices.size >= MAX_COUNTED_DEVICES ? `${MAX_COUNTED_DEVICES}+` : String(devices.size)
+    if (options.json) {
+      const line = { event: final ? 'recorded' : 'recording', time: now, file: options.file, advertisements: adverts, devices: devices.size, written: recorder.stats.written, dropped: recorder.stats.dropped }
+      streams.stdout.write(`${JSON.stringify(line)}\n`)
+    } else if (tty) {
+      const text = `recording ${options.file} from the ${sourceLabel}: ${adverts} advertisements from ${count} devices, ${Math.round(rate)}/s`
+      streams.stdout.write(final ? `\r\x1b[K${text}\n` : `\r\x1b[K${text}`)
+    } else if (final) {
+      streams.stdout.write(`recorded ${recorder.stats.written} advertisements from ${count} devices to ${options.file}\n`)
+    }
+  }
+  const cancelTick = clock.setInterval(() => report(false), 1000)
+  const cancelDuration = options.durationMs === undefined ? undefined : clock.setTimeout(() => finish(), options.durationMs)
+  let failure: Error | undefined
+  try {
+    if (started) failure = await done
+  } finally {
+    cancelTick()
+    cancelDuration?.()
+    await source.stop()
+    removeSignals()
+    await recorder.close().catch((error: unknown) => {
+      failure ??= error instanceof Error ? error : new Error(String(error))
+    })
+  }
+  if (failure !== undefined) throw failure
+  report(true)
+  return EXIT.ok
+}
