@@ -80,6 +80,7 @@ export class BroadcastKey {
     return `BroadcastKey(${this.keyId})`
   }
 
+  /** What `util.inspect` and `console.log` show: the key id and expiry, never the key. */
   [inspect.custom](): string {
     const exp = this.expiresAt === undefined ? '' : `, expiresAt: ${this.expiresAt.toISOString()}`
     return `BroadcastKey { keyId: '${this.keyId}'${exp} }`

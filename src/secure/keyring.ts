@@ -159,6 +159,7 @@ export class Keyring {
     return `Keyring(${this.size} keys: ${this.keyIds().join(', ')})`
   }
 
+  /** What `util.inspect` and `console.log` show: the key ids only. */
   [inspect.custom](): string {
     return `Keyring { size: ${this.size}, keyIds: [${this.keyIds().map((id) => `'${id}'`).join(', ')}] }`
   }
