@@ -58,7 +58,7 @@ export interface ScannerOptions {
   /** Time source; default: the source's clock if it has one (virtual replays), else real time. */
   clock?: Clock
   filter?: BeaconFilter
-  /** RSSI smoothing; default ARMA with factor 0.1 (see DEFAULT_SMOOTHING for why). */
+  /** RSSI smoothing; default a time-decayed ARMA, time constant 1.5 s (DEFAULT_SMOOTHING says why). */
   smoothing?: SmoothingOptions
   /** Upper bounds of the proximity zones in metres; default { immediate: 0.5, near: 4 }. */
   proximityThresholds?: ProximityThresholds

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { ArmaFilter, DEFAULT_SMOOTHING, TrimmedMeanFilter, rssiFilterFactory } from '../../src/range/rssi-filter.js'
+import { ArmaFilter, DEFAULT_SMOOTHING, TimeDecayFilter, TrimmedMeanFilter, rssiFilterFactory } from '../../src/range/rssi-filter.js'
 
 describe('ArmaFilter', () => {
   it('starts at the first sample and moves a factor of the way to each new one', () => {
@@ -9,6 +9,35 @@ describe('ArmaFilter', () => {
     expect(f.value()).toBe(-60)
     f.add(-80)
     expect(f.value()).toBe(-65)
+  })
+})
+
+describe('TimeDecayFilter', () => {
+  it('weighs simultaneous samples equally and fades old ones with time', () => {
+    const f = new TimeDecayFilter(1000)
+    f.add(-60, 0)
+    f.add(-70, 0)
+    expect(f.value()).toBe(-65)
+    const g = new TimeDecayFilter(1000)
+    g.add(-60, 0)
+    g.add(-70, 1000)
+    // Weight of the old sample is e^-1: s = (-60 e^-1 - 70) / (e^-1 + 1).
+    expect(g.value()).toBeCloseTo((-60 * Math.exp(-1) - 70) / (Math.exp(-1) + 1), 10)
+  })
+
+  it('has the same lag at any sample rate', () => {
+    const settle = (interval: number): number => {
+      const f = new TimeDecayFilter(1500)
+      let t = 0
+      for (; t < 10_000; t += interval) f.add(-50, t)
+      const start = t
+      while (f.value() > -60) {
+        f.add(-70, t)
+        t += interval
+      }
+      return t - start
+    }
+    expect(Math.abs(settle(100) - settle(250))).toBeLessThanOrEqual(250)
   })
 })
 
@@ -39,7 +68,9 @@ describe('TrimmedMeanFilter', () => {
 describe('rssiFilterFactory', () => {
   it('defaults to ARMA and validates options', () => {
     expect(DEFAULT_SMOOTHING.method).toBe('arma')
-    expect(rssiFilterFactory()()).toBeInstanceOf(ArmaFilter)
+    expect(rssiFilterFactory()()).toBeInstanceOf(TimeDecayFilter)
+    expect(rssiFilterFactory({ method: 'arma', factor: 0.1 })()).toBeInstanceOf(ArmaFilter)
+    expect(() => rssiFilterFactory({ method: 'arma', timeConstantMs: -1 })).toThrow(/timeConstantMs/)
     expect(() => rssiFilterFactory({ method: 'arma', factor: 2 })).toThrow(expect.objectContaining({ code: 'invalid_option', option: 'smoothing' }))
     expect(() => rssiFilterFactory({ method: 'trimmed-mean', trim: 0.5 })).toThrow(/trim/)
     expect(() => rssiFilterFactory({ method: 'kalman' } as never)).toThrow(/unknown method/)
