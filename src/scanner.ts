@@ -68,6 +68,14 @@ export interface ScannerOptions {
   leaveRssi?: number
   /** Hide encrypted devices that cannot be verified (key id not in the keyring, or frames failing verification). */
   hideUnverifiedSecure?: boolean
+  /**
+   * A beacon whose first packet carries no serial number (an iBeacon advertisement whose
+   * vendor scan response is a moment behind) is announced this long after that packet,
+   * unless the packet completing its identity arrives first — so `found` carries the final
+   * id instead of a beaconID that is replaced a millisecond later. A device awaiting
+   * confirmation of its private broadcast waits for it. Default 100 ms; 0 announces at once.
+   */
+  identitySettleMs?: number
   /** Events buffered per `events()` iterator before the oldest are dropped. Default 10,000. */
   eventBufferSize?: number
 }
@@ -103,6 +111,11 @@ function bad(option: string, what: string): never {
 function positive(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) bad(option, `must be a number of milliseconds >= 1 (got ${String(value)}).`)
+  return value
+}
+
+function nonNegative(value: unknown, option: string): number {
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) bad(option, `must be a number of milliseconds >= 0 (got ${String(value)}).`)
   return value
 }
 
@@ -192,6 +205,7 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
         ...(enterRssi === undefined ? {} : { enterRssi }),
         ...(leaveRssi === undefined ? {} : { leaveRssi }),
         hideUnverifiedSecure: options.hideUnverifiedSecure === true,
+        identitySettleMs: options.identitySettleMs === undefined ? 100 : nonNegative(options.identitySettleMs, 'identitySettleMs'),
       },
       {
         found: (b) => this.publish('found', b),

@@ -41,10 +41,11 @@ describe('BeaconScanner timeline (virtual replay)', () => {
       ibeaconLine(1500, 'aa:00:00:00:00:02', 1, 2),
       ibeaconLine(2100, 'aa:00:00:00:00:01', 1, 1),
     ])
+    // The vendor scan response 1 ms after the iBeacon completes the identity: found carries the serial.
     expect(log).toEqual([
-      '0 found 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|1',
+      '1 found 0117C5000001',
       '1000 updated 1',
-      '1500 found 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|2',
+      '1600 found 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|2',
       ...[2000, 3000, 4000, 5000, 6000, 7000, 8000, 9000].map((t) => `${t} updated 2`),
       '9500 gone 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|2',
       '10000 updated 1',
@@ -54,7 +55,7 @@ describe('BeaconScanner timeline (virtual replay)', () => {
   })
 
   it('honours goneTimeoutMs and updateIntervalMs', async () => {
-    const { log } = await run([ibeaconLine(0, 'aa:00:00:00:00:01', 1, 1)], { goneTimeoutMs: 1200, updateIntervalMs: 500 })
+    const { log } = await run([ibeaconLine(0, 'aa:00:00:00:00:01', 1, 1)], { goneTimeoutMs: 1200, updateIntervalMs: 500, identitySettleMs: 0 })
     expect(log).toEqual(['0 found 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|1', '500 updated 1', '1000 updated 1', '1200 gone 23A01AF0-232A-4518-9C0E-323FB773F5EF|1|1'])
   })
 })
@@ -75,7 +76,8 @@ describe('BeaconScanner private broadcasts', () => {
   it('reports a device with an unknown key id at once, by address and unverified; hides it on request', async () => {
     const lines = [encryptedLine(0, 'aa:00:00:00:00:01', '0117C5000009', 0x41)]
     const shown = await run(lines)
-    expect(shown.log[0]).toBe('0 found aa:00:00:00:00:01')
+    // No serial to wait for beyond the settle window (100 ms by default).
+    expect(shown.log[0]).toBe('100 found aa:00:00:00:00:01')
     const hidden = await run(lines, { hideUnverifiedSecure: true })
     expect(hidden.log).toEqual([])
   })
@@ -112,7 +114,7 @@ describe('BeaconScanner listeners and iteration', () => {
     await scanner.drain()
     await scanner.stop()
     await consumed
-    expect(events.map((e) => [e.event, e.time - T0])).toEqual([['found', 0], ['updated', 1000], ['gone', 1500]])
+    expect(events.map((e) => [e.event, e.time - T0])).toEqual([['found', 100], ['updated', 1000], ['gone', 1500]])
     const first = events[0]
     expect(first.event === 'found' && first.beacon.id).toBe('23A01AF0-232A-4518-9C0E-323FB773F5EF|1|1')
   })

@@ -41,6 +41,11 @@ export interface RangeTableOptions {
   enterRssi?: number
   leaveRssi?: number
   hideUnverifiedSecure: boolean
+  /**
+   * A beacon first heard without a serial number is announced this long after its first
+   * packet, unless a packet carrying its serial (the scan response) arrives first. Default 0.
+   */
+  identitySettleMs?: number
 }
 
 /** Counters of the range table. */
@@ -66,6 +71,10 @@ interface Entry extends MergeState {
   confirmedSerial: string | undefined
   /** Left by hysteresis: the next 'found' starts a new visit. */
   left: boolean
+  /** Waiting out identitySettleMs: in the settle queue. */
+  settling: boolean
+  /** The settle window has passed: no more waiting for a serial number. */
+  settled: boolean
   /** Frozen snapshot, rebuilt after the next change. */
   snap: Beacon | undefined
   prev: Entry | undefined
@@ -90,6 +99,10 @@ export class RangeTable {
   private expiryDue: number | undefined
   private cancelExpiry: CancelTimer | undefined
   private cancelTick: CancelTimer | undefined
+  /** Entries in their settle window, oldest first (all windows are equally long, so FIFO is due order). */
+  private settleQueue: { e: Entry; due: number }[] = []
+  private settleHead = 0
+  private cancelSettle: CancelTimer | undefined
   private counters = { belowMinRssi: 0, heldSecure: 0, droppedSecure: 0 }
 
   constructor(
@@ -111,6 +124,10 @@ export class RangeTable {
     this.cancelExpiry?.()
     this.cancelExpiry = undefined
     this.expiryDue = undefined
+    this.cancelSettle?.()
+    this.cancelSettle = undefined
+    this.settleQueue = []
+    this.settleHead = 0
     this.byId.clear()
     this.byAddress.clear()
     this.gate.clear()
@@ -244,6 +261,8 @@ export class RangeTable {
       matched: false,
       confirmedSerial: undefined,
       left: false,
+      settling: false,
+      settled: false,
       snap: undefined,
       prev: undefined,
       next: undefined,
@@ -275,6 +294,12 @@ export class RangeTable {
       if (!e.matched) e.matched = !filter.identity || matchesFilter(e.b, filter)
       if (!e.matched) return
       if (enterRssi !== undefined && !(e.filter.value(now) >= enterRssi)) return
+      if (e.b.serialNumber === undefined && !e.settled) {
+        // Its scan response, or the frames that confirm a private broadcast, may be a moment away.
+        if (!e.settling) this.startSettling(e, now)
+        return
+      }
+      if (this.gate.awaiting(e.address)) return
       if (e.left) {
         e.b.firstSeen = now
         e.left = false
@@ -287,6 +312,45 @@ export class RangeTable {
       e.left = true
       this.sink.gone(Object.freeze({ ...this.snapshot(e), inRange: false }))
     }
+  }
+
+  private startSettling(e: Entry, now: number): void {
+    const settle = this.opts.identitySettleMs ?? 0
+    if (settle <= 0) {
+      e.settled = true
+      this.evaluate(e, now)
+      return
+    }
+    e.settling = true
+    this.settleQueue.push({ e, due: now + settle })
+    if (this.cancelSettle === undefined) this.armSettle()
+  }
+
+  private armSettle(): void {
+    const head = this.settleQueue[this.settleHead]
+    if (head === undefined) return
+    this.cancelSettle = this.opts.clock.setTimeout(() => this.settleDue(), Math.max(0, head.due - this.opts.clock.now()))
+  }
+
+  private settleDue(): void {
+    this.cancelSettle = undefined
+    const now = this.opts.clock.now()
+    const q = this.settleQueue
+    while (this.settleHead < q.length && q[this.settleHead].due <= now) {
+      const { e } = q[this.settleHead++]
+      e.settling = false
+      e.settled = true
+      // Gone (or renamed into another entry) meanwhile: nothing to announce.
+      if (this.byId.get(e.id) === e && !e.reported) this.evaluate(e, now)
+    }
+    if (this.settleHead === q.length) {
+      this.settleQueue = []
+      this.settleHead = 0
+    } else if (this.settleHead > 1024) {
+      this.settleQueue = q.slice(this.settleHead)
+      this.settleHead = 0
+    }
+    this.armSettle()
   }
 
   private snapshot(e: Entry): Beacon {

@@ -100,6 +100,12 @@ export class SecureGate {
     return held
   }
 
+  /** Whether `address` has verified frames awaiting confirmation (and none that failed). */
+  awaiting(address: string): boolean {
+    const p = this.pending.get(address)
+    return p !== undefined && !p.failed && p.verifiedFrames > 0
+  }
+
   /** Forgets addresses not heard since `before` (ms); the range table calls this on its tick. */
   sweep(before: number): void {
     for (const [address, p] of this.pending) if (p.lastSeen <= before) this.pending.delete(address)

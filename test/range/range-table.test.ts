@@ -217,6 +217,43 @@ describe('RangeTable secure confirmation (PROTOCOL 3)', () => {
   })
 })
 
+describe('RangeTable identity settle window', () => {
+  it('announces a device once its scan response completes its identity', () => {
+    const { clock, log, at } = setup({ identitySettleMs: 100 })
+    at(0, { address: 'aa:00:00:00:00:01', ...ib(7, 8) })
+    at(2, { address: 'aa:00:00:00:00:01', frames: ['e781'], serialNumber: '0117C5000001' })
+    at(40, { address: 'aa:00:00:00:00:02', ...ib(7, 9) })
+    clock.advanceTo(T0 + 1000)
+    expect(log).toEqual([
+      [2, 'found', '0117C5000001'],
+      [140, 'found', `${UUID}|7|9`],
+    ])
+  })
+
+  it('waits for the confirmation of a private broadcast that follows a plain iBeacon packet', () => {
+    const { clock, log, at } = setup({ identitySettleMs: 100 })
+    const secure = { encrypted: true, keyId: '0001', verified: true }
+    const hint = { major: 9, minor: 9, measuredPower: -59 }
+    at(0, { address: 'aa:00:00:00:00:01', ...ib(9, 9) }, hint)
+    at(1, { address: 'aa:00:00:00:00:01', frames: ['e781'], secure, serialNumber: '0117C5000001', major: 1, minor: 2 })
+    at(1000, { address: 'aa:00:00:00:00:01', ...ib(9, 9) }, hint)
+    expect(log).toEqual([])
+    at(1001, { address: 'aa:00:00:00:00:01', frames: ['e781'], secure, serialNumber: '0117C5000001', temperature: 20 })
+    clock.advanceTo(T0 + 20_000)
+    expect(log).toEqual([
+      [1001, 'found', '0117C5000001'],
+      [9001, 'gone', '0117C5000001'],
+    ])
+  })
+
+  it('never announces a device that went before its window ended', () => {
+    const { clock, log, at } = setup({ identitySettleMs: 100, goneTimeoutMs: 50 })
+    at(0, { address: 'aa:00:00:00:00:01', ...ib(7, 8) })
+    clock.advanceTo(T0 + 1000)
+    expect(log).toEqual([])
+  })
+})
+
 describe('RangeTable filters and hysteresis', () => {
   it('reports only matching beacons, matching on merged fields', () => {
     const { log, at } = setup({ filter: { serialNumbers: ['0117c5000002'] } })
