@@ -340,11 +340,12 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
 
   private async append(seg: Segment, group: PendingPush[]): Promise<void> {
     const handle = this.activeHandle as FileHandle
-    const frames = group.map((p) => p.frame)
-    const total = frames.reduce((n, f) => n + f.length, 0)
+    // One contiguous buffer: writev would be split at IOV_MAX (1024) buffers anyway.
+    const data = group.length === 1 ? group[0].frame : Buffer.concat(group.map((p) => p.frame))
+    const total = data.length
     let written = 0
     while (written < total) {
-      const { bytesWritten } = await handle.writev(written === 0 ? frames : [Buffer.concat(frames).subarray(written)])
+      const { bytesWritten } = await handle.write(data, written, total - written)
       written += bytesWritten
     }
     await handle.datasync()
