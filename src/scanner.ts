@@ -381,10 +381,12 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
   }
 
   private ingest(adv: Advertisement): void {
-    const reading = this.decoder.decode(adv)
+    // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
+    const reading = this.decoder.decodeShared(adv)
     if (reading === null) return
-    for (const f of reading.frames) this.byFrame[f]++
-    this.table.ingest(reading, reading.frames.includes('ibeacon') ? ibeaconHint(adv) : undefined)
+    const frames = reading.frames
+    for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
+    this.table.ingest(reading, frames.includes('ibeacon') ? ibeaconHint(adv) : undefined, adv.rssi, adv.timestamp)
   }
 
   private onSourceEnd(): void {

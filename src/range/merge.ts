@@ -76,12 +76,13 @@ function mergeEddystone(old: EddystoneInfo | undefined, add: EddystoneInfo): Edd
 
 /**
  * Merges `r` into `b` in place. Nested values (frames, flags, eddystone, secure) are replaced
- * by fresh frozen objects rather than mutated.
+ * by fresh frozen objects rather than mutated. `rssi` and `timestamp` come from the packet
+ * when the reading is a cached one shared by repeats of the same bytes.
  */
-export function mergeReading(b: Beacon, r: BeaconReading, st: MergeState, hint: IBeaconHint | undefined): void {
+export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeState, hint: IBeaconHint | undefined, rssi = r.rssi, timestamp = r.timestamp): void {
   b.address = r.address
-  b.timestamp = r.timestamp
-  b.rssi = r.rssi
+  b.timestamp = timestamp
+  b.rssi = rssi
   const frames = unionFrames(b.frames, r.frames)
   if (frames !== undefined) b.frames = frames
   const vendor = hasVendorFrame(r.frames)

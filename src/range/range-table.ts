@@ -146,11 +146,12 @@ export class RangeTable {
 
   /**
    * Takes one decoded reading at the clock's current time. `hint` carries the advertisement's
-   * own iBeacon values, if it had an iBeacon frame (see IBeaconHint).
+   * own iBeacon values, if it had an iBeacon frame (see IBeaconHint). `rssi` and `timestamp`
+   * are the packet's, for readings shared by repeats of the same bytes (Decoder.decodeShared).
    */
-  ingest(r: BeaconReading, hint?: IBeaconHint): void {
+  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp): void {
     const minRssi = this.opts.filter.minRssi
-    if (minRssi !== undefined && r.rssi < minRssi) {
+    if (minRssi !== undefined && rssi < minRssi) {
       this.counters.belowMinRssi++
       return
     }
@@ -170,7 +171,7 @@ export class RangeTable {
       for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false)
       entry.confirmedSerial = r.serialNumber
     }
-    this.apply(entry, r, hint, now, true)
+    this.apply(entry, r, hint, now, true, rssi, timestamp)
     this.evaluate(entry, now)
   }
 
@@ -197,7 +198,7 @@ export class RangeTable {
     if (this.sink.wantsUpdated()) this.sink.updated(this.beacons())
   }
 
-  private resolve(r: BeaconReading, byAddressOnly: boolean, now: number): Entry {
+  private resolve(r: Readonly<BeaconReading>, byAddressOnly: boolean, now: number): Entry {
     const serial = r.serialNumber
     let e = this.byAddress.get(r.address)
     if (e !== undefined) {
@@ -250,7 +251,7 @@ export class RangeTable {
     return other
   }
 
-  private create(id: string, r: BeaconReading, now: number): Entry {
+  private create(id: string, r: Readonly<BeaconReading>, now: number): Entry {
     const e: Entry = {
       id,
       b: emptyBeacon(id, r, now),
@@ -274,11 +275,11 @@ export class RangeTable {
     return e
   }
 
-  private apply(e: Entry, r: BeaconReading, hint: IBeaconHint | undefined, now: number, announce: boolean): void {
+  private apply(e: Entry, r: Readonly<BeaconReading>, hint: IBeaconHint | undefined, now: number, announce: boolean, rssi = r.rssi, timestamp = r.timestamp): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
     const before = wantChanges ? changeValues(e.b, Math.round(e.filter.value(e.b.lastSeen))) : undefined
-    mergeReading(e.b, r, e, hint)
-    e.filter.add(r.rssi, now)
+    mergeReading(e.b, r, e, hint, rssi, timestamp)
+    e.filter.add(rssi, now)
     e.b.lastSeen = now
     e.snap = undefined
     this.touch(e)

@@ -23,7 +23,7 @@ export type GateVerdict =
 
 /** A reading held back, with the hint it came with. */
 export interface HeldReading {
-  reading: BeaconReading
+  reading: Readonly<BeaconReading>
   hint: IBeaconHint | undefined
 }
 
@@ -55,7 +55,7 @@ export class SecureGate {
    * Decides about reading `r`. `confirmedSerial` is the serial number already confirmed for
    * the entry this address is linked to, if any.
    */
-  check(r: BeaconReading, hint: IBeaconHint | undefined, confirmedSerial: string | undefined, now: number): GateVerdict {
+  check(r: Readonly<BeaconReading>, hint: IBeaconHint | undefined, confirmedSerial: string | undefined, now: number): GateVerdict {
     const sec = r.secure
     const p = this.pending.get(r.address)
     if (sec === undefined || !sec.encrypted) {
@@ -122,7 +122,7 @@ export class SecureGate {
     this.lastConfirmed = []
   }
 
-  private hold(p: Pending, r: BeaconReading, hint: IBeaconHint | undefined, now: number): void {
+  private hold(p: Pending, r: Readonly<BeaconReading>, hint: IBeaconHint | undefined, now: number): void {
     p.lastSeen = now
     p.held.push({ reading: r, hint })
     if (p.held.length > MAX_HELD) p.held.shift()
