@@ -289,6 +289,8 @@ export class AccountClient {
         )
       } catch (e) {
         if (!(e instanceof AccountError) || !RETRYABLE.has(e.code) || attempt >= attempts) throw e
+        // A server asking for a longer pause than we would ever wait gets its answer to the caller.
+        if ((e.retryAfterSeconds ?? 0) * 1000 > this.#maxDelayMs) throw e
         const backoff = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1))
         const jittered = backoff / 2 + Math.random() * (backoff / 2)
         await sleep(Math.max(jittered, (e.retryAfterSeconds ?? 0) * 1000), options.signal)
