@@ -109,6 +109,25 @@ describe('beaconkit replay', () => {
   })
 })
 
+describe('beaconkit replay --upload and Ctrl-C', () => {
+  it('flushes the upload queue when interrupted, then exits 0', async () => {
+    const emulator = await startEmulator({ accounts: [{ email: 'gw@site.test', password: 'pw-123' }] })
+    try {
+      const pw = join(dir, 'password-sigint')
+      await writeFile(pw, 'pw-123\n')
+      const run = startCli(['replay', recording, '--json', '--upload', '--cloud-url', emulator.url, '--email', 'gw@site.test', '--password-file', pw])
+      await run.waitFor(`"serialNumber":"${SERIAL}"`)
+      // A partial batch would wait up to 5 s; the interrupt must not lose it.
+      run.child.kill('SIGINT')
+      const r = await run.done
+      expect(r.code).toBe(0)
+      expect(emulator.store.uploads('gw@site.test').map((u) => u.beaconMac)).toContain(SERIAL)
+    } finally {
+      await emulator.close()
+    }
+  })
+})
+
 describe('beaconkit simulate', () => {
   it('--virtual: encrypted devices are verified with the sample key and stay unverified without it', async () => {
     const withKey = await runCli(['simulate', '--virtual', '--duration', '15', '--json', '--key', SAMPLE_KEY])
