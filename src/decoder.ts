@@ -80,13 +80,41 @@ export class Decoder {
     this.old = new Map()
   }
 
-  /** Decodes one advertisement; `null` when it carries nothing known. Never throws. */
+  /**
+   * Decodes one advertisement into a reading of its own (the caller may change it); `null` when
+   * it carries nothing known. Never throws.
+   */
   decode(adv: Advertisement): BeaconReading | null {
+    const entry = this.resolve(adv)
+    const template = entry?.template
+    if (entry === undefined || template === null || template === undefined) return null
+    const reading = { ...template }
+    if (template.rssi !== adv.rssi || template.timestamp !== adv.timestamp) {
+      reading.rssi = adv.rssi
+      reading.timestamp = adv.timestamp
+      reading.accuracy = accuracy(adv.rssi, entry.reference)
+      reading.proximity = proximity(reading.accuracy, this.thresholds)
+    }
+    return reading
+  }
+
+  /**
+   * Like {@link Decoder.decode} without the copy, for consumers that ingest at line rate (the
+   * scanner): the reading is frozen and shared by every repeat of the same bytes from the same
+   * address, so its `rssi`, `timestamp`, `accuracy` and `proximity` are those of the first such
+   * packet. Take RSSI and time from the advertisement itself, and never modify the reading.
+   */
+  decodeShared(adv: Advertisement): Readonly<BeaconReading> | null {
+    return this.resolve(adv)?.template ?? null
+  }
+
+  /** Finds or makes the cache entry for this advertisement's bytes; updates the counters. */
+  private resolve(adv: Advertisement): CacheEntry | undefined {
     const stats = this.stats
     stats.advertisements++
     if (!isValidEnvelope(adv)) {
       stats.malformed++
-      return null
+      return undefined
     }
     let entry = this.current.get(adv.address)
     if (entry === undefined) {
@@ -95,7 +123,8 @@ export class Decoder {
     }
     if (entry !== undefined && sameBytes(entry.md, adv.manufacturerData) && sameServiceData(entry.sd, adv.serviceData)) {
       stats.cacheHits++
-      return this.fromTemplate(entry, adv)
+      this.countRepeat(entry.template)
+      return entry
     }
     let reading: BeaconReading | null
     try {
@@ -108,45 +137,33 @@ export class Decoder {
     } catch {
       // decodeFrames does not throw on anything a source produces; a hand-made object might.
       stats.malformed++
-      return null
+      return undefined
     }
-    const template = reading === null ? null : freezeReading(reading)
     const fresh: CacheEntry = {
       md: copyBytes(adv.manufacturerData),
       sd: copyServiceData(adv.serviceData),
-      template,
+      template: reading === null ? null : freezeReading(reading),
       reference: reading === null ? undefined : referencePower(reading),
       verifiedSerial: reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial,
     }
     this.remember(adv.address, fresh)
-    if (template === null) {
-      stats.ignored++
-      return null
-    }
-    stats.decoded++
-    // A copy: the caller may change its reading; the template serves later repeats.
-    return { ...template }
+    if (reading === null) stats.ignored++
+    else stats.decoded++
+    return fresh
   }
 
-  private fromTemplate(entry: CacheEntry, adv: Advertisement): BeaconReading | null {
-    const template = entry.template
+  private countRepeat(template: BeaconReading | null): void {
     if (template === null) {
       this.stats.ignored++
-      return null
+      return
     }
+    this.stats.decoded++
     const secure = template.secure
     if (secure !== undefined && secure.encrypted) {
       // A repeated encrypted frame counts again, by its (unchanged) verdict; no AES was run.
       if (secure.verified) this.stats.secure.verified++
       else if (secure.rejected !== undefined) this.stats.secure.rejected[secure.rejected]++
     }
-    this.stats.decoded++
-    const reading = { ...template }
-    reading.rssi = adv.rssi
-    reading.timestamp = adv.timestamp
-    reading.accuracy = accuracy(adv.rssi, entry.reference)
-    reading.proximity = proximity(reading.accuracy, this.thresholds)
-    return reading
   }
 
   private remember(address: string, entry: CacheEntry): void {
@@ -162,7 +179,11 @@ function referencePower(r: BeaconReading): number | undefined {
   return r.measuredPower ?? (r.eddystone === undefined ? undefined : eddystoneMeasuredPower(r.eddystone))
 }
 
-/** Nested members are shared between readings of repeated payloads, so they must not change. */
+/**
+ * Nested members are shared by every reading of a repeated payload, so they are frozen. The
+ * template itself is not: spreading a frozen object is several times slower in V8, and
+ * `decode()` copies it on every packet; `decodeShared()` hands it out typed read-only.
+ */
 function freezeReading(r: BeaconReading): BeaconReading {
   Object.freeze(r.frames)
   if (r.secure !== undefined) Object.freeze(r.secure)
