@@ -224,13 +224,15 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   async peek(max: number): Promise<QueuedRecord[]> {
     const out: QueuedRecord[] = []
     const touched = new Set<Segment>()
-    for (const seg of this.segments) {
+    for (const seg of [...this.segments]) {
       if (out.length >= max) break
-      const last = seg.firstSeq + seg.count - 1
-      const start = Math.max(this.acked + 1, seg.firstSeq)
-      if (start > last) continue
+      if (Math.max(this.acked + 1, seg.firstSeq) > seg.firstSeq + seg.count - 1) continue
       const records = await this.load(seg)
+      // The disk bound may have deleted the segment while it was being read: its records are gone.
+      if (!this.segments.includes(seg)) continue
       touched.add(seg)
+      const start = Math.max(this.acked + 1, seg.firstSeq)
+      const last = seg.firstSeq + Math.min(seg.count, records.length) - 1
       for (let s = start; s <= last && out.length < max; s++) out.push({ seq: s, record: records[s - seg.firstSeq] })
     }
     // Only the segments being consumed and the one being written stay decoded in memory.
@@ -298,7 +300,14 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
 
   private async load(seg: Segment): Promise<BeaconLogRecord[]> {
     if (seg.records !== undefined) return seg.records
-    const { records } = decodeFrames(await readFile(seg.path), seg.count)
+    let buf: Buffer
+    try {
+      buf = await readFile(seg.path)
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !this.segments.includes(seg)) return []
+      throw e
+    }
+    const { records } = decodeFrames(buf, seg.count)
     seg.records = records
     // A file that no longer holds what recovery counted was damaged underneath us.
     seg.count = records.length

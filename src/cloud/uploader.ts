@@ -324,10 +324,18 @@ export class Uploader extends EventEmitter<UploaderEvents> {
     if (size >= this.batchSize || this.due) {
       this.timer?.()
       this.timer = undefined
-      this.pumping = this.pump(queue).finally(() => {
-        this.pumping = undefined
-        this.schedule()
-      })
+      let failed = false
+      this.pumping = this.pump(queue)
+        .catch((e: unknown) => {
+          // The queue itself failed (a read error): report it and try again after a pause.
+          failed = true
+          this.emit('error', e instanceof Error ? e : new Error(String(e)))
+        })
+        .finally(() => {
+          this.pumping = undefined
+          if (!failed) this.schedule()
+          else if (this.halted === undefined) this.timer ??= this.clock.setTimeout(() => this.retryAfterFailure(), Math.max(this.flushIntervalMs, this.initialDelayMs))
+        })
       return
     }
     this.timer ??= this.clock.setTimeout(() => {
@@ -335,6 +343,12 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       this.due = true
       this.schedule()
     }, this.flushIntervalMs)
+  }
+
+  private retryAfterFailure(): void {
+    this.timer = undefined
+    this.due = true
+    this.schedule()
   }
 
   private settleWaiters(): void {

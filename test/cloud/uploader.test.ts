@@ -9,6 +9,7 @@ import { startEmulator } from '../../src/cloud/emulator.js'
 import type { Emulator } from '../../src/cloud/emulator.js'
 import { Uploader } from '../../src/cloud/uploader.js'
 import type { RetryInfo, UploaderOptions } from '../../src/cloud/uploader.js'
+import { MemoryQueue } from '../../src/cloud/queue.js'
 import type { DropInfo } from '../../src/cloud/queue.js'
 import type { BeaconLogRecord } from '../../src/cloud/records.js'
 import { VirtualClock } from '../../src/clock.js'
@@ -250,6 +251,25 @@ describe('Uploader', () => {
     expect(drops.length).toBeGreaterThan(0)
     expect(u.stats.dropped).toBe(drops.reduce((n, d) => n + d.count, 0))
     expect(u.pending + u.stats.dropped).toBe(1000)
+  })
+
+  it('takes a pluggable queue, and survives that queue failing a read', async () => {
+    class FlakyQueue extends MemoryQueue {
+      failures = 1
+      override peek(max: number) {
+        if (this.failures-- > 0) return Promise.reject(new Error('disk read failed'))
+        return super.peek(max)
+      }
+    }
+    const queue = new FlakyQueue()
+    const u = uploader({ queue, flushIntervalMs: 5 })
+    const errors: Error[] = []
+    u.on('error', (e) => errors.push(e))
+    const id = await u.push(reading(900, 1))
+    await u.flush()
+    expect(errors.map((e) => e.message)).toEqual(['disk read failed'])
+    expect(uploadedIds().has(id as string)).toBe(true)
+    expect(queue.size).toBe(0)
   })
 
   it('reports an unusable queueDir as an error', async () => {
