@@ -29,8 +29,12 @@ describe('beaconkit replay', () => {
     const timeline = lines.filter((l) => l.event === 'found' || l.event === 'gone').map((l) => [l.event, l.time - T0, l.beacon?.id])
     const A = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|1'
     const C = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|2|3'
-    expect(timeline).toContainEqual(['found', 0, A])
-    expect(timeline).toContainEqual(['found', 100, C])
+    // Found within the first second (the scanner may hold an iBeacon briefly to learn its identity).
+    for (const id of [A, SERIAL, C]) {
+      const found = timeline.find(([event, , which]) => event === 'found' && which === id)
+      expect(found?.[1]).toBeGreaterThanOrEqual(0)
+      expect(found?.[1]).toBeLessThan(1_000)
+    }
     // Gone exactly 8 s after the last advertisement of each beacon.
     expect(timeline).toContainEqual(['gone', 3_100 + 8_000, C])
     expect(timeline).toContainEqual(['gone', 10_000 + 8_000, A])
@@ -54,7 +58,8 @@ describe('beaconkit replay', () => {
   it('prints JSON lines when standard output is not a terminal, even without --json', async () => {
     const r = await runCli(['replay', recording, '--virtual'])
     expect(r.code).toBe(0)
-    expect(jsonLines(r.stdout)[0]).toMatchObject({ event: 'found', time: T0 })
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ event: 'found' })
+    expect(jsonLines(r.stdout).at(-1)).toMatchObject({ event: 'gone', time: T0 + 10_050 + 8_000 })
   })
 
   it('applies the filters', async () => {
