@@ -56,7 +56,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   })
   const clock = scanner.clock
   const tty = !view.json && streams.stdout.isTTY === true
-  const screen = tty ? new TableScreen(streams.stdout) : undefined
+  const screen = tty ? new TableScreen(streams.stdout, source.clock === undefined ? 0 : 50) : undefined
   const json = tty ? undefined : new JsonLinesOutput(streams.stdout)
   const warnings: string[] = []
   const warn = (text: string): void => {
@@ -85,7 +85,11 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   })
   scanner.on('warning', (w) => warn(w.message))
   scanner.on('error', (e) => warn(e.message))
-  scanner.on('found', (beacon: Beacon) => json?.write({ event: 'found', time: clock.now(), beacon }))
+  const seen = new Set<string>()
+  scanner.on('found', (beacon: Beacon) => {
+    if (seen.size < 100_000) seen.add(beacon.id)
+    json?.write({ event: 'found', time: clock.now(), beacon })
+  })
   scanner.on('gone', (beacon: Beacon) => {
     json?.write({ event: 'gone', time: clock.now(), beacon })
     screen?.forget(beacon.id)
@@ -126,6 +130,10 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     restore()
     process.off('exit', restore)
     removeSignals()
+    // The alternate screen took the table with it: leave a line that says what happened.
+    if (screen !== undefined) {
+      streams.stdout.write(`beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`)
+    }
     if (warnings.length > 0) {
       const shown = warnings.slice(-10)
       for (const w of shown) streams.stderr.write(`beaconkit: warning: ${w}\n`)

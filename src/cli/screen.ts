@@ -34,7 +34,16 @@ export class TableScreen {
     if (this.last !== undefined) this.draw(this.last.beacons, this.last.status, this.last.now)
   }
 
-  constructor(private readonly term: TerminalLike) {}
+  private lastDraw = -Infinity
+
+  /**
+   * @param minRedrawMs real milliseconds between two redraws; a virtual-time replay ticks
+   *   thousands of times a second and the terminal cannot (nor can anyone read it).
+   */
+  constructor(
+    private readonly term: TerminalLike,
+    private readonly minRedrawMs = 0,
+  ) {}
 
   /** Switches to the alternate screen and hides the cursor. */
   open(): void {
@@ -48,6 +57,9 @@ export class TableScreen {
   update(beacons: readonly Beacon[], status: TableStatus, now: number): void {
     this.history.record(beacons, now)
     this.last = { beacons, status, now }
+    const real = Date.now()
+    if (real - this.lastDraw < this.minRedrawMs) return
+    this.lastDraw = real
     this.draw(beacons, status, now)
   }
 

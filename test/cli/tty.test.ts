@@ -83,7 +83,16 @@ describe('the live table on a terminal', () => {
     const after = await waitForScreen('wide', (s) => s.includes('EXIT='), 'the exit code')
     expect(after).toContain('EXIT=0')
     expect(after).not.toContain('SERIAL/ADDRESS')
+    expect(after).toMatch(/^beaconkit replay site\.jsonl ×1: 3 beacons seen, \d+ advertisements, 0 rejected$/m)
     expect(flags('wide')).toEqual({ alternate: false, cursor: true })
+  })
+
+  it('ends by itself once a replay is over and its beacons aged out, leaving a summary', async () => {
+    start('end', 120, 20, ['replay', recording, '--virtual'])
+    const after = await waitForScreen('end', (s) => s.includes('EXIT='), 'the exit code')
+    expect(after).toMatch(/^beaconkit replay site\.jsonl virtual time: 3 beacons seen, \d+ advertisements, 0 rejected$/m)
+    expect(after).toContain('EXIT=0')
+    expect(flags('end')).toEqual({ alternate: false, cursor: true })
   })
 
   it('fits a small terminal: no line wider than it, the least important columns dropped, rows counted', async () => {
