@@ -1,8 +1,7 @@
 /**
  * A durable upload queue: append-only segment files of framed records plus a tiny ack file.
  *
- * Frame: u32 LE payload length, u32 LE CRC-32 of the payload, payload (the record as UTF-8
- * JSON). A record's seq is its segment's first seq (the file name) plus its index, so frames
+ * Frames and the ack file are described in journal.ts. A record's seq is its segment's first seq (the file name) plus its index, so frames
  * carry no seq. `push` resolves only after the frame is written and fdatasync'd; concurrent
  * pushes share one write and one fdatasync (group commit). Acknowledgement writes the acked
  * seq into one of two checksummed slots of the ack file, alternating, so a torn ack write
@@ -16,12 +15,12 @@
  *
  * One process per directory: two writers would interleave frames.
  */
-import { open, readdir, readFile, unlink, mkdir } from 'node:fs/promises'
+import { open, readdir, readFile, unlink } from 'node:fs/promises'
 import type { FileHandle } from 'node:fs/promises'
-import { dirname, join } from 'node:path'
-import { crc32 } from 'node:zlib'
+import { join } from 'node:path'
 import { EventEmitter } from 'eventemitter3'
 import { InvalidOptionError } from '../errors.js'
+import { ACK_SLOT, MAX_FRAME, SEGMENT_NAME, decodeAckFile, decodeFrames, encodeAckSlot, encodeFrame, makeDir, segmentName, syncDir } from './journal.js'
 import type { BeaconLogRecord } from './records.js'
 import type { QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
 
@@ -66,92 +65,6 @@ interface PendingPush {
   reject: (error: Error) => void
 }
 
-const HEADER = 8
-const ACK_SLOT = 16
-const SEG_SUFFIX = '.seg'
-const MAX_FRAME = 1 << 20
-
-function encodeFrame(record: BeaconLogRecord): Buffer {
-  const payload = Buffer.from(JSON.stringify(record), 'utf8')
-  const frame = Buffer.allocUnsafe(HEADER + payload.length)
-  frame.writeUInt32LE(payload.length, 0)
-  frame.writeUInt32LE(crc32(payload), 4)
-  payload.copy(frame, HEADER)
-  return frame
-}
-
-/** Decodes frames from the start of `buf` until the first incomplete or corrupt one. */
-function decodeFrames(buf: Buffer, limit = Infinity): { records: BeaconLogRecord[]; validBytes: number } {
-  const records: BeaconLogRecord[] = []
-  let off = 0
-  while (records.length < limit && off + HEADER <= buf.length) {
-    const len = buf.readUInt32LE(off)
-    if (len === 0 || len > MAX_FRAME || off + HEADER + len > buf.length) break
-    const payload = buf.subarray(off + HEADER, off + HEADER + len)
-    if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
-    let record: BeaconLogRecord
-    try {
-      record = JSON.parse(payload.toString('utf8')) as BeaconLogRecord
-    } catch {
-      break
-    }
-    records.push(record)
-    off += HEADER + len
-  }
-  return { records, validBytes: off }
-}
-
-function encodeAckSlot(seq: number): Buffer {
-  const slot = Buffer.alloc(ACK_SLOT)
-  slot.writeDoubleLE(seq, 0)
-  slot.writeUInt32LE(crc32(slot.subarray(0, 8)), 8)
-  return slot
-}
-
-function decodeAckFile(buf: Buffer): number {
-  let best = 0
-  for (let off = 0; off + ACK_SLOT <= buf.length && off < 2 * ACK_SLOT; off += ACK_SLOT) {
-    const body = buf.subarray(off, off + 8)
-    if (crc32(body) !== buf.readUInt32LE(off + 8)) continue
-    const seq = body.readDoubleLE(0)
-    if (Number.isSafeInteger(seq) && seq > best) best = seq
-  }
-  return best
-}
-
-function segmentName(firstSeq: number): string {
-  return `${String(firstSeq).padStart(16, '0')}${SEG_SUFFIX}`
-}
-
-/**
- * `mkdir -p` by hand: Node's recursive mkdir never settles for some paths (under /proc), and
- * a queue that hangs at open is worse than one that fails.
- */
-async function makeDir(dir: string, depth = 0): Promise<void> {
-  try {
-    await mkdir(dir)
-  } catch (e) {
-    const code = (e as NodeJS.ErrnoException).code
-    if (code === 'EEXIST') return
-    const parent = dirname(dir)
-    if (code !== 'ENOENT' || parent === dir || depth > 64) throw e
-    await makeDir(parent, depth + 1)
-    await mkdir(dir).catch((again: NodeJS.ErrnoException) => {
-      if (again.code !== 'EEXIST') throw again
-    })
-  }
-}
-
-async function syncDir(dir: string): Promise<void> {
-  // A new file's directory entry is durable only once the directory itself is synced.
-  const handle = await open(dir, 'r')
-  try {
-    await handle.sync()
-  } finally {
-    await handle.close()
-  }
-}
-
 /** The durable queue behind `Uploader({ queueDir })`. Create with {@link FileQueue.open}. */
 export class FileQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
   /** What recovery found and what has been dropped since. */
@@ -165,7 +78,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   private activeHandle: FileHandle | undefined
   private ackHandle!: FileHandle
   private acked = 0
-  private ackSlot = 0
+  private ackSlot: 0 | 1 = 0
   private ackChain: Promise<void> = Promise.resolve()
   private nextSeq = 1
   private pending: PendingPush[] = []
@@ -213,8 +126,9 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
 
   push(record: BeaconLogRecord): Promise<number> {
     if (this.closed) return Promise.reject(new Error('FileQueue is closed'))
-    const seq = this.nextSeq++
     const frame = encodeFrame(record)
+    if (frame.length - 8 > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${frame.length} bytes is larger than the queue's 1 MiB frame limit`))
+    const seq = this.nextSeq++
     return new Promise<number>((resolve, reject) => {
       this.pending.push({ seq, frame, record, resolve, reject })
       this.writing ??= this.writeLoop()
@@ -246,7 +160,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
       const slot = encodeAckSlot(seq)
       await this.ackHandle.write(slot, 0, ACK_SLOT, this.ackSlot * ACK_SLOT)
       await this.ackHandle.datasync()
-      this.ackSlot ^= 1
+      this.ackSlot = this.ackSlot === 0 ? 1 : 0
       this.acked = seq
       await this.deleteAcked()
     })
@@ -269,7 +183,9 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     const ackPath = join(this.dir, 'ack')
     try {
       this.ackHandle = await open(ackPath, 'r+')
-      this.acked = decodeAckFile(await this.ackHandle.readFile())
+      const { seq, nextSlot } = decodeAckFile(await this.ackHandle.readFile())
+      this.acked = seq
+      this.ackSlot = nextSlot
     } catch (e) {
       if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
       this.ackHandle = await open(ackPath, 'w+')
@@ -277,7 +193,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
       await this.ackHandle.sync()
       await syncDir(this.dir)
     }
-    const names = (await readdir(this.dir)).filter((n) => /^\d{16}\.seg$/.test(n)).sort()
+    const names = (await readdir(this.dir)).filter((n) => SEGMENT_NAME.test(n)).sort()
     let maxSeq = this.acked
     for (const name of names) {
       const path = join(this.dir, name)

@@ -10,101 +10,15 @@ import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { Beacon, BeaconReading } from '../reading.js'
-import type { CallOptions, UploadResult } from './account-client.js'
 import { FileQueue } from './file-queue.js'
 import { MemoryQueue } from './queue.js'
 import type { DropInfo, QueuedRecord, UploadQueue } from './queue.js'
-import { locationProblem, toLogRecord } from './records.js'
-import type { BeaconLogRecord, GeoLocation } from './records.js'
+import { toLogRecord } from './records.js'
+import type { BeaconLogRecord } from './records.js'
+import { asAccountError, backoffDelay, uploaderSettings } from './uploader-options.js'
+import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
 
-/** What the uploader needs of a client: `AccountClient` fits. */
-export interface LogUploadClient {
-  uploadLogs(records: BeaconLogRecord[], options?: CallOptions): Promise<UploadResult>
-}
-
-/** The scanner events the uploader listens to; a `BeaconScanner` fits. */
-export interface UploadEventSource {
-  on(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
-  on(event: 'found', listener: (beacon: Beacon) => void): unknown
-  on(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
-  off(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
-  off(event: 'found', listener: (beacon: Beacon) => void): unknown
-  off(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
-}
-
-/** Options of {@link Uploader}. */
-export interface UploaderOptions {
-  client: LogUploadClient
-  /** Directory of the durable queue; without it (and without `queue`) records are kept in memory. */
-  queueDir?: string
-  /** Bound on the durable queue's disk use; default 256 MiB. Oldest records are dropped beyond it. */
-  maxQueueBytes?: number
-  /** Your own queue implementation (overrides `queueDir`). */
-  queue?: UploadQueue
-  /** Records per request. Default 500. */
-  batchSize?: number
-  /** A partial batch waits at most this long. Default 5,000 ms. */
-  flushIntervalMs?: number
-  /** At most one record per beacon per this interval (by reading time). Default 30,000 ms. */
-  minIntervalPerBeaconMs?: number
-  /** The gateway's position, sent with every record. */
-  location?: GeoLocation
-  /** Backoff after network errors, 5xx and 429: doubling from initialDelayMs (default 1 s) up to maxDelayMs (default 5 min), jittered. */
-  retry?: { initialDelayMs?: number; maxDelayMs?: number }
-  /** How long `close()` tries to deliver what is queued. Default 10,000 ms. */
-  closeTimeoutMs?: number
-  /** Timers; default real time. */
-  clock?: Clock
-}
-
-/** Counters since the uploader was created. */
-export interface UploaderStats {
-  /** Records put in the queue. */
-  queued: number
-  /** Records the server acknowledged. */
-  uploaded: number
-  /** Of those, records the server reported it already had (redeliveries). */
-  duplicates: number
-  /** Records the server rejected (400) one by one, and dropped. */
-  rejected: number
-  /** Records lost on purpose: disk bound, rejection, or close with a memory queue. */
-  dropped: number
-  /** Readings without a serial number (the account interface cannot attribute them). */
-  skippedNoSerial: number
-  /** Readings within minIntervalPerBeaconMs of the previous record of the same beacon. */
-  skippedInterval: number
-  /** Failed attempts that will be retried. */
-  retries: number
-}
-
-/** A retry about to happen. */
-export interface RetryInfo {
-  error: AccountError
-  attempt: number
-  delayMs: number
-}
-
-/** Events of {@link Uploader}. */
-export interface UploaderEvents {
-  uploaded: [info: { count: number; duplicates?: number }]
-  dropped: [info: DropInfo & { error?: AccountError }]
-  /** Upload stopped (401/403 or a missing endpoint), or a queue write failed. */
-  error: [error: Error]
-  retrying: [info: RetryInfo]
-}
-
-function option(name: string, value: number | undefined, fallback: number, min: number): number {
-  if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value < min) throw new InvalidOptionError('invalid_option', `${name} must be a number >= ${min}`, { option: name })
-  return value
-}
-
-function asAccountError(e: unknown): AccountError {
-  if (e instanceof AccountError) return e
-  // The client validates records before sending; a refusal there is as final as a 400.
-  if (e instanceof InvalidOptionError) return new AccountError('bad_request', e.message)
-  return new AccountError('network', e instanceof Error ? e.message : 'upload failed')
-}
+export type { LogUploadClient, RetryInfo, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './uploader-options.js'
 
 /** Uploads beacon sensor data through the account interface. */
 export class Uploader extends EventEmitter<UploaderEvents> {
@@ -114,13 +28,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   private readonly client: LogUploadClient
   private readonly ready: Promise<UploadQueue>
   private queue: UploadQueue | undefined
-  private readonly batchSize: number
-  private readonly flushIntervalMs: number
-  private readonly minIntervalMs: number
-  private readonly location: GeoLocation | undefined
-  private readonly initialDelayMs: number
-  private readonly maxDelayMs: number
-  private readonly closeTimeoutMs: number
+  private readonly settings: UploaderSettings
   private readonly clock: Clock
   private readonly lastQueued = new Map<string, number>()
   private readonly inflight = new Set<Promise<unknown>>()
@@ -136,21 +44,8 @@ export class Uploader extends EventEmitter<UploaderEvents> {
 
   constructor(options: UploaderOptions) {
     super()
-    if (options === null || typeof options !== 'object' || typeof options.client?.uploadLogs !== 'function') {
-      throw new InvalidOptionError('invalid_option', 'client must be an AccountClient (or anything with uploadLogs)', { option: 'client' })
-    }
+    this.settings = uploaderSettings(options)
     this.client = options.client
-    this.batchSize = Math.floor(option('batchSize', options.batchSize, 500, 1))
-    this.flushIntervalMs = option('flushIntervalMs', options.flushIntervalMs, 5_000, 0)
-    this.minIntervalMs = option('minIntervalPerBeaconMs', options.minIntervalPerBeaconMs, 30_000, 0)
-    this.initialDelayMs = option('retry.initialDelayMs', options.retry?.initialDelayMs, 1_000, 1)
-    this.maxDelayMs = option('retry.maxDelayMs', options.retry?.maxDelayMs, 300_000, this.initialDelayMs)
-    this.closeTimeoutMs = option('closeTimeoutMs', options.closeTimeoutMs, 10_000, 0)
-    if (options.location !== undefined) {
-      const problem = locationProblem(options.location)
-      if (problem !== undefined) throw new InvalidOptionError('invalid_option', `location: ${problem}`, { option: 'location' })
-      this.location = { lat: options.location.lat, lon: options.location.lon }
-    }
     this.clock = options.clock ?? new RealClock()
     const queue: Promise<UploadQueue> =
       options.queue !== undefined
@@ -252,10 +147,10 @@ export class Uploader extends EventEmitter<UploaderEvents> {
     } catch {
       return
     }
-    if (this.halted === undefined && this.closeTimeoutMs > 0) {
+    if (this.halted === undefined && this.settings.closeTimeoutMs > 0) {
       let cancel: CancelTimer | undefined
       const deadline = new Promise<void>((resolve) => {
-        cancel = this.clock.setTimeout(resolve, this.closeTimeoutMs)
+        cancel = this.clock.setTimeout(resolve, this.settings.closeTimeoutMs)
       })
       await Promise.race([this.flush().catch(() => undefined), deadline])
       cancel?.()
@@ -284,13 +179,13 @@ export class Uploader extends EventEmitter<UploaderEvents> {
     const t = reading.timestamp
     const last = this.lastQueued.get(serial)
     // A reading older than the last one sent (a clock stepped back) starts the interval afresh.
-    if (last !== undefined && t >= last && t - last < this.minIntervalMs) {
+    if (last !== undefined && t >= last && t - last < this.settings.minIntervalMs) {
       this.stats.skippedInterval++
       return undefined
     }
     this.lastQueued.set(serial, t)
     if (this.lastQueued.size > 50_000) this.pruneIntervals(t)
-    const record = toLogRecord(reading, randomUUID(), this.location) as BeaconLogRecord
+    const record = toLogRecord(reading, randomUUID(), this.settings.location) as BeaconLogRecord
     const queue = await this.ready
     try {
       await queue.push(record)
@@ -304,7 +199,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   }
 
   private pruneIntervals(now: number): void {
-    for (const [serial, t] of this.lastQueued) if (now - t >= this.minIntervalMs) this.lastQueued.delete(serial)
+    for (const [serial, t] of this.lastQueued) if (now - t >= this.settings.minIntervalMs) this.lastQueued.delete(serial)
   }
 
   private dropped(info: DropInfo & { error?: AccountError }): void {
@@ -321,7 +216,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       this.settleWaiters()
       return
     }
-    if (size >= this.batchSize || this.due) {
+    if (size >= this.settings.batchSize || this.due) {
       this.timer?.()
       this.timer = undefined
       let failed = false
@@ -334,7 +229,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
         .finally(() => {
           this.pumping = undefined
           if (!failed) this.schedule()
-          else if (this.halted === undefined) this.timer ??= this.clock.setTimeout(() => this.retryAfterFailure(), Math.max(this.flushIntervalMs, this.initialDelayMs))
+          else if (this.halted === undefined) this.timer ??= this.clock.setTimeout(() => this.retryAfterFailure(), Math.max(this.settings.flushIntervalMs, this.settings.initialDelayMs))
         })
       return
     }
@@ -342,7 +237,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       this.timer = undefined
       this.due = true
       this.schedule()
-    }, this.flushIntervalMs)
+    }, this.settings.flushIntervalMs)
   }
 
   private retryAfterFailure(): void {
@@ -365,8 +260,8 @@ export class Uploader extends EventEmitter<UploaderEvents> {
 
   private async pump(queue: UploadQueue): Promise<void> {
     while (this.halted === undefined) {
-      const batch = await queue.peek(this.batchSize)
-      if (batch.length === 0 || (batch.length < this.batchSize && !this.due)) break
+      const batch = await queue.peek(this.settings.batchSize)
+      if (batch.length === 0 || (batch.length < this.settings.batchSize && !this.due)) break
       if (!(await this.deliver(queue, batch))) break
       if (queue.size === 0) this.due = false
     }
@@ -399,9 +294,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
         return false
       }
       this.stats.retries++
-      const ceiling = Math.min(this.maxDelayMs, this.initialDelayMs * 2 ** Math.min(attempt - 1, 30))
-      let delayMs = ceiling / 2 + Math.random() * (ceiling / 2)
-      if (error.retryAfterSeconds !== undefined) delayMs = Math.max(delayMs, Math.min(error.retryAfterSeconds * 1000, 3_600_000))
+      const delayMs = backoffDelay(attempt, this.settings, error.retryAfterSeconds)
       this.emit('retrying', { error, attempt, delayMs })
       await this.sleep(delayMs)
     }
