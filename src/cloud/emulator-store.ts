@@ -74,7 +74,8 @@ export class EmulatorStore {
   readonly maps = new Map<string, DeploymentMap>()
   /** Uploaded records that repeated a msgId already stored (and were not stored again). */
   duplicates = 0
-  private readonly accounts = new Map<string, AccountData>()
+  // A JS-private field: passwords must not show in util.inspect of the store.
+  readonly #accounts = new Map<string, AccountData>()
   private readonly logs: StoredLog[] = []
   private readonly persistPath: string | undefined
   private saveTimer: NodeJS.Timeout | undefined
@@ -91,7 +92,7 @@ export class EmulatorStore {
     accounts.forEach((a, k) => {
       const beacons = new Map<string, AccountBeacon>()
       for (const d of catalogue.slice(3 * k, 3 * k + 3)) beacons.set(d.mac, this.newAccountBeacon(d, a.email, SEED_EPOCH))
-      this.accounts.set(a.email, { password: a.password, beacons, msgIds: new Set() })
+      this.#accounts.set(a.email, { password: a.password, beacons, msgIds: new Set() })
       for (let i = 0; i < 5; i++) {
         const d = catalogue[(3 * k + i) % catalogue.length]
         this.logs.push({ owner: a.email, source: 'inspector', record: seedRecord(`seed-inspector-${k}-${i}`, d, SEED_EPOCH + i * 60_000, rng) })
@@ -131,13 +132,13 @@ export class EmulatorStore {
 
   /** The account whose credentials match, or undefined. */
   authenticate(email: string, password: string): string | undefined {
-    const account = this.accounts.get(email)
+    const account = this.#accounts.get(email)
     return account !== undefined && account.password === password ? email : undefined
   }
 
   /** The account's beacons, in insertion order. */
   beacons(email: string): AccountBeacon[] {
-    return [...(this.accounts.get(email)?.beacons.values() ?? [])]
+    return [...(this.#accounts.get(email)?.beacons.values() ?? [])]
   }
 
   /** Records uploaded by `email` (or by every account), in arrival order, without duplicates. */
@@ -229,7 +230,7 @@ export class EmulatorStore {
   }
 
   private account(email: string): AccountData {
-    const account = this.accounts.get(email)
+    const account = this.#accounts.get(email)
     if (account === undefined) throw new Error(`no emulator account ${email}`)
     return account
   }
@@ -262,7 +263,7 @@ export class EmulatorStore {
     const state: PersistedState = {
       format: 'beaconkit-emulator',
       version: 1,
-      beacons: Object.fromEntries([...this.accounts].map(([email, a]) => [email, [...a.beacons.values()]])),
+      beacons: Object.fromEntries([...this.#accounts].map(([email, a]) => [email, [...a.beacons.values()]])),
       logs: this.logs.filter((l) => l.source === 'upload'),
       duplicates: this.duplicates,
     }
@@ -280,12 +281,12 @@ export class EmulatorStore {
     }
     if (state.format !== 'beaconkit-emulator' || state.version !== 1) throw new Error(`${path} is not an emulator state file`)
     for (const [email, beacons] of Object.entries(state.beacons)) {
-      const account = this.accounts.get(email)
+      const account = this.#accounts.get(email)
       if (account === undefined) continue
       account.beacons = new Map(beacons.map((b) => [b.mac, b]))
     }
     for (const log of state.logs) {
-      const account = this.accounts.get(log.owner)
+      const account = this.#accounts.get(log.owner)
       if (account === undefined || account.msgIds.has(log.record.msgId)) continue
       account.msgIds.add(log.record.msgId)
       this.logs.push(log)

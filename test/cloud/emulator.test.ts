@@ -133,6 +133,13 @@ describe('startEmulator', () => {
     expect(dup.json).toEqual({ received: 1, stored: 0, duplicates: 1 })
   })
 
+  it('keeps account passwords out of inspect and JSON output of the emulator', async () => {
+    const emu = await start({ accounts: [{ email: 'a@x.io', password: 'hunter2-very-secret' }] })
+    const { inspect } = await import('node:util')
+    expect(inspect(emu, { depth: 10, showHidden: true })).not.toContain('hunter2-very-secret')
+    expect(inspect(emu.store, { depth: 10 })).not.toContain('hunter2-very-secret')
+  })
+
   it('rejects bad options with a typed error', async () => {
     await expect(startEmulator({ port: -1 })).rejects.toBeInstanceOf(InvalidOptionError)
     await expect(startEmulator({ seed: 1.5 })).rejects.toBeInstanceOf(InvalidOptionError)
