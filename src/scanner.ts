@@ -152,7 +152,14 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
   /** The clock all scanner time comes from. */
   readonly clock: Clock
   private readonly source: AdvertisementSource
+  /**
+   * Two decoders: under active scanning an address alternates between its advertisement
+   * (iBeacon only) and its scan response (with service data), and the Decoder caches one
+   * payload per address, so one decoder would miss on every packet. Only service data can
+   * carry encrypted frames, so the verified-serial memory all lives in `decoder`.
+   */
   private readonly decoder: Decoder
+  private readonly plainDecoder: Decoder
   private readonly table: RangeTable
   private readonly streams = new Set<EventStream>()
   private readonly eventBufferSize: number
@@ -194,6 +201,7 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
     this.clock = options.clock ?? this.source.clock ?? new RealClock()
     this.eventBufferSize = bufferSize
     this.decoder = new Decoder({ ...(keyring === undefined ? {} : { keyring }) })
+    this.plainDecoder = new Decoder()
     this.table = new RangeTable(
       {
         clock: this.clock,
@@ -279,14 +287,23 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
     let dropped = this.droppedByClosedStreams
     for (const s of this.streams) dropped += s.dropped
     const d = this.decoder.stats
+    const p = this.plainDecoder.stats
+    const decoder: DecodeStats = {
+      advertisements: d.advertisements + p.advertisements,
+      decoded: d.decoded + p.decoded,
+      ignored: d.ignored + p.ignored,
+      malformed: d.malformed + p.malformed,
+      cacheHits: d.cacheHits + p.cacheHits,
+      secure: { ...d.secure, rejected: { ...d.secure.rejected } },
+    }
     return {
-      advertisements: d.advertisements,
-      decoded: d.decoded,
-      malformed: d.malformed,
-      ignored: d.ignored,
+      advertisements: decoder.advertisements,
+      decoded: decoder.decoded,
+      malformed: decoder.malformed,
+      ignored: decoder.ignored,
       byFrame: { ...this.byFrame },
-      decoder: d,
-      secure: d.secure,
+      decoder,
+      secure: decoder.secure,
       range: this.table.stats,
       eventsDropped: dropped,
       listenerErrors: this.listenerErrors,
@@ -382,7 +399,8 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
 
   private ingest(adv: Advertisement): void {
     // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
-    const reading = this.decoder.decodeShared(adv)
+    const sd = adv.serviceData
+    const reading = (sd !== undefined && sd.length > 0 ? this.decoder : this.plainDecoder).decodeShared(adv)
     if (reading === null) return
     const frames = reading.frames
     for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++

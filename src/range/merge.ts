@@ -130,6 +130,49 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
   }
 }
 
+/**
+ * A frozen public copy of a tracked beacon. Written out field by field because V8 copies a
+ * 30-property object this way several times faster than with spread syntax, and the tick
+ * copies every changed beacon; absent fields stay absent.
+ */
+export function snapshotOf(b: Beacon, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean): Beacon {
+  const o: Beacon = {
+    id: b.id,
+    address: b.address,
+    timestamp: b.timestamp,
+    rssi: b.rssi,
+    frames: b.frames,
+    inRange,
+    firstSeen: b.firstSeen,
+    lastSeen: b.lastSeen,
+    smoothedRssi,
+    accuracy,
+    proximity,
+  }
+  if (b.serialNumber !== undefined) o.serialNumber = b.serialNumber
+  if (b.proximityUUID !== undefined) o.proximityUUID = b.proximityUUID
+  if (b.major !== undefined) o.major = b.major
+  if (b.minor !== undefined) o.minor = b.minor
+  if (b.beaconID !== undefined) o.beaconID = b.beaconID
+  if (b.temperature !== undefined) o.temperature = b.temperature
+  if (b.light !== undefined) o.light = b.light
+  if (b.movingState !== undefined) o.movingState = b.movingState
+  if (b.moving !== undefined) o.moving = b.moving
+  if (b.accelerometerCount !== undefined) o.accelerometerCount = b.accelerometerCount
+  if (b.batteryLevel !== undefined) o.batteryLevel = b.batteryLevel
+  if (b.hardwareModelName !== undefined) o.hardwareModelName = b.hardwareModelName
+  if (b.firmwareVersion !== undefined) o.firmwareVersion = b.firmwareVersion
+  if (b.measuredPower !== undefined) o.measuredPower = b.measuredPower
+  if (b.transmitPower !== undefined) o.transmitPower = b.transmitPower
+  if (b.transmitPowerDbm !== undefined) o.transmitPowerDbm = b.transmitPowerDbm
+  if (b.advertisingInterval !== undefined) o.advertisingInterval = b.advertisingInterval
+  if (b.secure !== undefined) o.secure = b.secure
+  if (b.flags !== undefined) o.flags = b.flags
+  if (b.eddystone !== undefined) o.eddystone = b.eddystone
+  if (b.unknownModel !== undefined) o.unknownModel = b.unknownModel
+  return Object.freeze(o)
+}
+
 /** The `changed` values of a beacon, captured before a merge. */
 export interface ChangeValues {
   rssi: number

@@ -12,7 +12,7 @@ import { accuracy, proximity } from './distance.js'
 import type { ProximityThresholds } from './distance.js'
 import type { CompiledFilter } from './filter.js'
 import { matchesFilter } from './filter.js'
-import { changeValues, diffValues, emptyBeacon, mergeReading } from './merge.js'
+import { changeValues, diffValues, emptyBeacon, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint, MergeState } from './merge.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { SecureGate } from './secure-gate.js'
@@ -311,7 +311,7 @@ export class RangeTable {
     } else if (leaveRssi !== undefined && e.filter.value(now) < leaveRssi) {
       e.reported = false
       e.left = true
-      this.sink.gone(Object.freeze({ ...this.snapshot(e), inRange: false }))
+      this.sink.gone(this.copy(e, false))
     }
   }
 
@@ -356,12 +356,14 @@ export class RangeTable {
 
   private snapshot(e: Entry): Beacon {
     if (e.snap !== undefined) return e.snap
-    const raw = e.filter.value(e.b.lastSeen)
-    const smoothed = Math.round(raw * 10) / 10
-    const acc = accuracy(smoothed, e.b.measuredPower)
-    const snap: Beacon = { ...e.b, smoothedRssi: smoothed, accuracy: acc, proximity: proximity(acc, this.opts.proximityThresholds) }
-    e.snap = Object.freeze(snap)
+    e.snap = this.copy(e, true)
     return e.snap
+  }
+
+  private copy(e: Entry, inRange: boolean): Beacon {
+    const smoothed = Math.round(e.filter.value(e.b.lastSeen) * 10) / 10
+    const acc = accuracy(smoothed, e.b.measuredPower)
+    return snapshotOf(e.b, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
   }
 
   /** Moves `e` to the tail (most recently seen) and makes sure the expiry timer is armed. */
@@ -401,10 +403,7 @@ export class RangeTable {
     while (this.head !== undefined && this.head.b.lastSeen + timeout <= now) {
       const e = this.head
       this.remove(e)
-      if (e.reported) {
-        const snap = this.snapshot(e)
-        this.sink.gone(Object.freeze({ ...snap, inRange: false }))
-      }
+      if (e.reported) this.sink.gone(this.copy(e, false))
     }
     if (this.head !== undefined) this.armExpiry()
   }
