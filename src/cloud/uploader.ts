@@ -31,6 +31,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   private readonly settings: UploaderSettings
   private readonly clock: Clock
   private readonly lastQueued = new Map<string, number>()
+  private pruneAt = 50_000
   private readonly inflight = new Set<Promise<unknown>>()
   private readonly detachers = new Set<() => void>()
   private flushWaiters: { resolve: () => void; reject: (e: Error) => void }[] = []
@@ -184,12 +185,17 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       return undefined
     }
     this.lastQueued.set(serial, t)
-    if (this.lastQueued.size > 50_000) this.pruneIntervals(t)
+    if (this.lastQueued.size > this.pruneAt) {
+      this.pruneIntervals(t)
+      // Doubling keeps pruning amortised O(1) even when every entry is still recent.
+      this.pruneAt = Math.max(50_000, this.lastQueued.size * 2)
+    }
     const record = toLogRecord(reading, randomUUID(), this.settings.location) as BeaconLogRecord
-    const queue = await this.ready
     try {
+      const queue = await this.ready
       await queue.push(record)
     } catch (e) {
+      // Not queued, so the beacon's next reading must not be held back by the interval.
       if (this.lastQueued.get(serial) === t) this.lastQueued.delete(serial)
       throw e
     }
