@@ -1,0 +1,39 @@
+// The README's quick start, `npm run demo` = `node dist/cli/main.js replay fixtures/demo.jsonl`:
+// in CI in virtual time (the real-time run lasts the recording's 90 s), and on a terminal.
+import { describe, it, expect } from 'vitest'
+import { jsonLines, runCli } from './run-cli.js'
+import { Tmux } from './tmux.js'
+
+const SAMPLE_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
+type Event = { event: string; beacon?: { id: string; secure?: { verified: boolean; keyId?: string } } }
+
+describe('the demo recording', () => {
+  it('replays every device of the demo site and ends by itself, exit 0', async () => {
+    const r = await runCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--json', '--key', SAMPLE_KEY])
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+    const events = jsonLines(r.stdout) as unknown as Event[]
+    const found = new Map(events.filter((e) => e.event === 'found').map((e) => [e.beacon?.id, e.beacon]))
+    for (const id of ['0117C5000002', '0117C5000003', '0117C5000004', '0117C5000005', '0117C5000007', '0117C5000008']) expect(found.has(id)).toBe(true)
+    // The device encrypted with the sample key is verified; the one with an unlisted key is not.
+    expect(found.get('0117C5000005')?.secure).toMatchObject({ verified: true, keyId: '0001' })
+    expect([...found.values()].some((b) => b?.secure?.keyId === 'beef' && b.secure.verified === false)).toBe(true)
+    const gone = events.filter((e) => e.event === 'gone').length
+    expect(gone).toBe(events.filter((e) => e.event === 'found').length)
+  })
+
+  it('shows the live table on a terminal (tmux), as `npm run demo` does', async () => {
+    const tmux = new Tmux('demo')
+    try {
+      tmux.start('demo', 170, 20, ['replay', 'fixtures/demo.jsonl', '--speed', '10'])
+      const text = await tmux.waitFor('demo', (s) => s.includes('0117C5000003') && s.includes('? beef'), 'the demo devices')
+      expect(text).toMatch(/^beaconkit replay demo\.jsonl ×10 │ \d+ adverts\/s │ \d+ in range │ \d+ rejected/)
+      expect(text).toMatch(/^0117C5000003\s+C0\/4\.1\s/m)
+      expect(text).toMatch(/^c0:00:00:00:00:06 .*\? beef/m)
+      tmux.run('send-keys', '-t', 'demo', 'C-c')
+      expect(await tmux.waitFor('demo', (s) => s.includes('EXIT='), 'the exit code')).toContain('EXIT=0')
+    } finally {
+      tmux.close()
+    }
+  })
+})
