@@ -99,7 +99,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     }
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
     if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
-      throw new InvalidOptionError('invalid_option', 'maxQueueBytes must be at least 65536 bytes', { option: 'maxQueueBytes' })
+      throw new InvalidOptionError('invalid_option', 'maxBytes (the uploader\'s maxQueueBytes) must be at least 65536 bytes', { option: 'maxQueueBytes' })
     }
     const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
     const queue = new FileQueue({ dir: options.dir, maxBytes, segmentBytes })
@@ -156,6 +156,9 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
 
   ack(seq: number): Promise<void> {
     const result = this.ackChain.then(async () => {
+      // Never acknowledge past what is on disk: later pushes would reuse those seqs and vanish.
+      const durable = this.segments.reduce((m, s) => Math.max(m, s.firstSeq + s.count - 1), 0)
+      seq = Math.min(seq, Math.max(durable, this.acked))
       if (seq <= this.acked) return
       const slot = encodeAckSlot(seq)
       await this.ackHandle.write(slot, 0, ACK_SLOT, this.ackSlot * ACK_SLOT)

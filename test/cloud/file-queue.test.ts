@@ -129,7 +129,7 @@ describe('FileQueue recovery', () => {
     await expect(FileQueue.open({ dir: '' })).rejects.toBeInstanceOf(InvalidOptionError)
     // Node's recursive mkdir never settles here; the queue must fail instead of hanging.
     await expect(FileQueue.open({ dir: '/proc/beaconkit-no/queue' })).rejects.toBeInstanceOf(InvalidOptionError)
-    await expect(FileQueue.open({ dir, maxBytes: 10 })).rejects.toThrow(/maxQueueBytes/)
+    await expect(FileQueue.open({ dir, maxBytes: 10 })).rejects.toThrow(/maxBytes/)
   })
 })
 

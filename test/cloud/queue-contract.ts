@@ -70,6 +70,16 @@ export function queueContract(name: string, factory: QueueFactory): void {
       await q.close()
     })
 
+    it('does not let an ack past the newest record swallow later pushes', async () => {
+      const q = await factory.create()
+      const first = await q.push(record(1))
+      await q.ack(first + 1000)
+      const later = await q.push(record(2))
+      expect(q.size).toBe(1)
+      expect((await q.peek(5)).map((r) => [r.seq, r.record.msgId])).toEqual([[later, 'm-2']])
+      await q.close()
+    })
+
     it('keeps order and every record under many concurrent pushes', async () => {
       const q = await factory.create()
       const n = 2000
