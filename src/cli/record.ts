@@ -3,6 +3,7 @@
 import { constants } from 'node:fs'
 import { access, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
+import type { Advertisement } from '../advertisement.js'
 import { RealClock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import { AdvertisementRecorder } from '../sources/recorder.js'
@@ -55,9 +56,12 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
   const tty = !options.json && streams.stdout.isTTY === true
   const devices = new Set<string>()
   let adverts = 0
+  // What arrives while start() is still running, before the recorder exists, is kept for it.
+  let early: Advertisement[] | undefined = []
   source.on('advertisement', (adv) => {
     adverts++
     if (devices.size < MAX_COUNTED_DEVICES) devices.add(adv.address)
+    early?.push(adv)
   })
 
   let finish!: (error?: Error) => void
@@ -72,7 +76,10 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
     removeSignals()
     throw error
   })
-  const recorder = new AdvertisementRecorder(options.file, { source, header: { source: sourceLabel } })
+  const recorder = new AdvertisementRecorder(options.file, { header: { source: sourceLabel } })
+  for (const adv of early ?? []) recorder.write(adv)
+  early = undefined
+  recorder.attach(source)
   recorder.on('error', (error) => finish(error))
   const startedAt = clock.now()
   let last = { time: startedAt, adverts: 0 }

@@ -72,10 +72,10 @@ describe('beaconkit replay', () => {
     expect([...strongIds]).toEqual(['E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|1'])
   })
 
-  it('stops cleanly on SIGINT in the middle of a real-time replay, exit 0, with whole lines', async () => {
+  it.each(['SIGINT', 'SIGTERM'] as const)('stops cleanly on %s in the middle of a real-time replay, exit 0, with whole lines', async (signal) => {
     const run = startCli(['replay', recording, '--json'])
     await run.waitFor('"event":"found"')
-    run.child.kill('SIGINT')
+    run.child.kill(signal)
     const r = await run.done
     expect(r.code).toBe(0)
     expect(r.stdout.endsWith('\n')).toBe(true)
@@ -84,6 +84,7 @@ describe('beaconkit replay', () => {
 
   it.each([
     [['replay', '/nonexistent/site.jsonl'], 2, /Recording \/nonexistent\/site\.jsonl does not exist/],
+    [['replay', '/tmp'], 2, /Recording \/tmp cannot be read/],
     [['replay', 'RECORDING', '--key', CORRUPTED], 2, /--key: .*digest check/],
     [['replay', 'RECORDING', '--key', 'short'], 2, /--key: .*40 hex digits/],
     [['replay', 'RECORDING', '--keys-file', '/nonexistent/keys'], 2, /does not exist/],
@@ -166,6 +167,20 @@ describe('beaconkit record', () => {
     const replay = await runCli(['replay', file, '--virtual', '--json'])
     expect(replay.code).toBe(0)
     expect(jsonLines(replay.stdout).some((l) => l.event === 'found')).toBe(true)
+  })
+
+  it('--json: a counter line per second, then a summary line', async () => {
+    const file = join(dir, 'recorded-json.jsonl')
+    const r = await runCli(['record', file, '--simulate', '--duration', '1.2', '--json'])
+    expect(r.code).toBe(0)
+    const lines = jsonLines(r.stdout)
+    expect(lines.at(0)).toMatchObject({ event: 'recording', file })
+    const last = lines.at(-1) as { event: string; advertisements: number; written: number; dropped: number; devices: number }
+    expect(last.event).toBe('recorded')
+    expect(last.written).toBe(last.advertisements)
+    expect(last.dropped).toBe(0)
+    expect(last.devices).toBeGreaterThan(5)
+    expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(last.written + 1)
   })
 
   it('refuses a folder that does not exist, before starting anything', async () => {

@@ -1,0 +1,152 @@
+/**
+ * Reading and checking option values: numbers, filters, upload settings. Every refusal is an
+ * InvalidOptionError whose message names the option, says what it takes and points at the help.
+ */
+
+import { InvalidOptionError } from '../errors.js'
+import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './args.js'
+
+export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
+
+export function fail(option: string, message: string, command?: CommandName): never {
+  const hint = command === undefined ? 'beaconkit --help' : `beaconkit ${command} --help`
+  throw new InvalidOptionError('invalid_option', `${message} (see \`${hint}\`)`, { option })
+}
+
+/** Positional arguments may be secrets typed in the wrong place: echo only short ones. */
+export function quote(text: string): string {
+  return text.length <= 24 ? `'${text}'` : `(${text.length} characters)`
+}
+
+export function str(values: Values, name: string): string | undefined {
+  const v = values[name]
+  return typeof v === 'string' ? v : undefined
+}
+
+export function strs(values: Values, name: string): string[] {
+  const v = values[name]
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
+}
+
+export function bool(values: Values, name: string): boolean {
+  return values[name] === true
+}
+
+export function number(
+  values: Values,
+  name: string,
+  command: CommandName,
+  check: { min?: number; max?: number; integer?: boolean; positive?: boolean; what: string },
+): number | undefined {
+  const text = str(values, name)
+  if (text === undefined) return undefined
+  const n = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i.test(text.trim()) ? Number(text) : NaN
+  const ok =
+    Number.isFinite(n) &&
+    (check.integer !== true || Number.isInteger(n)) &&
+    (check.min === undefined || n >= check.min) &&
+    (check.max === undefined || n <= check.max) &&
+    (check.positive !== true || n > 0)
+  if (!ok) fail(name, `--${name} must be ${check.what}, not ${quote(text)}`, command)
+  return n
+}
+
+const SERIAL = /^[0-9a-f]{12}$/i
+const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
+
+/** Canonical upper-case 8-4-4-4-12, the form readings carry. */
+function canonicalUuid(text: string): string {
+  const hex = text.replace(/-/g, '').toUpperCase()
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
+}
+
+function parseFilter(values: Values, command: CommandName): FilterFlags {
+  const filter: FilterFlags = {}
+  const serials = strs(values, 'serial')
+  for (const s of serials) {
+    if (!SERIAL.test(s)) fail('serial', `--serial takes a 12-digit hex serial number such as 0117C5456A36, not ${quote(s)}`, command)
+  }
+  if (serials.length > 0) filter.serialNumbers = serials.map((s) => s.toUpperCase())
+  const uuids = strs(values, 'uuid')
+  for (const u of uuids) {
+    if (!UUID.test(u)) fail('uuid', `--uuid takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quote(u)}`, command)
+  }
+  if (uuids.length > 0) filter.proximityUUIDs = uuids.map(canonicalUuid)
+  const ids = strs(values, 'beacon-id')
+  const beaconIDs: string[] = []
+  for (const id of ids) {
+    const parts = id.split('|')
+    const valid =
+      parts.length === 3 &&
+      UUID.test(parts[0]) &&
+      parts.slice(1).every((p) => /^\d{1,5}$/.test(p) && Number(p) <= 65535)
+    if (!valid) fail('beacon-id', `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`, command)
+    beaconIDs.push(`${canonicalUuid(parts[0])}|${Number(parts[1])}|${Number(parts[2])}`)
+  }
+  if (beaconIDs.length > 0) filter.beaconIDs = beaconIDs
+  const minRssi = number(values, 'min-rssi', command, { integer: true, min: -127, max: 20, what: 'a whole number of dBm between -127 and 20' })
+  if (minRssi !== undefined) filter.minRssi = minRssi
+  if (bool(values, 'verified-only')) filter.verifiedOnly = true
+  return filter
+}
+
+function parseUpload(values: Values, command: CommandName): UploadFlags | undefined {
+  const cloudUrl = str(values, 'cloud-url')
+  const email = str(values, 'email')
+  const passwordFile = str(values, 'password-file')
+  const queueDir = str(values, 'queue-dir')
+  if (!bool(values, 'upload')) {
+    const stray = (['cloud-url', 'email', 'password-file', 'queue-dir'] as const).find((n) => str(values, n) !== undefined)
+    if (stray !== undefined) fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
+    return undefined
+  }
+  if (cloudUrl === undefined) fail('cloud-url', '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)', command)
+  let url: URL
+  try {
+    url = new URL(cloudUrl)
+  } catch {
+    fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
+  if (email === undefined) fail('email', '--upload needs --email <account e-mail>', command)
+  if (passwordFile === undefined) {
+    fail('password-file', '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)', command)
+  }
+  const upload: UploadFlags = { cloudUrl, email, passwordFile }
+  if (queueDir !== undefined) upload.queueDir = queueDir
+  return upload
+}
+
+export function parseView(values: Values, command: CommandName): ViewFlags {
+  const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
+  const keysFile = str(values, 'keys-file')
+  if (keysFile !== undefined) view.keysFile = keysFile
+  const upload = parseUpload(values, command)
+  if (upload !== undefined) view.upload = upload
+  return view
+}
+
+export function positionals(list: string[], count: number, usage: string, command: CommandName): string[] {
+  if (list.length < count) fail('argument', `missing argument: ${usage}`, command)
+  if (list.length > count) fail('argument', `unexpected argument ${quote(list[count])}: ${usage}`, command)
+  return list
+}
+
+export function hci(values: Values, command: CommandName): number | undefined {
+  return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })
+}
+
+export function durationMs(values: Values, command: CommandName): number | undefined {
+  const s = number(values, 'duration', command, { positive: true, what: 'a positive number of seconds' })
+  return s === undefined ? undefined : s * 1000
+}
+
+export function seed(values: Values, command: CommandName): number {
+  return number(values, 'seed', command, { integer: true, min: 0, max: 2 ** 32 - 1, what: 'a whole number between 0 and 4294967295' }) ?? 1
+}
+
+export function speed(values: Values, command: CommandName): number {
+  const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
+  if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
+  return s
+}
