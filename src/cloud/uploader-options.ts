@@ -65,6 +65,8 @@ export interface UploaderStats {
   skippedNoSerial: number
   /** Readings within minIntervalPerBeaconMs of the previous record of the same beacon. */
   skippedInterval: number
+  /** Readings whose fields would not make a valid record (for example a non-string beaconID). */
+  skippedInvalid: number
   /** Failed attempts that will be retried. */
   retries: number
 }

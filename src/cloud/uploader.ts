@@ -13,7 +13,7 @@ import type { Beacon, BeaconReading } from '../reading.js'
 import { FileQueue } from './file-queue.js'
 import { MemoryQueue } from './queue.js'
 import type { DropInfo, QueuedRecord, UploadQueue } from './queue.js'
-import { toLogRecord } from './records.js'
+import { parseLogRecord, toLogRecord } from './records.js'
 import type { BeaconLogRecord } from './records.js'
 import { asAccountError, backoffDelay, uploaderSettings } from './uploader-options.js'
 import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
@@ -23,7 +23,7 @@ export type { LogUploadClient, RetryInfo, UploadEventSource, UploaderEvents, Upl
 /** Uploads beacon sensor data through the account interface. */
 export class Uploader extends EventEmitter<UploaderEvents> {
   /** Counters since creation. */
-  readonly stats: UploaderStats = { queued: 0, uploaded: 0, duplicates: 0, rejected: 0, dropped: 0, skippedNoSerial: 0, skippedInterval: 0, retries: 0 }
+  readonly stats: UploaderStats = { queued: 0, uploaded: 0, duplicates: 0, rejected: 0, dropped: 0, skippedNoSerial: 0, skippedInterval: 0, skippedInvalid: 0, retries: 0 }
 
   private readonly client: LogUploadClient
   private readonly ready: Promise<UploadQueue>
@@ -191,6 +191,14 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       this.pruneAt = Math.max(50_000, this.lastQueued.size * 2)
     }
     const record = toLogRecord(reading, randomUUID(), this.settings.location) as BeaconLogRecord
+    try {
+      // A record the server would refuse is better counted here than dropped after a 400.
+      parseLogRecord(record, 'record', true)
+    } catch {
+      this.lastQueued.delete(serial)
+      this.stats.skippedInvalid++
+      return undefined
+    }
     try {
       const queue = await this.ready
       await queue.push(record)

@@ -76,6 +76,10 @@ describe('Uploader', () => {
     // A clock stepped back starts the interval afresh rather than muting the beacon.
     expect(await u.push(reading(1, 500_000))).toBeDefined()
     expect(u.stats).toMatchObject({ queued: 4, skippedNoSerial: 1, skippedInterval: 1 })
+    // Malformed fields are skipped and counted, not sent to be refused.
+    expect(await u.push(reading(3, 1, { beaconID: 42 as unknown as string }))).toBeUndefined()
+    expect(u.stats.skippedInvalid).toBe(1)
+    expect(await u.push(reading(3, 2))).toBeDefined()
   })
 
   it('refuses bad input and bad options with typed errors', async () => {
