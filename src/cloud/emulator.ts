@@ -96,6 +96,10 @@ function readBody(req: IncomingMessage, limit: number): Promise<string> {
     })
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
     req.on('error', reject)
+    // A client that gave up mid-body (its timeout) leaves nothing to answer.
+    req.on('close', () => {
+      if (!req.complete) reject(new HttpError(400, 'request body incomplete', 'incomplete'))
+    })
   })
 }
 
