@@ -7,6 +7,7 @@ import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
 import { runCommand } from './commands.js'
+import { requestStop } from './shutdown.js'
 
 function version(): string {
   // Two levels up from both src/cli/ and dist/cli/ is the package root.
@@ -30,10 +31,14 @@ async function dispatch(parsed: ParsedCommand): Promise<number> {
 }
 
 async function main(argv: string[]): Promise<number> {
-  // A reader that goes away (`beaconkit … | head`) is a normal way to stop, not a crash.
+  // A reader that goes away (`beaconkit … | head`) is a normal way to stop, not a crash: the
+  // command stops as on SIGTERM (uploads still flushed); later write errors are its echo.
+  let stdoutGone = false
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
-    if (error.code === 'EPIPE') process.exit(EXIT.ok)
-    throw error
+    if (stdoutGone) return
+    if (error.code !== 'EPIPE') throw error
+    stdoutGone = true
+    if (!requestStop()) process.exit(EXIT.ok)
   })
   try {
     return await dispatch(parseCommandLine(argv))

@@ -23,8 +23,27 @@ export function handleSignals(onStop: (signal: NodeJS.Signals) => void, onForce:
     onForce()
     process.exit(signal === 'SIGINT' ? 130 : 143)
   }
+  const stopper = (): void => {
+    if (stopping) return
+    stopping = true
+    onStop('SIGTERM')
+  }
   for (const s of SIGNALS) process.on(s, handler)
+  stoppers.add(stopper)
   return () => {
     for (const s of SIGNALS) process.off(s, handler)
+    stoppers.delete(stopper)
   }
+}
+
+const stoppers = new Set<() => void>()
+
+/**
+ * Asks the running command to stop as if it got SIGTERM (e.g. its reader went away), so it
+ * still flushes its uploads. Returns false when no command is listening.
+ */
+export function requestStop(): boolean {
+  if (stoppers.size === 0) return false
+  for (const stop of [...stoppers]) stop()
+  return true
 }

@@ -82,6 +82,15 @@ describe('beaconkit replay', () => {
     expect(jsonLines(r.stdout).length).toBeGreaterThan(0)
   })
 
+  it('ends quietly with exit 0 when its reader goes away (`| head`)', async () => {
+    const run = startCli(['replay', recording, '--json'])
+    await run.waitFor('"event":"found"')
+    run.child.stdout.destroy()
+    const r = await run.done
+    expect(r.code).toBe(0)
+    expect(r.stderr).toBe('')
+  })
+
   it.each([
     [['replay', '/nonexistent/site.jsonl'], 2, /Recording \/nonexistent\/site\.jsonl does not exist/],
     [['replay', '/tmp'], 2, /Recording \/tmp cannot be read/],
