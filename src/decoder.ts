@@ -6,7 +6,7 @@
  */
 import type { Advertisement, ServiceData } from './advertisement.js'
 import type { BeaconReading } from './reading.js'
-import type { Keyring } from './secure/keyring.js'
+import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
 import { decodeFrames, isValidEnvelope } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
@@ -51,6 +51,8 @@ interface CacheEntry {
 export class Decoder {
   readonly stats: DecodeStats
   private keyring: Keyring | undefined
+  /** The keyring's version the cache was filled under; a key added or removed empties the cache. */
+  private keyringSeen = -1
   private readonly cacheSize: number
   private readonly thresholds: ProximityThresholds | undefined
   /** Two generations: lookups promote from `old`; when `current` fills up, `old` is dropped whole. */
@@ -74,7 +76,10 @@ export class Decoder {
     this.clear()
   }
 
-  /** Forgets every cached payload and verified serial (e.g. after keys were added or removed). */
+  /**
+   * Forgets every cached payload and verified serial. Keys added to or removed from the keyring
+   * do this by themselves.
+   */
   clear(): void {
     this.current = new Map()
     this.old = new Map()
@@ -115,6 +120,10 @@ export class Decoder {
     if (!isValidEnvelope(adv)) {
       stats.malformed++
       return undefined
+    }
+    if (this.keyring !== undefined && keyringVersion(this.keyring) !== this.keyringSeen) {
+      this.clear()
+      this.keyringSeen = keyringVersion(this.keyring)
     }
     let entry = this.current.get(adv.address)
     if (entry === undefined) {

@@ -138,3 +138,23 @@ describe('the caching decoder', () => {
     expect(() => new Decoder({ cacheSize: 0 })).toThrow(/cacheSize/)
   })
 })
+
+describe('the caching decoder and a changing keyring', () => {
+  it('a key added at run time takes effect for a device repeating the same frame', async () => {
+    const { Keyring } = await import('../src/secure/keyring.js')
+    const { parseBroadcastKey } = await import('../src/secure/broadcast-key.js')
+    const key = parseBroadcastKey('7b4b5ff594fdaf8f9fc7f2b494e400016f461205')
+    const frame = encodeE781(
+      { mode: 0x41, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000009', major: 1, minor: 2, batteryLevel: 50, transmitPower: 2, advertisingInterval: 100, measuredPower: -60 },
+      { key, randomCode: 99 },
+    )
+    const keyring = new Keyring()
+    const d = new Decoder({ keyring })
+    const adv = { ...base, serviceData: [{ uuid: '81e7', data: frame }] }
+    expect(d.decode(adv)?.secure).toMatchObject({ verified: false, rejected: 'no_key' })
+    keyring.add(key)
+    expect(d.decode(adv)?.secure).toEqual({ encrypted: true, keyId: '0001', verified: true })
+    keyring.remove('0001')
+    expect(d.decode(adv)?.secure).toMatchObject({ verified: false, rejected: 'no_key' })
+  })
+})
