@@ -63,11 +63,18 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const tty = !view.json && streams.stdout.isTTY === true
   const screen = tty ? new TableScreen(streams.stdout, source.clock === undefined ? 0 : 50) : undefined
   const json = tty ? undefined : new JsonLinesOutput(streams.stdout)
+  // On the live table a stderr line would tear the screen: the latest warning shows in the
+  // status line, and the last few are printed after the table is gone.
   const warnings: string[] = []
+  let warningCount = 0
   const warn = (text: string): void => {
-    // On the live table a stderr line would tear the screen: keep it for after.
-    if (screen === undefined) streams.stderr.write(`beaconkit: warning: ${text}\n`)
-    else warnings.push(text)
+    if (screen === undefined) {
+      streams.stderr.write(`beaconkit: warning: ${text}\n`)
+      return
+    }
+    warningCount++
+    warnings.push(text)
+    if (warnings.length > 10) warnings.shift()
   }
   // eventemitter3's generic on/off do not match the uploader's overloads structurally; the events do.
   const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner as unknown as UploadEventSource, warn)
@@ -106,7 +113,10 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (screen !== undefined) {
       const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((adverts - lastTick.adverts) * 1000) / (now - lastTick.time)
       lastTick = { time: now, adverts }
-      const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label }
+      const notes: string[] = []
+      if (upload !== undefined) notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
+      if (warnings.length > 0) notes.push(`⚠ ${warnings[warnings.length - 1]}`)
+      const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label, notes }
       screen.update(beacons, status, now)
     }
   })
@@ -139,10 +149,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (screen !== undefined) {
       streams.stdout.write(`beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`)
     }
-    if (warnings.length > 0) {
-      const shown = warnings.slice(-10)
-      for (const w of shown) streams.stderr.write(`beaconkit: warning: ${w}\n`)
-      if (warnings.length > shown.length) streams.stderr.write(`beaconkit: (${warnings.length - shown.length} earlier warnings not shown)\n`)
-    }
+    if (warningCount > warnings.length) streams.stderr.write(`beaconkit: (${warningCount - warnings.length} earlier warnings not shown)\n`)
+    for (const w of warnings) streams.stderr.write(`beaconkit: warning: ${w}\n`)
   }
 }

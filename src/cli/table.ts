@@ -20,6 +20,8 @@ export interface TableStatus {
   rejected: number
   /** Where the advertisements come from, e.g. `replay fixtures/demo.jsonl ×1`. */
   label?: string
+  /** More status, appended in order (upload progress, the latest warning). */
+  notes?: string[]
 }
 
 /** Layout options of {@link renderTable}. */
@@ -152,6 +154,7 @@ export function renderStatus(status: TableStatus): string {
     `${Math.round(status.advertsPerSecond)} adverts/s`,
     `${status.inRange} in range`,
     `${status.rejected} rejected`,
+    ...(status.notes ?? []),
   ]
   return clean(parts.join(' │ '))
 }

@@ -126,6 +126,12 @@ describe('renderTable', () => {
 })
 
 describe('renderStatus and truncate', () => {
+  it('appends notes such as upload progress and the latest warning', () => {
+    expect(renderStatus({ advertsPerSecond: 10, inRange: 1, rejected: 0, notes: ['uploaded 3 of 4', '⚠ line 7: not valid JSON'] })).toBe(
+      'beaconkit │ 10 adverts/s │ 1 in range │ 0 rejected │ uploaded 3 of 4 │ ⚠ line 7: not valid JSON',
+    )
+  })
+
   it('rounds the rate and names the source', () => {
     expect(renderStatus({ adapterState: 'unknown', advertsPerSecond: 0.4, inRange: 0, rejected: 0 })).toBe(
       'beaconkit │ adapter unknown │ 0 adverts/s │ 0 in range │ 0 rejected',

@@ -4,15 +4,18 @@ import { describe, it, expect, beforeAll, afterAll } from 'vitest'
 import { mkdtemp } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { writeFile } from 'node:fs/promises'
+import { startEmulator } from '../../src/cloud/emulator.js'
 import { SERIAL, writeRecording } from './recording.js'
 import { Tmux } from './tmux.js'
 
 let tmux: Tmux
 let recording = ''
+let dir = ''
 
 beforeAll(async () => {
   tmux = new Tmux('tty')
-  const dir = await mkdtemp(join(tmpdir(), 'beaconkit-tty-'))
+  dir = await mkdtemp(join(tmpdir(), 'beaconkit-tty-'))
   recording = join(dir, 'site.jsonl')
   await writeRecording(recording)
 })
@@ -47,6 +50,25 @@ describe('the live table on a terminal', () => {
     expect(after).toMatch(/^beaconkit replay site\.jsonl virtual time: 3 beacons seen, \d+ advertisements, 0 rejected$/m)
     expect(after).toContain('EXIT=0')
     expect(tmux.flags('end')).toEqual({ alternate: false, cursor: true })
+  })
+
+  it('shows upload progress and the latest warning in the status line, and the warnings after exit', async () => {
+    const emulator = await startEmulator({ accounts: [{ email: 'gw@site.test', password: 'pw' }] })
+    try {
+      const bad = join(dir, 'with-bad-line.jsonl')
+      await writeRecording(bad, ['{not json'])
+      await writeFile(join(dir, 'pw'), 'pw\n')
+      tmux.start('upload', 160, 20, ['replay', bad, '--speed', '4', '--upload', '--cloud-url', emulator.url, '--email', 'gw@site.test', '--password-file', join(dir, 'pw')])
+      const text = await tmux.waitFor('upload', (s) => /⚠ line \d+: not valid JSON/.test(s), 'the warning')
+      expect(text.split('\n')[0]).toMatch(/│ uploaded \d+ of \d+ │ ⚠ line \d+: not valid JSON/)
+      tmux.run('send-keys', '-t', 'upload', 'C-c')
+      const after = await tmux.waitFor('upload', (s) => s.includes('EXIT='), 'the exit code')
+      expect(after).toMatch(/^beaconkit: warning: line \d+: not valid JSON; line skipped$/m)
+      expect(after).toContain('EXIT=0')
+      expect(emulator.store.uploads('gw@site.test').some((u) => u.beaconMac === SERIAL)).toBe(true)
+    } finally {
+      await emulator.close()
+    }
   })
 
   it('fits a small terminal: no line wider than it, the least important columns dropped, rows counted', async () => {
