@@ -6,8 +6,10 @@
 import { InvalidOptionError } from '../errors.js'
 import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './args.js'
 
+/** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
 
+/** Throws the InvalidOptionError for `option`, pointing at the command's help. */
 export function fail(option: string, message: string, command?: CommandName): never {
   const hint = command === undefined ? 'beaconkit --help' : `beaconkit ${command} --help`
   throw new InvalidOptionError('invalid_option', `${message} (see \`${hint}\`)`, { option })
@@ -18,20 +20,24 @@ export function quote(text: string): string {
   return text.length <= 24 ? `'${text}'` : `(${text.length} characters)`
 }
 
+/** A string option, or undefined when not given. */
 export function str(values: Values, name: string): string | undefined {
   const v = values[name]
   return typeof v === 'string' ? v : undefined
 }
 
-export function strs(values: Values, name: string): string[] {
+/** A repeatable string option (empty when not given). */
+function strs(values: Values, name: string): string[] {
   const v = values[name]
   return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : []
 }
 
+/** A boolean flag. */
 export function bool(values: Values, name: string): boolean {
   return values[name] === true
 }
 
+/** A number option checked against `check`; undefined when not given. */
 export function number(
   values: Values,
   name: string,
@@ -117,6 +123,7 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
   return upload
 }
 
+/** The options of the commands that show beacons: output, keys, filters, upload. */
 export function parseView(values: Values, command: CommandName): ViewFlags {
   const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
   const keysFile = str(values, 'keys-file')
@@ -126,25 +133,30 @@ export function parseView(values: Values, command: CommandName): ViewFlags {
   return view
 }
 
+/** Exactly `count` positional arguments, or a usage error. */
 export function positionals(list: string[], count: number, usage: string, command: CommandName): string[] {
   if (list.length < count) fail('argument', `missing argument: ${usage}`, command)
   if (list.length > count) fail('argument', `unexpected argument ${quote(list[count])}: ${usage}`, command)
   return list
 }
 
+/** `--hci <n>`: the adapter number. */
 export function hci(values: Values, command: CommandName): number | undefined {
   return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })
 }
 
+/** `--duration <seconds>`, in milliseconds. */
 export function durationMs(values: Values, command: CommandName): number | undefined {
   const s = number(values, 'duration', command, { positive: true, what: 'a positive number of seconds' })
   return s === undefined ? undefined : s * 1000
 }
 
+/** `--seed <n>`, default 1. */
 export function seed(values: Values, command: CommandName): number {
   return number(values, 'seed', command, { integer: true, min: 0, max: 2 ** 32 - 1, what: 'a whole number between 0 and 4294967295' }) ?? 1
 }
 
+/** `--speed <factor>`, default 1; refused together with `--virtual`. */
 export function speed(values: Values, command: CommandName): number {
   const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
   if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)

@@ -9,8 +9,6 @@ export const EXIT = {
   usage: 2,
   bluetooth: 3,
   account: 4,
-  /** A command that is not available in this build. */
-  unavailable: 5,
 } as const
 
 /** Exit code for an error thrown by a command. */
@@ -18,16 +16,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof InvalidOptionError || error instanceof BroadcastKeyError) return EXIT.usage
   if (error instanceof BluetoothUnavailableError) return EXIT.bluetooth
   if (error instanceof AccountError) return EXIT.account
-  if (error instanceof CommandUnavailableError) return EXIT.unavailable
   return EXIT.failure
-}
-
-/** A command whose machinery is missing from this build. */
-export class CommandUnavailableError extends Error {
-  constructor(command: string, missing: string) {
-    super(`\`beaconkit ${command}\` is not available in this build: ${missing} is missing`)
-    this.name = 'CommandUnavailableError'
-  }
 }
 
 /**
@@ -36,7 +25,6 @@ export class CommandUnavailableError extends Error {
  */
 export function errorLine(error: unknown): string {
   if (error instanceof BeaconkitError) return `beaconkit: ${error.message} [${error.code}]`
-  if (error instanceof CommandUnavailableError) return `beaconkit: ${error.message}`
   if (error instanceof Error) return `beaconkit: unexpected error: ${error.stack ?? error.message}`
   return `beaconkit: unexpected error: ${String(error)}`
 }

@@ -94,12 +94,15 @@ describe('beaconkit replay', () => {
   it.each([
     [['replay', '/nonexistent/site.jsonl'], 2, /Recording \/nonexistent\/site\.jsonl does not exist/],
     [['replay', '/tmp'], 2, /Recording \/tmp cannot be read/],
+    [['replay', 'RECORDING', '--upload', '--cloud-url', 'http://example.com', '--email', 'a@b.c', '--password-file', 'PASSWORD'], 4, /plain http to example\.com.*\[insecure_url\]/],
     [['replay', 'RECORDING', '--key', CORRUPTED], 2, /--key: .*digest check/],
     [['replay', 'RECORDING', '--key', 'short'], 2, /--key: .*40 hex digits/],
     [['replay', 'RECORDING', '--keys-file', '/nonexistent/keys'], 2, /does not exist/],
     [['replay', 'RECORDING', '--upload', '--cloud-url', 'http://127.0.0.1:9', '--email', 'a@b.c', '--password-file', '/nonexistent/pw'], 2, /does not exist/],
   ])('refuses %j with a clear message and exit %i', async (args, code, message) => {
-    const r = await runCli(args.map((a) => (a === 'RECORDING' ? recording : a)))
+    await writeFile(join(dir, 'pw-args'), 'secret-pw\n')
+    const r = await runCli(args.map((a) => (a === 'RECORDING' ? recording : a === 'PASSWORD' ? join(dir, 'pw-args') : a)))
+    expect(r.stderr).not.toContain('secret-pw')
     expect(r.code).toBe(code)
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(message)
