@@ -17,7 +17,7 @@ import { EventStream } from './range/event-stream.js'
 import type { ScannerEvent, ScannerEventIterator, ScannerWarning } from './range/event-stream.js'
 import { compileFilter } from './range/filter.js'
 import type { BeaconFilter } from './range/filter.js'
-import type { BeaconChanges, IBeaconHint } from './range/merge.js'
+import type { BeaconChanges } from './range/merge.js'
 import { RangeTable } from './range/range-table.js'
 import type { RangeTableStats } from './range/range-table.js'
 import { rssiFilterFactory } from './range/rssi-filter.js'
@@ -127,13 +127,6 @@ function isClock(c: unknown): c is Clock {
 function isSource(s: unknown): s is AdvertisementSource {
   const x = s as Partial<AdvertisementSource> | null
   return typeof x === 'object' && x !== null && typeof x.start === 'function' && typeof x.stop === 'function' && typeof x.on === 'function'
-}
-
-/** The iBeacon values of an advertisement, read straight from the bytes (see IBeaconHint). */
-function ibeaconHint(adv: Advertisement): IBeaconHint | undefined {
-  const md = adv.manufacturerData
-  if (md === undefined || md.length < 25 || md[0] !== 0x4c || md[1] !== 0x00 || md[2] !== 0x02 || md[3] !== 0x15) return undefined
-  return { major: (md[20] << 8) | md[21], minor: (md[22] << 8) | md[23], measuredPower: (md[24] << 24) >> 24 }
 }
 
 /**
@@ -404,7 +397,7 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
     if (reading === null) return
     const frames = reading.frames
     for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
-    this.table.ingest(reading, frames.includes('ibeacon') ? ibeaconHint(adv) : undefined, adv.rssi, adv.timestamp)
+    this.table.ingest(reading, adv.manufacturerData, adv.rssi, adv.timestamp)
   }
 
   private onSourceEnd(): void {

@@ -5,14 +5,14 @@
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 
 /**
- * What the advertisement itself said in its iBeacon frame, so the merge can tell whether a
- * reading's major/minor/measured power came from the iBeacon bytes or from a vendor frame
- * (a decoded reading no longer says which).
+ * The advertisement's own manufacturer data, so the merge can tell whether a reading's
+ * major/minor/measured power came from the iBeacon bytes or from a vendor frame (a decoded
+ * reading no longer says which). Read only when a contested field is present.
  */
-export interface IBeaconHint {
-  major: number
-  minor: number
-  measuredPower: number
+export type IBeaconHint = Uint8Array | undefined
+
+function isIBeaconBytes(md: Uint8Array): boolean {
+  return md.length >= 25 && md[0] === 0x4c && md[1] === 0x00 && md[2] === 0x02 && md[3] === 0x15
 }
 
 /** Which sources a beacon's contested fields came from. */
@@ -75,59 +75,131 @@ function mergeEddystone(old: EddystoneInfo | undefined, add: EddystoneInfo): Edd
 }
 
 /**
- * Merges `r` into `b` in place. Nested values (frames, flags, eddystone, secure) are replaced
- * by fresh frozen objects rather than mutated. `rssi` and `timestamp` come from the packet
- * when the reading is a cached one shared by repeats of the same bytes.
+ * Merges `r` into `b` in place and says whether any field changed. Nested values (frames,
+ * flags, eddystone, secure) are replaced by fresh frozen objects rather than mutated. The
+ * packet's `rssi` and `timestamp` are not merged here: readings are cached templates shared
+ * by repeats of the same bytes.
  */
-export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeState, hint: IBeaconHint | undefined, rssi = r.rssi, timestamp = r.timestamp): void {
-  b.address = r.address
-  b.timestamp = timestamp
-  b.rssi = rssi
+export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeState, hint: IBeaconHint): boolean {
+  let changed = false
+  if (b.address !== r.address) {
+    b.address = r.address
+    changed = true
+  }
   const frames = unionFrames(b.frames, r.frames)
-  if (frames !== undefined) b.frames = frames
+  if (frames !== undefined) {
+    b.frames = frames
+    changed = true
+  }
   const vendor = hasVendorFrame(r.frames)
+  const md = hint !== undefined && isIBeaconBytes(hint) ? hint : undefined
 
-  if (r.serialNumber !== undefined) b.serialNumber = r.serialNumber
-  if (r.proximityUUID !== undefined) b.proximityUUID = r.proximityUUID
+  if (r.serialNumber !== undefined && b.serialNumber !== r.serialNumber) {
+    b.serialNumber = r.serialNumber
+    changed = true
+  }
+  if (r.proximityUUID !== undefined && b.proximityUUID !== r.proximityUUID) {
+    b.proximityUUID = r.proximityUUID
+    changed = true
+  }
   if (r.major !== undefined || r.minor !== undefined) {
-    const fromIBeacon = hint !== undefined && r.major === hint.major && r.minor === hint.minor
+    const fromIBeacon = md !== undefined && r.major === ((md[20] << 8) | md[21]) && r.minor === ((md[22] << 8) | md[23])
     if (!fromIBeacon || !st.vendorMajorMinor) {
-      if (r.major !== undefined) b.major = r.major
-      if (r.minor !== undefined) b.minor = r.minor
+      if (r.major !== undefined && b.major !== r.major) {
+        b.major = r.major
+        changed = true
+      }
+      if (r.minor !== undefined && b.minor !== r.minor) {
+        b.minor = r.minor
+        changed = true
+      }
       if (!fromIBeacon && vendor) st.vendorMajorMinor = true
     }
   }
   if (r.measuredPower !== undefined) {
-    const fromIBeacon = hint !== undefined && r.measuredPower === hint.measuredPower
-    if (!fromIBeacon || !st.vendorPower) {
+    const fromIBeacon = md !== undefined && r.measuredPower === (md[24] << 24) >> 24
+    if ((!fromIBeacon || !st.vendorPower) && b.measuredPower !== r.measuredPower) {
       b.measuredPower = r.measuredPower
-      if (vendor && !fromIBeacon) st.vendorPower = true
+      changed = true
     }
+    if (vendor && !fromIBeacon) st.vendorPower = true
   }
-  const tlmOnly = onlyEddystone(r.frames)
-  if (!(tlmOnly && st.vendorSensors)) {
-    if (r.temperature !== undefined) b.temperature = r.temperature
-    if (r.batteryLevel !== undefined) b.batteryLevel = r.batteryLevel
+  if (!(onlyEddystone(r.frames) && st.vendorSensors)) {
+    if (r.temperature !== undefined && b.temperature !== r.temperature) {
+      b.temperature = r.temperature
+      changed = true
+    }
+    if (r.batteryLevel !== undefined && b.batteryLevel !== r.batteryLevel) {
+      b.batteryLevel = r.batteryLevel
+      changed = true
+    }
     if (vendor && (r.temperature !== undefined || r.batteryLevel !== undefined)) st.vendorSensors = true
   }
-  if (r.light !== undefined) b.light = r.light
-  if (r.movingState !== undefined) b.movingState = r.movingState
-  if (r.moving !== undefined) b.moving = r.moving
-  else if (r.movingState !== undefined) delete b.moving
-  if (r.accelerometerCount !== undefined) b.accelerometerCount = r.accelerometerCount
-  if (r.hardwareModelName !== undefined) b.hardwareModelName = r.hardwareModelName
-  if (r.firmwareVersion !== undefined) b.firmwareVersion = r.firmwareVersion
-  if (r.transmitPower !== undefined) b.transmitPower = r.transmitPower
-  if (r.transmitPowerDbm !== undefined) b.transmitPowerDbm = r.transmitPowerDbm
-  if (r.advertisingInterval !== undefined) b.advertisingInterval = r.advertisingInterval
-  if (r.unknownModel !== undefined) b.unknownModel = r.unknownModel
-  if (r.flags !== undefined) b.flags = Object.freeze({ ...b.flags, ...r.flags })
-  if (r.eddystone !== undefined) b.eddystone = mergeEddystone(b.eddystone, r.eddystone)
-  if (r.secure !== undefined) b.secure = Object.freeze({ ...r.secure })
-
-  if (b.proximityUUID !== undefined && b.major !== undefined && b.minor !== undefined) {
+  if (r.light !== undefined && b.light !== r.light) {
+    b.light = r.light
+    changed = true
+  }
+  if (r.movingState !== undefined && b.movingState !== r.movingState) {
+    b.movingState = r.movingState
+    if (r.moving !== undefined) b.moving = r.moving
+    else delete b.moving
+    changed = true
+  }
+  if (r.accelerometerCount !== undefined && b.accelerometerCount !== r.accelerometerCount) {
+    b.accelerometerCount = r.accelerometerCount
+    changed = true
+  }
+  if (r.hardwareModelName !== undefined && b.hardwareModelName !== r.hardwareModelName) {
+    b.hardwareModelName = r.hardwareModelName
+    changed = true
+  }
+  if (r.firmwareVersion !== undefined && b.firmwareVersion !== r.firmwareVersion) {
+    b.firmwareVersion = r.firmwareVersion
+    changed = true
+  }
+  if (r.transmitPower !== undefined && b.transmitPower !== r.transmitPower) {
+    b.transmitPower = r.transmitPower
+    changed = true
+  }
+  if (r.transmitPowerDbm !== undefined && b.transmitPowerDbm !== r.transmitPowerDbm) {
+    b.transmitPowerDbm = r.transmitPowerDbm
+    changed = true
+  }
+  if (r.advertisingInterval !== undefined && b.advertisingInterval !== r.advertisingInterval) {
+    b.advertisingInterval = r.advertisingInterval
+    changed = true
+  }
+  if (r.unknownModel !== undefined && b.unknownModel !== r.unknownModel) {
+    b.unknownModel = r.unknownModel
+    changed = true
+  }
+  if (r.flags !== undefined && !sameMembers(b.flags, r.flags)) {
+    b.flags = Object.freeze({ ...b.flags, ...r.flags })
+    changed = true
+  }
+  if (r.eddystone !== undefined && !sameMembers(b.eddystone, r.eddystone)) {
+    b.eddystone = mergeEddystone(b.eddystone, r.eddystone)
+    changed = true
+  }
+  if (r.secure !== undefined && !sameSecure(b.secure, r.secure)) {
+    b.secure = Object.freeze({ ...r.secure })
+    changed = true
+  }
+  if (changed && b.proximityUUID !== undefined && b.major !== undefined && b.minor !== undefined) {
     b.beaconID = `${b.proximityUUID}|${b.major}|${b.minor}`
   }
+  return changed
+}
+
+/** Whether every member of `add` is already in `old` with the same value (sub-objects by reference). */
+function sameMembers<T extends object>(old: T | undefined, add: T): boolean {
+  if (old === undefined) return false
+  for (const k in add) if (old[k] !== add[k]) return false
+  return true
+}
+
+function sameSecure(a: BeaconReading['secure'], b: NonNullable<BeaconReading['secure']>): boolean {
+  return a !== undefined && a.encrypted === b.encrypted && a.keyId === b.keyId && a.verified === b.verified && a.rejected === b.rejected
 }
 
 /**

@@ -57,12 +57,16 @@ export class SecureGate {
    */
   check(r: Readonly<BeaconReading>, hint: IBeaconHint | undefined, confirmedSerial: string | undefined, now: number): GateVerdict {
     const sec = r.secure
+    const plain = sec === undefined || !sec.encrypted
+    // The common case, plain beacons and nobody pending, costs no map lookup.
+    if (plain && (confirmedSerial !== undefined || this.pending.size === 0)) return 'pass'
     const p = this.pending.get(r.address)
-    if (sec === undefined || !sec.encrypted) {
-      if (confirmedSerial !== undefined || p === undefined || p.failed) return 'pass'
+    if (plain) {
+      if (p === undefined || p.failed) return 'pass'
       this.hold(p, r, hint, now)
       return 'hold'
     }
+    if (sec === undefined) return 'pass'
     if (sec.verified) {
       if (confirmedSerial !== undefined) return r.serialNumber === confirmedSerial ? 'pass' : 'drop'
       if (p === undefined) {

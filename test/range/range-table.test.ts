@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { VirtualClock } from '../../src/clock.js'
+import { encodeIBeacon } from '../../src/frames/ibeacon.js'
 import { compileFilter } from '../../src/range/filter.js'
 import type { BeaconFilter } from '../../src/range/filter.js'
 import type { BeaconChanges } from '../../src/range/merge.js'
@@ -40,7 +41,8 @@ function setup(over: Partial<Omit<RangeTableOptions, 'filter'>> & { filter?: Bea
   )
   const at = (ms: number, r: Partial<BeaconReading> & { address: string }, hint?: { major: number; minor: number; measuredPower: number }): void => {
     clock.advanceTo(T0 + ms)
-    table.ingest({ rssi: -60, timestamp: T0 + ms, frames: ['ibeacon'], ...r }, hint)
+    // The hint is the advertisement's manufacturer data: iBeacon bytes with these values.
+    table.ingest({ rssi: -60, timestamp: T0 + ms, frames: ['ibeacon'], ...r }, hint === undefined ? undefined : encodeIBeacon({ proximityUUID: UUID, ...hint }))
   }
   return { clock, table, log, changes, updates, at }
 }
