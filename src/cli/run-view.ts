@@ -16,7 +16,6 @@ import type { TerminalLike } from './screen.js'
 import { handleSignals } from './shutdown.js'
 import type { TableStatus } from './table.js'
 import { startUpload } from './upload.js'
-import type { UploadEventSource } from '../cloud/uploader.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -77,7 +76,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (warnings.length > 10) warnings.shift()
   }
   // eventemitter3's generic on/off do not match the uploader's overloads structurally; the events do.
-  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner as unknown as UploadEventSource, warn)
+  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn)
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined

@@ -14,14 +14,20 @@ export interface LogUploadClient {
   uploadLogs(records: BeaconLogRecord[], options?: CallOptions): Promise<UploadResult>
 }
 
-/** The scanner events the uploader listens to; a `BeaconScanner` fits. */
+/** Arguments of the scanner events the uploader listens to. */
+export interface UploadEventArgs {
+  updated: [beacons: Beacon[]]
+  found: [beacon: Beacon]
+  changed: [beacon: Beacon, changes: unknown]
+}
+
+/**
+ * The scanner events the uploader listens to; a `BeaconScanner` fits (the generic signature
+ * mirrors eventemitter3's, so no cast is needed).
+ */
 export interface UploadEventSource {
-  on(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
-  on(event: 'found', listener: (beacon: Beacon) => void): unknown
-  on(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
-  off(event: 'updated', listener: (beacons: Beacon[]) => void): unknown
-  off(event: 'found', listener: (beacon: Beacon) => void): unknown
-  off(event: 'changed', listener: (beacon: Beacon, changes: unknown) => void): unknown
+  on<E extends keyof UploadEventArgs>(event: E, listener: (...args: UploadEventArgs[E]) => void): unknown
+  off<E extends keyof UploadEventArgs>(event: E, listener: (...args: UploadEventArgs[E]) => void): unknown
 }
 
 /** Options of {@link Uploader}. */

@@ -18,7 +18,7 @@ import type { BeaconLogRecord } from './records.js'
 import { asAccountError, backoffDelay, uploaderSettings } from './uploader-options.js'
 import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
 
-export type { LogUploadClient, RetryInfo, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './uploader-options.js'
+export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './uploader-options.js'
 
 /** Uploads beacon sensor data through the account interface. */
 export class Uploader extends EventEmitter<UploaderEvents> {
