@@ -203,9 +203,10 @@ function sameSecure(a: BeaconReading['secure'], b: NonNullable<BeaconReading['se
 }
 
 /**
- * A frozen public copy of a tracked beacon. Written out field by field because V8 copies a
- * 30-property object this way several times faster than with spread syntax, and the tick
- * copies every changed beacon; absent fields stay absent.
+ * A public copy of a tracked beacon, the caller's to keep (nested objects are frozen and
+ * shared). Written out field by field because V8 copies a 30-property object this way several
+ * times faster than with spread syntax, and every tick copies every beacon in range; absent
+ * fields stay absent. Not frozen: each copy is fresh, and freezing doubled the tick's cost.
  */
 export function snapshotOf(b: Beacon, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean): Beacon {
   const o: Beacon = {
@@ -242,7 +243,7 @@ export function snapshotOf(b: Beacon, smoothedRssi: number, accuracy: number, pr
   if (b.flags !== undefined) o.flags = b.flags
   if (b.eddystone !== undefined) o.eddystone = b.eddystone
   if (b.unknownModel !== undefined) o.unknownModel = b.unknownModel
-  return Object.freeze(o)
+  return o
 }
 
 /** The `changed` values of a beacon, captured before a merge. */

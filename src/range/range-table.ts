@@ -123,6 +123,7 @@ export class RangeTable {
   private settleQueue: { e: Entry; due: number }[] = []
   private settleHead = 0
   private cancelSettle: CancelTimer | undefined
+  private readonly accuracyRows: (Float64Array | undefined)[] = []
   private counters = { belowMinRssi: 0, heldSecure: 0, droppedSecure: 0 }
 
   constructor(
@@ -396,9 +397,28 @@ export class RangeTable {
   }
 
   private copy(e: Entry, inRange: boolean): Beacon {
-    const smoothed = Math.round(e.filter.value(e.b.lastSeen) * 10) / 10
-    const acc = accuracy(smoothed, e.b.measuredPower)
+    const tenths = Math.round(e.filter.value(e.b.lastSeen) * 10)
+    const smoothed = tenths / 10
+    const acc = this.accuracyOf(tenths, e.b.measuredPower)
     return snapshotOf(e.b, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
+  }
+
+  /**
+   * accuracy() of a smoothed RSSI in tenths of a dB, memoised per measured power: the tick
+   * needs one per beacon, and a power function per beacon was a fifth of its cost.
+   */
+  private accuracyOf(tenths: number, measuredPower: number | undefined): number {
+    if (measuredPower === undefined || !Number.isInteger(measuredPower) || measuredPower < -128 || measuredPower > 127 || !(tenths >= -1280 && tenths <= 0)) {
+      return accuracy(tenths / 10, measuredPower)
+    }
+    let row = this.accuracyRows[measuredPower + 128]
+    if (row === undefined) {
+      row = new Float64Array(1281).fill(Number.NaN)
+      this.accuracyRows[measuredPower + 128] = row
+    }
+    const cached = row[tenths + 1280]
+    if (cached === cached) return cached
+    return (row[tenths + 1280] = accuracy(tenths / 10, measuredPower))
   }
 
   /** Moves `e` to the tail (most recently seen) and makes sure the expiry timer is armed. */
