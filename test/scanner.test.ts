@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { formatAdvertisementLine } from '../src/advertisement.js'
-import { VirtualClock } from '../src/clock.js'
+import { RealClock, VirtualClock } from '../src/clock.js'
 import { encodeE781 } from '../src/frames/e781.js'
 import type { Beacon } from '../src/reading.js'
 import { BeaconScanner } from '../src/scanner.js'
@@ -152,6 +152,13 @@ describe('BeaconScanner options', () => {
     [{ keys: 'abc' }, 'keys'],
   ])('rejects %j naming %s', (options, option) => {
     expect(() => new BeaconScanner({ source: new ReplaySource([]), ...(options as object) })).toThrow(expect.objectContaining({ code: 'invalid_option', option }))
+  })
+
+  it('defaults to a NobleSource and real time without starting anything', async () => {
+    const scanner = new BeaconScanner()
+    expect(scanner.clock).toBeInstanceOf(RealClock)
+    expect(scanner.beacons()).toEqual([])
+    await scanner.stop()
   })
 
   it('rejects a malformed key with the key error, not a crash', () => {

@@ -33,6 +33,8 @@ function play(source: ReplaySource): Promise<{ advs: Advertisement[]; times: num
 }
 
 advertisementSourceContract('ReplaySource (virtual, lines)', () => ({ source: new ReplaySource(lines, { virtual: true }) }))
+// Real time at 100× speed: the recording's second takes 10 ms.
+advertisementSourceContract('ReplaySource (real time, speed 100)', () => ({ source: new ReplaySource(lines, { speed: 100 }) }))
 
 describe('ReplaySource', () => {
   it('moves its virtual clock to each line before emitting it', async () => {

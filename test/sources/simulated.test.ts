@@ -24,6 +24,9 @@ function options(): SimulatedSourceOptions {
 }
 
 advertisementSourceContract('SimulatedSource (virtual)', () => ({ source: new SimulatedSource(options()) }))
+advertisementSourceContract('SimulatedSource (real time)', () => ({
+  source: new SimulatedSource({ seed: 1, devices: [{ address: 'aa:00:00:00:00:09', ibeacon: { proximityUUID: UUID, major: 9, minor: 9, measuredPower: -59 }, intervalMs: 20, distance: 1 }] }),
+}))
 
 describe('SimulatedSource', () => {
   it('is deterministic for a seed', () => {
