@@ -3,29 +3,25 @@
  * readings, the RangeTable tracks beacons in clock time; the scanner only wires them together,
  * isolates listeners that throw, and offers async iteration.
  */
-import { EventEmitter } from 'eventemitter3'
+import type { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from './advertisement.js'
 import { RealClock, VirtualClock } from './clock.js'
 import type { Clock } from './clock.js'
 import { Decoder } from './decoder.js'
 import type { DecodeStats } from './decoder.js'
-import { InvalidOptionError } from './errors.js'
 import type { Beacon, FrameKind } from './reading.js'
-import { checkProximityThresholds } from './range/distance.js'
-import type { ProximityThresholds } from './range/distance.js'
 import { EventStream } from './range/event-stream.js'
 import type { ScannerEvent, ScannerEventIterator, ScannerWarning } from './range/event-stream.js'
-import { compileFilter } from './range/filter.js'
-import type { BeaconFilter } from './range/filter.js'
 import type { BeaconChanges } from './range/merge.js'
 import { RangeTable } from './range/range-table.js'
+import { SafeEmitter } from './range/safe-emitter.js'
+import { resolveScannerOptions } from './range/scanner-options.js'
+import type { ScannerOptions } from './range/scanner-options.js'
 import type { RangeTableStats } from './range/range-table.js'
-import { rssiFilterFactory } from './range/rssi-filter.js'
-import type { SmoothingOptions } from './range/rssi-filter.js'
-import type { BroadcastKey } from './secure/broadcast-key.js'
-import { Keyring } from './secure/keyring.js'
 import { NobleSource } from './sources/noble.js'
 import type { AdapterState, AdvertisementSource } from './sources/source.js'
+
+export type { ScannerOptions } from './range/scanner-options.js'
 
 /** Events of a {@link BeaconScanner}. */
 export interface ScannerEvents {
@@ -43,41 +39,6 @@ export interface ScannerEvents {
   warning: [warning: ScannerWarning]
   /** A source error, or a listener that threw (scanning goes on either way). */
   error: [error: Error]
-}
-
-/** Options of {@link BeaconScanner}. */
-export interface ScannerOptions {
-  /** Where advertisements come from; a `NobleSource` (the local adapter) by default. */
-  source?: AdvertisementSource
-  /** Broadcast keys for private broadcasts: a Keyring, or key strings / parsed keys. */
-  keys?: Keyring | Iterable<string | BroadcastKey>
-  /** A beacon not heard for this long is gone. Default 8000 ms (spec 6.5). */
-  goneTimeoutMs?: number
-  /** Period of the `updated` event. Default 1000 ms (spec 6.5). */
-  updateIntervalMs?: number
-  /** Time source; default: the source's clock if it has one (virtual replays), else real time. */
-  clock?: Clock
-  filter?: BeaconFilter
-  /** RSSI smoothing; default a time-decayed ARMA, time constant 1.5 s (DEFAULT_SMOOTHING says why). */
-  smoothing?: SmoothingOptions
-  /** Upper bounds of the proximity zones in metres; default { immediate: 0.5, near: 4 }. */
-  proximityThresholds?: ProximityThresholds
-  /** iOS-style hysteresis: a beacon is found only once its smoothed RSSI reaches this (dBm). */
-  enterRssi?: number
-  /** …and gone once it falls below this (dBm; at most `enterRssi`). */
-  leaveRssi?: number
-  /** Hide encrypted devices that cannot be verified (key id not in the keyring, or frames failing verification). */
-  hideUnverifiedSecure?: boolean
-  /**
-   * A beacon whose first packet carries no serial number (an iBeacon advertisement whose
-   * vendor scan response is a moment behind) is announced this long after that packet,
-   * unless the packet completing its identity arrives first — so `found` carries the final
-   * id instead of a beaconID that is replaced a millisecond later. A device awaiting
-   * confirmation of its private broadcast waits for it. Default 100 ms; 0 announces at once.
-   */
-  identitySettleMs?: number
-  /** Events buffered per `events()` iterator before the oldest are dropped. Default 10,000. */
-  eventBufferSize?: number
 }
 
 /** Counters of a scanner. */
@@ -102,33 +63,6 @@ export interface ScannerStats {
   listenerErrors: number
 }
 
-type Listener = { fn: (...args: unknown[]) => void; context: unknown; once: boolean }
-
-function bad(option: string, what: string): never {
-  throw new InvalidOptionError('invalid_option', `${option} ${what}`, { option })
-}
-
-function positive(value: unknown, option: string, fallback: number): number {
-  if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) bad(option, `must be a number of milliseconds >= 1 (got ${String(value)}).`)
-  return value
-}
-
-function nonNegative(value: unknown, option: string): number {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) bad(option, `must be a number of milliseconds >= 0 (got ${String(value)}).`)
-  return value
-}
-
-function isClock(c: unknown): c is Clock {
-  const x = c as Partial<Clock> | null
-  return typeof x === 'object' && x !== null && typeof x.now === 'function' && typeof x.setTimeout === 'function' && typeof x.setInterval === 'function'
-}
-
-function isSource(s: unknown): s is AdvertisementSource {
-  const x = s as Partial<AdvertisementSource> | null
-  return typeof x === 'object' && x !== null && typeof x.start === 'function' && typeof x.stop === 'function' && typeof x.on === 'function'
-}
-
 /**
  * Scans for beacons and tracks which are in range.
  *
@@ -141,7 +75,7 @@ function isSource(s: unknown): s is AdvertisementSource {
  *
  * Listeners run synchronously; one that throws is reported as `error` and the others still run.
  */
-export class BeaconScanner extends EventEmitter<ScannerEvents> {
+export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   /** The clock all scanner time comes from. */
   readonly clock: Clock
   private readonly source: AdvertisementSource
@@ -160,54 +94,20 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
   private running = false
   private sourceEnded = false
   private droppedByClosedStreams = 0
-  private listenerErrors = 0
   private drainWaiters: (() => void)[] = []
   private draining = false
   private readonly unsubscribe: (() => void)[] = []
 
   constructor(options: ScannerOptions = {}) {
     super()
-    if (typeof options !== 'object' || options === null) bad('options', 'must be an object.')
-    if (options.source !== undefined && !isSource(options.source)) bad('source', 'must be an AdvertisementSource (start(), stop(), on()).')
-    if (options.clock !== undefined && !isClock(options.clock)) bad('clock', 'must be a Clock (now(), setTimeout(), setInterval()).')
-    for (const name of ['enterRssi', 'leaveRssi'] as const) {
-      const v = options[name]
-      if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) bad(name, 'must be a number of dBm, e.g. -75.')
-    }
-    const enterRssi = options.enterRssi ?? options.leaveRssi
-    const leaveRssi = options.leaveRssi ?? options.enterRssi
-    if (enterRssi !== undefined && leaveRssi !== undefined && leaveRssi > enterRssi) bad('leaveRssi', `must not exceed enterRssi (${enterRssi} dBm): hysteresis needs leave <= enter.`)
-    if (options.hideUnverifiedSecure !== undefined && typeof options.hideUnverifiedSecure !== 'boolean') bad('hideUnverifiedSecure', 'must be true or false.')
-    const bufferSize = options.eventBufferSize ?? 10_000
-    if (!Number.isInteger(bufferSize) || bufferSize < 1) bad('eventBufferSize', 'must be a positive integer.')
-    let keyring: Keyring | undefined
-    if (options.keys instanceof Keyring) keyring = options.keys
-    else if (options.keys !== undefined) {
-      if (typeof options.keys === 'string' || typeof (options.keys as Iterable<unknown>)[Symbol.iterator] !== 'function') {
-        bad('keys', 'must be a Keyring or an array of key strings / parsed keys.')
-      }
-      keyring = new Keyring(options.keys)
-    }
-    const thresholds = options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
-
-    this.source = options.source ?? new NobleSource()
-    this.clock = options.clock ?? this.source.clock ?? new RealClock()
-    this.eventBufferSize = bufferSize
-    this.decoder = new Decoder({ ...(keyring === undefined ? {} : { keyring }) })
+    const resolved = resolveScannerOptions(options)
+    this.source = resolved.source ?? new NobleSource()
+    this.clock = resolved.clock ?? this.source.clock ?? new RealClock()
+    this.eventBufferSize = resolved.eventBufferSize
+    this.decoder = new Decoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
     this.plainDecoder = new Decoder()
     this.table = new RangeTable(
-      {
-        clock: this.clock,
-        goneTimeoutMs: positive(options.goneTimeoutMs, 'goneTimeoutMs', 8000),
-        updateIntervalMs: positive(options.updateIntervalMs, 'updateIntervalMs', 1000),
-        filter: compileFilter(options.filter),
-        newRssiFilter: rssiFilterFactory(options.smoothing),
-        ...(thresholds === undefined ? {} : { proximityThresholds: thresholds }),
-        ...(enterRssi === undefined ? {} : { enterRssi }),
-        ...(leaveRssi === undefined ? {} : { leaveRssi }),
-        hideUnverifiedSecure: options.hideUnverifiedSecure === true,
-        identitySettleMs: options.identitySettleMs === undefined ? 100 : nonNegative(options.identitySettleMs, 'identitySettleMs'),
-      },
+      { ...resolved.table, clock: this.clock },
       {
         found: (b) => this.publish('found', b),
         gone: (b) => {
@@ -335,30 +235,6 @@ export class BeaconScanner extends EventEmitter<ScannerEvents> {
   drain(): Promise<void> {
     if (!this.running || (this.sourceEnded && this.table.size === 0)) return Promise.resolve()
     return new Promise((resolve) => this.drainWaiters.push(resolve))
-  }
-
-  /**
-   * Calls the listeners one by one, so that one that throws neither stops the others nor the
-   * scanner: the error is emitted as `error` instead. eventemitter3 stops at the first throw,
-   * hence this copy of its dispatch over its (stable, documented-by-source) listener store.
-   */
-  override emit<T extends EventEmitter.EventNames<ScannerEvents>>(event: T, ...args: EventEmitter.EventArgs<ScannerEvents, T>): boolean {
-    const store = (this as unknown as { _events: Record<string, Listener | Listener[] | undefined> })._events
-    const key = (typeof EventEmitter.prefixed === 'string' ? EventEmitter.prefixed : '') + String(event)
-    const found = store[key]
-    if (found === undefined) return false
-    const list = Array.isArray(found) ? found.slice() : [found]
-    for (const l of list) {
-      if (l.once) this.removeListener(event, l.fn as never, l.context, true)
-      try {
-        l.fn.apply(l.context, args)
-      } catch (err) {
-        this.listenerErrors++
-        // An 'error' listener that throws has nowhere left to report to.
-        if (event !== 'error') this.emit('error', err instanceof Error ? err : new Error(`listener of '${String(event)}' threw ${String(err)}`))
-      }
-    }
-    return true
   }
 
   private publish<T extends EventEmitter.EventNames<ScannerEvents>>(event: T, ...args: EventEmitter.EventArgs<ScannerEvents, T>): void {

@@ -1,0 +1,169 @@
+/**
+ * Who is who: tracked entries by identity and by Bluetooth address. An address's packets can
+ * reveal a serial number after the entry was created under its beaconID or address (the scan
+ * response after the advertisement); the entry then changes identity in place, so there is
+ * never a gone/found pair for one device.
+ */
+import type { Beacon, BeaconReading } from '../reading.js'
+import { emptyBeacon } from './merge.js'
+import type { MergeState } from './merge.js'
+import type { RssiFilter } from './rssi-filter.js'
+
+/** One tracked device: its merged beacon plus the range table's bookkeeping. */
+export interface Entry extends MergeState {
+  id: string
+  b: Beacon
+  filter: RssiFilter
+  address: string
+  /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
+  more: string[] | undefined
+  reported: boolean
+  matched: boolean
+  confirmedSerial: string | undefined
+  /** Left by hysteresis: the next 'found' starts a new visit. */
+  left: boolean
+  /** Waiting out identitySettleMs: in the settle queue. */
+  settling: boolean
+  /** The settle window has passed: no more waiting for a serial number. */
+  settled: boolean
+  /** Bumped whenever a merge changes a field. */
+  version: number
+  /** The last two readings whose merge changed nothing, at `noopVersion`. */
+  noopA: Readonly<BeaconReading> | undefined
+  noopB: Readonly<BeaconReading> | undefined
+  noopVersion: number
+  prev: Entry | undefined
+  next: Entry | undefined
+}
+
+/** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
+export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, filter: RssiFilter): Entry {
+  return {
+    id,
+    b: emptyBeacon(id, r, now),
+    filter,
+    address: r.address,
+    more: undefined,
+    reported: false,
+    matched: false,
+    confirmedSerial: undefined,
+    left: false,
+    settling: false,
+    settled: false,
+    version: 0,
+    noopA: undefined,
+    noopB: undefined,
+    noopVersion: -1,
+    prev: undefined,
+    next: undefined,
+    vendorMajorMinor: false,
+    vendorPower: false,
+    vendorSensors: false,
+  }
+}
+
+/** Entries by identity and by address. */
+export class IdentityIndex {
+  private readonly byId = new Map<string, Entry>()
+  private readonly byAddress = new Map<string, Entry>()
+
+  /**
+   * @param create makes an entry for a new identity
+   * @param absorbed called for an entry merged into another one that already had its serial
+   */
+  constructor(
+    private readonly create: (id: string, r: Readonly<BeaconReading>) => Entry,
+    private readonly absorbed: (e: Entry) => void,
+  ) {}
+
+  /** Number of entries. */
+  get size(): number {
+    return this.byId.size
+  }
+
+  /** The entry an address is linked to. */
+  linked(address: string): Entry | undefined {
+    return this.byAddress.get(address)
+  }
+
+  /** Whether `e` is still indexed (not removed or absorbed). */
+  has(e: Entry): boolean {
+    return this.byId.get(e.id) === e
+  }
+
+  /**
+   * The entry reading `r` belongs to (PROTOCOL.md 2.5: serial number, else beaconID, else
+   * address), creating it if needed. `linked` is the entry the address is already linked to.
+   * `byAddressOnly`: an encrypted, unverified device is identified by its address.
+   */
+  resolve(r: Readonly<BeaconReading>, linked: Entry | undefined, byAddressOnly: boolean): Entry {
+    const serial = r.serialNumber
+    let e = linked
+    if (e !== undefined) {
+      if (serial === undefined || e.id === serial) return e
+      if (e.b.serialNumber !== undefined && e.b.serialNumber !== serial) {
+        // Another device now uses this address.
+        this.unlinkAddress(r.address, e)
+      } else {
+        return this.promote(e, serial)
+      }
+    }
+    const id = serial ?? (byAddressOnly ? r.address : (r.beaconID ?? r.address))
+    e = this.byId.get(id)
+    if (e === undefined) {
+      e = this.create(id, r)
+      this.byId.set(id, e)
+    } else if (e.address !== r.address) {
+      ;(e.more ??= []).push(r.address)
+    }
+    this.byAddress.set(r.address, e)
+    return e
+  }
+
+  /**
+   * The address's frames revealed a serial number: the beacon takes the serial as identity
+   * without a gone/found pair. If another entry already has that serial, the two merge.
+   */
+  private promote(e: Entry, serial: string): Entry {
+    const other = this.byId.get(serial)
+    if (other === undefined) {
+      if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+      e.id = serial
+      e.b.id = serial
+      this.byId.set(serial, e)
+      return e
+    }
+    for (const a of [e.address, ...(e.more ?? [])]) {
+      if (this.byAddress.get(a) === e) {
+        this.byAddress.set(a, other)
+        if (a !== other.address && !(other.more?.includes(a) ?? false)) (other.more ??= []).push(a)
+      }
+    }
+    if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+    this.absorbed(e)
+    // The alias was already announced: carry that over instead of announcing again.
+    if (e.reported && !other.reported) {
+      other.reported = true
+      other.matched = true
+    }
+    return other
+  }
+
+  /** Forgets `e`; returns the addresses it was linked to. */
+  remove(e: Entry): string[] {
+    if (this.byId.get(e.id) === e) this.byId.delete(e.id)
+    const addresses = e.more === undefined ? [e.address] : [e.address, ...e.more]
+    for (const a of addresses) this.unlinkAddress(a, e)
+    return addresses
+  }
+
+  /** Forgets everything. */
+  clear(): void {
+    this.byId.clear()
+    this.byAddress.clear()
+  }
+
+  private unlinkAddress(address: string, e: Entry): void {
+    if (this.byAddress.get(address) === e) this.byAddress.delete(address)
+  }
+}
