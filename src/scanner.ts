@@ -267,13 +267,23 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   }
 
   private ingest(adv: Advertisement): void {
-    // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
-    const sd = adv.serviceData
-    const reading = (sd !== undefined && sd.length > 0 ? this.decoder : this.plainDecoder).decodeShared(adv)
-    if (reading === null) return
-    const frames = reading.frames
-    for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
-    this.table.ingest(reading, adv.manufacturerData, adv.rssi, adv.timestamp)
+    if (typeof adv !== 'object' || adv === null) {
+      // A user's own source may hand anything over; the decoder counts it as malformed.
+      this.plainDecoder.decodeShared(adv)
+      return
+    }
+    try {
+      // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
+      const sd = adv.serviceData
+      const reading = (Array.isArray(sd) && sd.length > 0 ? this.decoder : this.plainDecoder).decodeShared(adv)
+      if (reading === null) return
+      const frames = reading.frames
+      for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
+      this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
+    } catch (err) {
+      // Never reached by design; if it is, the source must not be the one to die of it.
+      this.publish('error', err instanceof Error ? err : new Error(String(err)))
+    }
   }
 
   private onSourceEnd(): void {

@@ -1,5 +1,9 @@
 import { describe, it, expect } from 'vitest'
+import { EventEmitter } from 'eventemitter3'
 import { formatAdvertisementLine } from '../src/advertisement.js'
+import type { Advertisement } from '../src/advertisement.js'
+import { encodeIBeacon } from '../src/frames/ibeacon.js'
+import type { AdvertisementSource, AdvertisementSourceEvents } from '../src/sources/source.js'
 import { RealClock, VirtualClock } from '../src/clock.js'
 import { encodeE781 } from '../src/frames/e781.js'
 import type { Beacon } from '../src/reading.js'
@@ -7,7 +11,7 @@ import { BeaconScanner } from '../src/scanner.js'
 import type { ScannerEvent } from '../src/range/event-stream.js'
 import { parseBroadcastKey } from '../src/secure/broadcast-key.js'
 import { ReplaySource } from '../src/sources/replay.js'
-import { T0, ibeaconLine, vendorLine } from './sources/helpers.js'
+import { T0, UUID, ibeaconLine, vendorLine } from './sources/helpers.js'
 
 const KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
 
@@ -136,6 +140,29 @@ describe('BeaconScanner listeners and iteration', () => {
     expect(kept.every((e) => e.event === 'gone')).toBe(true)
     controller.abort()
     expect(await iterator.next()).toEqual({ value: undefined, done: true })
+    await scanner.stop()
+  })
+})
+
+describe('BeaconScanner with a careless source of its own', () => {
+  it('skips and counts advertisements that are not advertisements, and keeps going', async () => {
+    const source = new EventEmitter<AdvertisementSourceEvents>() as EventEmitter<AdvertisementSourceEvents> & AdvertisementSource
+    Object.assign(source, { start: async () => undefined, stop: async () => undefined })
+    const clock = new VirtualClock(T0)
+    const scanner = new BeaconScanner({ source, clock, identitySettleMs: 0 })
+    const errors: Error[] = []
+    const found: string[] = []
+    scanner.on('error', (e) => errors.push(e))
+    scanner.on('found', (b) => found.push(b.id))
+    await scanner.start()
+    const junk: unknown[] = [null, undefined, 42, {}, { address: 'aa:00:00:00:00:01', rssi: 'loud', timestamp: T0 }, { address: 'aa:00:00:00:00:01', rssi: -60, timestamp: T0, serviceData: 'nope', manufacturerData: 'x' }]
+    for (const j of junk) source.emit('advertisement', j as Advertisement)
+    source.emit('advertisement', { address: 'aa:00:00:00:00:02', rssi: -60, timestamp: T0, manufacturerData: encodeIBeacon({ proximityUUID: UUID, major: 1, minor: 1, measuredPower: -59 }) })
+    expect(found).toEqual([`${UUID}|1|1`])
+    expect(errors).toEqual([])
+    expect(scanner.stats.malformed).toBe(5)
+    expect(scanner.stats.ignored).toBe(1)
+    expect(scanner.stats.advertisements).toBe(7)
     await scanner.stop()
   })
 })
