@@ -1,4 +1,5 @@
 import { describe, it, expect } from 'vitest'
+import { inspect } from 'node:util'
 import { EventEmitter } from 'eventemitter3'
 import { formatAdvertisementLine } from '../src/advertisement.js'
 import type { Advertisement } from '../src/advertisement.js'
@@ -186,6 +187,13 @@ describe('BeaconScanner options', () => {
     expect(scanner.clock).toBeInstanceOf(RealClock)
     expect(scanner.beacons()).toEqual([])
     await scanner.stop()
+  })
+
+  it('never shows key material in JSON, inspect or String output', () => {
+    const scanner = new BeaconScanner({ source: new ReplaySource([]), keys: [KEY] })
+    const text = `${inspect(scanner, { depth: 20 })}${JSON.stringify(scanner)}${String(scanner)}`
+    expect(text).not.toMatch(/7b4b5ff594fdaf8f9fc7f2b494e4/i)
+    expect(text).toContain('0001')
   })
 
   it('rejects a malformed key with the key error, not a crash', () => {
