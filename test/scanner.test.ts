@@ -124,6 +124,21 @@ describe('BeaconScanner listeners and iteration', () => {
     expect(first.event === 'found' && first.beacon.id).toBe('23A01AF0-232A-4518-9C0E-323FB773F5EF|1|1')
   })
 
+  it('is itself async-iterable', async () => {
+    const scanner = new BeaconScanner({ source: new ReplaySource([ibeaconLine(0, 'aa:00:00:00:00:01', 1, 1)], { virtual: true }), goneTimeoutMs: 500 })
+    const seen: string[] = []
+    const consumed = (async () => {
+      for await (const e of scanner) {
+        seen.push(e.event)
+        if (e.event === 'gone') break
+      }
+    })()
+    await scanner.start()
+    await consumed
+    expect(seen).toEqual(['found', 'gone'])
+    await scanner.stop()
+  })
+
   it('ends iteration on abort and drops the oldest events when the consumer lags', async () => {
     const lines = Array.from({ length: 20 }, (_, i) => ibeaconLine(i, `aa:00:00:00:00:${i.toString(16).padStart(2, '0')}`, 1, i))
     const scanner = new BeaconScanner({ source: new ReplaySource(lines, { virtual: true }), eventBufferSize: 5 })
