@@ -6,7 +6,12 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Beacon } from '../reading.js'
 
-/** Scanner filter options. Every given criterion must hold; an empty filter passes everything. */
+/**
+ * Scanner filter options. Every given criterion must hold; an empty filter passes everything.
+ * Identity criteria are checked on the merged beacon until it first matches; a beacon that
+ * matched stays reported for the rest of its visit (until gone), so a rotating iBeacon
+ * identity cannot make it flap.
+ */
 export interface BeaconFilter {
   /** Only these serial numbers (case-insensitive). */
   serialNumbers?: Iterable<string>
