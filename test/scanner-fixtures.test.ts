@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { BeaconScanner } from '../src/scanner.js'
 import type { ScannerOptions } from '../src/scanner.js'
+import type { Beacon } from '../src/reading.js'
 import { ReplaySource } from '../src/sources/replay.js'
 
 const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
@@ -75,7 +76,23 @@ describe('fixture timelines (virtual time, exact to the ms)', () => {
     expect(events).toEqual(DEMO)
   })
 
-  it('demo.jsonl without keys hides nothing but verifies nothing', async () => {
+  it('demo.jsonl: the decrypted identity wins over the rotating iBeacon values of the same device', async () => {
+    const source = new ReplaySource(fixture('demo.jsonl'), { virtual: true })
+    const scanner = new BeaconScanner({ source, keys: [TEST_KEY] })
+    const seen: Beacon[] = []
+    scanner.on('updated', (bs) => seen.push(...bs.filter((b) => b.id === '0117C5000005')))
+    await scanner.start()
+    await scanner.drain()
+    await scanner.stop()
+    // 90 s of ticks; the iBeacon major/minor rotated every 15 s meanwhile.
+    expect(seen.length).toBeGreaterThan(80)
+    for (const b of seen) {
+      expect(b).toMatchObject({ major: 2, minor: 5, secure: { encrypted: true, keyId: '0001', verified: true } })
+      expect(b.beaconID).toBe('23A01AF0-232A-4518-9C0E-323FB773F5EF|2|5')
+    }
+  })
+
+  it('demo.jsonl without keys, hiding unverifiable devices: neither encrypted device is shown', async () => {
     const { events } = await timeline('demo.jsonl', { hideUnverifiedSecure: true })
     expect(events.some((e) => e.endsWith('c0:00:00:00:00:06'))).toBe(false)
     expect(events.some((e) => e.includes('0117C5000005'))).toBe(false)

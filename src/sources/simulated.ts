@@ -45,6 +45,11 @@ export interface SimulatedDevice {
   measuredPower?: number
   /** Encrypts 0x81E7 modes 0x10/0x20 and enables 0x41/0x42. */
   key?: BroadcastKey
+  /**
+   * Secure broadcast interval: the iBeacon major/minor change to meaningless values every
+   * this many ms, as a device with a broadcast key does (PROTOCOL.md 3, rotating identity).
+   */
+  rotateIBeaconMs?: number
   batteryLevel?: number
   temperature?: number | null
   light?: number | null
@@ -104,6 +109,12 @@ export function representableLux(lux: number | null): number | null {
   while (units / 2 ** e > 255) e++
   units = Math.round(units / 2 ** e)
   return (units * 2 ** e * 45) / 1000
+}
+
+/** The iBeacon values of rotation period `k`: scrambled, but a pure function of `k` (no PRNG draw). */
+function rotated(frame: IBeaconFrame, k: number): IBeaconFrame {
+  const x = Math.imul(k + 1, 0x9e3779b1) >>> 0
+  return { ...frame, major: x >>> 16, minor: x & 0xffff }
 }
 
 function isMoving(d: number | Walk, t: number): boolean {
@@ -293,7 +304,8 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
   private *packets(s: DeviceState, t: number, origin: number): Generator<Advertisement> {
     const spec = s.spec
     if (spec.ibeacon !== undefined && this.random() >= this.opts.lossRate) {
-      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: encodeIBeacon(spec.ibeacon) }
+      const frame = spec.rotateIBeaconMs === undefined ? spec.ibeacon : rotated(spec.ibeacon, Math.floor(t / spec.rotateIBeaconMs))
+      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: encodeIBeacon(frame) }
     }
     const vendor = spec.vendor
     if (vendor === undefined || vendor.length === 0) return
