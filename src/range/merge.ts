@@ -75,6 +75,7 @@ function onlyEddystone(frames: readonly FrameKind[]): boolean {
 }
 
 function unionFrames(old: readonly FrameKind[], add: readonly FrameKind[]): FrameKind[] | undefined {
+  if (old.length === 0 && add.length > 0 && Object.isFrozen(add)) return add as FrameKind[]
   let out: FrameKind[] | undefined
   for (const f of add) {
     if (!old.includes(f) && !(out?.includes(f) ?? false)) (out ??= [...old]).push(f)
@@ -186,16 +187,18 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
     b.unknownModel = r.unknownModel
     changed = true
   }
+  // The decoder's readings are shared templates whose nested objects are frozen: those are
+  // taken by reference (10,000 beacons need not hold 10,000 copies of the same flags).
   if (r.flags !== undefined && !sameMembers(b.flags, r.flags)) {
-    b.flags = Object.freeze({ ...b.flags, ...r.flags })
+    b.flags = b.flags === undefined && Object.isFrozen(r.flags) ? r.flags : Object.freeze({ ...b.flags, ...r.flags })
     changed = true
   }
   if (r.eddystone !== undefined && !sameMembers(b.eddystone, r.eddystone)) {
-    b.eddystone = mergeEddystone(b.eddystone, r.eddystone)
+    b.eddystone = b.eddystone === undefined && Object.isFrozen(r.eddystone) ? r.eddystone : mergeEddystone(b.eddystone, r.eddystone)
     changed = true
   }
   if (r.secure !== undefined && !sameSecure(b.secure, r.secure)) {
-    b.secure = Object.freeze({ ...r.secure })
+    b.secure = Object.isFrozen(r.secure) ? r.secure : Object.freeze({ ...r.secure })
     changed = true
   }
   if (changed && b.proximityUUID !== undefined && b.major !== undefined && b.minor !== undefined) {
