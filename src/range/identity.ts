@@ -26,12 +26,9 @@ export interface Entry extends MergeState {
   settling: boolean
   /** The settle window has passed: no more waiting for a serial number. */
   settled: boolean
-  /** Bumped whenever a merge changes a field. */
-  version: number
-  /** The last two readings whose merge changed nothing, at `noopVersion`. */
+  /** The last two readings whose merge changed nothing since the last merge that changed something. */
   noopA: Readonly<BeaconReading> | undefined
   noopB: Readonly<BeaconReading> | undefined
-  noopVersion: number
   prev: Entry | undefined
   next: Entry | undefined
 }
@@ -50,10 +47,8 @@ export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, fi
     left: false,
     settling: false,
     settled: false,
-    version: 0,
     noopA: undefined,
     noopB: undefined,
-    noopVersion: -1,
     prev: undefined,
     next: undefined,
     vendorMajorMinor: false,

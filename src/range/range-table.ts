@@ -177,15 +177,14 @@ export class RangeTable {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
     const before = wantChanges ? changeValues(e.b, Math.round(e.filter.value(e.b.lastSeen))) : undefined
     // A beacon repeats the same bytes, so the decoder hands out the same reading object again;
-    // once merging one changed nothing, it cannot change anything until another one does.
-    if (!(r === e.noopA || r === e.noopB) || e.noopVersion !== e.version) {
+    // once merging one changed nothing, it cannot change anything until another one does
+    // (which forgets the remembered no-ops).
+    if (r !== e.noopA && r !== e.noopB) {
       if (mergeReading(e.b, r, e, hint)) {
-        e.version++
         e.noopA = e.noopB = undefined
-      } else if (e.noopA !== r) {
+      } else {
         e.noopB = e.noopA
         e.noopA = r
-        e.noopVersion = e.version
       }
     }
     e.b.rssi = rssi
