@@ -189,7 +189,8 @@ export class RangeTable {
     }
     e.b.rssi = rssi
     e.b.timestamp = timestamp
-    e.filter.add(rssi, now)
+    // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
+    if (announce) e.filter.add(rssi, now)
     e.b.lastSeen = now
     this.touch(e)
     if (before !== undefined) {
