@@ -1,11 +1,14 @@
 /**
  * The decoder a scanner runs: {@link decodeFrames} plus what needs memory. A beacon repeats the
  * same bytes many times a second, so an unchanged payload from a known address is answered from
- * a per-address cache (a byte comparison instead of a decode, and no AES). The cache also holds
- * the serial number verified for each address, which the encrypted-frame check needs.
+ * a per-address cache (a byte comparison instead of a decode, and no AES). Each address keeps
+ * its two latest payloads: under active scanning a beacon alternates between its advertisement
+ * and its scan response, and one slot would miss on every packet. The cache also holds the
+ * serial number verified for each address, which the encrypted-frame check needs.
  */
-import type { Advertisement, ServiceData } from './advertisement.js'
-import type { BeaconReading } from './reading.js'
+import type { Advertisement } from './advertisement.js'
+import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js'
+import type { BeaconFlags, BeaconReading, FrameKind } from './reading.js'
 import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
 import { decodeFrames, isValidEnvelope } from './decode.js'
@@ -37,13 +40,20 @@ export interface DecodeStats {
   secure: SecureStats
 }
 
-interface CacheEntry {
-  md: Uint8Array | undefined
-  sd: ServiceData[] | undefined
-  /** Frozen reading of the payload, without the per-packet parts; null when nothing decoded. */
+/** One remembered payload of an address. */
+interface Slot {
+  key: PayloadKey
+  /** Reading of the payload (nested members frozen); null when nothing decoded. */
   template: BeaconReading | null
   /** Reference power for accuracy (vendor/iBeacon measured power, or Eddystone 0 m − 41). */
   reference: number | undefined
+}
+
+interface CacheEntry {
+  /** The latest payload. */
+  a: Slot | undefined
+  /** The one before it (the other half of an advertisement / scan-response pair). */
+  b: Slot | undefined
   verifiedSerial: string | undefined
 }
 
@@ -90,14 +100,14 @@ export class Decoder {
    * it carries nothing known. Never throws.
    */
   decode(adv: Advertisement): BeaconReading | null {
-    const entry = this.resolve(adv)
-    const template = entry?.template
-    if (entry === undefined || template === null || template === undefined) return null
+    const slot = this.resolve(adv)
+    const template = slot?.template
+    if (slot === undefined || template === null || template === undefined) return null
     const reading = { ...template }
     if (template.rssi !== adv.rssi || template.timestamp !== adv.timestamp) {
       reading.rssi = adv.rssi
       reading.timestamp = adv.timestamp
-      reading.accuracy = accuracy(adv.rssi, entry.reference)
+      reading.accuracy = accuracy(adv.rssi, slot.reference)
       reading.proximity = proximity(reading.accuracy, this.thresholds)
     }
     return reading
@@ -105,16 +115,22 @@ export class Decoder {
 
   /**
    * Like {@link Decoder.decode} without the copy, for consumers that ingest at line rate (the
-   * scanner): the reading is frozen and shared by every repeat of the same bytes from the same
-   * address, so its `rssi`, `timestamp`, `accuracy` and `proximity` are those of the first such
-   * packet. Take RSSI and time from the advertisement itself, and never modify the reading.
+   * scanner): the reading is shared by every repeat of the same bytes from the same address, so
+   * its `rssi`, `timestamp`, `accuracy` and `proximity` are those of the first such packet.
+   * Take RSSI and time from the advertisement itself, and never modify the reading.
    */
   decodeShared(adv: Advertisement): Readonly<BeaconReading> | null {
     return this.resolve(adv)?.template ?? null
   }
 
-  /** Finds or makes the cache entry for this advertisement's bytes; updates the counters. */
-  private resolve(adv: Advertisement): CacheEntry | undefined {
+  /** Drops what is cached for an address (a device that is gone); its verified serial too. */
+  forget(address: string): void {
+    this.current.delete(address)
+    this.old.delete(address)
+  }
+
+  /** Finds or makes the cached payload for this advertisement; updates the counters. */
+  private resolve(adv: Advertisement): Slot | undefined {
     const stats = this.stats
     stats.advertisements++
     if (!isValidEnvelope(adv)) {
@@ -130,10 +146,15 @@ export class Decoder {
       entry = this.old.get(adv.address)
       if (entry !== undefined) this.remember(adv.address, entry)
     }
-    if (entry !== undefined && sameBytes(entry.md, adv.manufacturerData) && sameServiceData(entry.sd, adv.serviceData)) {
-      stats.cacheHits++
-      this.countRepeat(entry.template)
-      return entry
+    if (entry !== undefined) {
+      const hit = entry.a !== undefined && matchesPayloadKey(entry.a.key, adv) ? entry.a
+        : entry.b !== undefined && matchesPayloadKey(entry.b.key, adv) ? entry.b
+        : undefined
+      if (hit !== undefined) {
+        stats.cacheHits++
+        this.countRepeat(hit.template)
+        return hit
+      }
     }
     let reading: BeaconReading | null
     try {
@@ -148,17 +169,22 @@ export class Decoder {
       stats.malformed++
       return undefined
     }
-    const fresh: CacheEntry = {
-      md: copyBytes(adv.manufacturerData),
-      sd: copyServiceData(adv.serviceData),
-      template: reading === null ? null : freezeReading(reading),
-      reference: reading === null ? undefined : referencePower(reading),
-      verifiedSerial: reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial,
-    }
-    this.remember(adv.address, fresh)
     if (reading === null) stats.ignored++
     else stats.decoded++
-    return fresh
+    const slot: Slot = {
+      key: payloadKey(adv) ?? UNMATCHABLE,
+      template: reading === null ? null : freezeNested(reading),
+      reference: reading === null ? undefined : referencePower(reading),
+    }
+    const verifiedSerial = reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial
+    if (entry === undefined) {
+      this.remember(adv.address, { a: slot, b: undefined, verifiedSerial })
+    } else {
+      entry.b = entry.a
+      entry.a = slot
+      entry.verifiedSerial = verifiedSerial
+    }
+    return slot
   }
 
   private countRepeat(template: BeaconReading | null): void {
@@ -189,53 +215,44 @@ function referencePower(r: BeaconReading): number | undefined {
 }
 
 /**
+ * Frozen frame sets and flag sets are few (a handful of combinations, 64 flag patterns): the
+ * cache shares one object per value instead of holding one per remembered payload.
+ */
+const framesInterned = new Map<string, FrameKind[]>()
+const flagsInterned = new Map<number, BeaconFlags>()
+const FLAG_NAMES = ['passwordEnabled', 'broadcastKeyEnabled', 'energySaving', 'aliBeacon', 'backgroundEnhancement', 'eddystone'] as const
+
+function internFrames(frames: FrameKind[]): FrameKind[] {
+  const key = frames.join()
+  let shared = framesInterned.get(key)
+  if (shared === undefined) framesInterned.set(key, (shared = Object.freeze(frames.slice()) as FrameKind[]))
+  return shared
+}
+
+function internFlags(flags: BeaconFlags): BeaconFlags {
+  // Each member is absent, false or true: a base-3 number names the combination.
+  let key = 0
+  for (const name of FLAG_NAMES) key = key * 3 + (flags[name] === undefined ? 0 : flags[name] ? 2 : 1)
+  let shared = flagsInterned.get(key)
+  if (shared === undefined) flagsInterned.set(key, (shared = Object.freeze({ ...flags })))
+  return shared
+}
+
+/** A key no advertisement matches, for payloads too long to fingerprint. */
+const UNMATCHABLE: PayloadKey = { bytes: '\uffff', uuids: null }
+
+/**
  * Nested members are shared by every reading of a repeated payload, so they are frozen. The
- * template itself is not: spreading a frozen object is several times slower in V8, and
+ * reading itself is not: spreading a frozen object is several times slower in V8, and
  * `decode()` copies it on every packet; `decodeShared()` hands it out typed read-only.
  */
-function freezeReading(r: BeaconReading): BeaconReading {
-  Object.freeze(r.frames)
+function freezeNested(r: BeaconReading): BeaconReading {
+  r.frames = internFrames(r.frames)
   if (r.secure !== undefined) Object.freeze(r.secure)
-  if (r.flags !== undefined) Object.freeze(r.flags)
+  if (r.flags !== undefined) r.flags = internFlags(r.flags)
   if (r.eddystone !== undefined) {
     for (const part of Object.values(r.eddystone)) Object.freeze(part)
     Object.freeze(r.eddystone)
   }
   return r
-}
-
-function sameBytes(a: Uint8Array | undefined, b: Uint8Array | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b
-  if (!(b instanceof Uint8Array) || a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false
-  return true
-}
-
-function sameServiceData(a: ServiceData[] | undefined, b: ServiceData[] | undefined): boolean {
-  if (a === undefined || b === undefined) return a === b
-  if (!Array.isArray(b) || a.length !== b.length) return false
-  for (let i = 0; i < a.length; i++) {
-    const x = a[i]
-    const y = b[i]
-    if (typeof y !== 'object' || y === null || x.uuid !== y.uuid || !sameBytes(x.data, y.data)) return false
-  }
-  return true
-}
-
-function copyBytes(b: Uint8Array | undefined): Uint8Array | undefined {
-  return b instanceof Uint8Array ? b.slice() : undefined
-}
-
-function copyServiceData(sd: ServiceData[] | undefined): ServiceData[] | undefined {
-  if (!Array.isArray(sd)) return undefined
-  const out: ServiceData[] = []
-  for (const e of sd) {
-    if (typeof e === 'object' && e !== null && typeof e.uuid === 'string' && e.data instanceof Uint8Array) {
-      out.push({ uuid: e.uuid, data: e.data.slice() })
-    } else {
-      // Keep the slot so a later identical (malformed) list still compares equal element by element.
-      out.push({ uuid: '', data: new Uint8Array(0) })
-    }
-  }
-  return out
 }

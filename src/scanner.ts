@@ -79,14 +79,8 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   /** The clock all scanner time comes from. */
   readonly clock: Clock
   private readonly source: AdvertisementSource
-  /**
-   * Two decoders: under active scanning an address alternates between its advertisement
-   * (iBeacon only) and its scan response (with service data), and the Decoder caches one
-   * payload per address, so one decoder would miss on every packet. Only service data can
-   * carry encrypted frames, so the verified-serial memory all lives in `decoder`.
-   */
+  /** Caches the two latest payloads per address, so an advertisement / scan-response pair both hit. */
   private readonly decoder: Decoder
-  private readonly plainDecoder: Decoder
   private readonly table: RangeTable
   private readonly streams = new Set<EventStream>()
   private readonly eventBufferSize: number
@@ -105,12 +99,13 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     this.clock = resolved.clock ?? this.source.clock ?? new RealClock()
     this.eventBufferSize = resolved.eventBufferSize
     this.decoder = new Decoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
-    this.plainDecoder = new Decoder()
     this.table = new RangeTable(
       { ...resolved.table, clock: this.clock },
       {
         found: (b) => this.publish('found', b),
         gone: (b) => {
+          // Its cached payloads go too: a million passing devices must not stay in memory.
+          this.decoder.forget(b.address)
           this.publish('gone', b)
           this.checkDrained()
         },
@@ -180,15 +175,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     let dropped = this.droppedByClosedStreams
     for (const s of this.streams) dropped += s.dropped
     const d = this.decoder.stats
-    const p = this.plainDecoder.stats
-    const decoder: DecodeStats = {
-      advertisements: d.advertisements + p.advertisements,
-      decoded: d.decoded + p.decoded,
-      ignored: d.ignored + p.ignored,
-      malformed: d.malformed + p.malformed,
-      cacheHits: d.cacheHits + p.cacheHits,
-      secure: { ...d.secure, rejected: { ...d.secure.rejected } },
-    }
+    const decoder: DecodeStats = { ...d, secure: { ...d.secure, rejected: { ...d.secure.rejected } } }
     return {
       advertisements: decoder.advertisements,
       decoded: decoder.decoded,
@@ -269,13 +256,12 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   private ingest(adv: Advertisement): void {
     if (typeof adv !== 'object' || adv === null) {
       // A user's own source may hand anything over; the decoder counts it as malformed.
-      this.plainDecoder.decodeShared(adv)
+      this.decoder.decodeShared(adv)
       return
     }
     try {
       // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
-      const sd = adv.serviceData
-      const reading = (Array.isArray(sd) && sd.length > 0 ? this.decoder : this.plainDecoder).decodeShared(adv)
+      const reading = this.decoder.decodeShared(adv)
       if (reading === null) return
       const frames = reading.frames
       for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++

@@ -158,3 +158,52 @@ describe('the caching decoder and a changing keyring', () => {
     expect(d.decode(adv)?.secure).toMatchObject({ verified: false, rejected: 'no_key' })
   })
 })
+
+describe('the caching decoder under active scanning', () => {
+  it('keeps both halves of an advertisement / scan-response pair cached', () => {
+    const d = new Decoder()
+    const adv = { ...base, manufacturerData: ibeacon }
+    const rsp = { ...base, serviceData: [{ uuid: '81e7', data: identity }] }
+    for (let i = 0; i < 5; i++) {
+      expect(d.decode({ ...adv, manufacturerData: ibeacon.slice() })?.frames).toEqual(['ibeacon'])
+      expect(d.decode({ ...rsp, serviceData: [{ uuid: '81e7', data: identity.slice() }] })?.frames).toEqual(['e781'])
+    }
+    expect(d.stats.cacheHits).toBe(8)
+    // A third payload pushes out the oldest; the two latest stay.
+    d.decode({ ...base, serviceData: [{ uuid: '80e7', data: legacy }] })
+    d.decode({ ...rsp, serviceData: [{ uuid: '81e7', data: identity.slice() }] })
+    expect(d.stats.cacheHits).toBe(9)
+  })
+
+  it('tells payloads apart by uuid, element count and absence, not only bytes', () => {
+    const d = new Decoder()
+    d.decode({ ...base, serviceData: [{ uuid: '80e7', data: legacy }] })
+    expect(d.decode({ ...base, serviceData: [{ uuid: '81e7', data: legacy }] })).toBeNull()
+    expect(d.decode({ ...base, serviceData: [{ uuid: '80e7', data: legacy }, { uuid: 'feaa', data: new Uint8Array(0) }] })?.frames).toEqual(['e780'])
+    expect(d.decode({ ...base, manufacturerData: new Uint8Array(0), serviceData: [{ uuid: '80e7', data: legacy }] })?.frames).toEqual(['e780'])
+    expect(d.stats.cacheHits).toBe(0)
+  })
+
+  it('forgets an address on request', () => {
+    const d = new Decoder()
+    d.decode({ ...base, manufacturerData: ibeacon })
+    d.forget(base.address)
+    d.decode({ ...base, manufacturerData: ibeacon })
+    expect(d.stats.cacheHits).toBe(0)
+  })
+})
+
+describe('shared frame and flag sets in the cache', () => {
+  it('gives every payload its own flag values even though equal sets are shared', () => {
+    const d = new Decoder()
+    const all = [0, 1, 2, 3].map((i) => {
+      const flags = { passwordEnabled: i === 1, broadcastKeyEnabled: i === 2, energySaving: false, aliBeacon: false, backgroundEnhancement: false, eddystone: i === 3 }
+      const data = encodeE781({ mode: 0x30, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C500000' + i, major: 1, minor: 2, flags })
+      return [flags, d.decode({ ...base, address: `aa:00:00:00:00:0${i}`, serviceData: [{ uuid: '81e7', data }] })] as const
+    })
+    for (const [flags, reading] of all) expect(reading?.flags).toEqual(flags)
+    const again = d.decode({ ...base, address: 'aa:00:00:00:00:09', serviceData: [{ uuid: '81e7', data: encodeE781({ mode: 0x30, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000009', major: 1, minor: 2 }) }] })
+    expect(again?.flags).toBe(all[0][1]?.flags)
+    expect(Object.isFrozen(again?.flags)).toBe(true)
+  })
+})

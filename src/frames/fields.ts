@@ -29,10 +29,12 @@ export function modelName(model: number): string {
   return HEX_UPPER[model]
 }
 
+/** "high.low" for every firmware byte, built once: readings then share the strings. */
+const FIRMWARE_NAMES: readonly string[] = HEX_UPPER.map((h) => `${h[0]}.${h[1]}`)
+
 /** Firmware byte → "high.low" in hex digits (0x23 → "2.3", 0x4a → "4.A"). */
 export function firmwareName(firmware: number): string {
-  const h = HEX_UPPER[firmware]
-  return `${h[0]}.${h[1]}`
+  return FIRMWARE_NAMES[firmware]
 }
 
 /** Inverse of {@link modelName}. */
