@@ -45,7 +45,7 @@ export interface ViewFlags {
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
   | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number }
+  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
@@ -73,7 +73,7 @@ const VIEW: Options = {
 }
 
 const OPTIONS: Record<CommandName, Options> = {
-  scan: { ...HELP, ...VIEW, hci: { type: 'string' } },
+  scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' } },
   replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' } },
   simulate: {
     ...HELP,
@@ -161,7 +161,12 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   switch (command) {
     case 'scan':
       positionals(pos, 0, 'beaconkit scan [options]', command)
-      return { command, view: parseView(values, command), ...optional('hci', hci(values, command)) }
+      return {
+        command,
+        view: parseView(values, command),
+        ...optional('hci', hci(values, command)),
+        ...optional('fallbackReplay', str(values, 'fallback-replay')),
+      }
     case 'replay': {
       const [file] = positionals(pos, 1, 'beaconkit replay <file.jsonl> [options]', command)
       return { command, view: parseView(values, command), file, speed: speed(values, command), virtual: bool(values, 'virtual') }

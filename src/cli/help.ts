@@ -38,6 +38,9 @@ refreshed every second on a terminal, JSON lines otherwise.
 
 Adapter:
   --hci <n>              use adapter hci<n> (default: the first one, hci0)
+  --fallback-replay <file.jsonl>
+                         when no Bluetooth adapter can be used, say why and replay
+                         this recording instead (what \`npm run demo\` does)
 ${VIEW_OPTIONS}
 ${COMMON_TAIL}
 

@@ -75,7 +75,6 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     warnings.push(text)
     if (warnings.length > 10) warnings.shift()
   }
-  // eventemitter3's generic on/off do not match the uploader's overloads structurally; the events do.
   const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn)
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.

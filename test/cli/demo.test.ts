@@ -1,11 +1,26 @@
-// The README's quick start, `npm run demo` = `node dist/cli/main.js replay fixtures/demo.jsonl`:
-// in CI in virtual time (the real-time run lasts the recording's 90 s), and on a terminal.
+// The README's quick start, `npm run demo` = `beaconkit scan --fallback-replay fixtures/demo.jsonl`:
+// the fallback on this machine without Bluetooth, the recording in virtual time (the real-time
+// run lasts the recording's 90 s), and the live table on a terminal.
+import { existsSync } from 'node:fs'
 import { describe, it, expect } from 'vitest'
-import { jsonLines, runCli } from './run-cli.js'
+import { jsonLines, runCli, startCli } from './run-cli.js'
 import { Tmux } from './tmux.js'
 
 const SAMPLE_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
 type Event = { event: string; beacon?: { id: string; secure?: { verified: boolean; keyId?: string } } }
+
+describe('npm run demo on a machine without Bluetooth', () => {
+  // (Without the fallback, scan exits 3 with the Bluetooth message: cli-run.test.ts.)
+  it.runIf(process.platform === 'linux' && !existsSync('/sys/class/bluetooth'))('says why and replays the bundled recording instead', async () => {
+    const run = startCli(['scan', '--fallback-replay', 'fixtures/demo.jsonl', '--key', SAMPLE_KEY, '--json'])
+    await run.waitFor(/"event":"found"/)
+    run.child.kill('SIGINT')
+    const r = await run.done
+    expect(r.code).toBe(0)
+    expect(r.stderr).toMatch(/no Bluetooth adapter here \(unsupported\); replaying fixtures\/demo\.jsonl instead/)
+    expect(jsonLines(r.stdout)[0]).toMatchObject({ event: 'found' })
+  })
+})
 
 describe('the demo recording', () => {
   it('replays every device of the demo site and ends by itself, exit 0', async () => {
