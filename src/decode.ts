@@ -59,12 +59,12 @@ const RSSI_MAX = 20
 
 /** True when the envelope of an advertisement is usable at all. */
 export function isValidEnvelope(adv: Advertisement): boolean {
-  return (
-    typeof adv === 'object' && adv !== null &&
-    typeof adv.address === 'string' && adv.address.length > 0 &&
-    typeof adv.rssi === 'number' && adv.rssi >= RSSI_MIN && adv.rssi <= RSSI_MAX &&
-    typeof adv.timestamp === 'number' && Number.isFinite(adv.timestamp)
-  )
+  return typeof adv === 'object' && adv !== null && typeof adv.address === 'string' && adv.address.length > 0 && isValidReading(adv)
+}
+
+/** True when an advertisement's RSSI and time are usable (the address checked elsewhere). */
+export function isValidReading(adv: Advertisement): boolean {
+  return typeof adv.rssi === 'number' && adv.rssi >= RSSI_MIN && adv.rssi <= RSSI_MAX && typeof adv.timestamp === 'number' && Number.isFinite(adv.timestamp)
 }
 
 /** What the stateful decoder adds for encrypted frames. */

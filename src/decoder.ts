@@ -11,7 +11,7 @@ import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js
 import type { BeaconFlags, BeaconReading, FrameKind } from './reading.js'
 import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
-import { decodeFrames, isValidEnvelope } from './decode.js'
+import { decodeFrames, isValidEnvelope, isValidReading } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
 import { eddystoneMeasuredPower } from './frames/eddystone.js'
 import { InvalidOptionError } from './errors.js'
@@ -133,7 +133,7 @@ export class Decoder {
   private resolve(adv: Advertisement): Slot | undefined {
     const stats = this.stats
     stats.advertisements++
-    if (!isValidEnvelope(adv)) {
+    if (typeof adv !== 'object' || adv === null) {
       stats.malformed++
       return undefined
     }
@@ -141,10 +141,19 @@ export class Decoder {
       this.clear()
       this.keyringSeen = keyringVersion(this.keyring)
     }
+    // Only valid addresses are ever stored, so a hit vouches for the address; RSSI and time
+    // still need their check on every packet.
     let entry = this.current.get(adv.address)
     if (entry === undefined) {
+      if (!isValidEnvelope(adv)) {
+        stats.malformed++
+        return undefined
+      }
       entry = this.old.get(adv.address)
       if (entry !== undefined) this.remember(adv.address, entry)
+    } else if (!isValidReading(adv)) {
+      stats.malformed++
+      return undefined
     }
     if (entry !== undefined) {
       const hit = entry.a !== undefined && matchesPayloadKey(entry.a.key, adv) ? entry.a
@@ -239,7 +248,7 @@ function internFlags(flags: BeaconFlags): BeaconFlags {
 }
 
 /** A key no advertisement matches, for payloads too long to fingerprint. */
-const UNMATCHABLE: PayloadKey = { bytes: '\uffff', uuids: null }
+const UNMATCHABLE: PayloadKey = { bytes: Uint8Array.of(0xff, 0xff), uuids: null }
 
 /**
  * Nested members are shared by every reading of a repeated payload, so they are frozen. The
