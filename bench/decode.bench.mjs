@@ -6,20 +6,13 @@ import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Decoder, decodeAdvertisement, encodeE780, encodeE781, encodeIBeacon } from '../dist/index.js'
-import { opsPerSecond, row } from './lib.mjs'
+import { opsPerSecond, row, seededData } from './lib.mjs'
 
 const DISTINCT = 10_000
 const DEVICES = 1_000
 const ITERATIONS = 1_000_000
 
-let seed = 0x9e3779b9
-function rand(n) {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) % n
-}
-const hexBytes = (n) => Array.from({ length: n }, () => rand(256).toString(16).padStart(2, '0')).join('')
+const { rand, hexBytes } = seededData(0x9e3779b9)
 const address = (i) => `c0:ff:ee:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`
 const serial = () => '0117C5' + hexBytes(3).toUpperCase()
 

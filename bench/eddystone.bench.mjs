@@ -8,20 +8,12 @@ import {
   encodeEddystoneUid,
   encodeEddystoneUrl,
 } from '../dist/index.js'
-import { opsPerSecond, row } from './lib.mjs'
+import { opsPerSecond, row, seededData } from './lib.mjs'
 
 const DISTINCT = 4096
 const ITERATIONS = 200_000
 
-// A small deterministic PRNG: the same payloads on every run, so runs compare.
-let seed = 0x2545f491
-function rand(n) {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) % n
-}
-const hex = (n) => Array.from({ length: n }, () => rand(256).toString(16).padStart(2, '0')).join('')
+const { rand, hexBytes: hex } = seededData(0x2545f491)
 const tx = () => rand(256) - 128
 const HOSTS = ['example', 'goo.gl/', 'radius', 'a.b', 'beacon-kit', 'x1y2z3']
 const TLDS = ['.com/', '.org', '.info/', '.net', '/', '']

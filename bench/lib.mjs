@@ -41,3 +41,19 @@ export function row(name, value, unit, target = '') {
   const ok = target === '' ? '' : ` ${target}`
   console.log(`| ${name} | ${fmt.format(value)} ${unit} |${ok} |`)
 }
+
+/**
+ * A seeded xorshift generator for benchmark data: the same payloads on every run, so runs
+ * compare. Returns `rand(n)` (an integer below n) and `hexBytes(n)` (n random bytes as hex).
+ */
+export function seededData(seed) {
+  let s = seed
+  const rand = (n) => {
+    s ^= s << 13
+    s ^= s >>> 17
+    s ^= s << 5
+    return (s >>> 0) % n
+  }
+  const hexBytes = (n) => Array.from({ length: n }, () => rand(256).toString(16).padStart(2, '0')).join('')
+  return { rand, hexBytes }
+}

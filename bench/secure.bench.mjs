@@ -5,16 +5,9 @@
 // Baseline: the obvious opener with node:crypto (a new decipher per frame) and no caches.
 import { createDecipheriv, createHash } from 'node:crypto'
 import { Decoder, Keyring, decodeAdvertisement, encodeE781, parseBroadcastKey } from '../dist/index.js'
-import { bestMs, opsPerSecond, row, settledHeap } from './lib.mjs'
+import { bestMs, opsPerSecond, row, settledHeap, seededData } from './lib.mjs'
 
-let seed = 0x9e3779b9
-function rand(n) {
-  seed ^= seed << 13
-  seed ^= seed >>> 17
-  seed ^= seed << 5
-  return (seed >>> 0) % n
-}
-const hexBytes = (n) => Array.from({ length: n }, () => rand(256).toString(16).padStart(2, '0')).join('')
+const { rand, hexBytes } = seededData(0x9e3779b9)
 function rawKey(keyId) {
   const body = hexBytes(14) + keyId.toString(16).padStart(4, '0')
   return body + createHash('sha1').update(Buffer.from(body, 'hex')).digest('hex').slice(0, 8)

@@ -7,7 +7,8 @@
 import { VENDOR_DEFAULT_UUID } from '../frames/ibeacon.js'
 import { E781_MODE } from '../frames/e781.js'
 import { parseBroadcastKey } from '../secure/broadcast-key.js'
-import { representableLux, seededRandom } from '../sources/simulated.js'
+import { representableLux } from '../sources/simulated.js'
+import { seededRandom } from '../random.js'
 import type { SimulatedDevice } from '../sources/simulated.js'
 
 /**

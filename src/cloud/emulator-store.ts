@@ -5,6 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
+import { seededRandom } from '../random.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from './records.js'
 
 /** A login of the emulator. */
@@ -43,18 +44,6 @@ interface PersistedState {
   beacons: Record<string, AccountBeacon[]>
   logs: StoredLog[]
   duplicates: number
-}
-
-/** A small deterministic PRNG (mulberry32): same seed, same data, same faults. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
 }
 
 const UUID = 'FDA50693-A4E2-4FB1-AFCF-C6EB07647825'

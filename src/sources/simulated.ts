@@ -9,6 +9,7 @@ import type { Advertisement, ServiceData } from '../advertisement.js'
 import { RealClock, VirtualClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
+import { seededRandom } from '../random.js'
 import { encodeE780 } from '../frames/e780.js'
 import { encodeE781 } from '../frames/e781.js'
 import type { E781Mode } from '../frames/e781.js'
@@ -82,17 +83,6 @@ export interface SimulatedSourceOptions {
   pathLossExponent?: number
 }
 
-/** mulberry32: tiny, fast and good enough for noise; not for anything secret. */
-export function seededRandom(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
 
 /** Distance of a device at time `t` (ms after start). */
 export function distanceAt(d: number | Walk, t: number): number {

@@ -1,17 +1,9 @@
 /** Test helpers for the secure tests: deterministic randomness and freshly made key strings. */
 import { createHash } from 'node:crypto'
+import { seededRandom } from '../../src/random.js'
 
-/** A small seeded PRNG (mulberry32) so statistical tests give the same numbers every run. */
-export function seeded(seed: number): () => number {
-  let a = seed >>> 0
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-}
+/** A seeded PRNG so statistical tests give the same numbers every run. */
+export const seeded = seededRandom
 
 /** `n` bytes from a PRNG. */
 export function randomBytes(rand: () => number, n: number): Uint8Array {
