@@ -19,6 +19,7 @@ import { IdentityIndex, newEntry } from './identity.js'
 import type { Entry } from './identity.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
+import { eddystoneMeasuredPower } from '../frames/eddystone.js'
 import { SecureGate } from './secure-gate.js'
 
 /** Where the table's events go (the scanner). */
@@ -252,7 +253,9 @@ export class RangeTable {
   private copy(e: Entry, inRange: boolean): Beacon {
     const tenths = Math.round(e.filter.value(e.b.lastSeen) * 10)
     const smoothed = tenths / 10
-    const acc = this.accuracy.of(tenths, e.b.measuredPower)
+    // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
+    const reference = e.b.measuredPower ?? (e.b.eddystone === undefined ? undefined : eddystoneMeasuredPower(e.b.eddystone))
+    const acc = this.accuracy.of(tenths, reference)
     return snapshotOf(e.b, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
   }
 
