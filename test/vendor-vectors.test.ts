@@ -87,3 +87,16 @@ describe('vendor encrypted vectors', () => {
     })
   }
 })
+
+describe('external vectors that are not vendor frames', () => {
+  const external = loadVectors<{ not_vendor: { serviceData: { uuid: string; data: string }[]; why: string }[] }>('external.json')
+  for (const v of external.not_vendor) {
+    it(`${v.why}: no vendor frame, no vendor field`, () => {
+      const r = decodeAdvertisement(toAdvertisement({ serviceData: v.serviceData }))
+      expect(r?.frames.filter((f) => f === 'e780' || f === 'e781') ?? []).toEqual([])
+      for (const field of ['serialNumber', 'hardwareModelName', 'firmwareVersion', 'batteryLevel', 'major', 'minor']) {
+        expect(r !== null && field in r, field).toBe(false)
+      }
+    })
+  }
+})
