@@ -67,6 +67,14 @@ export function isValidReading(adv: Advertisement): boolean {
   return typeof adv.rssi === 'number' && adv.rssi >= RSSI_MIN && adv.rssi <= RSSI_MAX && typeof adv.timestamp === 'number' && Number.isFinite(adv.timestamp)
 }
 
+/**
+ * The 1 m reference power for distance: the measured power, else (an Eddystone-only beacon)
+ * the Eddystone 0 m power minus 41 dB.
+ */
+export function referencePower(r: Pick<BeaconReading, 'measuredPower' | 'eddystone'>): number | undefined {
+  return r.measuredPower ?? (r.eddystone === undefined ? undefined : eddystoneMeasuredPower(r.eddystone))
+}
+
 /** What the stateful decoder adds for encrypted frames. */
 export interface FrameContext {
   keyring?: Keyring
@@ -145,8 +153,7 @@ export function decodeFrames(adv: Advertisement, ctx: FrameContext): BeaconReadi
       reading.temperature = tlm.temperature
     }
   }
-  const reference = reading.measuredPower ?? (eddystone === undefined ? undefined : eddystoneMeasuredPower(eddystone))
-  reading.accuracy = accuracy(adv.rssi, reference)
+  reading.accuracy = accuracy(adv.rssi, referencePower(reading))
   reading.proximity = proximity(reading.accuracy, ctx.proximityThresholds)
   return reading
 }

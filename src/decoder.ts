@@ -11,9 +11,8 @@ import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js
 import type { BeaconFlags, BeaconReading, FrameKind } from './reading.js'
 import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
-import { decodeFrames, isValidEnvelope, isValidReading } from './decode.js'
+import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
-import { eddystoneMeasuredPower } from './frames/eddystone.js'
 import { InvalidOptionError } from './errors.js'
 
 /** Options of {@link Decoder}. */
@@ -219,9 +218,6 @@ export class Decoder {
   }
 }
 
-function referencePower(r: BeaconReading): number | undefined {
-  return r.measuredPower ?? (r.eddystone === undefined ? undefined : eddystoneMeasuredPower(r.eddystone))
-}
 
 /**
  * Frozen frame sets and flag sets are few (a handful of combinations, 64 flag patterns): the

@@ -19,7 +19,7 @@ import { IdentityIndex, newEntry } from './identity.js'
 import type { Entry } from './identity.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
-import { eddystoneMeasuredPower } from '../frames/eddystone.js'
+import { referencePower } from '../decode.js'
 import { SecureGate } from './secure-gate.js'
 
 /** Where the table's events go (the scanner). */
@@ -254,8 +254,7 @@ export class RangeTable {
     const tenths = Math.round(e.filter.value(e.b.lastSeen) * 10)
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
-    const reference = e.b.measuredPower ?? (e.b.eddystone === undefined ? undefined : eddystoneMeasuredPower(e.b.eddystone))
-    const acc = this.accuracy.of(tenths, reference)
+    const acc = this.accuracy.of(tenths, referencePower(e.b))
     return snapshotOf(e.b, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
   }
 
