@@ -13,6 +13,7 @@ import type {
   EddystoneUrl,
 } from '../reading.js'
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
+import { HEX_LOWER, checkInt } from './fields.js'
 
 /** Frame type bytes. Other values (0x40 is reserved for future use) are not decoded. */
 const UID_FRAME = 0x00
@@ -27,12 +28,10 @@ const ENCRYPTED_TLM_LENGTH = 18
 const PLAIN_TLM_LENGTH = 14
 const EID_LENGTH = 10
 
-// A per-byte table: hex is built once per id on the hot path instead of per byte via toString(16).
-const HEX: readonly string[] = Array.from({ length: 256 }, (_, b) => b.toString(16).padStart(2, '0'))
 
 function hex(data: Uint8Array, start: number, end: number): string {
   let s = ''
-  for (let i = start; i < end; i++) s += HEX[data[i] as number]
+  for (let i = start; i < end; i++) s += HEX_LOWER[data[i] as number]
   return s
 }
 
@@ -136,13 +135,6 @@ function invalid(option: string, message: string): InvalidOptionError {
 // Untyped callers may pass anything; they get the typed error, not a TypeError.
 function requireObject(option: string, value: unknown): void {
   if (typeof value !== 'object' || value === null) throw invalid(option, `Eddystone ${option} must be an object.`)
-}
-
-function checkInt(option: string, value: number, min: number, max: number): number {
-  if (!Number.isInteger(value) || value < min || value > max) {
-    throw invalid(option, `Eddystone ${option} must be an integer from ${min} to ${max}; got ${String(value)}.`)
-  }
-  return value
 }
 
 function writeHex(out: Uint8Array, at: number, option: string, text: string, bytes: number): void {

@@ -3,6 +3,7 @@
  * keeps its latest value from any frame, except where one frame kind outranks another.
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
+import { isIBeacon } from '../frames/ibeacon.js'
 
 /**
  * The advertisement's own manufacturer data, so the merge can tell whether a reading's
@@ -10,10 +11,6 @@ import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading
  * reading no longer says which). Read only when a contested field is present.
  */
 export type IBeaconHint = Uint8Array | undefined
-
-function isIBeaconBytes(md: Uint8Array): boolean {
-  return md.length >= 25 && md[0] === 0x4c && md[1] === 0x00 && md[2] === 0x02 && md[3] === 0x15
-}
 
 /** Which sources a beacon's contested fields came from. */
 export interface MergeState {
@@ -106,7 +103,7 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
     changed = true
   }
   const vendor = hasVendorFrame(r.frames)
-  const md = hint !== undefined && isIBeaconBytes(hint) ? hint : undefined
+  const md = hint !== undefined && isIBeacon(hint) ? hint : undefined
 
   if (r.serialNumber !== undefined && b.serialNumber !== r.serialNumber) {
     b.serialNumber = r.serialNumber

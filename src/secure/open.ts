@@ -4,6 +4,7 @@
  * plausible. The frame decoder reads the fields from the returned block.
  */
 import { InvalidOptionError } from '../errors.js'
+import { HEX_LOWER } from '../frames/fields.js'
 import type { RejectReason } from '../reading.js'
 import { keyMaterial } from './broadcast-key.js'
 import type { BroadcastKey } from './broadcast-key.js'
@@ -45,7 +46,6 @@ export interface OpenOptions {
 /** Bytes an encrypted 0x81E7 payload needs: header 7 + one AES block. */
 export const ENCRYPTED_PAYLOAD_LENGTH = 23
 
-const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
 const LOWER_HEX_CODES = Array.from('0123456789abcdef', (c) => c.charCodeAt(0))
 const SERIAL_PREFIX = '0117c5'
 // Decryption target for frames that turn out unverified, so rejects allocate nothing.
@@ -65,7 +65,7 @@ export function openE781Block(
   opts: OpenOptions = {},
 ): OpenedBlock {
   const stats = opts.stats
-  const keyId = payload.length >= 5 ? HEX[payload[3]] + HEX[payload[4]] : '0000'
+  const keyId = payload.length >= 5 ? HEX_LOWER[payload[3]] + HEX_LOWER[payload[4]] : '0000'
   if (payload.length < ENCRYPTED_PAYLOAD_LENGTH) return reject(keyId, 'length', stats)
   const id = (payload[3] << 8) | payload[4]
   if (keyring === undefined || id === 0 || !decryptFrameBlock(keyring, id, payload, scratch)) {
