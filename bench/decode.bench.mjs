@@ -40,6 +40,17 @@ const makers = {
 }
 
 // ---- the naive baseline --------------------------------------------------------------------
+// Sensor bytes 16..21 sit at the same offsets in the 0x80E7 (B0, firmware 2.3+) and 0x81E7
+// mode 0x30 payloads the benchmark uses.
+function naiveSensors(out, h, byteAt) {
+  const t = byteAt(16)
+  out.temperature = t === 255 ? null : (t > 127 ? t - 256 : t)
+  const hi = byteAt(17)
+  out.light = hi === 255 ? null : Math.round(Math.pow(2, hi >> 4) * ((hi & 15) * 16 + (byteAt(18) & 15)) * 0.045 * 1000) / 1000
+  out.accelerometerCount = parseInt(h.slice(40, 42) + h.slice(38, 40), 16)
+  out.movingState = ['still', 'moving'][byteAt(21)] ?? 'unknown'
+}
+
 function naiveDecode(adv) {
   const out = { address: adv.address, rssi: adv.rssi, timestamp: adv.timestamp }
   if (adv.manufacturerData) {
@@ -64,12 +75,7 @@ function naiveDecode(adv) {
       out.minor = parseInt(h.slice(20, 24), 16)
       out.serialNumber = '0117C5' + h.slice(24, 30).toUpperCase()
       out.batteryLevel = byteAt(15)
-      const t = byteAt(16)
-      out.temperature = t === 255 ? null : (t > 127 ? t - 256 : t)
-      const hi = byteAt(17)
-      out.light = hi === 255 ? null : Math.round(Math.pow(2, hi >> 4) * ((hi & 15) * 16 + (byteAt(18) & 15)) * 0.045 * 1000) / 1000
-      out.accelerometerCount = parseInt(h.slice(40, 42) + h.slice(38, 40), 16)
-      out.movingState = ['still', 'moving'][byteAt(21)] ?? 'unknown'
+      naiveSensors(out, h, byteAt)
     } else if (uuid === '81e7' && h.length >= 46) {
       out.hardwareModelName = h.slice(0, 2).toUpperCase()
       out.firmwareVersion = `${h[2]}.${h[3]}`
@@ -78,12 +84,7 @@ function naiveDecode(adv) {
       out.minor = parseInt(h.slice(22, 26), 16)
       out.batteryLevel = byteAt(13)
       out.transmitPower = byteAt(14) >> 4
-      const t = byteAt(16)
-      out.temperature = t === 255 ? null : (t > 127 ? t - 256 : t)
-      const hi = byteAt(17)
-      out.light = hi === 255 ? null : Math.round(Math.pow(2, hi >> 4) * ((hi & 15) * 16 + (byteAt(18) & 15)) * 0.045 * 1000) / 1000
-      out.accelerometerCount = parseInt(h.slice(40, 42) + h.slice(38, 40), 16)
-      out.movingState = ['still', 'moving'][byteAt(21)] ?? 'unknown'
+      naiveSensors(out, h, byteAt)
       out.measuredPower = Buffer.from(sd.data).readInt8(22)
     }
   }
