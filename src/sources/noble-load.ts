@@ -3,7 +3,7 @@
  *
  * How noble 1.9.2-26 picks the adapter: lib/hci-socket/hci.js reads `options.deviceId`, else
  * the `NOBLE_HCI_DEVICE_ID` environment variable, once, when the bindings are constructed;
- * `require('@abandonware/noble')` builds its singleton at require time from the environment.
+ * the package's main entry builds its singleton, at load time, from the environment.
  * `@abandonware/noble/with-custom-binding` instead exports a factory that builds a fresh
  * `Noble` around fresh bindings for the options given, so the adapter is chosen per instance
  * without touching `process.env`, and two sources can scan two adapters.
