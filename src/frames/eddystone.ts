@@ -13,7 +13,7 @@ import type {
   EddystoneUrl,
 } from '../reading.js'
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
-import { HEX_LOWER, checkInt } from './fields.js'
+import { HEX_LOWER, checkInt, writeHexBytes } from './fields.js'
 
 /** Frame type bytes. Other values (0x40 is reserved for future use) are not decoded. */
 const UID_FRAME = 0x00
@@ -141,7 +141,7 @@ function writeHex(out: Uint8Array, at: number, option: string, text: string, byt
   if (typeof text !== 'string' || text.length !== bytes * 2 || !/^[0-9a-f]*$/i.test(text)) {
     throw invalid(option, `Eddystone ${option} must be ${bytes * 2} hex digits.`)
   }
-  for (let i = 0; i < bytes; i++) out[at + i] = Number.parseInt(text.slice(i * 2, i * 2 + 2), 16)
+  writeHexBytes(out, at, text)
 }
 
 function txPowerByte(value: number): number {

@@ -80,18 +80,23 @@ export function serial6(b: Uint8Array, o: number): string {
   return HEX_UPPER[b[o]] + HEX_UPPER[b[o + 1]] + HEX_UPPER[b[o + 2]] + HEX_UPPER[b[o + 3]] + HEX_UPPER[b[o + 4]] + HEX_UPPER[b[o + 5]]
 }
 
+/** Writes validated hex digits as bytes at `o` (every encoder's hex fields go through here). */
+export function writeHexBytes(out: Uint8Array, o: number, hex: string): void {
+  for (let i = 0; i < hex.length >> 1; i++) out[o + i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16)
+}
+
 /** Writes a serial number in its 3-byte form (needs the 0117C5 prefix) at `o`. */
 export function writeSerial3(out: Uint8Array, o: number, serial: string): void {
   if (!/^0117C5[0-9A-F]{6}$/i.test(serial)) {
     throw badField('serialNumber', serial, '"0117C5" followed by 6 hex digits for this frame')
   }
-  for (let i = 0; i < 3; i++) out[o + i] = parseInt(serial.slice(6 + 2 * i, 8 + 2 * i), 16)
+  writeHexBytes(out, o, serial.slice(6))
 }
 
 /** Writes a serial number in its 6-byte form at `o`. */
 export function writeSerial6(out: Uint8Array, o: number, serial: string): void {
   if (!/^[0-9A-F]{12}$/i.test(serial)) throw badField('serialNumber', serial, '12 hex digits')
-  for (let i = 0; i < 6; i++) out[o + i] = parseInt(serial.slice(2 * i, 2 * i + 2), 16)
+  writeHexBytes(out, o, serial)
 }
 
 /** Battery percent; above 100 is implausible and reported absent. */

@@ -2,7 +2,7 @@
  * iBeacon in manufacturer data (PROTOCOL.md 1): `4c 00 02 15`, 16-byte proximity UUID,
  * major, minor (big-endian), measured power at 1 m (i8).
  */
-import { HEX_UPPER, checkInt, i8, u16be } from './fields.js'
+import { HEX_UPPER, checkInt, i8, u16be, writeHexBytes } from './fields.js'
 import { InvalidOptionError } from '../errors.js'
 
 /** What an iBeacon frame carries. */
@@ -60,8 +60,7 @@ export function encodeIBeacon(frame: IBeaconFrame): Uint8Array {
   }
   const out = new Uint8Array(IBEACON_LENGTH)
   out.set([0x4c, 0x00, 0x02, 0x15])
-  const hex = frame.proximityUUID.replace(/-/g, '')
-  for (let i = 0; i < 16; i++) out[4 + i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16)
+  writeHexBytes(out, 4, frame.proximityUUID.replace(/-/g, ''))
   const major = checkInt('major', frame.major, 0, 0xffff)
   const minor = checkInt('minor', frame.minor, 0, 0xffff)
   out[20] = major >> 8
