@@ -6,7 +6,7 @@ import { execFileSync } from 'node:child_process'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Decoder, decodeAdvertisement, encodeE780, encodeE781, encodeIBeacon } from '../dist/index.js'
-import { opsPerSecond, row, seededData } from './lib.mjs'
+import { macAddress, opsPerSecond, row, seededData } from './lib.mjs'
 
 const DISTINCT = 10_000
 const DEVICES = 1_000
@@ -14,7 +14,7 @@ const ITERATIONS = 1_000_000
 const PACKETS = 8192
 
 const { rand, hexBytes } = seededData(0x9e3779b9)
-const address = (i) => `c0:ff:ee:${((i >> 16) & 255).toString(16).padStart(2, '0')}:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`
+const address = (i) => macAddress(0xc0, 0xff, 0xee, i >> 16, i >> 8, i)
 const serial = () => '0117C5' + hexBytes(3).toUpperCase()
 
 const makers = {

@@ -5,7 +5,7 @@
 //   npm run build && node --expose-gc bench/scanner.bench.mjs
 import { EventEmitter } from 'eventemitter3'
 import { BeaconScanner, Decoder, SimulatedSource, VirtualClock, decodeAdvertisement, encodeIBeacon } from '../dist/index.js'
-import { row, settledHeap } from './lib.mjs'
+import { macAddress, row, settledHeap } from './lib.mjs'
 
 const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
 const T0 = Date.UTC(2026, 0, 1)
@@ -21,7 +21,7 @@ class PushSource extends EventEmitter {
   async stop() {}
 }
 
-const address = (i, prefix = 'c0') => `${prefix}:${((i >> 24) & 0xff).toString(16).padStart(2, '0')}:${((i >> 16) & 0xff).toString(16).padStart(2, '0')}:00:${((i >> 8) & 0xff).toString(16).padStart(2, '0')}:${(i & 0xff).toString(16).padStart(2, '0')}`
+const address = (i, prefix = 0xc0) => macAddress(prefix, i >> 24, i >> 16, 0, i >> 8, i)
 
 function makeAdverts(seconds) {
   const devices = []
@@ -166,7 +166,7 @@ async function heapPerBeacon() {
 async function millionDevices() {
   const { scanner, source, clock } = await newScanner()
   const md = encodeIBeacon({ proximityUUID: UUID, major: 9, minor: 9, measuredPower: -59 })
-  const one = (i, t) => ({ address: address(i, 'd0'), rssi: -70, timestamp: t, manufacturerData: md })
+  const one = (i, t) => ({ address: address(i, 0xd0), rssi: -70, timestamp: t, manufacturerData: md })
   // Warm up with a first wave, so the baseline includes what a running scanner always holds.
   for (let i = 0; i < 200_000; i++) {
     const t = T0 + Math.floor(i / 2) // 2,000 per second

@@ -5,7 +5,7 @@
 // Baseline: the obvious opener with node:crypto (a new decipher per frame) and no caches.
 import { createDecipheriv, createHash } from 'node:crypto'
 import { Decoder, Keyring, decodeAdvertisement, encodeE781, parseBroadcastKey } from '../dist/index.js'
-import { bestMs, opsPerSecond, row, settledHeap, seededData } from './lib.mjs'
+import { bestMs, macAddress, opsPerSecond, row, settledHeap, seededData } from './lib.mjs'
 
 const { rand, hexBytes } = seededData(0x9e3779b9)
 function rawKey(keyId) {
@@ -38,7 +38,7 @@ const frames = Array.from({ length: DISTINCT }, (_, i) => {
   }
   // distinct random codes: i runs through 1..16384
   const data = encodeE781(fields, { key: keys[i % keys.length], randomCode: i + 1 })
-  return { address: `c8:00:00:00:${((i >> 8) & 255).toString(16).padStart(2, '0')}:${(i & 255).toString(16).padStart(2, '0')}`, rssi: -60, timestamp: i, serviceData: [{ uuid: '81e7', data }] }
+  return { address: macAddress(0xc8, 0, 0, 0, i >> 8, i), rssi: -60, timestamp: i, serviceData: [{ uuid: '81e7', data }] }
 })
 const check = decodeAdvertisement(frames[0], { keyring })
 if (check?.secure?.verified !== true) throw new Error('bench frames do not verify')

@@ -39,21 +39,36 @@ export interface DecodeStats {
   secure: SecureStats
 }
 
-/** One remembered payload of an address. */
-interface Slot {
-  key: PayloadKey
+/**
+ * What the decoder remembers of one address: its two latest payloads (fingerprint words,
+ * service uuids, reading; `a` the latest, `b` the one before it, the other half of an
+ * advertisement / scan-response pair) and its verified serial number. One flat object rather
+ * than an object per payload: a repeated packet is answered after loading this object and one
+ * word array, where nested slot and key objects cost two more dependent loads (cache misses
+ * on a 10,000-address working set) and two more object headers per payload.
+ */
+class CacheEntry {
+  aUuids: readonly string[] | null = null
   /** Reading of the payload (nested members frozen); null when nothing decoded. */
-  template: BeaconReading | null
-  /** Reference power for accuracy (vendor/iBeacon measured power, or Eddystone 0 m − 41). */
-  reference: number | undefined
-}
+  aTemplate: BeaconReading | null = null
+  bWords: Int32Array | undefined = undefined
+  bUuids: readonly string[] | null = null
+  bTemplate: BeaconReading | null = null
 
-interface CacheEntry {
-  /** The latest payload. */
-  a: Slot | undefined
-  /** The one before it (the other half of an advertisement / scan-response pair). */
-  b: Slot | undefined
-  verifiedSerial: string | undefined
+  constructor(
+    public aWords: Int32Array | undefined,
+    public verifiedSerial: string | undefined,
+  ) {}
+
+  /** Makes `key` / `template` the latest payload; the latest becomes the one before it. */
+  push(key: PayloadKey, template: BeaconReading | null): void {
+    this.bWords = this.aWords
+    this.bUuids = this.aUuids
+    this.bTemplate = this.aTemplate
+    this.aWords = key.words
+    this.aUuids = key.uuids
+    this.aTemplate = template
+  }
 }
 
 /** A decoder with a per-address cache and counters. One per scanner; not shared between threads. */
@@ -99,14 +114,13 @@ export class Decoder {
    * it carries nothing known. Never throws.
    */
   decode(adv: Advertisement): BeaconReading | null {
-    const slot = this.resolve(adv)
-    const template = slot?.template
-    if (slot === undefined || template === null || template === undefined) return null
+    const template = this.resolve(adv)
+    if (template === null) return null
     const reading = { ...template }
     if (template.rssi !== adv.rssi || template.timestamp !== adv.timestamp) {
       reading.rssi = adv.rssi
       reading.timestamp = adv.timestamp
-      reading.accuracy = accuracy(adv.rssi, slot.reference)
+      reading.accuracy = accuracy(adv.rssi, referencePower(template))
       reading.proximity = proximity(reading.accuracy, this.thresholds)
     }
     return reading
@@ -119,7 +133,7 @@ export class Decoder {
    * Take RSSI and time from the advertisement itself, and never modify the reading.
    */
   decodeShared(adv: Advertisement): Readonly<BeaconReading> | null {
-    return this.resolve(adv)?.template ?? null
+    return this.resolve(adv)
   }
 
   /** Drops what is cached for an address (a device that is gone); its verified serial too. */
@@ -128,13 +142,13 @@ export class Decoder {
     this.old.delete(address)
   }
 
-  /** Finds or makes the cached payload for this advertisement; updates the counters. */
-  private resolve(adv: Advertisement): Slot | undefined {
+  /** Finds or makes the cached reading for this advertisement; updates the counters. */
+  private resolve(adv: Advertisement): BeaconReading | null {
     const stats = this.stats
     stats.advertisements++
     if (typeof adv !== 'object' || adv === null) {
       stats.malformed++
-      return undefined
+      return null
     }
     if (this.keyring !== undefined && keyringVersion(this.keyring) !== this.keyringSeen) {
       this.clear()
@@ -146,21 +160,21 @@ export class Decoder {
     if (entry === undefined) {
       if (!isValidEnvelope(adv)) {
         stats.malformed++
-        return undefined
+        return null
       }
       entry = this.old.get(adv.address)
       if (entry !== undefined) this.remember(adv.address, entry)
     } else if (!isValidReading(adv)) {
       stats.malformed++
-      return undefined
+      return null
     }
     if (entry !== undefined) {
-      const hit = entry.a !== undefined && matchesPayloadKey(entry.a.key, adv) ? entry.a
-        : entry.b !== undefined && matchesPayloadKey(entry.b.key, adv) ? entry.b
-        : undefined
+      let hit: BeaconReading | null | undefined
+      if (entry.aWords !== undefined && matchesPayloadKey(entry.aWords, entry.aUuids, adv)) hit = entry.aTemplate
+      else if (entry.bWords !== undefined && matchesPayloadKey(entry.bWords, entry.bUuids, adv)) hit = entry.bTemplate
       if (hit !== undefined) {
         stats.cacheHits++
-        this.countRepeat(hit.template)
+        this.countRepeat(hit)
         return hit
       }
     }
@@ -175,24 +189,20 @@ export class Decoder {
     } catch {
       // decodeFrames does not throw on anything a source produces; a hand-made object might.
       stats.malformed++
-      return undefined
+      return null
     }
     if (reading === null) stats.ignored++
     else stats.decoded++
-    const slot: Slot = {
-      key: payloadKey(adv) ?? UNMATCHABLE,
-      template: reading === null ? null : freezeNested(reading),
-      reference: reading === null ? undefined : referencePower(reading),
-    }
+    const template = reading === null ? null : freezeNested(reading)
     const verifiedSerial = reading?.secure?.verified === true ? reading.serialNumber : entry?.verifiedSerial
     if (entry === undefined) {
-      this.remember(adv.address, { a: slot, b: undefined, verifiedSerial })
+      entry = new CacheEntry(undefined, verifiedSerial)
+      this.remember(adv.address, entry)
     } else {
-      entry.b = entry.a
-      entry.a = slot
       entry.verifiedSerial = verifiedSerial
     }
-    return slot
+    entry.push(payloadKey(adv) ?? UNMATCHABLE, template)
+    return template
   }
 
   private countRepeat(template: BeaconReading | null): void {
@@ -244,7 +254,7 @@ function internFlags(flags: BeaconFlags): BeaconFlags {
 }
 
 /** A key no advertisement matches, for payloads too long to fingerprint. */
-const UNMATCHABLE: PayloadKey = { bytes: Uint8Array.of(0xff, 0xff), uuids: null }
+const UNMATCHABLE: PayloadKey = { words: Int32Array.of(-1), uuids: null }
 
 /**
  * Nested members are shared by every reading of a repeated payload, so they are frozen. The

@@ -9,15 +9,21 @@ import type { Advertisement } from './advertisement.js'
 
 /** Returned by the comparison on a difference. */
 const DIFFERENT = -1
-/** Each part starts with its length + 1 as a big-endian u16; 0 stands for "absent or not bytes". */
+/** Each part starts with a word holding its length + 1; 0 stands for "absent or not bytes". */
 const ABSENT = 0
 /** Payloads longer than this are not fingerprinted (BLE allows 255 bytes at most). */
 const MAX_LENGTH = 0xfff0
 
-/** A payload's fingerprint: every part's length and bytes, plus the service uuids. */
+/**
+ * A payload's fingerprint: every part's length and bytes, plus the service uuids.
+ *
+ * The bytes are packed four to a 32-bit word (little-endian, the last word zero-padded): a
+ * repeated packet is then checked with one comparison per four bytes instead of four, which
+ * measured faster than a byte-wise loop unrolled four times.
+ */
 export interface PayloadKey {
-  /** Manufacturer data, then each service-data element: u16 length + 1 (0 when absent), bytes. */
-  readonly bytes: Uint8Array
+  /** Manufacturer data, then each service-data element: a word of length + 1 (0 when absent), then the packed bytes. */
+  readonly words: Int32Array
   /** Service uuids in order; `null` when `serviceData` was absent or not an array. */
   readonly uuids: readonly string[] | null
 }
@@ -38,55 +44,57 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
   let size = 0
   for (const p of parts) {
     if (p !== undefined && p.length > MAX_LENGTH) return null
-    size += 2 + (p?.length ?? 0)
+    size += 1 + ((p?.length ?? 0) + 3 >> 2)
   }
-  const bytes = new Uint8Array(size)
-  let o = 0
+  const words = new Int32Array(size)
+  let w = 0
   for (const p of parts) {
-    const n = p === undefined ? ABSENT : p.length + 1
-    bytes[o] = n >> 8
-    bytes[o + 1] = n & 0xff
-    o += 2
-    if (p !== undefined) {
-      bytes.set(p, o)
-      o += p.length
-    }
+    words[w++] = p === undefined ? ABSENT : p.length + 1
+    if (p === undefined) continue
+    for (let i = 0; i < p.length; i++) words[w + (i >> 2)] |= p[i] << ((i & 3) << 3)
+    w += p.length + 3 >> 2
   }
-  return { bytes, uuids }
+  return { words, uuids }
 }
 
-/** True when the advertisement's payload is exactly the one fingerprinted. */
-export function matchesPayloadKey(key: PayloadKey, adv: Advertisement): boolean {
-  const k = key.bytes
-  let o = matchBytes(k, 0, adv.manufacturerData)
-  if (o < 0) return false
+/**
+ * True when the advertisement's payload is exactly the one fingerprinted (a {@link PayloadKey}'s
+ * `words` and `uuids`, passed apart so a cache can store them without the key object).
+ */
+export function matchesPayloadKey(k: Int32Array, uuids: readonly string[] | null, adv: Advertisement): boolean {
+  let w = matchBytes(k, 0, adv.manufacturerData)
+  if (w < 0) return false
   const sd = adv.serviceData
-  const uuids = key.uuids
-  if (!Array.isArray(sd)) return uuids === null && o === k.length
+  if (!Array.isArray(sd)) return uuids === null && w === k.length
   if (uuids === null || uuids.length !== sd.length) return false
   for (let i = 0; i < sd.length; i++) {
     const e = sd[i]
     const valid = typeof e === 'object' && e !== null && typeof e.uuid === 'string' && e.data instanceof Uint8Array
     if ((valid ? e.uuid : '') !== uuids[i]) return false
-    o = matchBytes(k, o, valid ? e.data : undefined)
-    if (o < 0) return false
+    w = matchBytes(k, w, valid ? e.data : undefined)
+    if (w < 0) return false
   }
-  return o === k.length
+  return w === k.length
 }
 
-/** Compares one part at `o`; returns the offset after it, or -1 on a difference. */
-function matchBytes(k: Uint8Array, o: number, b: unknown): number {
-  if (o + 2 > k.length) return DIFFERENT
-  const stored = (k[o] << 8) | k[o + 1]
-  if (!(b instanceof Uint8Array)) return stored === ABSENT ? o + 2 : DIFFERENT
+/** Compares one part starting at word `w`; returns the word after it, or -1 on a difference. */
+function matchBytes(k: Int32Array, w: number, b: unknown): number {
+  if (w >= k.length) return DIFFERENT
+  const stored = k[w]
+  if (!(b instanceof Uint8Array)) return stored === ABSENT ? w + 1 : DIFFERENT
   const n = b.length
-  if (stored !== n + 1 || o + 2 + n > k.length) return DIFFERENT
-  o += 2
-  // Four bytes a round: this runs on every repeated packet, and unrolled it measured ~30% faster.
+  const end = w + 1 + (n + 3 >> 2)
+  if (stored !== n + 1 || end > k.length) return DIFFERENT
   let i = 0
-  for (; i + 4 <= n; i += 4) {
-    if (k[o + i] !== b[i] || k[o + i + 1] !== b[i + 1] || k[o + i + 2] !== b[i + 2] || k[o + i + 3] !== b[i + 3]) return DIFFERENT
+  for (w++; i + 4 <= n; i += 4, w++) {
+    if (k[w] !== (b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24)) return DIFFERENT
   }
-  for (; i < n; i++) if (k[o + i] !== b[i]) return DIFFERENT
-  return o + n
+  if (i < n) {
+    // The zero padding of the stored word stands in for the bytes past the end.
+    let tail = b[i]
+    if (i + 1 < n) tail |= b[i + 1] << 8
+    if (i + 2 < n) tail |= b[i + 2] << 16
+    if (k[w] !== tail) return DIFFERENT
+  }
+  return end
 }
