@@ -14,6 +14,7 @@ import { createSecureStats, type SecureStats } from './secure/open.js'
 import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
 import { InvalidOptionError } from './errors.js'
+import { flatString } from './frames/fields.js'
 
 /** Options of {@link Decoder}. */
 export interface DecoderOptions {
@@ -51,12 +52,12 @@ class CacheEntry {
   aUuids: readonly string[] | null = null
   /** Reading of the payload (nested members frozen); null when nothing decoded. */
   aTemplate: BeaconReading | null = null
-  bWords: Int32Array | undefined = undefined
+  bWords: readonly number[] | undefined = undefined
   bUuids: readonly string[] | null = null
   bTemplate: BeaconReading | null = null
 
   constructor(
-    public aWords: Int32Array | undefined,
+    public aWords: readonly number[] | undefined,
     public verifiedSerial: string | undefined,
   ) {}
 
@@ -237,6 +238,20 @@ const framesInterned = new Map<string, FrameKind[]>()
 const flagsInterned = new Map<number, BeaconFlags>()
 const FLAG_NAMES = ['passwordEnabled', 'broadcastKeyEnabled', 'energySaving', 'aliBeacon', 'backgroundEnhancement', 'eddystone'] as const
 
+/** Distinct UUIDs interned at most (a site has a handful; random ones must not grow it). */
+const UUIDS_INTERNED = 1024
+const uuidsInterned = new Map<string, string>()
+
+function internUuid(uuid: string): string {
+  let shared = uuidsInterned.get(uuid)
+  if (shared === undefined) {
+    if (uuidsInterned.size >= UUIDS_INTERNED) uuidsInterned.clear()
+    shared = flatString(uuid)
+    uuidsInterned.set(shared, shared)
+  }
+  return shared
+}
+
 function internFrames(frames: FrameKind[]): FrameKind[] {
   const key = frames.join()
   let shared = framesInterned.get(key)
@@ -254,15 +269,19 @@ function internFlags(flags: BeaconFlags): BeaconFlags {
 }
 
 /** A key no advertisement matches, for payloads too long to fingerprint. */
-const UNMATCHABLE: PayloadKey = { words: Int32Array.of(-1), uuids: null }
+const UNMATCHABLE: PayloadKey = { words: [-1], uuids: null }
 
 /**
- * Nested members are shared by every reading of a repeated payload, so they are frozen. The
+ * Nested members are shared by every reading of a repeated payload, so they are frozen. Strings
+ * built by concatenation are ropes of cons strings: the proximity UUID (shared by a site's
+ * beacons) is interned and the beaconID made one flat string, ~550 bytes less per template. The
  * reading itself is not: spreading a frozen object is several times slower in V8, and
  * `decode()` copies it on every packet; `decodeShared()` hands it out typed read-only.
  */
 function freezeNested(r: BeaconReading): BeaconReading {
   r.frames = internFrames(r.frames)
+  if (r.proximityUUID !== undefined) r.proximityUUID = internUuid(r.proximityUUID)
+  if (r.beaconID !== undefined) r.beaconID = flatString(r.beaconID)
   if (r.secure !== undefined) Object.freeze(r.secure)
   if (r.flags !== undefined) r.flags = internFlags(r.flags)
   if (r.eddystone !== undefined) {

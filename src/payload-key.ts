@@ -19,11 +19,14 @@ const MAX_LENGTH = 0xfff0
  *
  * The bytes are packed four to a 32-bit word (little-endian, the last word zero-padded): a
  * repeated packet is then checked with one comparison per four bytes instead of four, which
- * measured faster than a byte-wise loop unrolled four times.
+ * measured faster than a byte-wise loop unrolled four times. The words sit in a plain array of
+ * small integers: a typed array costs ~250 bytes for 8 words (the view, its buffer and the
+ * backing store), a plain array ~110, and the cache holds two per address. (On 32-bit builds,
+ * whose small integers have 31 bits, some words are stored as doubles: still exact.)
  */
 export interface PayloadKey {
   /** Manufacturer data, then each service-data element: a word of length + 1 (0 when absent), then the packed bytes. */
-  readonly words: Int32Array
+  readonly words: readonly number[]
   /** Service uuids in order; `null` when `serviceData` was absent or not an array. */
   readonly uuids: readonly string[] | null
 }
@@ -46,7 +49,8 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
     if (p !== undefined && p.length > MAX_LENGTH) return null
     size += 1 + ((p?.length ?? 0) + 3 >> 2)
   }
-  const words = new Int32Array(size)
+  // Exactly `size` long and packed: an array grown by push keeps spare capacity (~60 bytes).
+  const words = Array.from({ length: size }, () => 0)
   let w = 0
   for (const p of parts) {
     words[w++] = p === undefined ? ABSENT : p.length + 1
@@ -61,7 +65,7 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
  * True when the advertisement's payload is exactly the one fingerprinted (a {@link PayloadKey}'s
  * `words` and `uuids`, passed apart so a cache can store them without the key object).
  */
-export function matchesPayloadKey(k: Int32Array, uuids: readonly string[] | null, adv: Advertisement): boolean {
+export function matchesPayloadKey(k: readonly number[], uuids: readonly string[] | null, adv: Advertisement): boolean {
   let w = matchBytes(k, 0, adv.manufacturerData)
   if (w < 0) return false
   const sd = adv.serviceData
@@ -78,7 +82,7 @@ export function matchesPayloadKey(k: Int32Array, uuids: readonly string[] | null
 }
 
 /** Compares one part starting at word `w`; returns the word after it, or -1 on a difference. */
-function matchBytes(k: Int32Array, w: number, b: unknown): number {
+function matchBytes(k: readonly number[], w: number, b: unknown): number {
   if (w >= k.length) return DIFFERENT
   const stored = k[w]
   if (!(b instanceof Uint8Array)) return stored === ABSENT ? w + 1 : DIFFERENT

@@ -11,6 +11,18 @@ export const HEX_LOWER: readonly string[] = Array.from({ length: 256 }, (_, i) =
 /** Two upper-case hex digits per byte value. */
 export const HEX_UPPER: readonly string[] = HEX_LOWER.map((h) => h.toUpperCase())
 
+/**
+ * A flat copy of a string. Strings built with `+` or template literals past 12 characters are
+ * ropes of cons strings (32 bytes a node, plus the pieces); a string kept as long as a beacon
+ * is remembered is worth copying into one sequential string (a 48-character beaconID: ~150 →
+ * ~64 bytes).
+ */
+export function flatString(s: string): string {
+  const codes: number[] = []
+  for (let i = 0; i < s.length; i++) codes.push(s.charCodeAt(i))
+  return String.fromCharCode(...codes)
+}
+
 /** Prefix the vendor puts before a 3-byte serial number. */
 export const SERIAL_PREFIX = '0117C5'
 
