@@ -58,7 +58,23 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
     for (let i = 0; i < p.length; i++) words[w + (i >> 2)] |= p[i] << ((i & 3) << 3)
     w += p.length + 3 >> 2
   }
-  return { words, uuids }
+  return { words, uuids: uuids === null ? null : internUuids(uuids) }
+}
+
+/** Lists interned at most (beacons use a handful of service-data layouts). */
+const UUID_LISTS = 256
+const uuidLists = new Map<string, readonly string[]>()
+
+/** One shared array per list of service uuids, rather than one per remembered payload (~56 bytes). */
+function internUuids(list: string[]): readonly string[] {
+  const key = list.join('\n')
+  let shared = uuidLists.get(key)
+  if (shared === undefined) {
+    if (uuidLists.size >= UUID_LISTS) uuidLists.clear()
+    shared = Object.freeze(list)
+    uuidLists.set(key, shared)
+  }
+  return shared
 }
 
 /**

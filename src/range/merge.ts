@@ -4,6 +4,7 @@
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { isIBeacon } from '../frames/ibeacon.js'
+import { flatString } from '../frames/fields.js'
 
 /**
  * The advertisement's own manufacturer data, so the merge can tell whether a reading's
@@ -199,7 +200,10 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
     changed = true
   }
   if (changed && b.proximityUUID !== undefined && b.major !== undefined && b.minor !== undefined) {
-    b.beaconID = `${b.proximityUUID}|${b.major}|${b.minor}`
+    const id = `${b.proximityUUID}|${b.major}|${b.minor}`
+    // Usually the reading's own (flat, shared) beaconID; a template literal is a rope of cons
+    // strings, ~90 bytes more for as long as the beacon is tracked.
+    if (id !== b.beaconID) b.beaconID = id === r.beaconID ? r.beaconID : flatString(id)
   }
   return changed
 }
