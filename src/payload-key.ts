@@ -67,7 +67,7 @@ const uuidLists = new Map<string, readonly string[]>()
 
 /** One shared array per list of service uuids, rather than one per remembered payload (~56 bytes). */
 function internUuids(list: string[]): readonly string[] {
-  const key = list.join('\n')
+  const key = JSON.stringify(list)
   let shared = uuidLists.get(key)
   if (shared === undefined) {
     if (uuidLists.size >= UUID_LISTS) uuidLists.clear()
