@@ -60,6 +60,15 @@ describe('payload fingerprint', () => {
     expect(matches(broken, sd(''))).toBe(false)
   })
 
+  it('keeps uuid lists apart that would print alike (empty list vs one malformed entry)', () => {
+    const none = { ...envelope, serviceData: [] }
+    const broken = { ...envelope, serviceData: [null] } as unknown as Advertisement
+    expect(matches(none, none)).toBe(true)
+    expect(matches(broken, broken)).toBe(true)
+    expect(matches(none, broken)).toBe(false)
+    expect(matches(broken, none)).toBe(false)
+  })
+
   it('does not fingerprint an absurdly long payload', () => {
     expect(payloadKey({ ...envelope, manufacturerData: new Uint8Array(0x10000) })).toBeNull()
   })
