@@ -179,6 +179,16 @@ export class Decoder {
         return hit
       }
     }
+    return this.miss(adv, entry)
+  }
+
+  /**
+   * Decodes a payload the cache does not hold and remembers it. Kept out of {@link resolve}: V8
+   * inlines callees up to a budget per optimized function, and the hit path wants all of it for
+   * the payload comparison (with this code inline, one comparison stayed a call).
+   */
+  private miss(adv: Advertisement, entry: CacheEntry | undefined): BeaconReading | null {
+    const stats = this.stats
     let reading: BeaconReading | null
     try {
       reading = decodeFrames(adv, {
