@@ -1,7 +1,7 @@
 /**
  * A compact fingerprint of an advertisement's payload (manufacturer data and service data) and
  * a comparison that checks an advertisement against it without allocating. The caching decoder
- * keeps one per remembered payload: one byte array instead of copies of every array and object.
+ * keeps one per remembered payload: one array of words instead of copies of every array and object.
  * (A one-byte string would be smaller still, but comparing through charCodeAt measured ~1.7×
  * slower, and this comparison runs on every repeated packet.)
  */
@@ -53,7 +53,7 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
     size += 1 + ((p?.length ?? 0) + 3 >> 2)
   }
   // Packed into a scratch array, then copied out: the copy is packed and exactly `size` long.
-  // (`new Array(n)` is "holey", which made every comparison ~5% slower; an array grown by push
+  // (`new Array(n)` is "holey", and comparisons against it measured slower; an array grown by push
   // keeps ~60 bytes of spare capacity; Array.from measured 20× slower to build.)
   const words = scratch
   for (let i = 0; i < size; i++) words[i] = 0

@@ -18,6 +18,8 @@ export const HEX_UPPER: readonly string[] = HEX_LOWER.map((h) => h.toUpperCase()
  * ~64 bytes).
  */
 export function flatString(s: string): string {
+  // Meant for identifiers of a few dozen characters; spreading a huge array would overflow the stack.
+  if (s.length > 1024) return s
   const codes: number[] = []
   for (let i = 0; i < s.length; i++) codes.push(s.charCodeAt(i))
   return String.fromCharCode(...codes)
