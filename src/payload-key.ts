@@ -94,8 +94,32 @@ function internUuids(list: string[]): readonly string[] {
 /**
  * True when the advertisement's payload is exactly the one fingerprinted (a {@link PayloadKey}'s
  * `words` and `uuids`, passed apart so a cache can store them without the key object).
+ *
+ * Nearly every beacon packet is one of two shapes: manufacturer data alone (iBeacon) or one
+ * service-data element alone (the vendor frames, Eddystone). Those take a path with a single
+ * comparison call, which V8 inlines; every other shape goes the general way. (With a comparison
+ * call for each kind of part, V8's inlining budget ran out and one stayed a call.)
  */
 export function matchesPayloadKey(k: readonly number[], uuids: readonly string[] | null, adv: Advertisement): boolean {
+  const sd = adv.serviceData
+  let data: unknown
+  let w = 0
+  if (sd === undefined) {
+    if (uuids !== null) return false
+    data = adv.manufacturerData
+  } else if (adv.manufacturerData === undefined && uuids !== null && uuids.length === 1 && Array.isArray(sd) && sd.length === 1 && k[0] === ABSENT) {
+    const e = sd[0]
+    if (typeof e !== 'object' || e === null || e.uuid !== uuids[0] || !(e.data instanceof Uint8Array)) return matchesAnyShape(k, uuids, adv)
+    data = e.data
+    w = 1
+  } else {
+    return matchesAnyShape(k, uuids, adv)
+  }
+  return matchBytes(k, w, data) === k.length
+}
+
+/** {@link matchesPayloadKey} for any payload shape, malformed service entries included. */
+function matchesAnyShape(k: readonly number[], uuids: readonly string[] | null, adv: Advertisement): boolean {
   let w = matchBytes(k, 0, adv.manufacturerData)
   if (w < 0) return false
   const sd = adv.serviceData
