@@ -6,7 +6,7 @@ import type { Advertisement } from './advertisement.js'
 import type { BeaconReading, EddystoneInfo, FrameKind } from './reading.js'
 import type { Keyring } from './secure/keyring.js'
 import type { SecureStats } from './secure/open.js'
-import { decodeIBeacon, type IBeaconFrame } from './frames/ibeacon.js'
+import { beaconIdOf, decodeIBeacon, type IBeaconFrame } from './frames/ibeacon.js'
 import { decodeE780 } from './frames/e780.js'
 import { decodeE781 } from './frames/e781.js'
 import { decodeEddystone, eddystoneMeasuredPower } from './frames/eddystone.js'
@@ -136,11 +136,12 @@ export function decodeFrames(adv: Advertisement, ctx: FrameContext): BeaconReadi
   if (ibeacon !== null) {
     reading.proximityUUID = ibeacon.proximityUUID
     // A vendor frame's major/minor override the iBeacon's (they also override a rotating identity).
-    if (reading.major === undefined) {
+    // (Vendor frames always set the two together.)
+    if (reading.major === undefined || reading.minor === undefined) {
       reading.major = ibeacon.major
       reading.minor = ibeacon.minor
     }
-    reading.beaconID = `${ibeacon.proximityUUID}|${reading.major}|${reading.minor}`
+    reading.beaconID = beaconIdOf(ibeacon.proximityUUID, reading.major, reading.minor)
     // The vendor's measured power wins when it is set (non-zero; vendor decoders omit a zero).
     if (reading.measuredPower === undefined) reading.measuredPower = ibeacon.measuredPower
   }

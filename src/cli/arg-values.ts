@@ -4,6 +4,7 @@
  */
 
 import { InvalidOptionError } from '../errors.js'
+import { beaconIdOf } from '../frames/ibeacon.js'
 import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './args.js'
 
 /** Option values as parseArgs returns them. */
@@ -87,7 +88,7 @@ function parseFilter(values: Values, command: CommandName): FilterFlags {
       UUID.test(parts[0]) &&
       parts.slice(1).every((p) => /^\d{1,5}$/.test(p) && Number(p) <= 65535)
     if (!valid) fail('beacon-id', `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`, command)
-    beaconIDs.push(`${canonicalUuid(parts[0])}|${Number(parts[1])}|${Number(parts[2])}`)
+    beaconIDs.push(beaconIdOf(canonicalUuid(parts[0]), Number(parts[1]), Number(parts[2])))
   }
   if (beaconIDs.length > 0) filter.beaconIDs = beaconIDs
   const minRssi = number(values, 'min-rssi', command, { integer: true, min: -127, max: 20, what: 'a whole number of dBm between -127 and 20' })

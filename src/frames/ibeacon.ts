@@ -38,6 +38,11 @@ export function uuidString(b: Uint8Array, o: number): string {
   )
 }
 
+/** The beaconID of PROTOCOL.md 2.5: `UUID|major|minor`, major and minor in decimal. */
+export function beaconIdOf(proximityUUID: string, major: number, minor: number): string {
+  return `${proximityUUID}|${major}|${minor}`
+}
+
 /** Decodes manufacturer data as iBeacon; `null` when it is not one. Extra trailing bytes are ignored. */
 export function decodeIBeacon(md: Uint8Array): IBeaconFrame | null {
   if (!isIBeacon(md)) return null

@@ -3,7 +3,7 @@
  * keeps its latest value from any frame, except where one frame kind outranks another.
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
-import { isIBeacon } from '../frames/ibeacon.js'
+import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
 import { flatString } from '../frames/fields.js'
 
 /**
@@ -200,7 +200,7 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
     changed = true
   }
   if (changed && b.proximityUUID !== undefined && b.major !== undefined && b.minor !== undefined) {
-    const id = `${b.proximityUUID}|${b.major}|${b.minor}`
+    const id = beaconIdOf(b.proximityUUID, b.major, b.minor)
     // Usually the reading's own (flat, shared) beaconID; a template literal is a rope of cons
     // strings, ~90 bytes more for as long as the beacon is tracked.
     if (id !== b.beaconID) b.beaconID = id === r.beaconID ? r.beaconID : flatString(id)
