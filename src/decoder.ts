@@ -15,6 +15,7 @@ import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from '.
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
 import { InvalidOptionError } from './errors.js'
 import { flatString } from './frames/fields.js'
+import { InternTable } from './intern.js'
 
 /** Options of {@link Decoder}. */
 export interface DecoderOptions {
@@ -239,43 +240,26 @@ export class Decoder {
   }
 }
 
-
 /**
- * Frozen frame sets and flag sets are few (a handful of combinations, 64 flag patterns): the
- * cache shares one object per value instead of holding one per remembered payload.
+ * Frame lists and flag sets are few (65 orders of the four frame kinds, 729 flag patterns),
+ * UUIDs a handful per site: the cache shares one frozen object or flat string per value
+ * instead of holding one per remembered payload. The UUID bound keeps random ones from
+ * growing the table.
  */
-const framesInterned = new Map<string, FrameKind[]>()
-const flagsInterned = new Map<number, BeaconFlags>()
+const framesInterned = new InternTable<string, FrameKind[]>(65)
+const flagsInterned = new InternTable<number, BeaconFlags>(729)
+const uuidsInterned = new InternTable<string, string>(1024)
 const FLAG_NAMES = ['passwordEnabled', 'broadcastKeyEnabled', 'energySaving', 'aliBeacon', 'backgroundEnhancement', 'eddystone'] as const
 
-/** Distinct UUIDs interned at most (a site has a handful; random ones must not grow it). */
-const UUIDS_INTERNED = 1024
-const uuidsInterned = new Map<string, string>()
-
-function internUuid(uuid: string): string {
-  let shared = uuidsInterned.get(uuid)
-  if (shared === undefined) {
-    if (uuidsInterned.size >= UUIDS_INTERNED) uuidsInterned.clear()
-    shared = flatString(uuid)
-    uuidsInterned.set(shared, shared)
-  }
-  return shared
-}
-
 function internFrames(frames: FrameKind[]): FrameKind[] {
-  const key = frames.join()
-  let shared = framesInterned.get(key)
-  if (shared === undefined) framesInterned.set(key, (shared = Object.freeze(frames.slice()) as FrameKind[]))
-  return shared
+  return framesInterned.get(frames.join(), () => Object.freeze(frames.slice()) as FrameKind[])
 }
 
 function internFlags(flags: BeaconFlags): BeaconFlags {
   // Each member is absent, false or true: a base-3 number names the combination.
   let key = 0
   for (const name of FLAG_NAMES) key = key * 3 + (flags[name] === undefined ? 0 : flags[name] ? 2 : 1)
-  let shared = flagsInterned.get(key)
-  if (shared === undefined) flagsInterned.set(key, (shared = Object.freeze({ ...flags })))
-  return shared
+  return flagsInterned.get(key, () => Object.freeze({ ...flags }))
 }
 
 /** A key no advertisement matches, for payloads too long to fingerprint. */
@@ -290,7 +274,10 @@ const UNMATCHABLE: PayloadKey = { words: [-1], uuids: null }
  */
 function freezeNested(r: BeaconReading): BeaconReading {
   r.frames = internFrames(r.frames)
-  if (r.proximityUUID !== undefined) r.proximityUUID = internUuid(r.proximityUUID)
+  if (r.proximityUUID !== undefined) {
+    const uuid = r.proximityUUID
+    r.proximityUUID = uuidsInterned.get(uuid, () => flatString(uuid))
+  }
   if (r.beaconID !== undefined) r.beaconID = flatString(r.beaconID)
   if (r.secure !== undefined) Object.freeze(r.secure)
   if (r.flags !== undefined) r.flags = internFlags(r.flags)

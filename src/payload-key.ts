@@ -6,6 +6,7 @@
  * slower, and this comparison runs on every repeated packet.)
  */
 import type { Advertisement } from './advertisement.js'
+import { InternTable } from './intern.js'
 
 /** Returned by the comparison on a difference. */
 const DIFFERENT = -1
@@ -67,28 +68,19 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
   return { words: words.slice(0, size), uuids: uuids === null ? null : internUuids(uuids) }
 }
 
-/** Lists interned at most (beacons use a handful of service-data layouts). */
-const UUID_LISTS = 256
-const NO_UUIDS: readonly string[] = Object.freeze([])
-const singleLists = new Map<string, readonly string[]>()
-const longerLists = new Map<string, readonly string[]>()
-
 /**
- * One shared array per list of service uuids, rather than one per remembered payload (~56
- * bytes). Nearly every list has one element, looked up by that uuid; longer lists by their
- * JSON text (unambiguous, but slower to build).
+ * One shared, frozen array per list of service uuids, rather than one per remembered payload
+ * (~56 bytes). Nearly every list has one element, keyed by that uuid; longer lists by their
+ * JSON text (unambiguous, but slower to build). Beacons use a handful of layouts.
  */
+const NO_UUIDS: readonly string[] = Object.freeze([])
+const singleLists = new InternTable<string, readonly string[]>(256)
+const longerLists = new InternTable<string, readonly string[]>(256)
+
 function internUuids(list: string[]): readonly string[] {
   if (list.length === 0) return NO_UUIDS
-  const map = list.length === 1 ? singleLists : longerLists
-  const key = list.length === 1 ? list[0] : JSON.stringify(list)
-  let shared = map.get(key)
-  if (shared === undefined) {
-    if (map.size >= UUID_LISTS) map.clear()
-    shared = Object.freeze(list)
-    map.set(key, shared)
-  }
-  return shared
+  if (list.length === 1) return singleLists.get(list[0], () => Object.freeze(list))
+  return longerLists.get(JSON.stringify(list), () => Object.freeze(list))
 }
 
 /**
