@@ -8,14 +8,14 @@
  */
 import type { Advertisement } from './advertisement.js'
 import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js'
-import type { BeaconFlags, BeaconReading, FrameKind } from './reading.js'
+import type { BeaconFlags, BeaconReading } from './reading.js'
 import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
 import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
 import { InvalidOptionError } from './errors.js'
 import { flatString } from './frames/fields.js'
-import { InternTable } from './intern.js'
+import { InternTable, internFrames } from './intern.js'
 
 /** Options of {@link Decoder}. */
 export interface DecoderOptions {
@@ -246,14 +246,9 @@ export class Decoder {
  * instead of holding one per remembered payload. The UUID bound keeps random ones from
  * growing the table.
  */
-const framesInterned = new InternTable<string, FrameKind[]>(65)
 const flagsInterned = new InternTable<number, BeaconFlags>(729)
 const uuidsInterned = new InternTable<string, string>(1024)
 const FLAG_NAMES = ['passwordEnabled', 'broadcastKeyEnabled', 'energySaving', 'aliBeacon', 'backgroundEnhancement', 'eddystone'] as const
-
-function internFrames(frames: FrameKind[]): FrameKind[] {
-  return framesInterned.get(frames.join(), () => Object.freeze(frames.slice()) as FrameKind[])
-}
 
 function internFlags(flags: BeaconFlags): BeaconFlags {
   // Each member is absent, false or true: a base-3 number names the combination.

@@ -5,6 +5,7 @@
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
 import { flatString } from '../frames/fields.js'
+import { internFrames } from '../intern.js'
 
 /**
  * The advertisement's own manufacturer data, so the merge can tell whether a reading's
@@ -78,8 +79,8 @@ function unionFrames(old: readonly FrameKind[], add: readonly FrameKind[]): Fram
   for (const f of add) {
     if (!old.includes(f) && !(out?.includes(f) ?? false)) (out ??= [...old]).push(f)
   }
-  // Nested objects are replaced, never mutated, so a snapshot may share them safely.
-  return out === undefined ? undefined : (Object.freeze(out) as FrameKind[])
+  // Shared and frozen: nested objects are replaced, never mutated, so snapshots share them.
+  return out === undefined ? undefined : internFrames(out)
 }
 
 function mergeEddystone(old: EddystoneInfo | undefined, add: EddystoneInfo): EddystoneInfo {
