@@ -7,11 +7,12 @@ import type { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from './advertisement.js'
 import { RealClock, VirtualClock } from './clock.js'
 import type { Clock } from './clock.js'
-import { Decoder } from './decoder.js'
+import { ScanDecoder, SlotSummary } from './decoder.js'
 import type { DecodeStats } from './decoder.js'
-import type { Beacon, FrameKind } from './reading.js'
+import type { Beacon, BeaconReading, FrameKind } from './reading.js'
 import { EventStream } from './range/event-stream.js'
 import type { ScannerEvent, ScannerEventIterator, ScannerWarning } from './range/event-stream.js'
+import type { Entry } from './range/identity.js'
 import type { BeaconChanges } from './range/merge.js'
 import { RangeTable } from './range/range-table.js'
 import { SafeEmitter } from './range/safe-emitter.js'
@@ -80,7 +81,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   readonly clock: Clock
   private readonly source: AdvertisementSource
   /** Caches the two latest payloads per address, so an advertisement / scan-response pair both hit. */
-  private readonly decoder: Decoder
+  private readonly decoder: ScanDecoder<Entry>
   private readonly table: RangeTable
   private readonly streams = new Set<EventStream>()
   private readonly eventBufferSize: number
@@ -98,17 +99,17 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     this.source = resolved.source ?? new NobleSource()
     this.clock = resolved.clock ?? this.source.clock ?? new RealClock()
     this.eventBufferSize = resolved.eventBufferSize
-    this.decoder = new Decoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
+    this.decoder = new ScanDecoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
     this.table = new RangeTable(
       { ...resolved.table, clock: this.clock },
       {
         found: (b) => this.publish('found', b),
         gone: (b) => {
-          // Its cached payloads go too: a million passing devices must not stay in memory.
-          this.decoder.forget(b.address)
           this.publish('gone', b)
           this.checkDrained()
         },
+        // Its cached payloads go too: a million passing devices must not stay in memory.
+        released: (address) => this.decoder.forget(address),
         changed: (b, c) => this.publish('changed', b, c),
         updated: (bs) => this.publish('updated', bs),
         wantsChanged: () => this.listenerCount('changed') > 0 || this.streams.size > 0,
@@ -261,11 +262,27 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     }
     try {
       // Shared, frozen readings: a repeat of the same bytes costs no copy; RSSI and time come from the packet.
-      const reading = this.decoder.decodeShared(adv)
-      if (reading === null) return
-      const frames = reading.frames
+      const decoder = this.decoder
+      const answer = decoder.scan(adv)
+      if (answer === null) return
+      const frames = answer.frames
       for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
-      this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
+      // Where the answer came from: read now, as listeners run before settle() below.
+      const cached = decoder.lastEntry
+      const slot = decoder.lastSlot
+      if (cached === undefined) return
+      let reading: Readonly<BeaconReading> | null
+      if (answer instanceof SlotSummary) {
+        // The common case: a repeat of a payload whose merge would change nothing.
+        const owner = decoder.unchangedOwner(cached, slot)
+        if (owner !== undefined && this.table.repeat(owner, adv.rssi, adv.timestamp)) return
+        reading = decoder.redecode(adv, cached)
+        if (reading === null) return
+      } else {
+        reading = answer
+      }
+      const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
+      decoder.settle(cached, slot, owner)
     } catch (err) {
       // Never reached by design; if it is, the source must not be the one to die of it.
       this.publish('error', err instanceof Error ? err : new Error(String(err)))

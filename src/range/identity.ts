@@ -26,12 +26,18 @@ export interface Entry extends MergeState {
   settling: boolean
   /** The settle window has passed: no more waiting for a serial number. */
   settled: boolean
-  /** The last two readings whose merge changed nothing since the last merge that changed something. */
-  noopA: Readonly<BeaconReading> | undefined
-  noopB: Readonly<BeaconReading> | undefined
+  /**
+   * Goes up whenever merging a reading changed the beacon (or its merge state): a payload
+   * merged at this version would change nothing if merged again (ScanDecoder). {@link DEAD}
+   * once the entry is no longer tracked.
+   */
+  version: number
   prev: Entry | undefined
   next: Entry | undefined
 }
+
+/** The version of an entry that was removed or merged into another: no payload mark matches it. */
+export const DEAD = -2
 
 /** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
 export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, filter: RssiFilter): Entry {
@@ -47,8 +53,7 @@ export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, fi
     left: false,
     settling: false,
     settled: false,
-    noopA: undefined,
-    noopB: undefined,
+    version: 0,
     prev: undefined,
     next: undefined,
     vendorMajorMinor: false,
@@ -56,6 +61,9 @@ export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, fi
     vendorSensors: false,
   }
 }
+
+/** Further addresses an entry keeps linked (address rotation is a few a day; more are phones sharing a beaconID). */
+const MAX_MORE_ADDRESSES = 16
 
 /** Entries by identity and by address. */
 export class IdentityIndex {
@@ -65,10 +73,12 @@ export class IdentityIndex {
   /**
    * @param create makes an entry for a new identity
    * @param absorbed called for an entry merged into another one that already had its serial
+   * @param released called for an address no longer linked to its entry (too many addresses)
    */
   constructor(
     private readonly create: (id: string, r: Readonly<BeaconReading>) => Entry,
     private readonly absorbed: (e: Entry) => void,
+    private readonly released: (address: string) => void,
   ) {}
 
   /** Number of entries. */
@@ -109,7 +119,15 @@ export class IdentityIndex {
       e = this.create(id, r)
       this.byId.set(id, e)
     } else if (e.address !== r.address) {
-      ;(e.more ??= []).push(r.address)
+      const more = (e.more ??= [])
+      more.push(r.address)
+      // Phones sending one beaconID from random addresses would otherwise link an address per
+      // phone for as long as any of them is heard. The oldest goes (relinked if heard again).
+      if (more.length > MAX_MORE_ADDRESSES) {
+        const oldest = more.shift() as string
+        this.unlinkAddress(oldest, e)
+        this.released(oldest)
+      }
     }
     this.byAddress.set(r.address, e)
     return e

@@ -88,7 +88,8 @@ function mergeEddystone(old: EddystoneInfo | undefined, add: EddystoneInfo): Edd
 }
 
 /**
- * Merges `r` into `b` in place and says whether any field changed. Nested values (frames,
+ * Merges `r` into `b` in place and says whether any field (or `st`) changed; merging the same
+ * reading again right after changes nothing. Nested values (frames,
  * flags, eddystone, secure) are replaced by fresh frozen objects rather than mutated. The
  * packet's `rssi` and `timestamp` are not merged here: readings are cached templates shared
  * by repeats of the same bytes.
@@ -126,7 +127,11 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
         b.minor = r.minor
         changed = true
       }
-      if (!fromIBeacon && vendor) st.vendorMajorMinor = true
+      if (!fromIBeacon && vendor && !st.vendorMajorMinor) {
+        // Counts as a change: how later iBeacon frames merge depends on it.
+        st.vendorMajorMinor = true
+        changed = true
+      }
     }
   }
   if (r.measuredPower !== undefined) {
@@ -135,7 +140,10 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
       b.measuredPower = r.measuredPower
       changed = true
     }
-    if (vendor && !fromIBeacon) st.vendorPower = true
+    if (vendor && !fromIBeacon && !st.vendorPower) {
+      st.vendorPower = true
+      changed = true
+    }
   }
   if (!(onlyEddystone(r.frames) && st.vendorSensors)) {
     if (r.temperature !== undefined && b.temperature !== r.temperature) {
@@ -146,7 +154,10 @@ export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeSta
       b.batteryLevel = r.batteryLevel
       changed = true
     }
-    if (vendor && (r.temperature !== undefined || r.batteryLevel !== undefined)) st.vendorSensors = true
+    if (vendor && (r.temperature !== undefined || r.batteryLevel !== undefined) && !st.vendorSensors) {
+      st.vendorSensors = true
+      changed = true
+    }
   }
   if (r.light !== undefined && b.light !== r.light) {
     b.light = r.light

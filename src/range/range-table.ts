@@ -15,7 +15,7 @@ import type { CompiledFilter } from './filter.js'
 import { matchesFilter } from './filter.js'
 import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint } from './merge.js'
-import { IdentityIndex, newEntry } from './identity.js'
+import { DEAD, IdentityIndex, newEntry } from './identity.js'
 import type { Entry } from './identity.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
@@ -28,6 +28,8 @@ export interface RangeTableSink {
   gone(beacon: Beacon): void
   changed(beacon: Beacon, changes: BeaconChanges): void
   updated(beacons: Beacon[]): void
+  /** An address is no longer linked to any tracked beacon: whatever is cached for it can go. */
+  released(address: string): void
   /** Whether anyone listens to `changed`: the diff is skipped otherwise. */
   wantsChanged(): boolean
   /** Whether anyone listens to `updated`: the sorted snapshot is skipped otherwise. */
@@ -86,7 +88,11 @@ export class RangeTable {
     this.gate = new SecureGate(opts.hideUnverifiedSecure)
     this.index = new IdentityIndex(
       (id, r) => newEntry(id, r, opts.clock.now(), opts.newRssiFilter()),
-      (e) => this.unlinkList(e),
+      (e) => {
+        e.version = DEAD
+        this.unlinkList(e)
+      },
+      (address) => this.releaseAddress(address),
     )
     const settle = opts.identitySettleMs ?? 0
     if (settle > 0) this.settling = new DelayQueue(opts.clock, settle, (e, now) => this.settled(e, now))
@@ -99,6 +105,7 @@ export class RangeTable {
 
   /** Stops the timers and forgets every beacon, without `gone` events. */
   stop(): void {
+    for (let e = this.head; e !== undefined; e = e.next) e.version = DEAD
     this.cancelTick?.()
     this.cancelTick = undefined
     this.cancelExpiry?.()
@@ -122,33 +129,58 @@ export class RangeTable {
 
   /**
    * Takes one decoded reading at the clock's current time. `hint` is the advertisement's
-   * manufacturer data (see IBeaconHint). `rssi` and `timestamp`
-   * are the packet's, for readings shared by repeats of the same bytes (Decoder.decodeShared).
+   * manufacturer data (see IBeaconHint). `rssi` and `timestamp` are the packet's, for readings
+   * shared by repeats of the same bytes (Decoder.decodeShared). Returns the entry the reading
+   * was merged into when a repeat of it may take {@link RangeTable.repeat} while the entry's
+   * version stays as it is now (it passed the secure gate as a plain or confirmed reading).
    */
-  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp): void {
+  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp): Entry | undefined {
     const minRssi = this.opts.filter.minRssi
     if (minRssi !== undefined && rssi < minRssi) {
       this.counters.belowMinRssi++
-      return
+      return undefined
     }
     const now = this.opts.clock.now()
     const linked = this.index.linked(r.address)
     const verdict = this.gate.check(r, hint, linked?.confirmedSerial, now)
     if (verdict === 'hold') {
       this.counters.heldSecure++
-      return
+      return undefined
     }
     if (verdict === 'drop') {
       this.counters.droppedSecure++
-      return
+      return undefined
     }
     const entry = this.index.resolve(r, linked, verdict === 'address')
     if (verdict === 'confirmed') {
-      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false)
+      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp)
       entry.confirmedSerial = r.serialNumber
+      entry.version++
     }
     this.apply(entry, r, hint, now, true, rssi, timestamp)
     this.evaluate(entry, now)
+    // An unverified encrypted reading ('address') changes the gate's state on every packet.
+    return verdict === 'address' ? undefined : entry
+  }
+
+  /**
+   * A repeat of a payload last merged into `e` at its current version (see ScanDecoder): the
+   * merge would change nothing, so only the packet's RSSI and time are taken. Returns false,
+   * having done nothing, when the secure gate must see the reading (then it goes to `ingest`).
+   */
+  repeat(e: Entry, rssi: number, timestamp: number): boolean {
+    // What the gate says of a repeat is only certain when no address awaits confirmation or
+    // this beacon is confirmed (ingest marks only readings that passed).
+    if (this.gate.size !== 0 && e.confirmedSerial === undefined) return false
+    const minRssi = this.opts.filter.minRssi
+    if (minRssi !== undefined && rssi < minRssi) {
+      this.counters.belowMinRssi++
+      return true
+    }
+    const now = this.opts.clock.now()
+    this.apply(e, undefined, undefined, now, true, rssi, timestamp)
+    this.evaluate(e, now)
+    return true
   }
 
   /** Snapshots of the reported beacons, nearest first (unknown distance last). */
@@ -174,20 +206,11 @@ export class RangeTable {
     if (this.sink.wantsUpdated()) this.sink.updated(this.beacons())
   }
 
-  private apply(e: Entry, r: Readonly<BeaconReading>, hint: IBeaconHint, now: number, announce: boolean, rssi = r.rssi, timestamp = r.timestamp): void {
+  /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */
+  private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
     const before = wantChanges ? changeValues(e.b, Math.round(e.filter.value(e.b.lastSeen))) : undefined
-    // A beacon repeats the same bytes, so the decoder hands out the same reading object again;
-    // once merging one changed nothing, it cannot change anything until another one does
-    // (which forgets the remembered no-ops).
-    if (r !== e.noopA && r !== e.noopB) {
-      if (mergeReading(e.b, r, e, hint)) {
-        e.noopA = e.noopB = undefined
-      } else {
-        e.noopB = e.noopA
-        e.noopA = r
-      }
-    }
+    if (r !== undefined && mergeReading(e.b, r, e, hint)) e.version++
     e.b.rssi = rssi
     e.b.timestamp = timestamp
     // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
@@ -302,6 +325,12 @@ export class RangeTable {
 
   private remove(e: Entry): void {
     this.unlinkList(e)
-    for (const address of this.index.remove(e)) this.gate.forget(address)
+    e.version = DEAD
+    for (const address of this.index.remove(e)) this.releaseAddress(address)
+  }
+
+  private releaseAddress(address: string): void {
+    this.gate.forget(address)
+    this.sink.released(address)
   }
 }

@@ -18,6 +18,7 @@ function setup(over: Partial<Omit<RangeTableOptions, 'filter'>> & { filter?: Bea
   const clock = new VirtualClock(T0)
   const log: Logged[] = []
   const changes: [string, BeaconChanges][] = []
+  const released: string[] = []
   const updates: [number, string[]][] = []
   const { filter, ...rest } = over
   const table = new RangeTable(
@@ -37,6 +38,7 @@ function setup(over: Partial<Omit<RangeTableOptions, 'filter'>> & { filter?: Bea
       updated: (bs) => updates.push([clock.now() - T0, bs.map((b) => b.id)]),
       wantsChanged: () => true,
       wantsUpdated: () => true,
+      released: (a) => released.push(a),
     },
   )
   const at = (ms: number, r: Partial<BeaconReading> & { address: string }, hint?: { major: number; minor: number; measuredPower: number }): void => {
@@ -44,7 +46,7 @@ function setup(over: Partial<Omit<RangeTableOptions, 'filter'>> & { filter?: Bea
     // The hint is the advertisement's manufacturer data: iBeacon bytes with these values.
     table.ingest({ rssi: -60, timestamp: T0 + ms, frames: ['ibeacon'], ...r }, hint === undefined ? undefined : encodeIBeacon({ proximityUUID: UUID, ...hint }))
   }
-  return { clock, table, log, changes, updates, at }
+  return { clock, table, log, changes, updates, released, at }
 }
 
 const ib = (major: number, minor: number): Partial<BeaconReading> => ({
@@ -104,6 +106,23 @@ describe('RangeTable timing', () => {
 })
 
 describe('RangeTable identity and merging', () => {
+  it('keeps at most 16 further addresses linked to one beacon, releasing the oldest', () => {
+    const { clock, table, log, released, at } = setup()
+    const addr = (i: number): string => `aa:00:00:00:01:${i.toString(16).padStart(2, '0')}`
+    // Twenty phones send one beaconID, each from an address of its own.
+    for (let i = 0; i < 20; i++) at(i * 10, { address: addr(i), ...ib(3, 3) })
+    expect(table.beacons()).toHaveLength(1)
+    expect(released).toEqual([addr(1), addr(2), addr(3)])
+    // A released address heard again is linked again, to the same beacon.
+    at(300, { address: addr(1), ...ib(3, 3) })
+    expect(table.beacons()).toHaveLength(1)
+    expect(released).toEqual([addr(1), addr(2), addr(3), addr(4)])
+    clock.advanceTo(T0 + 9_000)
+    expect(log.map((l) => l[1])).toEqual(['found', 'gone'])
+    // Gone releases the primary address and the 16 still linked (addr 5–19 and 1).
+    expect(released.slice(4).sort()).toEqual([addr(0), ...Array.from({ length: 15 }, (_, i) => addr(i + 5)), addr(1)].sort())
+  })
+
   it('moves an address from beaconID to serial identity without a found/gone pair', () => {
     const { clock, table, log, at } = setup()
     at(0, { address: 'aa:00:00:00:00:01', ...ib(7, 8) })

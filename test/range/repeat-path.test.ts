@@ -1,0 +1,147 @@
+// The scanner takes a repeated payload whose merge would change nothing by a short path (RSSI
+// and time only; see ScanDecoder). These tests replay the same simulated traffic through the
+// scanner and through a reference that decodes every packet afresh and merges it into a
+// RangeTable, and require the two timelines to be identical, event for event, value for value.
+import { describe, it, expect } from 'vitest'
+import { EventEmitter } from 'eventemitter3'
+import type { Advertisement } from '../../src/advertisement.js'
+import { VirtualClock } from '../../src/clock.js'
+import { Decoder } from '../../src/decoder.js'
+import { RangeTable } from '../../src/range/range-table.js'
+import { resolveScannerOptions } from '../../src/range/scanner-options.js'
+import type { ScannerOptions } from '../../src/range/scanner-options.js'
+import { BeaconScanner } from '../../src/scanner.js'
+import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
+import { SimulatedSource } from '../../src/sources/simulated.js'
+import type { SimulatedDevice } from '../../src/sources/simulated.js'
+import type { AdapterState } from '../../src/sources/source.js'
+import { T0, UUID } from '../sources/helpers.js'
+
+const KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
+
+class PushSource extends EventEmitter<{ advertisement: [Advertisement]; state: [AdapterState]; error: [Error]; warning: [string]; end: [] }> {
+  constructor(readonly clock: VirtualClock) {
+    super()
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+}
+
+function devices(): SimulatedDevice[] {
+  const key = parseBroadcastKey(KEY)
+  return [
+    // Walks away and back: moving state, step counts and RSSI keep changing.
+    { address: 'aa:00:00:00:00:01', ibeacon: { proximityUUID: UUID, major: 1, minor: 1, measuredPower: -59 }, vendor: [{ frame: 'e781', mode: 0x30 }], serialNumber: '0117C5000001', intervalMs: 300, distance: { from: 1, to: 12, startMs: 2000, durationMs: 6000 } },
+    // Cycles through two vendor frames whose major/minor differ from its iBeacon's.
+    { address: 'aa:00:00:00:00:02', ibeacon: { proximityUUID: UUID, major: 1, minor: 2, measuredPower: -59 }, vendor: [{ frame: 'e780' }, { frame: 'e781', mode: 0x30 }], serialNumber: '0117C5000002', major: 7, minor: 8, intervalMs: 400, distance: 3 },
+    // Private broadcasts with a rotating iBeacon identity.
+    { address: 'aa:00:00:00:00:03', ibeacon: { proximityUUID: UUID, major: 1, minor: 3, measuredPower: -59 }, vendor: [{ frame: 'e781', mode: 0x41 }, { frame: 'e781', mode: 0x42 }], serialNumber: '0117C5000003', key, rotateIBeaconMs: 3000, intervalMs: 500, distance: 2 },
+    // Comes and goes.
+    { address: 'aa:00:00:00:00:04', ibeacon: { proximityUUID: UUID, major: 1, minor: 4, measuredPower: -59 }, intervalMs: 250, distance: 5, appearAtMs: 1000, leaveAtMs: 4000 },
+    { address: 'aa:00:00:00:00:05', ibeacon: { proximityUUID: UUID, major: 1, minor: 4, measuredPower: -59 }, intervalMs: 250, distance: 6, appearAtMs: 15000 },
+    // Plain vendor frames only, battery and temperature from the scan response.
+    { address: 'aa:00:00:00:00:06', vendor: [{ frame: 'e781', mode: 0x30 }, { frame: 'e780' }], serialNumber: '0117C5000006', temperature: 19, intervalMs: 700, distance: 8 },
+  ]
+}
+
+function traffic(seed: number): Advertisement[] {
+  const sim = new SimulatedSource({ devices: devices(), seed, lossRate: 0.1, noiseDb: 4 })
+  return [...sim.advertisements(20_000, T0)]
+}
+
+type Logged = [number, string, string]
+
+/** The timeline of a BeaconScanner fed `advs` in virtual time, to the last beacon gone. */
+async function scannerTimeline(advs: Advertisement[], options: ScannerOptions): Promise<Logged[]> {
+  const clock = new VirtualClock(T0)
+  const source = new PushSource(clock)
+  const scanner = new BeaconScanner({ ...options, source })
+  const log: Logged[] = []
+  const at = (): number => clock.now() - T0
+  scanner.on('found', (b) => log.push([at(), 'found', JSON.stringify(b)]))
+  scanner.on('gone', (b) => log.push([at(), 'gone', JSON.stringify(b)]))
+  scanner.on('changed', (b, c) => log.push([at(), 'changed', JSON.stringify([b, c])]))
+  scanner.on('updated', (bs) => log.push([at(), 'updated', JSON.stringify(bs)]))
+  await scanner.start()
+  for (const adv of advs) {
+    clock.advanceTo(adv.timestamp)
+    source.emit('advertisement', adv)
+  }
+  clock.advanceBy(30_000)
+  expect(scanner.beacons()).toEqual([])
+  await scanner.stop()
+  return log
+}
+
+/** The same through a RangeTable fed with a fresh reading of every packet (every one merged). */
+function referenceTimeline(advs: Advertisement[], options: ScannerOptions): Logged[] {
+  const resolved = resolveScannerOptions(options)
+  const clock = new VirtualClock(T0)
+  const decoder = new Decoder(resolved.keyring === undefined ? {} : { keyring: resolved.keyring })
+  const log: Logged[] = []
+  const at = (): number => clock.now() - T0
+  const table = new RangeTable(
+    { ...resolved.table, clock },
+    {
+      found: (b) => log.push([at(), 'found', JSON.stringify(b)]),
+      gone: (b) => log.push([at(), 'gone', JSON.stringify(b)]),
+      changed: (b, c) => log.push([at(), 'changed', JSON.stringify([b, c])]),
+      updated: (bs) => log.push([at(), 'updated', JSON.stringify(bs)]),
+      wantsChanged: () => true,
+      wantsUpdated: () => true,
+      released: (address) => decoder.forget(address),
+    },
+  )
+  table.start()
+  for (const adv of advs) {
+    clock.advanceTo(adv.timestamp)
+    const reading = decoder.decode(adv)
+    if (reading !== null) table.ingest(reading, adv.manufacturerData)
+  }
+  clock.advanceBy(30_000)
+  table.stop()
+  return log
+}
+
+const variants: [string, ScannerOptions][] = [
+  ['defaults, with the key', { keys: [KEY] }],
+  ['no key (encrypted frames stay unverified)', {}],
+  ['hysteresis and a minimum RSSI', { keys: [KEY], enterRssi: -68, leaveRssi: -74, filter: { minRssi: -80 } }],
+  ['unverified devices hidden, no settle delay', { hideUnverifiedSecure: true, identitySettleMs: 0 }],
+]
+
+describe('repeated payloads take the short path with the same result', () => {
+  for (const [name, options] of variants) {
+    it(name, async () => {
+      for (const seed of [1, 2, 3]) {
+        const advs = traffic(seed)
+        const expected = referenceTimeline(advs, options)
+        const actual = await scannerTimeline(advs, options)
+        expect(expected.filter(([, e]) => e === 'found').length).toBeGreaterThan(2)
+        expect(expected.some(([, e]) => e === 'changed')).toBe(true)
+        expect(actual).toEqual(expected)
+      }
+    })
+  }
+
+  it('counts every packet as the decoder does, repeats included', async () => {
+    const advs = traffic(4)
+    const clock = new VirtualClock(T0)
+    const source = new PushSource(clock)
+    const scanner = new BeaconScanner({ source, keys: [KEY] })
+    const decoder = new Decoder({ keyring: resolveScannerOptions({ keys: [KEY] }).keyring })
+    await scanner.start()
+    for (const adv of advs) {
+      clock.advanceTo(adv.timestamp)
+      source.emit('advertisement', adv)
+      decoder.decodeShared(adv)
+    }
+    const { decoder: counted } = scanner.stats
+    expect(counted.decoded).toBe(decoder.stats.decoded)
+    expect(counted.ignored).toBe(decoder.stats.ignored)
+    expect(counted.secure.verified).toBe(decoder.stats.secure.verified)
+    expect(counted.secure.rejected).toEqual(decoder.stats.secure.rejected)
+    expect(counted.cacheHits).toBe(decoder.stats.cacheHits)
+    await scanner.stop()
+  })
+})
