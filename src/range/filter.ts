@@ -4,7 +4,7 @@
  * different frames of the same device.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Beacon } from '../reading.js'
+import type { BeaconRecord } from './entry.js'
 
 /**
  * Scanner filter options. Every given criterion must hold; an empty filter passes everything.
@@ -85,7 +85,7 @@ function isBeaconID(v: string): boolean {
 }
 
 /** Whether a merged beacon passes the identity criteria (minRssi is applied per reading). */
-export function matchesFilter(b: Beacon, f: CompiledFilter): boolean {
+export function matchesFilter(b: BeaconRecord, f: CompiledFilter): boolean {
   if (f.verifiedOnly && b.secure?.verified !== true) return false
   if (f.serialNumbers !== undefined && (b.serialNumber === undefined || !f.serialNumbers.has(b.serialNumber.toUpperCase()))) return false
   if (f.proximityUUIDs !== undefined && (b.proximityUUID === undefined || !f.proximityUUIDs.has(b.proximityUUID.toUpperCase()))) return false

@@ -4,63 +4,8 @@
  * response after the advertisement); the entry then changes identity in place, so there is
  * never a gone/found pair for one device.
  */
-import type { Beacon, BeaconReading } from '../reading.js'
-import { emptyBeacon } from './merge.js'
-import type { MergeState } from './merge.js'
-import type { RssiFilter } from './rssi-filter.js'
-
-/** One tracked device: its merged beacon plus the range table's bookkeeping. */
-export interface Entry extends MergeState {
-  id: string
-  b: Beacon
-  filter: RssiFilter
-  address: string
-  /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
-  more: string[] | undefined
-  reported: boolean
-  matched: boolean
-  confirmedSerial: string | undefined
-  /** Left by hysteresis: the next 'found' starts a new visit. */
-  left: boolean
-  /** Waiting out identitySettleMs: in the settle queue. */
-  settling: boolean
-  /** The settle window has passed: no more waiting for a serial number. */
-  settled: boolean
-  /**
-   * Goes up whenever merging a reading changed the beacon (or its merge state): a payload
-   * merged at this version would change nothing if merged again (ScanDecoder). {@link DEAD}
-   * once the entry is no longer tracked.
-   */
-  version: number
-  prev: Entry | undefined
-  next: Entry | undefined
-}
-
-/** The version of an entry that was removed or merged into another: no payload mark matches it. */
-export const DEAD = -2
-
-/** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
-export function newEntry(id: string, r: Readonly<BeaconReading>, now: number, filter: RssiFilter): Entry {
-  return {
-    id,
-    b: emptyBeacon(id, r, now),
-    filter,
-    address: r.address,
-    more: undefined,
-    reported: false,
-    matched: false,
-    confirmedSerial: undefined,
-    left: false,
-    settling: false,
-    settled: false,
-    version: 0,
-    prev: undefined,
-    next: undefined,
-    vendorMajorMinor: false,
-    vendorPower: false,
-    vendorSensors: false,
-  }
-}
+import type { BeaconReading } from '../reading.js'
+import type { Entry } from './entry.js'
 
 /** Further addresses an entry keeps linked (address rotation is a few a day; more are phones sharing a beaconID). */
 const MAX_MORE_ADDRESSES = 16
@@ -106,7 +51,7 @@ export class IdentityIndex {
     let e = linked
     if (e !== undefined) {
       if (serial === undefined || e.id === serial) return e
-      if (e.b.serialNumber !== undefined && e.b.serialNumber !== serial) {
+      if (e.serialNumber !== undefined && e.serialNumber !== serial) {
         // Another device now uses this address.
         this.unlinkAddress(r.address, e)
       } else {
@@ -118,7 +63,7 @@ export class IdentityIndex {
     if (e === undefined) {
       e = this.create(id, r)
       this.byId.set(id, e)
-    } else if (e.address !== r.address) {
+    } else if (e.home !== r.address) {
       const more = (e.more ??= [])
       more.push(r.address)
       // Phones sending one beaconID from random addresses would otherwise link an address per
@@ -142,14 +87,13 @@ export class IdentityIndex {
     if (other === undefined) {
       if (this.byId.get(e.id) === e) this.byId.delete(e.id)
       e.id = serial
-      e.b.id = serial
       this.byId.set(serial, e)
       return e
     }
-    for (const a of [e.address, ...(e.more ?? [])]) {
+    for (const a of [e.home, ...(e.more ?? [])]) {
       if (this.byAddress.get(a) === e) {
         this.byAddress.set(a, other)
-        if (a !== other.address && !(other.more?.includes(a) ?? false)) (other.more ??= []).push(a)
+        if (a !== other.home && !(other.more?.includes(a) ?? false)) (other.more ??= []).push(a)
       }
     }
     if (this.byId.get(e.id) === e) this.byId.delete(e.id)
@@ -165,7 +109,7 @@ export class IdentityIndex {
   /** Forgets `e`; returns the addresses it was linked to. */
   remove(e: Entry): string[] {
     if (this.byId.get(e.id) === e) this.byId.delete(e.id)
-    const addresses = e.more === undefined ? [e.address] : [e.address, ...e.more]
+    const addresses = e.more === undefined ? [e.home] : [e.home, ...e.more]
     for (const a of addresses) this.unlinkAddress(a, e)
     return addresses
   }

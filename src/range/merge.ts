@@ -6,6 +6,7 @@ import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
 import { flatString } from '../frames/fields.js'
 import { internFrames } from '../intern.js'
+import type { BeaconRecord } from './entry.js'
 
 /**
  * The advertisement's own manufacturer data, so the merge can tell whether a reading's
@@ -32,36 +33,6 @@ export type ChangeField = (typeof CHANGE_FIELDS)[number]
 
 /** Old and new value of each value that changed; `rssi` is the smoothed RSSI rounded to whole dBm. */
 export type BeaconChanges = { [K in ChangeField]?: { old: Beacon[K]; new: Beacon[K] } }
-
-const EMPTY_FRAMES: readonly FrameKind[] = Object.freeze([])
-
-/** A fresh, empty tracked beacon for identity `id`. */
-export function emptyBeacon(id: string, reading: Readonly<BeaconReading>, now: number): Beacon {
-  return new TrackedBeacon(id, reading, now)
-}
-
-/** A constructor, not a literal, for the same reason as BeaconSnapshot: merged fields land in-object. */
-class TrackedBeacon {
-  id: string
-  address: string
-  timestamp: number
-  rssi: number
-  frames: FrameKind[] = EMPTY_FRAMES as FrameKind[]
-  inRange = true
-  firstSeen: number
-  lastSeen: number
-  smoothedRssi: number
-
-  constructor(id: string, reading: Readonly<BeaconReading>, now: number) {
-    this.id = id
-    this.address = reading.address
-    this.timestamp = reading.timestamp
-    this.rssi = reading.rssi
-    this.firstSeen = now
-    this.lastSeen = now
-    this.smoothedRssi = reading.rssi
-  }
-}
 
 function hasVendorFrame(frames: readonly FrameKind[]): boolean {
   for (const f of frames) if (f === 'e780' || f === 'e781') return true
@@ -94,7 +65,7 @@ function mergeEddystone(old: EddystoneInfo | undefined, add: EddystoneInfo): Edd
  * packet's `rssi` and `timestamp` are not merged here: readings are cached templates shared
  * by repeats of the same bytes.
  */
-export function mergeReading(b: Beacon, r: Readonly<BeaconReading>, st: MergeState, hint: IBeaconHint): boolean {
+export function mergeReading(b: BeaconRecord, r: Readonly<BeaconReading>, st: MergeState, hint: IBeaconHint): boolean {
   let changed = false
   if (b.address !== r.address) {
     b.address = r.address
@@ -250,7 +221,7 @@ class BeaconSnapshot {
   accuracy: number
   proximity: Beacon['proximity']
 
-  constructor(b: Beacon, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean) {
+  constructor(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean) {
     this.id = b.id
     this.address = b.address
     this.timestamp = b.timestamp
@@ -271,7 +242,7 @@ class BeaconSnapshot {
  * times faster than with spread syntax, and every tick copies every beacon in range; absent
  * fields stay absent. Not frozen: each copy is fresh, and freezing doubled the tick's cost.
  */
-export function snapshotOf(b: Beacon, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean): Beacon {
+export function snapshotOf(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean): Beacon {
   const o: Beacon = new BeaconSnapshot(b, smoothedRssi, accuracy, proximity, inRange)
   if (b.serialNumber !== undefined) o.serialNumber = b.serialNumber
   if (b.proximityUUID !== undefined) o.proximityUUID = b.proximityUUID
@@ -308,7 +279,7 @@ export interface ChangeValues {
 }
 
 /** Captures the values `changed` compares. */
-export function changeValues(b: Beacon, roundedRssi: number): ChangeValues {
+export function changeValues(b: BeaconRecord, roundedRssi: number): ChangeValues {
   return {
     rssi: roundedRssi,
     temperature: b.temperature,

@@ -15,8 +15,8 @@ import type { CompiledFilter } from './filter.js'
 import { matchesFilter } from './filter.js'
 import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint } from './merge.js'
-import { DEAD, IdentityIndex, newEntry } from './identity.js'
-import type { Entry } from './identity.js'
+import { IdentityIndex } from './identity.js'
+import { DEAD, Entry } from './entry.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
 import { referencePower } from '../decode.js'
@@ -87,7 +87,7 @@ export class RangeTable {
   ) {
     this.gate = new SecureGate(opts.hideUnverifiedSecure)
     this.index = new IdentityIndex(
-      (id, r) => newEntry(id, r, opts.clock.now(), opts.newRssiFilter()),
+      (id, r) => new Entry(id, r, opts.clock.now(), opts.newRssiFilter()),
       (e) => {
         e.version = DEAD
         this.unlinkList(e)
@@ -198,7 +198,7 @@ export class RangeTable {
 
   /** Clock time of the next scheduled gone check, if any beacon is tracked. */
   nextExpiry(): number | undefined {
-    return this.head === undefined ? undefined : this.head.b.lastSeen + this.opts.goneTimeoutMs
+    return this.head === undefined ? undefined : this.head.lastSeen + this.opts.goneTimeoutMs
   }
 
   private tick(): void {
@@ -209,16 +209,16 @@ export class RangeTable {
   /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */
   private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
-    const before = wantChanges ? changeValues(e.b, Math.round(e.filter.value(e.b.lastSeen))) : undefined
-    if (r !== undefined && mergeReading(e.b, r, e, hint)) e.version++
-    e.b.rssi = rssi
-    e.b.timestamp = timestamp
+    const before = wantChanges ? changeValues(e, Math.round(e.filter.value(e.lastSeen))) : undefined
+    if (r !== undefined && mergeReading(e, r, e, hint)) e.version++
+    e.rssi = rssi
+    e.timestamp = timestamp
     // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
     if (announce) e.filter.add(rssi, now)
-    e.b.lastSeen = now
+    e.lastSeen = now
     this.touch(e)
     if (before !== undefined) {
-      const changes = diffValues(before, changeValues(e.b, Math.round(e.filter.value(now))))
+      const changes = diffValues(before, changeValues(e, Math.round(e.filter.value(now))))
       if (changes !== undefined) this.sink.changed(this.snapshot(e), changes)
     }
   }
@@ -226,17 +226,17 @@ export class RangeTable {
   private evaluate(e: Entry, now: number): void {
     const { enterRssi, leaveRssi, filter } = this.opts
     if (!e.reported) {
-      if (!e.matched) e.matched = !filter.identity || matchesFilter(e.b, filter)
+      if (!e.matched) e.matched = !filter.identity || matchesFilter(e, filter)
       if (!e.matched) return
       if (enterRssi !== undefined && !(e.filter.value(now) >= enterRssi)) return
-      if (e.b.serialNumber === undefined && !e.settled) {
+      if (e.serialNumber === undefined && !e.settled) {
         // Its scan response, or the frames that confirm a private broadcast, may be a moment away.
         if (!e.settling) this.startSettling(e, now)
         return
       }
-      if (this.gate.awaiting(e.address)) return
+      if (this.gate.awaiting(e.home)) return
       if (e.left) {
-        e.b.firstSeen = now
+        e.firstSeen = now
         e.left = false
       }
       e.reported = true
@@ -274,11 +274,11 @@ export class RangeTable {
   }
 
   private copy(e: Entry, inRange: boolean): Beacon {
-    const tenths = Math.round(e.filter.value(e.b.lastSeen) * 10)
+    const tenths = Math.round(e.filter.value(e.lastSeen) * 10)
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
-    const acc = this.accuracy.of(tenths, referencePower(e.b))
-    return snapshotOf(e.b, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
+    const acc = this.accuracy.of(tenths, referencePower(e))
+    return snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
   }
 
   /** Moves `e` to the tail (most recently seen) and makes sure the expiry timer is armed. */
@@ -315,7 +315,7 @@ export class RangeTable {
     this.cancelExpiry = undefined
     const now = this.opts.clock.now()
     const timeout = this.opts.goneTimeoutMs
-    while (this.head !== undefined && this.head.b.lastSeen + timeout <= now) {
+    while (this.head !== undefined && this.head.lastSeen + timeout <= now) {
       const e = this.head
       this.remove(e)
       if (e.reported) this.sink.gone(this.copy(e, false))

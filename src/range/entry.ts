@@ -1,0 +1,158 @@
+/**
+ * One tracked device: its merged beacon and the range table's bookkeeping, in one object. A
+ * gateway may track 10,000 beacons, and each object header, pointer and flag costs 10,000
+ * times over: the merged fields live here rather than in an object of their own, and the
+ * eight yes/no states share one small integer.
+ */
+import type { Beacon, BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
+import type { MergeState } from './merge.js'
+import type { RssiFilter } from './rssi-filter.js'
+
+/** What the range table keeps of a beacon: everything but the values computed for each snapshot. */
+export type BeaconRecord = Omit<Beacon, 'inRange' | 'smoothedRssi'>
+
+/** The version of an entry that was removed or merged into another: no payload mark matches it. */
+export const DEAD = -2
+
+const EMPTY_FRAMES: readonly FrameKind[] = Object.freeze([])
+
+const REPORTED = 1
+const MATCHED = 2
+const LEFT = 4
+const SETTLING = 8
+const SETTLED = 16
+const VENDOR_MAJOR_MINOR = 32
+const VENDOR_POWER = 64
+const VENDOR_SENSORS = 128
+
+/**
+ * A tracked beacon. The optional beacon fields are only declared: each is added when a merge
+ * first sets it, so a plain iBeacon does not carry twenty empty slots (V8's slack tracking
+ * sizes the object for the fields its first instances grew).
+ */
+export class Entry implements BeaconRecord, MergeState {
+  id: string
+  /** The latest reading's address (see {@link Entry.home} for the one it is indexed by). */
+  address: string
+  timestamp: number
+  rssi: number
+  frames: FrameKind[] = EMPTY_FRAMES as FrameKind[]
+  firstSeen: number
+  lastSeen: number
+  filter: RssiFilter
+  /** The address the entry was created for; {@link Entry.more} holds further linked ones. */
+  home: string
+  /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
+  more: string[] | undefined = undefined
+  confirmedSerial: string | undefined = undefined
+  /**
+   * Goes up whenever merging a reading changed the beacon (or its merge state): a payload
+   * merged at this version would change nothing if merged again (ScanDecoder). {@link DEAD}
+   * once the entry is no longer tracked.
+   */
+  version = 0
+  prev: Entry | undefined = undefined
+  next: Entry | undefined = undefined
+  private bits = 0
+
+  declare serialNumber?: string
+  declare proximityUUID?: string
+  declare major?: number
+  declare minor?: number
+  declare beaconID?: string
+  declare accuracy?: number
+  declare proximity?: Proximity
+  declare temperature?: number | null
+  declare light?: number | null
+  declare movingState?: MovingState
+  declare moving?: boolean
+  declare accelerometerCount?: number
+  declare batteryLevel?: number
+  declare hardwareModelName?: string
+  declare firmwareVersion?: string
+  declare measuredPower?: number
+  declare transmitPower?: number
+  declare transmitPowerDbm?: number
+  declare advertisingInterval?: number
+  declare secure?: SecureInfo
+  declare flags?: BeaconFlags
+  declare eddystone?: EddystoneInfo
+  declare unknownModel?: true
+
+  /** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
+  constructor(id: string, r: Readonly<BeaconReading>, now: number, filter: RssiFilter) {
+    this.id = id
+    this.address = r.address
+    this.timestamp = r.timestamp
+    this.rssi = r.rssi
+    this.firstSeen = now
+    this.lastSeen = now
+    this.filter = filter
+    this.home = r.address
+  }
+
+  /** Announced as found (and not gone since). */
+  get reported(): boolean {
+    return (this.bits & REPORTED) !== 0
+  }
+  set reported(on: boolean) {
+    this.set(REPORTED, on)
+  }
+
+  /** Passed the identity filter (checked until it does). */
+  get matched(): boolean {
+    return (this.bits & MATCHED) !== 0
+  }
+  set matched(on: boolean) {
+    this.set(MATCHED, on)
+  }
+
+  /** Left by hysteresis: the next 'found' starts a new visit. */
+  get left(): boolean {
+    return (this.bits & LEFT) !== 0
+  }
+  set left(on: boolean) {
+    this.set(LEFT, on)
+  }
+
+  /** Waiting out identitySettleMs: in the settle queue. */
+  get settling(): boolean {
+    return (this.bits & SETTLING) !== 0
+  }
+  set settling(on: boolean) {
+    this.set(SETTLING, on)
+  }
+
+  /** The settle window has passed: no more waiting for a serial number. */
+  get settled(): boolean {
+    return (this.bits & SETTLED) !== 0
+  }
+  set settled(on: boolean) {
+    this.set(SETTLED, on)
+  }
+
+  get vendorMajorMinor(): boolean {
+    return (this.bits & VENDOR_MAJOR_MINOR) !== 0
+  }
+  set vendorMajorMinor(on: boolean) {
+    this.set(VENDOR_MAJOR_MINOR, on)
+  }
+
+  get vendorPower(): boolean {
+    return (this.bits & VENDOR_POWER) !== 0
+  }
+  set vendorPower(on: boolean) {
+    this.set(VENDOR_POWER, on)
+  }
+
+  get vendorSensors(): boolean {
+    return (this.bits & VENDOR_SENSORS) !== 0
+  }
+  set vendorSensors(on: boolean) {
+    this.set(VENDOR_SENSORS, on)
+  }
+
+  private set(bit: number, on: boolean): void {
+    this.bits = on ? this.bits | bit : this.bits & ~bit
+  }
+}
