@@ -6,7 +6,7 @@
  */
 import type { Beacon, BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
 import type { MergeState } from './merge.js'
-import type { RssiFilter } from './rssi-filter.js'
+import type { SampleWindow, SmoothingState } from './rssi-filter.js'
 
 /** What the range table keeps of a beacon: everything but the values computed for each snapshot. */
 export type BeaconRecord = Omit<Beacon, 'inRange' | 'smoothedRssi'>
@@ -30,7 +30,7 @@ const VENDOR_SENSORS = 128
  * first sets it, so a plain iBeacon does not carry twenty empty slots (V8's slack tracking
  * sizes the object for the fields its first instances grew).
  */
-export class Entry implements BeaconRecord, MergeState {
+export class Entry implements BeaconRecord, MergeState, SmoothingState {
   id: string
   /** The latest reading's address (see {@link Entry.home} for the one it is indexed by). */
   address: string
@@ -39,7 +39,10 @@ export class Entry implements BeaconRecord, MergeState {
   frames: FrameKind[] = EMPTY_FRAMES as FrameKind[]
   firstSeen: number
   lastSeen: number
-  filter: RssiFilter
+  /** RSSI smoothing state (the scanner's RssiFilter works on it). */
+  smoothed = Number.NaN
+  weight = 0
+  window: SampleWindow | undefined = undefined
   /** The address the entry was created for; {@link Entry.more} holds further linked ones. */
   home: string
   /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
@@ -80,14 +83,13 @@ export class Entry implements BeaconRecord, MergeState {
   declare unknownModel?: true
 
   /** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
-  constructor(id: string, r: Readonly<BeaconReading>, now: number, filter: RssiFilter) {
+  constructor(id: string, r: Readonly<BeaconReading>, now: number) {
     this.id = id
     this.address = r.address
     this.timestamp = r.timestamp
     this.rssi = r.rssi
     this.firstSeen = now
     this.lastSeen = now
-    this.filter = filter
     this.home = r.address
   }
 

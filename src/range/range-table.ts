@@ -42,7 +42,8 @@ export interface RangeTableOptions {
   goneTimeoutMs: number
   updateIntervalMs: number
   filter: CompiledFilter
-  newRssiFilter: () => RssiFilter
+  /** RSSI smoothing (stateless: each entry holds its own state). */
+  smoothing: RssiFilter
   proximityThresholds?: ProximityThresholds
   /** Hysteresis: found only once the smoothed RSSI reaches `enterRssi`; gone below `leaveRssi`. */
   enterRssi?: number
@@ -87,7 +88,7 @@ export class RangeTable {
   ) {
     this.gate = new SecureGate(opts.hideUnverifiedSecure)
     this.index = new IdentityIndex(
-      (id, r) => new Entry(id, r, opts.clock.now(), opts.newRssiFilter()),
+      (id, r) => new Entry(id, r, opts.clock.now()),
       (e) => {
         e.version = DEAD
         this.unlinkList(e)
@@ -209,16 +210,19 @@ export class RangeTable {
   /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */
   private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
-    const before = wantChanges ? changeValues(e, Math.round(e.filter.value(e.lastSeen))) : undefined
+    const before = wantChanges ? changeValues(e, Math.round(this.opts.smoothing.value(e, e.lastSeen))) : undefined
     if (r !== undefined && mergeReading(e, r, e, hint)) e.version++
     e.rssi = rssi
     e.timestamp = timestamp
     // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
-    if (announce) e.filter.add(rssi, now)
-    e.lastSeen = now
+    if (announce) {
+      // The filter reads the previous sample's time from lastSeen before it moves on.
+      this.opts.smoothing.add(e, rssi, now)
+      e.lastSeen = now
+    }
     this.touch(e)
     if (before !== undefined) {
-      const changes = diffValues(before, changeValues(e, Math.round(e.filter.value(now))))
+      const changes = diffValues(before, changeValues(e, Math.round(this.opts.smoothing.value(e, now))))
       if (changes !== undefined) this.sink.changed(this.snapshot(e), changes)
     }
   }
@@ -228,7 +232,7 @@ export class RangeTable {
     if (!e.reported) {
       if (!e.matched) e.matched = !filter.identity || matchesFilter(e, filter)
       if (!e.matched) return
-      if (enterRssi !== undefined && !(e.filter.value(now) >= enterRssi)) return
+      if (enterRssi !== undefined && !(this.opts.smoothing.value(e, now) >= enterRssi)) return
       if (e.serialNumber === undefined && !e.settled) {
         // Its scan response, or the frames that confirm a private broadcast, may be a moment away.
         if (!e.settling) this.startSettling(e, now)
@@ -241,7 +245,7 @@ export class RangeTable {
       }
       e.reported = true
       this.sink.found(this.snapshot(e))
-    } else if (leaveRssi !== undefined && e.filter.value(now) < leaveRssi) {
+    } else if (leaveRssi !== undefined && this.opts.smoothing.value(e, now) < leaveRssi) {
       e.reported = false
       e.left = true
       this.sink.gone(this.copy(e, false))
@@ -274,7 +278,7 @@ export class RangeTable {
   }
 
   private copy(e: Entry, inRange: boolean): Beacon {
-    const tenths = Math.round(e.filter.value(e.lastSeen) * 10)
+    const tenths = Math.round(this.opts.smoothing.value(e, e.lastSeen) * 10)
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
     const acc = this.accuracy.of(tenths, referencePower(e))

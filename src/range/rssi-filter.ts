@@ -5,12 +5,32 @@
  */
 import { InvalidOptionError } from '../errors.js'
 
-/** Smooths the RSSI samples of one beacon. */
+/**
+ * What smoothing remembers of one beacon. The tracked entry holds it in fields of its own:
+ * a filter object per beacon would cost 10,000 object headers and pointers at a busy site.
+ */
+export interface SmoothingState {
+  /** The smoothed RSSI (dBm); NaN before the first sample. */
+  smoothed: number
+  /** Time-decayed ARMA: the total weight of the samples so far. */
+  weight: number
+  /** Time (ms) of the previous sample: {@link RssiFilter.add} runs before it moves on. */
+  readonly lastSeen: number
+  /** Trimmed mean: the recent samples. */
+  window: SampleWindow | undefined
+}
+
+/** A fresh, empty {@link SmoothingState} at clock time `t`. */
+export function emptySmoothingState(t: number): SmoothingState {
+  return { smoothed: Number.NaN, weight: 0, lastSeen: t, window: undefined }
+}
+
+/** Smooths RSSI samples: one per scanner, the state is the beacon's. */
 export interface RssiFilter {
   /** Adds a sample (dBm) received at clock time `t` (ms). Samples arrive in time order. */
-  add(rssi: number, t: number): void
+  add(s: SmoothingState, rssi: number, t: number): void
   /** The smoothed RSSI at clock time `t`; NaN before the first sample. */
-  value(t: number): number
+  value(s: SmoothingState, t: number): number
 }
 
 /**
@@ -51,54 +71,60 @@ export const DEFAULT_SMOOTHING: SmoothingOptions = { method: 'arma', timeConstan
  * samples at the same instant count equally and the lag does not depend on the sample rate.
  */
 export class TimeDecayFilter implements RssiFilter {
-  private smoothed = Number.NaN
-  private weight = 0
-  private last = 0
-
   constructor(private readonly tau: number) {}
 
-  add(rssi: number, t: number): void {
-    if (Number.isNaN(this.smoothed)) {
-      this.smoothed = rssi
-      this.weight = 1
+  add(s: SmoothingState, rssi: number, t: number): void {
+    if (Number.isNaN(s.smoothed)) {
+      s.smoothed = rssi
+      s.weight = 1
     } else {
-      const dt = t > this.last ? t - this.last : 0
-      this.weight = this.weight * Math.exp(-dt / this.tau) + 1
-      this.smoothed += (rssi - this.smoothed) / this.weight
+      const dt = t > s.lastSeen ? t - s.lastSeen : 0
+      s.weight = s.weight * Math.exp(-dt / this.tau) + 1
+      s.smoothed += (rssi - s.smoothed) / s.weight
     }
-    this.last = t
   }
 
-  value(): number {
-    return this.smoothed
+  value(s: SmoothingState): number {
+    return s.smoothed
   }
 }
 
 /** `s += factor × (rssi − s)`; the first sample initialises `s`. */
 export class ArmaFilter implements RssiFilter {
-  private smoothed = Number.NaN
-
   constructor(private readonly factor: number) {}
 
-  add(rssi: number): void {
-    this.smoothed = Number.isNaN(this.smoothed) ? rssi : this.smoothed + this.factor * (rssi - this.smoothed)
+  add(s: SmoothingState, rssi: number): void {
+    s.smoothed = Number.isNaN(s.smoothed) ? rssi : s.smoothed + this.factor * (rssi - s.smoothed)
   }
 
-  value(): number {
-    return this.smoothed
+  value(s: SmoothingState): number {
+    return s.smoothed
   }
 }
 
 /** The latest sample, unsmoothed. */
 export class RawFilter implements RssiFilter {
-  private last = Number.NaN
-
-  add(rssi: number): void {
-    this.last = rssi
+  add(s: SmoothingState, rssi: number): void {
+    s.smoothed = rssi
   }
 
-  value(): number {
-    return this.last
+  value(s: SmoothingState): number {
+    return s.smoothed
+  }
+}
+
+/** The newest samples of one beacon, in a fixed ring, with the last mean computed. */
+export class SampleWindow {
+  readonly rssi: Float32Array
+  readonly times: Float64Array
+  count = 0
+  next = 0
+  cachedAt = Number.NaN
+  cached = Number.NaN
+
+  constructor(maxSamples: number) {
+    this.rssi = new Float32Array(maxSamples)
+    this.times = new Float64Array(maxSamples)
   }
 }
 
@@ -108,47 +134,40 @@ export class RawFilter implements RssiFilter {
  * `maxSamples`; the mean is computed on read and cached until the next sample.
  */
 export class TrimmedMeanFilter implements RssiFilter {
-  private readonly rssi: Float32Array
-  private readonly times: Float64Array
-  private count = 0
-  private next = 0
-  private cachedAt = Number.NaN
-  private cached = Number.NaN
-  private scratch: number[] = []
+  private readonly scratch: number[] = []
 
   constructor(
     private readonly windowMs: number,
     private readonly trim: number,
-    maxSamples: number,
-  ) {
-    this.rssi = new Float32Array(maxSamples)
-    this.times = new Float64Array(maxSamples)
+    private readonly maxSamples: number,
+  ) {}
+
+  add(s: SmoothingState, rssi: number, t: number): void {
+    const w = (s.window ??= new SampleWindow(this.maxSamples))
+    w.rssi[w.next] = rssi
+    w.times[w.next] = t
+    w.next = (w.next + 1) % w.rssi.length
+    if (w.count < w.rssi.length) w.count++
+    w.cachedAt = Number.NaN
   }
 
-  add(rssi: number, t: number): void {
-    this.rssi[this.next] = rssi
-    this.times[this.next] = t
-    this.next = (this.next + 1) % this.rssi.length
-    if (this.count < this.rssi.length) this.count++
-    this.cachedAt = Number.NaN
-  }
-
-  value(t: number): number {
-    if (this.count === 0) return Number.NaN
-    if (t === this.cachedAt) return this.cached
+  value(s: SmoothingState, t: number): number {
+    const w = s.window
+    if (w === undefined || w.count === 0) return Number.NaN
+    if (t === w.cachedAt) return w.cached
     const from = t - this.windowMs
     const values = this.scratch
     values.length = 0
-    for (let i = 0; i < this.count; i++) if (this.times[i] > from) values.push(this.rssi[i])
+    for (let i = 0; i < w.count; i++) if (w.times[i] > from) values.push(w.rssi[i])
     // A beacon heard only long ago still has a value: its newest sample.
-    if (values.length === 0) values.push(this.rssi[(this.next - 1 + this.rssi.length) % this.rssi.length])
+    if (values.length === 0) values.push(w.rssi[(w.next - 1 + w.rssi.length) % w.rssi.length])
     values.sort((a, b) => a - b)
     const drop = Math.floor(values.length * this.trim)
     let sum = 0
     for (let i = drop; i < values.length - drop; i++) sum += values[i]
-    this.cached = sum / (values.length - 2 * drop)
-    this.cachedAt = t
-    return this.cached
+    w.cached = sum / (values.length - 2 * drop)
+    w.cachedAt = t
+    return w.cached
   }
 }
 
@@ -175,25 +194,16 @@ export function validateSmoothing(options: SmoothingOptions): void {
   }
 }
 
-/** A factory so each tracked beacon gets its own filter state. */
-export function rssiFilterFactory(options: SmoothingOptions = DEFAULT_SMOOTHING): () => RssiFilter {
+/** The filter for these options (one per scanner; each beacon's state is its own). */
+export function createRssiFilter(options: SmoothingOptions = DEFAULT_SMOOTHING): RssiFilter {
   validateSmoothing(options)
   switch (options.method) {
-    case 'arma': {
-      if (options.factor !== undefined && options.timeConstantMs === undefined) {
-        const factor = options.factor
-        return () => new ArmaFilter(factor)
-      }
-      const tau = options.timeConstantMs ?? 1500
-      return () => new TimeDecayFilter(tau)
-    }
-    case 'trimmed-mean': {
-      const windowMs = options.windowMs ?? 3000
-      const trim = options.trim ?? 0.1
-      const maxSamples = options.maxSamples ?? 32
-      return () => new TrimmedMeanFilter(windowMs, trim, maxSamples)
-    }
+    case 'arma':
+      if (options.factor !== undefined && options.timeConstantMs === undefined) return new ArmaFilter(options.factor)
+      return new TimeDecayFilter(options.timeConstantMs ?? 1500)
+    case 'trimmed-mean':
+      return new TrimmedMeanFilter(options.windowMs ?? 3000, options.trim ?? 0.1, options.maxSamples ?? 32)
     case 'none':
-      return () => new RawFilter()
+      return new RawFilter()
   }
 }

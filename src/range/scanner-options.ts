@@ -13,7 +13,7 @@ import type { ProximityThresholds } from './distance.js'
 import { compileFilter } from './filter.js'
 import type { BeaconFilter } from './filter.js'
 import type { RangeTableOptions } from './range-table.js'
-import { rssiFilterFactory } from './rssi-filter.js'
+import { createRssiFilter } from './rssi-filter.js'
 import type { SmoothingOptions } from './rssi-filter.js'
 
 /** Options of {@link BeaconScanner}. */
@@ -119,7 +119,7 @@ export function resolveScannerOptions(options: ScannerOptions): ResolvedScannerO
       goneTimeoutMs: positive(options.goneTimeoutMs, 'goneTimeoutMs', 8000),
       updateIntervalMs: positive(options.updateIntervalMs, 'updateIntervalMs', 1000),
       filter: compileFilter(options.filter),
-      newRssiFilter: rssiFilterFactory(options.smoothing),
+      smoothing: createRssiFilter(options.smoothing),
       ...(thresholds === undefined ? {} : { proximityThresholds: thresholds }),
       ...(enterRssi === undefined ? {} : { enterRssi }),
       ...(leaveRssi === undefined ? {} : { leaveRssi }),

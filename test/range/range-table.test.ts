@@ -6,7 +6,7 @@ import type { BeaconFilter } from '../../src/range/filter.js'
 import type { BeaconChanges } from '../../src/range/merge.js'
 import { RangeTable } from '../../src/range/range-table.js'
 import type { RangeTableOptions } from '../../src/range/range-table.js'
-import { rssiFilterFactory } from '../../src/range/rssi-filter.js'
+import { createRssiFilter } from '../../src/range/rssi-filter.js'
 import type { Beacon, BeaconReading } from '../../src/reading.js'
 
 const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
@@ -26,7 +26,7 @@ function setup(over: Partial<Omit<RangeTableOptions, 'filter'>> & { filter?: Bea
       clock,
       goneTimeoutMs: 8000,
       updateIntervalMs: 1000,
-      newRssiFilter: rssiFilterFactory({ method: 'none' }),
+      smoothing: createRssiFilter({ method: 'none' }),
       hideUnverifiedSecure: false,
       ...rest,
       filter: compileFilter(filter),
