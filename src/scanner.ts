@@ -8,7 +8,7 @@ import type { Advertisement } from './advertisement.js'
 import { RealClock, VirtualClock } from './clock.js'
 import type { Clock } from './clock.js'
 import { ScanDecoder, SlotSummary } from './decoder.js'
-import type { DecodeStats } from './decoder.js'
+import type { CacheEntry, DecodeStats } from './decoder.js'
 import type { Beacon, BeaconReading, FrameKind } from './reading.js'
 import { EventStream } from './range/event-stream.js'
 import type { ScannerEvent, ScannerEventIterator, ScannerWarning } from './range/event-stream.js'
@@ -267,26 +267,33 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
       if (answer === null) return
       const frames = answer.frames
       for (let i = 0; i < frames.length; i++) this.byFrame[frames[i]]++
-      // Where the answer came from: read now, as listeners run before settle() below.
+      // Where the answer came from: read now, as listeners run before settle() in merge().
       const cached = decoder.lastEntry
       const slot = decoder.lastSlot
       if (cached === undefined) return
-      let reading: Readonly<BeaconReading> | null
       if (answer instanceof SlotSummary) {
         // The common case: a repeat of a payload whose merge would change nothing.
         const owner = decoder.unchangedOwner(cached, slot)
         if (owner !== undefined && this.table.repeat(owner, adv.rssi, adv.timestamp)) return
-        reading = decoder.redecode(adv, cached)
-        if (reading === null) return
-      } else {
-        reading = answer
       }
-      const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
-      decoder.settle(cached, slot, owner)
+      this.merge(adv, answer, cached, slot)
     } catch (err) {
       // Never reached by design; if it is, the source must not be the one to die of it.
       this.publish('error', err instanceof Error ? err : new Error(String(err)))
     }
+  }
+
+  /**
+   * The long way for a reading the range table must merge: a new payload, or a repeat whose
+   * beacon changed since (decoded again). Kept out of {@link ingest}, whose hit path then fits
+   * V8's inlining budget (the payload comparison stays inline).
+   */
+  private merge(adv: Advertisement, answer: Readonly<BeaconReading> | SlotSummary, cached: CacheEntry, slot: number): void {
+    const reading = answer instanceof SlotSummary ? this.decoder.redecode(adv, cached) : answer
+    if (reading === null) return
+    const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
+    // Where the answer came from was read before the table ran listeners, which may feed more packets.
+    this.decoder.settle(cached, slot, owner)
   }
 
   private onSourceEnd(): void {
