@@ -54,8 +54,8 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
    * once the entry is no longer tracked.
    */
   version = 0
-  prev: Entry | undefined = undefined
-  next: Entry | undefined = undefined
+  /** Place in the range table's ExpiryHeap; -1 while not queued. */
+  heapIndex = -1
   private bits = 0
 
   declare serialNumber?: string

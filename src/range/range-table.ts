@@ -1,10 +1,12 @@
 /**
  * The beacons in range: identity, merging, found/gone/changed/updated, all in clock time.
  *
- * Time design: beacons sit in a list ordered by lastSeen (a sighting moves a beacon to the
- * tail in O(1)), and one timer is armed for the head's expiry. Gone is therefore emitted
- * exactly at `lastSeen + goneTimeoutMs` — to the millisecond in virtual time — while an
- * advertisement costs no timer work at all. A second, periodic timer emits `updated`.
+ * Time design: beacons wait in an ExpiryHeap under the due time they were queued with, and
+ * one timer is armed for the earliest. A sighting only moves `lastSeen` on; when a due time
+ * comes, the beacon is gone if `lastSeen + goneTimeoutMs` has passed, else queued again for
+ * then. Gone is therefore emitted exactly at `lastSeen + goneTimeoutMs` (to the millisecond
+ * in virtual time) while an advertisement costs no timer or queue work at all. A second,
+ * periodic timer emits `updated`.
  */
 import type { CancelTimer, Clock } from '../clock.js'
 import type { Beacon, BeaconReading } from '../reading.js'
@@ -17,6 +19,7 @@ import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint } from './merge.js'
 import { IdentityIndex } from './identity.js'
 import { DEAD, Entry } from './entry.js'
+import { ExpiryHeap } from './expiry-heap.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
 import { referencePower } from '../decode.js'
@@ -72,8 +75,7 @@ export interface RangeTableStats {
 export class RangeTable {
   private readonly index: IdentityIndex
   private readonly gate: SecureGate
-  private head: Entry | undefined
-  private tail: Entry | undefined
+  private readonly queue = new ExpiryHeap<Entry>()
   private expiryDue: number | undefined
   private cancelExpiry: CancelTimer | undefined
   private cancelTick: CancelTimer | undefined
@@ -91,7 +93,7 @@ export class RangeTable {
       (id, r) => new Entry(id, r, opts.clock.now()),
       (e) => {
         e.version = DEAD
-        this.unlinkList(e)
+        this.queue.remove(e)
       },
       (address) => this.releaseAddress(address),
     )
@@ -106,7 +108,7 @@ export class RangeTable {
 
   /** Stops the timers and forgets every beacon, without `gone` events. */
   stop(): void {
-    for (let e = this.head; e !== undefined; e = e.next) e.version = DEAD
+    for (let i = 0; i < this.queue.size; i++) this.queue.at(i).version = DEAD
     this.cancelTick?.()
     this.cancelTick = undefined
     this.cancelExpiry?.()
@@ -115,7 +117,7 @@ export class RangeTable {
     this.settling?.clear()
     this.index.clear()
     this.gate.clear()
-    this.head = this.tail = undefined
+    this.queue.clear()
   }
 
   /** Counters, as of now. */
@@ -187,20 +189,20 @@ export class RangeTable {
   /** Snapshots of the reported beacons, nearest first (unknown distance last). */
   beacons(): Beacon[] {
     const list: Beacon[] = []
-    for (let e = this.head; e !== undefined; e = e.next) if (e.reported) list.push(this.snapshot(e))
+    const q = this.queue
+    for (let i = 0; i < q.size; i++) {
+      const e = q.at(i)
+      if (e.reported) list.push(this.snapshot(e))
+    }
     return sortByAccuracy(list)
   }
 
   /** Whether any beacon is reported as in range. */
   anyInRange(): boolean {
-    for (let e = this.head; e !== undefined; e = e.next) if (e.reported) return true
+    for (let i = 0; i < this.queue.size; i++) if (this.queue.at(i).reported) return true
     return false
   }
 
-  /** Clock time of the next scheduled gone check, if any beacon is tracked. */
-  nextExpiry(): number | undefined {
-    return this.head === undefined ? undefined : this.head.lastSeen + this.opts.goneTimeoutMs
-  }
 
   private tick(): void {
     this.gate.sweep(this.opts.clock.now() - this.opts.goneTimeoutMs)
@@ -285,28 +287,14 @@ export class RangeTable {
     return snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
   }
 
-  /** Moves `e` to the tail (most recently seen) and makes sure the expiry timer is armed. */
+  /** Queues `e` for its gone check if it is not queued yet, and makes sure the timer is armed. */
   private touch(e: Entry): void {
-    if (this.tail !== e) {
-      this.unlinkList(e)
-      e.prev = this.tail
-      if (this.tail !== undefined) this.tail.next = e
-      this.tail = e
-      this.head ??= e
-    }
+    if (e.heapIndex < 0) this.queue.push(e, e.lastSeen + this.opts.goneTimeoutMs)
     if (this.expiryDue === undefined) this.armExpiry()
   }
 
-  private unlinkList(e: Entry): void {
-    if (e.prev !== undefined) e.prev.next = e.next
-    else if (this.head === e) this.head = e.next
-    if (e.next !== undefined) e.next.prev = e.prev
-    else if (this.tail === e) this.tail = e.prev
-    e.prev = e.next = undefined
-  }
-
   private armExpiry(): void {
-    const due = this.nextExpiry()
+    const due = this.queue.nextDue()
     if (due === undefined) return
     this.expiryDue = due
     // A real timer may fire a little early; expire() then finds nothing due and re-arms.
@@ -319,16 +307,27 @@ export class RangeTable {
     this.cancelExpiry = undefined
     const now = this.opts.clock.now()
     const timeout = this.opts.goneTimeoutMs
-    while (this.head !== undefined && this.head.lastSeen + timeout <= now) {
-      const e = this.head
+    const q = this.queue
+    const gone: Entry[] = []
+    for (let due = q.nextDue(); due !== undefined && due <= now; due = q.nextDue()) {
+      const e = q.first() as Entry
+      const goneAt = e.lastSeen + timeout
+      if (goneAt > now) {
+        // Heard since it was queued: not due yet.
+        q.delayFirst(goneAt)
+        continue
+      }
       this.remove(e)
-      if (e.reported) this.sink.gone(this.copy(e, false))
+      gone.push(e)
     }
-    if (this.head !== undefined) this.armExpiry()
+    // The heap's order among equal due times is arbitrary: announce the least recently seen first, ties by id.
+    if (gone.length > 1) gone.sort((a, b) => a.lastSeen - b.lastSeen || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+    for (const e of gone) if (e.reported) this.sink.gone(this.copy(e, false))
+    if (q.size > 0) this.armExpiry()
   }
 
   private remove(e: Entry): void {
-    this.unlinkList(e)
+    this.queue.remove(e)
     e.version = DEAD
     for (const address of this.index.remove(e)) this.releaseAddress(address)
   }
