@@ -6,6 +6,7 @@
  */
 import type { Beacon, BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
 import type { MergeState } from './merge.js'
+import type { EntryNumbers } from './entry-numbers.js'
 import type { SampleWindow, SmoothingState } from './rssi-filter.js'
 
 /** What the range table keeps of a beacon: everything but the values computed for each snapshot. */
@@ -34,15 +35,14 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
   id: string
   /** The latest reading's address (see {@link Entry.home} for the one it is indexed by). */
   address: string
-  timestamp: number
   rssi: number
   frames: FrameKind[] = EMPTY_FRAMES as FrameKind[]
   firstSeen: number
-  lastSeen: number
-  /** RSSI smoothing state (the scanner's RssiFilter works on it). */
-  smoothed = Number.NaN
-  weight = 0
+  /** Trimmed-mean smoothing's samples. */
   window: SampleWindow | undefined = undefined
+  /** Where lastSeen, timestamp, smoothed and weight live (see EntryNumbers). */
+  private readonly numbers: EntryNumbers
+  private readonly base: number
   /** The address the entry was created for; {@link Entry.more} holds further linked ones. */
   home: string
   /** Further addresses linked to this beacon (rare: address rotation, shared beaconIDs). */
@@ -83,14 +83,56 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
   declare unknownModel?: true
 
   /** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
-  constructor(id: string, r: Readonly<BeaconReading>, now: number) {
+  constructor(id: string, r: Readonly<BeaconReading>, now: number, numbers: EntryNumbers) {
     this.id = id
     this.address = r.address
-    this.timestamp = r.timestamp
     this.rssi = r.rssi
     this.firstSeen = now
-    this.lastSeen = now
     this.home = r.address
+    this.numbers = numbers
+    const base = numbers.take()
+    this.base = base
+    const v = numbers.values
+    v[base] = now
+    v[base + 1] = r.timestamp
+    v[base + 2] = Number.NaN
+    v[base + 3] = 0
+  }
+
+  /** Gives the numbers' slot back; the entry must not be read afterwards. */
+  release(): void {
+    this.numbers.give(this.base)
+  }
+
+  /** ms, clock time of the latest packet. */
+  get lastSeen(): number {
+    return this.numbers.values[this.base]
+  }
+  set lastSeen(t: number) {
+    this.numbers.values[this.base] = t
+  }
+
+  /** The latest packet's own timestamp. */
+  get timestamp(): number {
+    return this.numbers.values[this.base + 1]
+  }
+  set timestamp(t: number) {
+    this.numbers.values[this.base + 1] = t
+  }
+
+  /** RSSI smoothing state (the scanner's RssiFilter works on it). */
+  get smoothed(): number {
+    return this.numbers.values[this.base + 2]
+  }
+  set smoothed(dbm: number) {
+    this.numbers.values[this.base + 2] = dbm
+  }
+
+  get weight(): number {
+    return this.numbers.values[this.base + 3]
+  }
+  set weight(w: number) {
+    this.numbers.values[this.base + 3] = w
   }
 
   /** Announced as found (and not gone since). */

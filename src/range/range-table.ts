@@ -19,6 +19,7 @@ import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint } from './merge.js'
 import { IdentityIndex } from './identity.js'
 import { DEAD, Entry } from './entry.js'
+import { EntryNumbers } from './entry-numbers.js'
 import { ExpiryHeap } from './expiry-heap.js'
 import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
@@ -76,6 +77,7 @@ export class RangeTable {
   private readonly index: IdentityIndex
   private readonly gate: SecureGate
   private readonly queue = new ExpiryHeap<Entry>()
+  private readonly numbers = new EntryNumbers()
   private expiryDue: number | undefined
   private cancelExpiry: CancelTimer | undefined
   private cancelTick: CancelTimer | undefined
@@ -90,10 +92,11 @@ export class RangeTable {
   ) {
     this.gate = new SecureGate(opts.hideUnverifiedSecure)
     this.index = new IdentityIndex(
-      (id, r) => new Entry(id, r, opts.clock.now()),
+      (id, r) => new Entry(id, r, opts.clock.now(), this.numbers),
       (e) => {
         e.version = DEAD
         this.queue.remove(e)
+        e.release()
       },
       (address) => this.releaseAddress(address),
     )
@@ -118,6 +121,7 @@ export class RangeTable {
     this.index.clear()
     this.gate.clear()
     this.queue.clear()
+    this.numbers.clear()
   }
 
   /** Counters, as of now. */
@@ -323,6 +327,8 @@ export class RangeTable {
     // The heap's order among equal due times is arbitrary: announce the least recently seen first, ties by id.
     if (gone.length > 1) gone.sort((a, b) => a.lastSeen - b.lastSeen || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
     for (const e of gone) if (e.reported) this.sink.gone(this.copy(e, false))
+    // Only now: a slot given back may be taken by a beacon a gone listener's code brings in.
+    for (const e of gone) e.release()
     if (q.size > 0) this.armExpiry()
   }
 
