@@ -161,6 +161,8 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     this.running = false
     this.detach()
     this.table.stop()
+    // The cache's links point at the entries just forgotten.
+    this.decoder.clear()
     for (const s of [...this.streams]) s.end()
     this.releaseDrainWaiters()
     await this.source.stop()

@@ -124,6 +124,40 @@ describe('repeated payloads take the short path with the same result', () => {
     })
   }
 
+  it('after stop() and start(), repeats build fresh beacons (no link to the forgotten ones)', async () => {
+    const advs = traffic(5)
+    const clock = new VirtualClock(T0)
+    const source = new PushSource(clock)
+    const scanner = new BeaconScanner({ source, keys: [KEY] })
+    const found: string[] = []
+    scanner.on('found', (b) => found.push(b.id))
+    const half = advs.findIndex((a) => a.timestamp >= T0 + 10_000)
+    await scanner.start()
+    for (const adv of advs.slice(0, half)) {
+      clock.advanceTo(adv.timestamp)
+      source.emit('advertisement', adv)
+    }
+    const before = scanner.beacons().map((b) => b.id).sort()
+    await scanner.stop()
+    expect(scanner.beacons()).toEqual([])
+    found.length = 0
+    await scanner.start()
+    for (const adv of advs.slice(half)) {
+      clock.advanceTo(adv.timestamp)
+      source.emit('advertisement', adv)
+    }
+    const after = scanner.beacons()
+    // Device 4 left at 4 s and device 5 came at 15 s; the others are found again.
+    expect(before).toContain('0117C5000001')
+    expect(after.map((b) => b.id).sort()).toEqual(found.slice().sort())
+    expect(found).toContain('0117C5000001')
+    for (const b of after) {
+      expect(b.firstSeen).toBeGreaterThanOrEqual(advs[half].timestamp)
+      expect(b.lastSeen).toBeGreaterThan(T0 + 19_000)
+    }
+    await scanner.stop()
+  })
+
   it('counts every packet as the decoder does, repeats included', async () => {
     const advs = traffic(4)
     const clock = new VirtualClock(T0)
