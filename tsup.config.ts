@@ -5,7 +5,8 @@ export default defineConfig([
     // The library: ESM + CJS with declarations behind the exports map.
     entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
-    dts: true,
+    // Members marked @internal (the scanner's hooks into Decoder) stay out of the public types.
+    dts: { compilerOptions: { stripInternal: true } },
     sourcemap: true,
     clean: true,
     target: 'node20',
