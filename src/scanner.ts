@@ -287,8 +287,8 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
 
   /**
    * The long way for a reading the range table must merge: a new payload, or a repeat whose
-   * beacon changed since (decoded again). Kept out of {@link ingest}, whose hit path then fits
-   * V8's inlining budget (the payload comparison stays inline).
+   * beacon changed since (decoded again). Kept out of {@link ingest}, so the code that runs
+   * for nearly every packet stays small enough for V8 to optimize as a whole.
    */
   private merge(adv: Advertisement, answer: Readonly<BeaconReading> | SlotSummary, cached: CacheEntry, slot: number): void {
     const reading = answer instanceof SlotSummary ? this.decoder.redecode(adv, cached) : answer

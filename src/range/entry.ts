@@ -1,8 +1,9 @@
 /**
  * One tracked device: its merged beacon and the range table's bookkeeping, in one object. A
  * gateway may track 10,000 beacons, and each object header, pointer and flag costs 10,000
- * times over: the merged fields live here rather than in an object of their own, and the
- * eight yes/no states share one small integer.
+ * times over: the merged fields live here rather than in an object of their own, the yes/no
+ * states share one small integer, and the numbers that change on every packet sit in a shared
+ * array (EntryNumbers) rather than in boxed fields.
  */
 import type { Beacon, BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
 import type { MergeState } from './merge.js'
@@ -25,6 +26,7 @@ const SETTLED = 16
 const VENDOR_MAJOR_MINOR = 32
 const VENDOR_POWER = 64
 const VENDOR_SENSORS = 128
+const RELEASED = 256
 
 /**
  * A tracked beacon. The optional beacon fields are only declared: each is added when a merge
@@ -99,8 +101,10 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
     v[base + 3] = 0
   }
 
-  /** Gives the numbers' slot back; the entry must not be read afterwards. */
+  /** Gives the numbers' slot back (once); the entry must not be read afterwards. */
   release(): void {
+    if ((this.bits & RELEASED) !== 0) return
+    this.bits |= RELEASED
     this.numbers.give(this.base)
   }
 

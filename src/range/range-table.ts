@@ -207,7 +207,6 @@ export class RangeTable {
     return false
   }
 
-
   private tick(): void {
     this.gate.sweep(this.opts.clock.now() - this.opts.goneTimeoutMs)
     if (this.sink.wantsUpdated()) this.sink.updated(this.beacons())
