@@ -64,9 +64,7 @@ export class ExpiryHeap<T extends HeapItem> {
     const lastItem = this.items.pop() as T
     const lastDue = this.dues.pop() as number
     if (i === last) return
-    this.items[i] = lastItem
-    this.dues[i] = lastDue
-    lastItem.heapIndex = i
+    this.put(i, lastItem, lastDue)
     this.down(i)
     this.up(i)
   }
@@ -78,40 +76,39 @@ export class ExpiryHeap<T extends HeapItem> {
     this.dues.length = 0
   }
 
+  /** Moves the item at `i` up past every parent due later than it. */
   private up(i: number): void {
-    const { items, dues } = this
-    const item = items[i]
-    const due = dues[i]
+    const item = this.items[i]
+    const due = this.dues[i]
     while (i > 0) {
       const parent = (i - 1) >> 1
-      if (dues[parent] <= due) break
-      items[i] = items[parent]
-      dues[i] = dues[parent]
-      items[i].heapIndex = i
+      if (this.dues[parent] <= due) break
+      this.put(i, this.items[parent], this.dues[parent])
       i = parent
     }
-    items[i] = item
-    dues[i] = due
-    item.heapIndex = i
+    this.put(i, item, due)
   }
 
+  /** Moves the item at `i` down past every child due earlier than it. */
   private down(i: number): void {
-    const { items, dues } = this
-    const n = items.length
-    const item = items[i]
-    const due = dues[i]
+    const n = this.items.length
+    const item = this.items[i]
+    const due = this.dues[i]
     for (;;) {
       let child = 2 * i + 1
       if (child >= n) break
-      if (child + 1 < n && dues[child + 1] < dues[child]) child++
-      if (dues[child] >= due) break
-      items[i] = items[child]
-      dues[i] = dues[child]
-      items[i].heapIndex = i
+      if (child + 1 < n && this.dues[child + 1] < this.dues[child]) child++
+      if (this.dues[child] >= due) break
+      this.put(i, this.items[child], this.dues[child])
       i = child
     }
-    items[i] = item
-    dues[i] = due
+    this.put(i, item, due)
+  }
+
+  /** Places `item` with `due` at `i`, telling it where it is. */
+  private put(i: number, item: T, due: number): void {
+    this.items[i] = item
+    this.dues[i] = due
     item.heapIndex = i
   }
 }
