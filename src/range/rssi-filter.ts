@@ -20,11 +20,6 @@ export interface SmoothingState {
   window: SampleWindow | undefined
 }
 
-/** A fresh, empty {@link SmoothingState} at clock time `t`. */
-export function emptySmoothingState(t: number): SmoothingState {
-  return { smoothed: Number.NaN, weight: 0, lastSeen: t, window: undefined }
-}
-
 /** Smooths RSSI samples: one per scanner, the state is the beacon's. */
 export interface RssiFilter {
   /** Adds a sample (dBm) received at clock time `t` (ms). Samples arrive in time order. */

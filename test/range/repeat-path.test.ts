@@ -15,12 +15,12 @@ import { BeaconScanner } from '../../src/scanner.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { SimulatedSource } from '../../src/sources/simulated.js'
 import type { SimulatedDevice } from '../../src/sources/simulated.js'
-import type { AdapterState } from '../../src/sources/source.js'
+import type { AdvertisementSourceEvents } from '../../src/sources/source.js'
 import { T0, UUID } from '../sources/helpers.js'
 
 const KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
 
-class PushSource extends EventEmitter<{ advertisement: [Advertisement]; state: [AdapterState]; error: [Error]; warning: [string]; end: [] }> {
+class PushSource extends EventEmitter<AdvertisementSourceEvents> {
   constructor(readonly clock: VirtualClock) {
     super()
   }

@@ -1,10 +1,11 @@
 import { describe, it, expect } from 'vitest'
-import { ArmaFilter, DEFAULT_SMOOTHING, TimeDecayFilter, TrimmedMeanFilter, createRssiFilter, emptySmoothingState } from '../../src/range/rssi-filter.js'
-import type { RssiFilter } from '../../src/range/rssi-filter.js'
+import { ArmaFilter, DEFAULT_SMOOTHING, TimeDecayFilter, TrimmedMeanFilter, createRssiFilter } from '../../src/range/rssi-filter.js'
+import type { RssiFilter, SmoothingState } from '../../src/range/rssi-filter.js'
 
 /** One beacon's samples through `filter`, its state moved on the way the range table does. */
 function track(filter: RssiFilter): { add(rssi: number, t?: number): void; value(t?: number): number } {
-  const state = emptySmoothingState(0)
+  // What a new tracked entry starts with.
+  const state: SmoothingState = { smoothed: Number.NaN, weight: 0, lastSeen: 0, window: undefined }
   let last = 0
   return {
     add(rssi, t = last) {
