@@ -1,17 +1,15 @@
-import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
 import { compressUrl, expandUrl } from '../../src/frames/eddystone-url.js'
+import { loadVectors } from '../support/vectors.js'
 
 interface UrlVector {
   url: string
   encoded: string
 }
 
-const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/external.json', import.meta.url), 'utf8'),
-) as { url_compression: UrlVector[] }
+const vectors = loadVectors<{ url_compression: UrlVector[] }>('external.json')
 
 const bytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'))
 const expandAll = (b: Uint8Array): string | null => expandUrl(b, 0, b.length)

@@ -1,4 +1,3 @@
-import { readFileSync } from 'node:fs'
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
 import { decodeAdvertisement } from '../../src/decode.js'
@@ -13,6 +12,7 @@ import {
 } from '../../src/frames/eddystone.js'
 import { accuracy } from '../../src/range/distance.js'
 import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid } from '../../src/reading.js'
+import { loadVectors } from '../support/vectors.js'
 
 interface FrameVector {
   serviceData: { uuid: string; data: string }[]
@@ -20,9 +20,7 @@ interface FrameVector {
   note?: string
 }
 
-const vectors = JSON.parse(
-  readFileSync(new URL('../../../shared/vectors/external.json', import.meta.url), 'utf8'),
-) as { eddystone: FrameVector[]; not_vendor: { serviceData: { uuid: string; data: string }[] }[] }
+const vectors = loadVectors<{ eddystone: FrameVector[]; not_vendor: { serviceData: { uuid: string; data: string }[] }[] }>('external.json')
 
 const bytes = (hex: string): Uint8Array => Uint8Array.from(Buffer.from(hex, 'hex'))
 const toHex = (b: Uint8Array): string => Buffer.from(b).toString('hex')

@@ -1,17 +1,17 @@
-import { readFileSync } from 'node:fs'
 import { format, inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
 import { BroadcastKeyError } from '../../src/errors.js'
 import { BroadcastKey, parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { secretFragments } from './helpers.js'
+import { loadVectors } from '../support/vectors.js'
 
 interface KeySample {
   key: string
   expect: { keyId?: string; valid: boolean; raw?: string; expiresAt?: string; code?: string }
 }
-const external = JSON.parse(readFileSync(new URL('../../../shared/vectors/external.json', import.meta.url), 'utf8')) as {
+const external = loadVectors<{
   broadcast_keys: KeySample[]
-}
+}>('external.json')
 const RAW = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
 const WRAPPED = '01Y2GLh1yw3+6Aq0RsnOQ8xNvXTnDUTTLE937Yedd/DnlcV0ixCWo7JQ+VEWRSya80yea6u5aWgnW1ACjKNzFnig=='
 const WRAPPED_RAW = '19c6c20ed86ab36167d7fa070d8060166df61f1b'

@@ -1,5 +1,4 @@
 /** Encrypted 0x81E7 frames end to end: bytes → decodeAdvertisement / Decoder → reading. */
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import type { Advertisement } from '../../src/advertisement.js'
 import { decodeAdvertisement } from '../../src/decode.js'
@@ -9,6 +8,7 @@ import type { E781Fields } from '../../src/frames/e781.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { Keyring } from '../../src/secure/keyring.js'
 import { randomKeyString, seeded } from './helpers.js'
+import { loadVectors } from '../support/vectors.js'
 
 interface Vector {
   mode: string
@@ -16,9 +16,9 @@ interface Vector {
   advertisement: Omit<Advertisement, 'serviceData'> & { serviceData: { uuid: string; data: string }[] }
   expect: Record<string, unknown> & { secure: { keyId: string } }
 }
-const vendor = JSON.parse(readFileSync(new URL('../../../shared/vectors/vendor-examples.json', import.meta.url), 'utf8')) as {
+const vendor = loadVectors<{
   encrypted: Vector[]
-}
+}>('vendor-examples.json')
 
 function toAdvertisement(v: Vector): Advertisement {
   return {

@@ -1,10 +1,10 @@
 /** The vendor's encrypted examples: each verifies under its key and decrypts to the expected fields. */
-import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { Keyring } from '../../src/secure/keyring.js'
 import { createSecureStats, openE781Block } from '../../src/secure/open.js'
 import type { BlockLayout } from '../../src/secure/open.js'
 import { hex } from './helpers.js'
+import { loadVectors } from '../support/vectors.js'
 
 interface EncryptedVector {
   mode: string
@@ -12,9 +12,9 @@ interface EncryptedVector {
   advertisement: { serviceData: { uuid: string; data: string }[] }
   expect: Record<string, unknown> & { secure: { keyId: string } }
 }
-const vendor = JSON.parse(readFileSync(new URL('../../../shared/vectors/vendor-examples.json', import.meta.url), 'utf8')) as {
+const vendor = loadVectors<{
   encrypted: EncryptedVector[]
-}
+}>('vendor-examples.json')
 
 const INTERVALS = [100, 152.5, 211.25, 318.75, 417.5, 546.25, 760, 852.5, 1022.5, 1285]
 

@@ -1,4 +1,4 @@
-// Loads the shared public vectors (../shared/vectors) and turns their hex into bytes.
+// Loads the public test vectors (test/vectors, see its README) and turns their hex into bytes.
 import { readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -6,8 +6,8 @@ import type { Advertisement } from '../../src/advertisement.js'
 
 const here = dirname(fileURLToPath(import.meta.url))
 
-/** Where the shared vectors live: beside the clone in CI and in the workplace. */
-export const VECTORS_DIR = join(here, '..', '..', '..', 'shared', 'vectors')
+/** Where the vectors live: in the repository, so a fresh clone tests anywhere. */
+export const VECTORS_DIR = join(here, '..', 'vectors')
 
 export function loadVectors<T>(name: string): T {
   return JSON.parse(readFileSync(join(VECTORS_DIR, name), 'utf8')) as T
