@@ -12,7 +12,7 @@ import type { BeaconFlags, BeaconReading, FrameKind, SecureInfo } from './readin
 import { keyringVersion, type Keyring } from './secure/keyring.js'
 import { createSecureStats, type SecureStats } from './secure/open.js'
 import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
-import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './range/distance.js'
+import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './distance.js'
 import { InvalidOptionError } from './errors.js'
 import { flatString } from './frames/fields.js'
 import { InternTable, internFrames } from './intern.js'

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest'
 import { decodeAdvertisement } from '../src/decode.js'
 import { Decoder } from '../src/decoder.js'
 import { Keyring } from '../src/secure/keyring.js'
-import { accuracy, proximity } from '../src/range/distance.js'
+import { accuracy, proximity } from '../src/distance.js'
 import type { BeaconReading } from '../src/reading.js'
 import { loadVectors, toAdvertisement, type JsonAdvertisement } from './support/vectors.js'
 

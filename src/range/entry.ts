@@ -5,13 +5,10 @@
  * states share one small integer, and the numbers that change on every packet sit in a shared
  * array (EntryNumbers) rather than in boxed fields.
  */
-import type { Beacon, BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
-import type { MergeState } from './merge.js'
+import type { BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
+import type { BeaconRecord, MergeState } from './record.js'
 import type { EntryNumbers } from './entry-numbers.js'
 import type { SampleWindow, SmoothingState } from './rssi-filter.js'
-
-/** What the range table keeps of a beacon: everything but the values computed for each snapshot. */
-export type BeaconRecord = Omit<Beacon, 'inRange' | 'smoothedRssi'>
 
 /** The version of an entry that was removed or merged into another: no payload mark matches it. */
 export const DEAD = -2

@@ -4,7 +4,7 @@
  * different frames of the same device.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { BeaconRecord } from './entry.js'
+import type { BeaconRecord } from './record.js'
 
 /**
  * Scanner filter options. Every given criterion must hold; an empty filter passes everything.

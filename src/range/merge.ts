@@ -6,7 +6,7 @@ import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
 import { flatString } from '../frames/fields.js'
 import { internFrames } from '../intern.js'
-import type { BeaconRecord } from './entry.js'
+import type { BeaconRecord, MergeState } from './record.js'
 
 /**
  * The advertisement's own manufacturer data, so the merge can tell whether a reading's
@@ -14,16 +14,6 @@ import type { BeaconRecord } from './entry.js'
  * reading no longer says which). Read only when a contested field is present.
  */
 export type IBeaconHint = Uint8Array | undefined
-
-/** Which sources a beacon's contested fields came from. */
-export interface MergeState {
-  /** major/minor came from a vendor frame: iBeacon values must not override them. */
-  vendorMajorMinor: boolean
-  /** measured power came from a vendor frame. */
-  vendorPower: boolean
-  /** battery/temperature came from a vendor frame: Eddystone TLM must not override them. */
-  vendorSensors: boolean
-}
 
 /** The values whose changes are reported by the `changed` event (the iOS SDK's per-value callbacks). */
 export const CHANGE_FIELDS = ['rssi', 'temperature', 'light', 'accelerometerCount', 'movingState', 'batteryLevel'] as const

@@ -10,9 +10,9 @@
  */
 import type { CancelTimer, Clock } from '../clock.js'
 import type { Beacon, BeaconReading } from '../reading.js'
-import { proximity } from './distance.js'
+import { proximity } from '../distance.js'
 import { DelayQueue } from './delay-queue.js'
-import type { ProximityThresholds } from './distance.js'
+import type { ProximityThresholds } from '../distance.js'
 import type { CompiledFilter } from './filter.js'
 import { matchesFilter } from './filter.js'
 import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'

@@ -10,7 +10,7 @@ import {
   encodeEddystoneUid,
   encodeEddystoneUrl,
 } from '../../src/frames/eddystone.js'
-import { accuracy } from '../../src/range/distance.js'
+import { accuracy } from '../../src/distance.js'
 import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid } from '../../src/reading.js'
 import { loadVectors } from '../support/vectors.js'
 
