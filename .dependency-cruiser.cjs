@@ -1,0 +1,53 @@
+/**
+ * The layering of DESIGN.md section 1, checked by `npm run lint` (dependency-cruiser): data
+ * flows one way, so a lower layer never imports a higher one, and no two files depend on each
+ * other. Type-only imports count: a cycle of types is still two files that cannot be read apart.
+ */
+const PURE = '^src/(frames|secure)/|^src/(decode|distance|reading|advertisement)[.]ts$'
+const STATEFUL = '^src/(range|cloud|mqtt|fleet|web|developer)/|^src/(scanner|decoder)[.]ts$'
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-cycles',
+      comment: 'Two modules that import each other (directly or round a loop) cannot be understood or tested apart.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'decoding-is-pure',
+      comment: 'Bytes in, reading out: decoding, frames and keys know nothing of sources, range state, the scanner, the cloud or the CLI.',
+      severity: 'error',
+      from: { path: PURE },
+      to: { path: `${STATEFUL}|^src/sources/|^src/cli/` },
+    },
+    {
+      name: 'sources-deliver-only',
+      comment: 'Sources deliver advertisements; decoding state, the range table, the scanner and the cloud are not their business.',
+      severity: 'error',
+      from: { path: '^src/sources/' },
+      to: { path: `${STATEFUL}|^src/cli/` },
+    },
+    {
+      name: 'positioning-is-pure',
+      comment: 'Positioning is a pure engine (DESIGN.md 1): no sources, transports or I/O.',
+      severity: 'error',
+      from: { path: '^src/positioning/' },
+      to: { path: '^src/(sources|cloud|mqtt|web|cli|developer)/|^src/scanner[.]ts$|^node:(fs|net|http|https|dgram|child_process)$' },
+    },
+    {
+      name: 'nothing-imports-the-cli',
+      comment: 'The command line sits on top of the library; nothing below it may import it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/cli/' },
+      to: { path: '^src/cli/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Count `import type` too, so type-only cycles are reported.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+  },
+}
