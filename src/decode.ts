@@ -10,6 +10,7 @@ import { beaconIdOf, decodeIBeacon, type IBeaconFrame } from './frames/ibeacon.j
 import { decodeE780 } from './frames/e780.js'
 import { decodeE781 } from './frames/e781.js'
 import { decodeEddystone, eddystoneMeasuredPower } from './frames/eddystone.js'
+import { transmitPowerDbmOf } from './frames/fields.js'
 import { accuracy, proximity, type ProximityThresholds } from './distance.js'
 
 /** Options of {@link decodeAdvertisement}. */
@@ -153,6 +154,10 @@ export function decodeFrames(adv: Advertisement, ctx: FrameContext): BeaconReadi
     if (reading.temperature === undefined && tlm !== undefined && 'batteryMilliVolts' in tlm && tlm.temperature !== null) {
       reading.temperature = tlm.temperature
     }
+  }
+  if (reading.transmitPower !== undefined) {
+    const dbm = transmitPowerDbmOf(reading)
+    if (dbm !== undefined) reading.transmitPowerDbm = dbm
   }
   reading.accuracy = accuracy(adv.rssi, referencePower(reading))
   reading.proximity = proximity(reading.accuracy, ctx.proximityThresholds)

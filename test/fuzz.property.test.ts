@@ -1,5 +1,7 @@
 // Bad input never throws and never yields NaN, Infinity or out-of-range values: 100,000 random
 // and mutated advertisements through the pure decoder and the caching one, with and without keys.
+// Readings, and the beacons a scanner merges them into, also keep the consistency rule of
+// merged values (test/support/consistency.ts): fields from one byte are replaced together.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
 import { decodeAdvertisement } from '../src/decode.js'
@@ -11,7 +13,12 @@ import { ADVERTISING_INTERVALS_MS } from '../src/frames/fields.js'
 import { Keyring } from '../src/secure/keyring.js'
 import { parseBroadcastKey } from '../src/secure/broadcast-key.js'
 import type { Advertisement } from '../src/advertisement.js'
-import type { BeaconReading } from '../src/reading.js'
+import type { Beacon, BeaconReading } from '../src/reading.js'
+import { EventEmitter } from 'eventemitter3'
+import { VirtualClock } from '../src/clock.js'
+import { BeaconScanner } from '../src/scanner.js'
+import type { AdvertisementSourceEvents } from '../src/sources/source.js'
+import { inconsistencies } from './support/consistency.js'
 
 const key = parseBroadcastKey('7b4b5ff594fdaf8f9fc7f2b494e400016f461205')
 const keyring = new Keyring([key])
@@ -27,6 +34,12 @@ const valid: { uuid: string | null; data: Uint8Array }[] = [
   { uuid: '81e7', data: encodeE781({ mode: 0x50, hardwareModelName: 'C8', firmwareVersion: '4.3', serialNumber: '0117C5000001' }) },
   { uuid: '81e7', data: encodeE781({ mode: 0x41, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000001', major: 5, minor: 6, batteryLevel: 80, transmitPower: 3, advertisingInterval: 100, measuredPower: -60 }, { key, randomCode: 7 }) },
   { uuid: '81e7', data: encodeE781({ mode: 0x42, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000001', batteryLevel: 80, transmitPower: 3, advertisingInterval: 100, measuredPower: -60, movingState: 'still', temperature: 1, light: 0 }, { key, randomCode: 8 }) },
+  // Partners of one byte that a later frame must replace together: moving/movingState (moving,
+  // then unknown or disabled), transmit-power level and dBm (models with different tables).
+  { uuid: '80e7', data: encodeE780({ hardwareModelName: 'B0', firmwareVersion: '4.3', major: 1, minor: 2, serialNumber: '0117C5000001', temperature: 3, light: 9, accelerometerCount: 4, movingState: 'unknown' }) },
+  { uuid: '81e7', data: encodeE781({ mode: 0x20, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000001', temperature: 20, light: 0.405, movingState: 'disabled' }) },
+  { uuid: '81e7', data: encodeE781({ mode: 0x10, hardwareModelName: 'B0', firmwareVersion: '4.3', serialNumber: '0117C5000001', major: 5, minor: 6, batteryLevel: 80, transmitPower: 9, advertisingInterval: 100, measuredPower: -60 }) },
+  { uuid: '81e7', data: encodeE781({ mode: 0x10, hardwareModelName: 'A0', firmwareVersion: '4.3', serialNumber: '0117C5000001', major: 5, minor: 6, batteryLevel: 80, transmitPower: 2, measuredPower: -60 }) },
   { uuid: 'feaa', data: Uint8Array.from(Buffer.from('20000bb8190000000064000003e8', 'hex')) },
   { uuid: 'feaa', data: Uint8Array.from(Buffer.from('10e702676f6f676c6500', 'hex')) },
 ]
@@ -73,6 +86,7 @@ const UUID = /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/
 
 function checkSane(r: BeaconReading | null, adv: Advertisement): void {
   if (r === null) return
+  expect(inconsistencies(r)).toEqual([])
   for (const [k, v] of Object.entries(r)) {
     if (typeof v === 'number') expect(Number.isFinite(v), k).toBe(true)
   }
@@ -114,5 +128,46 @@ describe('100,000 random and mutated advertisements', () => {
     const s = decoder.stats
     expect(s.advertisements).toBeGreaterThanOrEqual(50_000)
     expect(s.decoded + s.ignored + s.malformed).toBe(s.advertisements)
+  })
+})
+
+class PushSource extends EventEmitter<AdvertisementSourceEvents> {
+  constructor(readonly clock: VirtualClock) {
+    super()
+  }
+  async start(): Promise<void> {}
+  async stop(): Promise<void> {}
+}
+
+describe('tracked beacons merged from random and mutated advertisements', () => {
+  // Few addresses and usable envelopes, so most packets merge into a beacon that earlier frames
+  // (of other kinds and contents) already filled in.
+  const packetArb = fc.record({ adv: advertisementArb, rssi: fc.integer({ min: -100, max: -30 }), gapMs: fc.integer({ min: 0, max: 3000 }) })
+  it('keep fields of one byte together, packet after packet', async () => {
+    await fc.assert(
+      fc.asyncProperty(fc.array(packetArb, { minLength: 1, maxLength: 40 }), fc.boolean(), async (packets, withKeys) => {
+        const clock = new VirtualClock(1_767_225_600_000)
+        const source = new PushSource(clock)
+        const scanner = new BeaconScanner({ source, ...(withKeys ? { keys: keyring } : {}) })
+        const seen: string[] = []
+        const check = (where: string, b: Beacon): void => {
+          for (const p of inconsistencies(b)) seen.push(`${where}: ${p}`)
+          // A serial number, once shown, is the beacon's identity (the entry is renamed in place).
+          if (b.serialNumber !== undefined && b.id !== b.serialNumber) seen.push(`${where}: id ${b.id} beside serial ${b.serialNumber}`)
+        }
+        scanner.on('found', (b) => check('found', b))
+        scanner.on('changed', (b) => check('changed', b))
+        scanner.on('updated', (bs) => bs.forEach((b) => check('updated', b)))
+        await scanner.start()
+        for (const { adv, rssi, gapMs } of packets) {
+          clock.advanceBy(gapMs)
+          source.emit('advertisement', { ...adv, rssi, timestamp: clock.now() })
+          for (const b of scanner.beacons()) check('beacons()', b)
+        }
+        await scanner.stop()
+        expect(seen).toEqual([])
+      }),
+      { numRuns: 2_000 },
+    )
   })
 })

@@ -15,6 +15,7 @@ import {
   modelByte,
   modelName,
   movingState,
+  setMovingState,
   movingStateByte,
   serial3,
   serial6,
@@ -68,9 +69,7 @@ export function decodeE780(d: Uint8Array, out: ReadingDraft): boolean {
       moving = movingState(d[21])
       out.flags = { broadcastKeyEnabled: d[22] !== 0 }
     }
-    out.movingState = moving
-    if (moving === 'moving') out.moving = true
-    else if (moving === 'still') out.moving = false
+    setMovingState(moving, out)
   }
   return true
 }

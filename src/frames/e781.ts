@@ -28,11 +28,11 @@ import {
   modelByte,
   modelName,
   movingState,
+  setMovingState,
   movingStateByte,
   serial3,
   temperature,
   temperatureByte,
-  transmitPowerDbm,
   u16be,
   u16le,
   writeSerial3,
@@ -100,19 +100,19 @@ export function decodeE781(d: Uint8Array, out: ReadingDraft, ctx: E781Context = 
       return true
     }
     out.secure = { encrypted: true, keyId: opened.keyId, verified: true }
-    if (layout === 'identity') readIdentity(opened.block, 0, model, out)
-    else readSensors(opened.block, 0, model, fw, out)
+    if (layout === 'identity') readIdentity(opened.block, 0, out)
+    else readSensors(opened.block, 0, fw, out)
     return true
   }
   switch (mode) {
     case 0x10:
-      readIdentity(d, BODY, model, out)
+      readIdentity(d, BODY, out)
       break
     case 0x20:
-      readSensors(d, BODY, model, fw, out)
+      readSensors(d, BODY, fw, out)
       break
     case 0x30:
-      readFull(d, model, fw, out)
+      readFull(d, fw, out)
       break
     default:
       // 0x50: an Eddystone-only device announces just its serial number; its battery byte is
@@ -122,36 +122,33 @@ export function decodeE781(d: Uint8Array, out: ReadingDraft, ctx: E781Context = 
   return true
 }
 
-function readIdentity(b: Uint8Array, o: number, model: number, out: ReadingDraft): void {
+function readIdentity(b: Uint8Array, o: number, out: ReadingDraft): void {
   out.serialNumber = serial3(b, o)
   out.major = u16be(b, o + 6)
   out.minor = u16be(b, o + 8)
-  setCommon(b[o + 10], b[o + 11], b[o + 12], b[o + 13], model, out)
+  setCommon(b[o + 10], b[o + 11], b[o + 12], b[o + 13], out)
 }
 
-function readSensors(b: Uint8Array, o: number, model: number, fw: number, out: ReadingDraft): void {
+function readSensors(b: Uint8Array, o: number, fw: number, out: ReadingDraft): void {
   out.serialNumber = serial3(b, o)
-  setCommon(b[o + 3], b[o + 4], b[o + 5], b[o + 12], model, out)
+  setCommon(b[o + 3], b[o + 4], b[o + 5], b[o + 12], out)
   setSensors(b[o + 6], b[o + 7], b[o + 8], u16le(b, o + 9), b[o + 11], fw, out)
 }
 
-function readFull(d: Uint8Array, model: number, fw: number, out: ReadingDraft): void {
+function readFull(d: Uint8Array, fw: number, out: ReadingDraft): void {
   out.serialNumber = serial3(d, 3)
   out.major = u16be(d, 9)
   out.minor = u16be(d, 11)
-  setCommon(d[13], d[14], d[15], d[22], model, out)
+  setCommon(d[13], d[14], d[15], d[22], out)
   setSensors(d[16], d[17], d[18], u16le(d, 19), d[21], fw, out)
 }
 
-function setCommon(batteryByte: number, a: number, b: number, power: number, model: number, out: ReadingDraft): void {
+function setCommon(batteryByte: number, a: number, b: number, power: number, out: ReadingDraft): void {
   const level = battery(batteryByte)
   if (level !== undefined) out.batteryLevel = level
   const fieldA = bitFieldA(a)
-  if (fieldA.transmitPower !== undefined) {
-    out.transmitPower = fieldA.transmitPower
-    const dbm = transmitPowerDbm(model, fieldA.transmitPower)
-    if (dbm !== undefined) out.transmitPowerDbm = dbm
-  }
+  // The dBm is derived once the whole advertisement is decoded (transmitPowerDbmOf in decode.ts).
+  if (fieldA.transmitPower !== undefined) out.transmitPower = fieldA.transmitPower
   if (fieldA.advertisingInterval !== undefined) out.advertisingInterval = fieldA.advertisingInterval
   out.flags = bitFieldB(b)
   const mp = measuredPower(power)
@@ -163,9 +160,7 @@ function setSensors(temp: number, lightHi: number, lightLo: number, count: numbe
   out.light = light(lightHi, lightLo)
   out.accelerometerCount = count
   const state: MovingState = movingState(moving)
-  out.movingState = state
-  if (state === 'moving') out.moving = true
-  else if (state === 'still') out.moving = false
+  setMovingState(state, out)
 }
 
 /** Fields {@link encodeE781} writes; which are used depends on the mode, as in the decoder. */

@@ -174,6 +174,19 @@ export function movingState(v: number): MovingState {
   return v === 0 ? 'still' : v === 1 ? 'moving' : v === 0xff ? 'disabled' : 'unknown'
 }
 
+/**
+ * Writes a moving state and its iOS-style `moving` together: both come from one byte, so a
+ * later frame's `unknown` or `disabled` must also take away an earlier frame's `moving`
+ * (deleted, so absent stays absent; that happens only when one advertisement carries two
+ * sensor frames, so the object's shape rarely suffers for it).
+ */
+export function setMovingState(state: MovingState, out: { movingState?: MovingState; moving?: boolean }): void {
+  out.movingState = state
+  if (state === 'moving') out.moving = true
+  else if (state === 'still') out.moving = false
+  else if (out.moving !== undefined) delete out.moving
+}
+
 /** Inverse of {@link movingState} (`unknown` is written as 2). */
 export function movingStateByte(state: MovingState): number {
   return state === 'still' ? 0 : state === 'moving' ? 1 : state === 'disabled' ? 0xff : 2
@@ -195,6 +208,17 @@ const TX_POWER_DBM: ReadonlyMap<number, readonly number[]> = new Map([
 /** dBm of a transmit-power level for a model; undefined where the table has no entry. */
 export function transmitPowerDbm(model: number, level: number): number | undefined {
   return TX_POWER_DBM.get(model)?.[level]
+}
+
+/**
+ * The dBm that goes with a reading's or beacon's level and model, or undefined. Derived in one
+ * place from the two values beside it rather than carried from frame to frame: a level merged
+ * from one frame must never keep a dBm looked up for another frame's level or model.
+ */
+export function transmitPowerDbmOf(r: { readonly hardwareModelName?: string; readonly transmitPower?: number }): number | undefined {
+  if (r.transmitPower === undefined || r.hardwareModelName === undefined) return undefined
+  // Model names are always modelName()'s two upper-case hex digits.
+  return transmitPowerDbm(parseInt(r.hardwareModelName, 16), r.transmitPower)
 }
 
 /** The decoded parts of bit field A. */

@@ -4,7 +4,7 @@
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
-import { flatString } from '../frames/fields.js'
+import { flatString, transmitPowerDbmOf } from '../frames/fields.js'
 import { internFrames } from '../intern.js'
 import type { BeaconRecord, MergeState } from './record.js'
 
@@ -124,19 +124,20 @@ export function mergeReading(b: BeaconRecord, r: Readonly<BeaconReading>, st: Me
     b.light = r.light
     changed = true
   }
-  if (r.movingState !== undefined && b.movingState !== r.movingState) {
+  // movingState and moving come from one byte: a reading that carries the one decides both.
+  if (r.movingState !== undefined && (b.movingState !== r.movingState || b.moving !== r.moving)) {
     b.movingState = r.movingState
-    if (r.moving !== undefined) b.moving = r.moving
-    else delete b.moving
+    b.moving = r.moving
     changed = true
   }
   if (r.accelerometerCount !== undefined && b.accelerometerCount !== r.accelerometerCount) {
     b.accelerometerCount = r.accelerometerCount
     changed = true
   }
+  let powerOrModel = false
   if (r.hardwareModelName !== undefined && b.hardwareModelName !== r.hardwareModelName) {
     b.hardwareModelName = r.hardwareModelName
-    changed = true
+    powerOrModel = true
   }
   if (r.firmwareVersion !== undefined && b.firmwareVersion !== r.firmwareVersion) {
     b.firmwareVersion = r.firmwareVersion
@@ -144,10 +145,12 @@ export function mergeReading(b: BeaconRecord, r: Readonly<BeaconReading>, st: Me
   }
   if (r.transmitPower !== undefined && b.transmitPower !== r.transmitPower) {
     b.transmitPower = r.transmitPower
-    changed = true
+    powerOrModel = true
   }
-  if (r.transmitPowerDbm !== undefined && b.transmitPowerDbm !== r.transmitPowerDbm) {
-    b.transmitPowerDbm = r.transmitPowerDbm
+  if (powerOrModel) {
+    // The dBm is the table entry of the beacon's own level and model, never carried over from
+    // a frame whose level or model differed.
+    b.transmitPowerDbm = transmitPowerDbmOf(b)
     changed = true
   }
   if (r.advertisingInterval !== undefined && b.advertisingInterval !== r.advertisingInterval) {

@@ -6,10 +6,15 @@ import { Keyring } from '../../src/secure/keyring.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { hex } from '../support/vectors.js'
+import { transmitPowerDbmOf } from '../../src/frames/fields.js'
 
+/** The frame decoder, plus the dBm that decode.ts derives from the level and model it left. */
 function decode(h: string | Uint8Array, keyring?: Keyring): ReadingDraft | null {
   const out: ReadingDraft = {}
-  return decodeE781(typeof h === 'string' ? hex(h) : h, out, { keyring }) ? out : null
+  if (!decodeE781(typeof h === 'string' ? hex(h) : h, out, { keyring })) return null
+  const dbm = transmitPowerDbmOf(out)
+  if (dbm !== undefined) out.transmitPowerDbm = dbm
+  return out
 }
 
 const flagsNone = { passwordEnabled: false, broadcastKeyEnabled: false, energySaving: false, aliBeacon: false, backgroundEnhancement: false, eddystone: false }

@@ -6,7 +6,7 @@ import { decodeE780, encodeE780, type E780Fields } from '../../src/frames/e780.j
 import { decodeE781, encodeE781, type E781Fields } from '../../src/frames/e781.js'
 import type { ReadingDraft } from '../../src/frames/draft.js'
 import {
-  ADVERTISING_INTERVALS_MS, firmwareName, light, modelName, movingState, temperature, transmitPowerDbm,
+  ADVERTISING_INTERVALS_MS, firmwareName, light, modelName, movingState, temperature, transmitPowerDbm, transmitPowerDbmOf,
 } from '../../src/frames/fields.js'
 import type { BeaconFlags, MovingState } from '../../src/reading.js'
 import { Keyring } from '../../src/secure/keyring.js'
@@ -130,6 +130,9 @@ describe('round trips', () => {
         const out: ReadingDraft = {}
         const keyring = key === undefined ? undefined : new Keyring([key])
         expect(decodeE781(payload, out, { keyring })).toBe(true)
+        // decode.ts derives the dBm from the level and model the frames left.
+        const dbm = transmitPowerDbmOf(out)
+        if (dbm !== undefined) out.transmitPowerDbm = dbm
         const { mode: _mode, ...rest } = fields
         const expected: ReadingDraft = { ...rest, ...derived(g.model, fields), ...unknownFlag(g.model, g.fw) }
         if (encrypted) expected.secure = { encrypted: true, keyId: key?.keyId, verified: true }
