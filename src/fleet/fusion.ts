@@ -1,0 +1,291 @@
+/**
+ * The fused view of many gateways: one record per beacon, fed by every gateway's per-second
+ * RSSI batch (DESIGN.md section 6). A beacon is present while any gateway hears it, so one
+ * gateway losing it never makes it go; it goes when no gateway has heard it for the gone
+ * timeout. Pure state driven by `ingest` and `tick` with the caller's time: no I/O, no timers,
+ * so the tracker can run it on a real clock and tests on a virtual one.
+ */
+import { accuracy } from '../distance.js'
+import { ClockOffset } from './clock-offset.js'
+import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
+import type { Site } from './site.js'
+
+/** One beacon in a gateway's RSSI batch. */
+export interface RssiBatchReading {
+  id: string
+  /** Smoothed RSSI, dBm. */
+  rssi: number
+  measuredPower?: number
+  /** ms on the gateway's clock. */
+  lastSeen: number
+  /** Packets since the previous batch. */
+  count: number
+}
+
+/** A gateway's RSSI batch, as published on `<p>/gateways/<gw>/rssi`. */
+export interface RssiBatch {
+  gateway: string
+  /** ms on the gateway's clock. */
+  time: number
+  readings: RssiBatchReading[]
+}
+
+/** What one gateway hears of a beacon. */
+export interface FleetGatewayReading {
+  gateway: string
+  /** Smoothed RSSI, dBm. */
+  rssi: number
+  /** Metres from the measured power, when the beacon sends one. */
+  distance?: number
+  /** ms on the tracker's clock. */
+  lastSeen: number
+}
+
+/** A position estimate on the site's plan. */
+export interface FleetPosition {
+  x: number
+  y: number
+  /** Metres, a 1-sigma-like radius. */
+  accuracy: number
+}
+
+/** One fused beacon, the payload of `<p>/fleet/beacons/<id>`. */
+export interface FleetBeacon {
+  id: string
+  /** ms on the tracker's clock: when this view was taken. */
+  time: number
+  present: true
+  room?: string
+  position?: FleetPosition
+  /** The gateways hearing it now, strongest first. */
+  gateways: FleetGatewayReading[]
+  firstSeen: number
+  lastSeen: number
+}
+
+/** Something that estimates positions from observations (the positioning engine's `Positioner`). */
+export interface PositionEstimator {
+  observe(o: { time: number; anchor: string; beacon: string; rssi: number }): void
+  estimate(beacon: string, time: number): (FleetPosition & { room?: string }) | undefined
+  /** Lets go of a beacon's state. */
+  forget?(beacon: string): void
+}
+
+/** Options of {@link FleetState}. */
+export interface FleetStateOptions extends RoomOptions {
+  site?: Site
+  /** No gateway heard it for this long: gone (default 30000 ms). */
+  goneTimeoutMs?: number
+  /** A gateway counts as hearing a beacon for this long after its latest reading (default 10000 ms). */
+  hearingMs?: number
+  /** Positions for beacons, when the site has anchor positions. */
+  positioner?: PositionEstimator
+  /** A position change below this many metres is not reported as `moved` (default 1). */
+  moveThresholdM?: number
+}
+
+/** What the fused state reports. */
+export interface FleetStateEvents {
+  found(b: FleetBeacon): void
+  gone(b: FleetBeacon): void
+  room(b: FleetBeacon, change: RoomChange): void
+  moved(b: FleetBeacon): void
+}
+
+/** Counters of the fused state. */
+export interface FleetStateStats {
+  batches: number
+  observations: number
+  /** Batches or readings that were not of the published shape (skipped). */
+  malformed: number
+}
+
+interface Fused extends RoomState {
+  id: string
+  gateways: FleetGatewayReading[]
+  firstSeen: number
+  lastSeen: number
+  position?: FleetPosition
+}
+
+const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
+
+function isReading(r: unknown): r is RssiBatchReading {
+  if (typeof r !== 'object' || r === null) return false
+  const o = r as Record<string, unknown>
+  return (
+    typeof o.id === 'string' && o.id.length > 0 && o.id.length <= 256 &&
+    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
+    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
+    (o.measuredPower === undefined || (typeof o.measuredPower === 'number' && Number.isFinite(o.measuredPower)))
+  )
+}
+
+/** The fused state of a fleet. */
+export class FleetState {
+  readonly stats: FleetStateStats = { batches: 0, observations: 0, malformed: 0 }
+  private readonly beacons = new Map<string, Fused>()
+  private readonly offsets = new Map<string, ClockOffset>()
+  private readonly goneTimeoutMs: number
+  private readonly hearingMs: number
+  private readonly dwellMs: number
+  private readonly marginDb: number
+  private readonly moveThresholdM: number
+
+  constructor(
+    private readonly options: FleetStateOptions,
+    private readonly on: FleetStateEvents,
+  ) {
+    this.goneTimeoutMs = options.goneTimeoutMs ?? 30_000
+    this.hearingMs = options.hearingMs ?? 10_000
+    this.dwellMs = options.dwellMs ?? 4_000
+    this.marginDb = options.marginDb ?? 3
+    this.moveThresholdM = options.moveThresholdM ?? 1
+  }
+
+  /** Number of beacons present. */
+  get size(): number {
+    return this.beacons.size
+  }
+
+  /** The gateway's clock offset estimate (tracker minus gateway, ms). */
+  offsetOf(gateway: string): number | undefined {
+    return this.offsets.get(gateway)?.offsetMs
+  }
+
+  /**
+   * Takes one RSSI batch that arrived at `arrival` (tracker clock). Anything not of the
+   * published shape is skipped and counted, never thrown: batches come from the network.
+   */
+  ingest(batch: unknown, arrival: number): void {
+    if (typeof batch !== 'object' || batch === null) {
+      this.stats.malformed++
+      return
+    }
+    const { gateway, time, readings } = batch as Partial<RssiBatch>
+    if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
+      this.stats.malformed++
+      return
+    }
+    this.stats.batches++
+    let offset = this.offsets.get(gateway)
+    if (offset === undefined) this.offsets.set(gateway, (offset = new ClockOffset()))
+    offset.sample(time, arrival)
+    for (const r of readings) {
+      if (!isReading(r)) {
+        this.stats.malformed++
+        continue
+      }
+      this.stats.observations++
+      this.observe(gateway, r, offset.toTracker(r.lastSeen, arrival))
+    }
+  }
+
+  private observe(gateway: string, r: RssiBatchReading, seen: number): void {
+    let b = this.beacons.get(r.id)
+    const fresh = b === undefined
+    if (b === undefined) {
+      b = { id: r.id, gateways: [], firstSeen: seen, lastSeen: seen, candidateSince: 0 }
+      this.beacons.set(r.id, b)
+    }
+    let g: FleetGatewayReading | undefined
+    for (const x of b.gateways) if (x.gateway === gateway) g = x
+    if (g === undefined) b.gateways.push((g = { gateway, rssi: r.rssi, lastSeen: seen }))
+    // A batch delayed in transit must not move time backwards.
+    if (seen >= g.lastSeen) {
+      g.rssi = r.rssi
+      g.lastSeen = seen
+      const d = accuracy(Math.round(r.rssi), r.measuredPower)
+      if (d >= 0) g.distance = d
+      else delete g.distance
+    }
+    if (seen > b.lastSeen) b.lastSeen = seen
+    this.options.positioner?.observe({ time: seen, anchor: gateway, beacon: r.id, rssi: r.rssi })
+    if (fresh) {
+      this.place(b, seen)
+      this.on.found(this.view(b, seen))
+    }
+  }
+
+  /**
+   * A gateway went offline (its last will, or a clean close): its readings stop counting at
+   * once and its beacons are re-decided from the gateways that remain. None is dropped for it:
+   * a beacon only that gateway heard goes by the gone timeout like any other.
+   */
+  gatewayOffline(gateway: string, now: number): void {
+    for (const b of this.beacons.values()) {
+      const i = b.gateways.findIndex((g) => g.gateway === gateway)
+      if (i >= 0) {
+        b.gateways.splice(i, 1)
+        this.place(b, now)
+      }
+    }
+  }
+
+  /**
+   * Moves the state to `now`: gateways that stopped hearing a beacon drop out of it, rooms and
+   * positions are decided again, and beacons no gateway heard for the gone timeout go.
+   */
+  tick(now: number): void {
+    for (const b of this.beacons.values()) {
+      if (now - b.lastSeen >= this.goneTimeoutMs) {
+        this.beacons.delete(b.id)
+        this.options.positioner?.forget?.(b.id)
+        this.on.gone(this.view(b, now))
+        continue
+      }
+      let kept = 0
+      for (const g of b.gateways) if (now - g.lastSeen < this.hearingMs) b.gateways[kept++] = g
+      b.gateways.length = kept
+      this.place(b, now)
+    }
+  }
+
+  /** Every beacon present, strongest gateway first within each. */
+  list(now: number): FleetBeacon[] {
+    const out: FleetBeacon[] = []
+    for (const b of this.beacons.values()) out.push(this.view(b, now))
+    return out
+  }
+
+  /** One beacon, if present. */
+  get(id: string, now: number): FleetBeacon | undefined {
+    const b = this.beacons.get(id)
+    return b === undefined ? undefined : this.view(b, now)
+  }
+
+  private place(b: Fused, now: number): void {
+    const site = this.options.site
+    const estimate = this.options.positioner?.estimate(b.id, now)
+    if (estimate !== undefined) {
+      const was = b.position
+      const position = { x: estimate.x, y: estimate.y, accuracy: estimate.accuracy }
+      b.position = position
+      if (was !== undefined && Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) this.on.moved(this.view(b, now))
+    }
+    if (site === undefined) return
+    // Evidence per room: its strongest gateway; a position inside a room's polygon counts as
+    // that room leading by the margin, so a positioned beacon follows the plan.
+    const evidence = new Map<string, number>()
+    for (const g of b.gateways) {
+      const room = site.anchor(g.gateway)?.room
+      if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)
+    }
+    const at = estimate === undefined ? undefined : (estimate.room ?? site.roomAt(estimate.x, estimate.y))
+    if (at !== undefined) {
+      let best = -Infinity
+      for (const v of evidence.values()) if (v > best) best = v
+      evidence.set(at, (best === -Infinity ? -100 : best) + this.marginDb)
+    }
+    const change = decideRoom(b, evidence, now, this.dwellMs, this.marginDb)
+    if (change !== undefined) this.on.room(this.view(b, now), change)
+  }
+
+  private view(b: Fused, now: number): FleetBeacon {
+    const gateways = b.gateways.map((g) => ({ ...g })).sort((x, y) => y.rssi - x.rssi)
+    const out: FleetBeacon = { id: b.id, time: now, present: true, gateways, firstSeen: b.firstSeen, lastSeen: b.lastSeen }
+    if (b.room !== undefined) out.room = b.room
+    if (b.position !== undefined) out.position = { ...b.position }
+    return out
+  }
+}

@@ -1,0 +1,168 @@
+/**
+ * A site: where the anchors are (fixed gateways hearing moving beacons, or fixed beacons heard by
+ * a moving scanner), the floor's extent and its rooms. Read from the JSON shape of DESIGN.md
+ * section 8 (the tetam data set's site.json is one); pure data, no I/O, so the fleet tracker and
+ * the positioning engine share it.
+ */
+import { InvalidOptionError } from '../errors.js'
+
+/** A fixed receiver or beacon, metres on the site's plan. */
+export interface Anchor {
+  id: string
+  x?: number
+  y?: number
+  /** Mounting height, metres. */
+  z?: number
+  /** The room the anchor stands in, given or found from the room polygons. */
+  room?: string
+}
+
+/** A room: a polygon on the plan, and/or the gateways that stand for it. */
+export interface Room {
+  name: string
+  /** Corners in order, metres; absent in the simple case of gateway → room names. */
+  polygon?: readonly (readonly [number, number])[]
+}
+
+/** The rectangle the site covers. */
+export interface Area {
+  minX: number
+  minY: number
+  maxX: number
+  maxY: number
+}
+
+/** Which side of the link is fixed. */
+export type AnchorKind = 'receivers' | 'beacons'
+
+function bad(what: string, fix: string): InvalidOptionError {
+  return new InvalidOptionError('invalid_option', `site: ${what}; ${fix}`, { option: 'site' })
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+function optionalNumber(v: unknown, where: string): number | undefined {
+  if (v === undefined || v === null) return undefined
+  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${where} is ${JSON.stringify(v)}`, 'give a number of metres')
+  return v
+}
+
+function readPolygon(v: unknown, where: string): [number, number][] {
+  if (!Array.isArray(v) || v.length < 3) throw bad(`${where}.polygon is not a list of at least three [x, y] corners`, 'list the corners in order, e.g. [[0,0],[5,0],[5,4]]')
+  return v.map((p, i) => {
+    if (!Array.isArray(p) || p.length < 2) throw bad(`${where}.polygon[${i}] is not an [x, y] pair`, 'give each corner as [x, y] in metres')
+    return [optionalNumber(p[0], `${where}.polygon[${i}][0]`) ?? Number.NaN, optionalNumber(p[1], `${where}.polygon[${i}][1]`) ?? Number.NaN]
+  })
+}
+
+/** Even-odd ray casting: whether (x, y) lies inside the polygon. */
+function inside(polygon: readonly (readonly [number, number])[], x: number, y: number): boolean {
+  let within = false
+  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
+    const [xi, yi] = polygon[i]
+    const [xj, yj] = polygon[j]
+    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) within = !within
+  }
+  return within
+}
+
+/**
+ * Anchors, area and rooms of one site.
+ *
+ * ```ts
+ * const site = Site.fromJSON(JSON.parse(await readFile('site.json', 'utf8')))
+ * site.anchor('hall-north')?.room   // 'hall'
+ * ```
+ */
+export class Site {
+  /** Whether the anchors are receivers (gateways) or fixed beacons. */
+  readonly kind: AnchorKind
+  readonly area?: Area
+  readonly rooms: readonly Room[]
+  private readonly anchors: ReadonlyMap<string, Anchor>
+
+  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[] }) {
+    this.kind = init.kind ?? 'receivers'
+    this.rooms = init.rooms ?? []
+    if (init.area !== undefined) this.area = init.area
+    const anchors = new Map<string, Anchor>()
+    for (const a of init.anchors) {
+      const room = a.room ?? (a.x !== undefined && a.y !== undefined ? this.roomAt(a.x, a.y) : undefined)
+      anchors.set(a.id, room === undefined ? { ...a } : { ...a, room })
+    }
+    this.anchors = anchors
+  }
+
+  /**
+   * Reads the JSON shape of a site file: anchors keyed by id under `receivers` or `gateways`
+   * (fixed receivers) or under `anchorBeacons` (fixed beacons), each `{ x?, y?, z?, room? }`;
+   * `area` `{ minX, minY, maxX, maxY }`; `rooms` as a list of `{ name, polygon?, gateways? }` or
+   * as an object of room name → gateway ids. Other keys are ignored. Throws
+   * `InvalidOptionError` naming the first thing that is wrong.
+   */
+  static fromJSON(json: unknown): Site {
+    if (!isRecord(json)) throw bad('the file is not a JSON object', 'see docs/fleet.md for the shape')
+    const fixedBeacons = isRecord(json.anchorBeacons)
+    const group = fixedBeacons ? json.anchorBeacons : (json.receivers ?? json.gateways)
+    if (!isRecord(group)) throw bad('no anchors', 'list the gateways under "gateways" (or "receivers"), or fixed beacons under "anchorBeacons"')
+    const roomOfGateway = new Map<string, string>()
+    const rooms: Room[] = []
+    if (Array.isArray(json.rooms)) {
+      json.rooms.forEach((r, i) => {
+        if (!isRecord(r) || typeof r.name !== 'string' || r.name === '') throw bad(`rooms[${i}] has no name`, 'give each room a "name"')
+        const room: Room = { name: r.name }
+        if (r.polygon !== undefined) room.polygon = readPolygon(r.polygon, `rooms[${i}]`)
+        rooms.push(room)
+        if (Array.isArray(r.gateways)) for (const g of r.gateways) if (typeof g === 'string') roomOfGateway.set(g, r.name)
+      })
+    } else if (isRecord(json.rooms)) {
+      for (const [name, ids] of Object.entries(json.rooms)) {
+        if (!Array.isArray(ids)) throw bad(`rooms.${name} is not a list of gateway ids`, 'map each room name to the gateways in it')
+        rooms.push({ name })
+        for (const g of ids) if (typeof g === 'string') roomOfGateway.set(g, name)
+      }
+    }
+    const anchors: Anchor[] = []
+    for (const [id, v] of Object.entries(group)) {
+      const a: Anchor = { id }
+      if (isRecord(v)) {
+        const x = optionalNumber(v.x, `${id}.x`)
+        const y = optionalNumber(v.y, `${id}.y`)
+        const z = optionalNumber(v.z, `${id}.z`)
+        if (x !== undefined) a.x = x
+        if (y !== undefined) a.y = y
+        if (z !== undefined) a.z = z
+        if (typeof v.room === 'string') a.room = v.room
+      }
+      const named = roomOfGateway.get(id)
+      if (named !== undefined && a.room === undefined) a.room = named
+      if (a.room !== undefined && !rooms.some((r) => r.name === a.room)) rooms.push({ name: a.room })
+      anchors.push(a)
+    }
+    let area: Area | undefined
+    if (isRecord(json.area)) {
+      const [minX, minY, maxX, maxY] = (['minX', 'minY', 'maxX', 'maxY'] as const).map((k) => optionalNumber((json.area as Record<string, unknown>)[k], `area.${k}`))
+      if (minX === undefined || minY === undefined || maxX === undefined || maxY === undefined) throw bad('area lacks one of minX, minY, maxX, maxY', 'give all four, in metres')
+      area = { minX, minY, maxX, maxY }
+    }
+    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, ...(area === undefined ? {} : { area }) })
+  }
+
+  /** An anchor by id. */
+  anchor(id: string): Anchor | undefined {
+    return this.anchors.get(id)
+  }
+
+  /** Every anchor. */
+  anchorList(): Anchor[] {
+    return [...this.anchors.values()]
+  }
+
+  /** The room whose polygon holds (x, y), if any. */
+  roomAt(x: number, y: number): string | undefined {
+    for (const r of this.rooms) if (r.polygon !== undefined && inside(r.polygon, x, y)) return r.name
+    return undefined
+  }
+}

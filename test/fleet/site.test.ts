@@ -1,0 +1,45 @@
+// Site files: the tetam data set's shape (receivers keyed by id), gateway → room names,
+// room polygons, fixed beacons, and files that are wrong in ways a person writes them.
+import { existsSync, readFileSync } from 'node:fs'
+import { describe, expect, it } from 'vitest'
+import { Site } from '../../src/fleet/site.js'
+import { InvalidOptionError } from '../../src/errors.js'
+
+const tetam = new URL('../../../shared/datasets/tetam/site.json', import.meta.url)
+
+describe('Site.fromJSON', () => {
+  // The data set lives beside the repository in the workplace, not in a clone elsewhere.
+  it.skipIf(!existsSync(tetam))('reads the tetam site: twelve receivers, the area, other keys ignored', () => {
+    const site = Site.fromJSON(JSON.parse(readFileSync(tetam, 'utf8')))
+    expect(site.kind).toBe('receivers')
+    expect(site.anchorList()).toHaveLength(12)
+    expect(site.anchor('b827eb4521b4')).toMatchObject({ x: 7, y: 7.09, z: 1.22 })
+    expect(site.area?.maxX).toBeCloseTo(20.66, 2)
+  })
+
+  it('gateway → room names, and rooms found from polygons', () => {
+    const simple = Site.fromJSON({ gateways: { a: {}, b: {}, c: { room: 'Lab' } }, rooms: { Kitchen: ['a'], Hall: ['b'] } })
+    expect(simple.anchorList().map((a) => [a.id, a.room])).toEqual([['a', 'Kitchen'], ['b', 'Hall'], ['c', 'Lab']])
+    expect(simple.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Hall', 'Lab'])
+    const plan = Site.fromJSON({ gateways: { a: { x: 1, y: 1 }, b: { x: 9, y: 9 } }, rooms: [{ name: 'Box', polygon: [[0, 0], [2, 0], [2, 2], [0, 2]] }] })
+    expect(plan.anchor('a')?.room).toBe('Box')
+    expect(plan.anchor('b')?.room).toBeUndefined()
+    expect(plan.roomAt(1.5, 0.5)).toBe('Box')
+  })
+
+  it('fixed beacons make a site of the mobile case', () => {
+    expect(Site.fromJSON({ anchorBeacons: { '0117C5000001': { x: 0, y: 0 } } }).kind).toBe('beacons')
+  })
+
+  it.each([
+    [null, /not a JSON object/],
+    [{}, /no anchors/],
+    [{ gateways: { a: { x: 'left' } } }, /a\.x is "left"/],
+    [{ gateways: { a: {} }, rooms: [{ polygon: [] }] }, /rooms\[0\] has no name/],
+    [{ gateways: { a: {} }, rooms: [{ name: 'R', polygon: [[0, 0]] }] }, /at least three/],
+    [{ gateways: { a: {} }, area: { minX: 0 } }, /area lacks/],
+  ])('refuses %j with a message that says what to fix', (json, message) => {
+    expect(() => Site.fromJSON(json)).toThrow(InvalidOptionError)
+    expect(() => Site.fromJSON(json)).toThrow(message)
+  })
+})
