@@ -127,6 +127,15 @@ function sinceParam(params: URLSearchParams): number | undefined {
   return n
 }
 
+/** Decodes one %-escaped path segment; a malformed escape is the client's error, not ours. */
+function pathSegment(text: string): string {
+  try {
+    return decodeURIComponent(text)
+  } catch {
+    throw new HttpError(400, 'the path has a malformed %-escape; encode it with encodeURIComponent', 'bad_escape')
+  }
+}
+
 /** Starts the emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const accounts = options.accounts ?? [DEFAULT_EMULATOR_ACCOUNT]
@@ -156,8 +165,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return email
   }
 
+  // Takes decoded text: URLSearchParams has decoded a query value already.
   const serial = (text: string | undefined): string => {
-    const mac = text === undefined ? undefined : normalizeSerial(decodeURIComponent(text))
+    const mac = text === undefined ? undefined : normalizeSerial(text)
     if (mac === undefined) throw new HttpError(400, 'mac must be a serial number of 12 hex digits', 'bad_param')
     return mac
   }
@@ -175,7 +185,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (parts[0] === 'maps' && parts.length === 2 && method === 'GET') {
       authenticate(req)
-      const map = store.maps.get(decodeURIComponent(parts[1]))
+      const map = store.maps.get(pathSegment(parts[1]))
       if (map === undefined) throw new HttpError(404, 'no map with this key', 'not_found')
       return [200, map]
     }
@@ -215,7 +225,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         return [200, { received: records.length, stored, duplicates }]
       }
     } else {
-      const mac = serial(parts[3])
+      const mac = serial(pathSegment(parts[3]))
       if (method === 'DELETE') {
         if (!store.removeBeacon(email, mac)) throw new HttpError(404, 'this account has no such beacon', 'not_found')
         return [200, { ok: true }]
@@ -257,7 +267,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         throw new HttpError(400, 'body is not JSON', 'bad_json')
       }
     }
-    const url = new URL(req.url ?? '/', 'http://emulator')
+    let url: URL
+    try {
+      url = new URL(req.url ?? '/', 'http://emulator')
+    } catch {
+      throw new HttpError(400, 'the request target is not a valid path', 'bad_path')
+    }
     const [status, result] = route(req, url, body)
     // The other half of the resets: the request took effect but its answer is lost.
     if (roll < reset) {
