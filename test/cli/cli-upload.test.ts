@@ -83,6 +83,24 @@ describe('beaconkit --upload checks the account first', () => {
     }
   })
 
+  it('runs on with a warning when the account cannot be checked now (5xx): the queue waits for the cloud', async () => {
+    const server = await loopback((req, res) => {
+      const login = req.method === 'POST' && req.url === '/sessions'
+      res.writeHead(login ? 503 : 200, { 'content-type': 'application/json' })
+      res.end(login ? '{"message":"maintenance"}' : '{}')
+    })
+    try {
+      const r = await runCli(['replay', recording, '--virtual', '--json', ...uploadArgs(server.url)])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toMatch(/^beaconkit: warning: could not check the account at http:\/\/127\.0\.0\.1:\d+ now \(POST \/sessions failed on the server \(HTTP 503\); retry later\); records are queued and sent once it answers$/m)
+      const uploads = server.requests.filter((q) => q.url === '/users/me/beacons/logs')
+      expect(uploads.length).toBeGreaterThan(0)
+      expect(uploads[0].body).toContain(SERIAL)
+    } finally {
+      await server.close()
+    }
+  })
+
   it('ends with exit 4 when the account is refused at the last flush', async () => {
     const server = await acceptsLoginOnly(401)
     try {
