@@ -6,6 +6,8 @@ import { inspect } from 'node:util'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from './http.js'
 import type { FetchLike } from './http.js'
+import { withRetries } from './retry.js'
+import type { RetryPolicy } from './retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
 
@@ -95,8 +97,6 @@ function checked<T>(what: string, fn: () => T): T {
   }
 }
 
-const RETRYABLE = new Set(['network', 'timeout', 'server', 'rate_limited'])
-
 /**
  * The account interface. Every call but `verify` carries HTTP basic credentials; every call has
  * a timeout and accepts an AbortSignal; idempotent calls are retried with backoff.
@@ -110,9 +110,7 @@ export class AccountClient {
   readonly #authorization: string
   readonly #http: HttpTransport
   readonly #timeoutMs: number
-  readonly #retries: number
-  readonly #initialDelayMs: number
-  readonly #maxDelayMs: number
+  readonly #retry: RetryPolicy
 
   constructor(options: AccountClientOptions) {
     if (typeof options.email !== 'string' || options.email.length === 0) throw invalid('email', 'email must be a non-empty string')
@@ -147,9 +145,11 @@ export class AccountClient {
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
     const retries = options.retry?.retries ?? 2
     if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
-    this.#retries = retries
-    this.#initialDelayMs = positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs')
-    this.#maxDelayMs = positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs')
+    this.#retry = {
+      retries,
+      initialDelayMs: positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs'),
+      maxDelayMs: positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs'),
+    }
   }
 
   /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */
@@ -290,10 +290,10 @@ export class AccountClient {
     how: { body?: unknown; auth?: boolean; idempotent?: boolean; wantBody?: boolean | 'optional' },
   ): Promise<unknown> {
     const timeoutMs = positiveOr(options.timeoutMs, this.#timeoutMs, 'timeoutMs')
-    const attempts = how.idempotent === true ? this.#retries + 1 : 1
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await this.#http.exchange({
+    const policy = how.idempotent === true ? this.#retry : { ...this.#retry, retries: 0 }
+    return withRetries(
+      () =>
+        this.#http.exchange({
           method,
           path,
           body: how.body,
@@ -301,33 +301,9 @@ export class AccountClient {
           signal: options.signal,
           timeoutMs,
           wantBody: how.wantBody ?? false,
-        })
-      } catch (e) {
-        if (!(e instanceof AccountError) || !RETRYABLE.has(e.code) || attempt >= attempts) throw e
-        // A server asking for a longer pause than we would ever wait gets its answer to the caller.
-        if ((e.retryAfterSeconds ?? 0) * 1000 > this.#maxDelayMs) throw e
-        const backoff = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1))
-        const jittered = backoff / 2 + Math.random() * (backoff / 2)
-        await sleep(Math.max(jittered, (e.retryAfterSeconds ?? 0) * 1000), options.signal)
-      }
-    }
+        }),
+      policy,
+      options.signal,
+    )
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
-      return
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

@@ -149,7 +149,8 @@ export class HttpTransport {
       await discardBody(res)
       stop.abort()
       const followed = res.redirected && !(status >= 300 && status < 400)
-      const to = followed ? locationHost(res.url, url) : locationHost(res.headers.get('location'), url)
+      // An opaque redirect hides its Location.
+      const to = followed ? locationHost(res.url, url) : status === 0 ? 'an address the fetch does not disclose' : locationHost(res.headers.get('location'), url)
       const how = followed
         ? `was redirected to ${to} by the injected fetch, which must not follow redirects (pass init.redirect on); its answer is not trusted`
         : `was redirected${status === 0 ? '' : ` (HTTP ${status})`} to ${to}, and redirects are not followed`
