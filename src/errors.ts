@@ -48,6 +48,8 @@ export type AccountErrorCode =
   | 'invalid_response'
   | 'aborted'
   | 'insecure_url'
+  | 'redirected'
+  | 'response_too_large'
 
 /** A call to the account interface failed. Never carries the password. */
 export class AccountError extends BeaconkitError<AccountErrorCode> {

@@ -17,7 +17,9 @@ Filters:
   --min-rssi <dBm>       only beacons heard at least this strongly, e.g. -80
   --verified-only        only beacons verified with a broadcast key
 Upload (off unless --upload is given):
-  --upload               send sensor data to the account interface
+  --upload               send sensor data to the account interface; the account
+                         is checked first, and a refused account (at start or
+                         later) ends the command with exit code 4
   --cloud-url <url>      the account interface, e.g. http://127.0.0.1:8080
   --email <address>      account e-mail
   --password-file <file> file holding the account password

@@ -8,7 +8,7 @@ import { BeaconScanner } from '../scanner.js'
 import type { Beacon } from '../reading.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 import type { ViewFlags } from './args.js'
-import { EXIT } from './exit.js'
+import { EXIT, errorLine } from './exit.js'
 import { JsonLinesOutput } from './json-lines.js'
 import { loadKeyring } from './keys.js'
 import { TableScreen } from './screen.js'
@@ -75,7 +75,12 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     warnings.push(text)
     if (warnings.length > 10) warnings.shift()
   }
-  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn)
+  let finish!: (code: number) => void
+  const done = new Promise<number>((resolve) => {
+    finish = resolve
+  })
+  // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
+  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn, () => finish(EXIT.account))
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
@@ -83,11 +88,6 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   let lastTick: { time: number; adverts: number } | undefined
   source.on('advertisement', () => {
     adverts++
-  })
-
-  let finish!: (code: number) => void
-  const done = new Promise<number>((resolve) => {
-    finish = resolve
   })
 
   scanner.on('state', (state: AdapterState) => {
@@ -124,6 +124,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const removeSignals = handleSignals(() => finish(EXIT.ok), restore)
   const cancelDuration = run.durationMs === undefined ? undefined : clock.setTimeout(() => finish(EXIT.ok), run.durationMs)
 
+  let code: number
   try {
     if (screen !== undefined) {
       screen.open()
@@ -131,10 +132,9 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     }
     // Ctrl-C while the adapter is still starting (waiting for poweredOn) must not wait for it.
     const started = await Promise.race([scanner.start().then(() => true), done.then(() => false)])
-    if (!started) return await done
     // A finite source has ended and its beacons aged out (in virtual time, as fast as possible).
-    if (run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
-    return await done
+    if (started && run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
+    code = await done
   } finally {
     cancelDuration?.()
     await scanner.stop()
@@ -150,4 +150,10 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (warningCount > warnings.length) streams.stderr.write(`beaconkit: (${warningCount - warnings.length} earlier warnings not shown)\n`)
     for (const w of warnings) streams.stderr.write(`beaconkit: warning: ${w}\n`)
   }
+  // Also when the account was refused while closing (the last flush): the documented code.
+  if (upload?.failure !== undefined) {
+    streams.stderr.write(`${errorLine(upload.failure)}\n`)
+    return EXIT.account
+  }
+  return code
 }

@@ -1,38 +1,86 @@
 /**
  * `--upload`: an AccountClient and an Uploader attached to the scanner. The password comes
- * from a file so it stays out of the process list, and it is never printed.
+ * from a file so it stays out of the process list, and it is never printed: every line this
+ * file prints goes through the client's scrubber, whatever a server echoed.
  */
 
 import { AccountClient } from '../cloud/account-client.js'
 import { Uploader } from '../cloud/uploader.js'
 import type { UploadEventSource } from '../cloud/uploader.js'
+import { AccountError } from '../errors.js'
+import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './args.js'
 import { readPasswordFile } from './password-file.js'
+
+/**
+ * Codes on which the Uploader stops for good (see its `deliver`): nothing will be delivered
+ * in this run, so the run ends with exit code 4 instead of scanning on as if all were well.
+ */
+const FATAL: ReadonlySet<AccountErrorCode> = new Set(['unauthorized', 'not_found', 'insecure_url'])
+
+/** Codes that say nothing about the account: the cloud may answer later, and the queue waits. */
+const TRANSIENT: ReadonlySet<AccountErrorCode> = new Set(['network', 'timeout', 'server', 'rate_limited'])
 
 /** A running upload: `close()` flushes what is queued, then stops. */
 export interface RunningUpload {
   readonly uploader: Uploader
+  /** Why uploading stopped for good during the run (credentials refused mid-run), if it did. */
+  readonly failure: AccountError | undefined
   close(): Promise<void>
 }
 
 /**
- * Starts uploading the scanner's beacons. Problems are reported through `warn` and do not
- * stop scanning: the queue keeps the records and the uploader retries.
+ * Checks the account (fails fast with an AccountError, exit code 4, when the cloud refuses the
+ * e-mail and password, redirects, or is not the account interface), then starts uploading the
+ * scanner's beacons. Passing problems are reported through `warn` and do not stop scanning: the
+ * queue keeps the records and the uploader retries. A refusal later in the run calls `onFailure`.
  */
-export async function startUpload(flags: UploadFlags, scanner: UploadEventSource, warn: (text: string) => void): Promise<RunningUpload> {
+export async function startUpload(
+  flags: UploadFlags,
+  scanner: UploadEventSource,
+  warn: (text: string) => void,
+  onFailure: (error: AccountError) => void = () => undefined,
+): Promise<RunningUpload> {
   const password = await readPasswordFile(flags.passwordFile)
   const client = new AccountClient({ baseUrl: flags.cloudUrl, email: flags.email, password })
+  const say = (text: string): void => warn(client.scrub(text))
+  try {
+    await client.verify()
+  } catch (error) {
+    if (!(error instanceof AccountError)) throw error
+    if (!TRANSIENT.has(error.code)) throw refused(error, client)
+    say(`could not check the account at ${client.baseUrl} now (${error.message}); records are queued and sent once it answers`)
+  }
   const uploader = new Uploader({ client, ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }) })
-  uploader.on('error', (error) => warn(`upload stopped: ${error.message}`))
-  uploader.on('retrying', (info) => warn(`upload failed (${info.error.message}); retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`))
-  uploader.on('dropped', (info) => warn(`upload dropped ${info.count} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`))
+  let failure: AccountError | undefined
+  uploader.on('error', (error) => {
+    if (error instanceof AccountError && FATAL.has(error.code)) {
+      failure ??= refused(error, client)
+      onFailure(failure)
+      return
+    }
+    say(`upload error: ${error.message}`)
+  })
+  uploader.on('retrying', (info) => say(`upload failed (${info.error.message}); retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`))
+  uploader.on('dropped', (info) => say(`upload dropped ${info.count} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`))
   const detach = uploader.attach(scanner)
   return {
     uploader,
+    get failure() {
+      return failure
+    },
     async close() {
       detach()
       // Flush before leaving: at-least-once delivery is the point of the queue.
       await uploader.close()
     },
   }
+}
+
+/** The error the command ends with: says it was the upload, and carries nothing secret. */
+function refused(error: AccountError, client: AccountClient): AccountError {
+  return new AccountError(error.code, client.scrub(`--upload to ${client.baseUrl}: ${error.message}`), {
+    status: error.status,
+    ...(error.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: error.retryAfterSeconds }),
+  })
 }

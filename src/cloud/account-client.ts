@@ -4,8 +4,10 @@
  */
 import { inspect } from 'node:util'
 import { AccountError, InvalidOptionError } from '../errors.js'
-import { exchange } from './http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from './http.js'
 import type { FetchLike } from './http.js'
+import { withRetries } from './retry.js'
+import type { RetryPolicy } from './retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
 
@@ -16,8 +18,13 @@ export interface AccountClientOptions {
   email: string
   /** Kept private: never logged, never in errors, never in inspect or JSON output. */
   password: string
-  /** Replaces the global fetch. */
+  /** Replaces the global fetch. It must honour `redirect: 'manual'` (redirects are refused). */
   fetch?: FetchLike
+  /**
+   * Largest answer body read, in bytes; a longer answer is abandoned (its connection closed)
+   * with `AccountError` code `response_too_large`. Default 4 MiB.
+   */
+  maxResponseBytes?: number
   /** Per-attempt limit on waiting for a complete answer. Default 15,000 ms. */
   timeoutMs?: number
   /** Allows plain http to a non-loopback host (credentials travel in the clear). */
@@ -90,8 +97,6 @@ function checked<T>(what: string, fn: () => T): T {
   }
 }
 
-const RETRYABLE = new Set(['network', 'timeout', 'server', 'rate_limited'])
-
 /**
  * The account interface. Every call but `verify` carries HTTP basic credentials; every call has
  * a timeout and accepts an AbortSignal; idempotent calls are retried with backoff.
@@ -103,11 +108,9 @@ export class AccountClient {
   readonly email: string
   readonly #password: string
   readonly #authorization: string
-  readonly #fetch: FetchLike
+  readonly #http: HttpTransport
   readonly #timeoutMs: number
-  readonly #retries: number
-  readonly #initialDelayMs: number
-  readonly #maxDelayMs: number
+  readonly #retry: RetryPolicy
 
   constructor(options: AccountClientOptions) {
     if (typeof options.email !== 'string' || options.email.length === 0) throw invalid('email', 'email must be a non-empty string')
@@ -131,14 +134,22 @@ export class AccountClient {
     this.baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '')
     this.email = options.email
     this.#password = options.password
-    this.#authorization = `Basic ${Buffer.from(`${options.email}:${options.password}`, 'utf8').toString('base64')}`
-    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
+    const basic = Buffer.from(`${options.email}:${options.password}`, 'utf8').toString('base64')
+    this.#authorization = `Basic ${basic}`
+    const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
+      throw invalid('maxResponseBytes', 'maxResponseBytes must be a positive whole number of bytes, such as 4194304 (4 MiB)')
+    }
+    // The basic token is a secret of its own: for a short password, no part of it is.
+    this.#http = new HttpTransport({ baseUrl: this.baseUrl, fetch: options.fetch, secrets: [options.password, basic], maxResponseBytes })
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
     const retries = options.retry?.retries ?? 2
     if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
-    this.#retries = retries
-    this.#initialDelayMs = positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs')
-    this.#maxDelayMs = positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs')
+    this.#retry = {
+      retries,
+      initialDelayMs: positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs'),
+      maxDelayMs: positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs'),
+    }
   }
 
   /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */
@@ -242,6 +253,15 @@ export class AccountClient {
     return result
   }
 
+  /**
+   * `text` without this client's password in any form (plain, URL- or form-encoded, base64 as
+   * in the basic-auth header, or any 8-character run of those), for logging text that came
+   * from a server or the network. Every `AccountError` message is already scrubbed.
+   */
+  scrub(text: string): string {
+    return this.#http.scrub(text)
+  }
+
   /** Shows the account without its password. */
   [inspect.custom](): string {
     return `AccountClient { baseUrl: '${this.baseUrl}', email: '${this.email}' }`
@@ -270,49 +290,20 @@ export class AccountClient {
     how: { body?: unknown; auth?: boolean; idempotent?: boolean; wantBody?: boolean | 'optional' },
   ): Promise<unknown> {
     const timeoutMs = positiveOr(options.timeoutMs, this.#timeoutMs, 'timeoutMs')
-    const attempts = how.idempotent === true ? this.#retries + 1 : 1
-    for (let attempt = 1; ; attempt++) {
-      try {
-        return await exchange(
-          this.#fetch,
-          this.baseUrl,
-          {
-            method,
-            path,
-            body: how.body,
-            authorization: how.auth === false ? undefined : this.#authorization,
-            signal: options.signal,
-            timeoutMs,
-            wantBody: how.wantBody ?? false,
-          },
-          [this.#password, this.#authorization],
-        )
-      } catch (e) {
-        if (!(e instanceof AccountError) || !RETRYABLE.has(e.code) || attempt >= attempts) throw e
-        // A server asking for a longer pause than we would ever wait gets its answer to the caller.
-        if ((e.retryAfterSeconds ?? 0) * 1000 > this.#maxDelayMs) throw e
-        const backoff = Math.min(this.#maxDelayMs, this.#initialDelayMs * 2 ** (attempt - 1))
-        const jittered = backoff / 2 + Math.random() * (backoff / 2)
-        await sleep(Math.max(jittered, (e.retryAfterSeconds ?? 0) * 1000), options.signal)
-      }
-    }
+    const policy = how.idempotent === true ? this.#retry : { ...this.#retry, retries: 0 }
+    return withRetries(
+      () =>
+        this.#http.exchange({
+          method,
+          path,
+          body: how.body,
+          authorization: how.auth === false ? undefined : this.#authorization,
+          signal: options.signal,
+          timeoutMs,
+          wantBody: how.wantBody ?? false,
+        }),
+      policy,
+      options.signal,
+    )
   }
-}
-
-function sleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal?.aborted === true) {
-      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
-      return
-    }
-    const onAbort = (): void => {
-      clearTimeout(timer)
-      reject(new AccountError('aborted', 'the call was aborted while waiting to retry'))
-    }
-    const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort)
-      resolve()
-    }, ms)
-    signal?.addEventListener('abort', onAbort, { once: true })
-  })
 }

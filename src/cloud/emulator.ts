@@ -7,6 +7,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { AddressInfo } from 'node:net'
 import { InvalidOptionError } from '../errors.js'
 import { EmulatorStore } from './emulator-store.js'
+import { HttpError, intParam, pathSegment, readBody, send, sinceParam } from './emulator-http.js'
 import { seededRandom } from '../random.js'
 import type { EmulatorAccount } from './emulator-store.js'
 import { normalizeSerial, parseLogRecord, ShapeError } from './records.js'
@@ -61,16 +62,6 @@ export interface Emulator {
 /** The default login when no accounts are given. */
 export const DEFAULT_EMULATOR_ACCOUNT: EmulatorAccount = { email: 'demo@example.com', password: 'demo-password' }
 
-class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    message: string,
-    readonly code: string,
-  ) {
-    super(message)
-  }
-}
-
 function checkFaults(faults: EmulatorFaults): EmulatorFaults {
   for (const k of ['failureRate', 'resetRate'] as const) {
     const v = faults[k]
@@ -82,50 +73,6 @@ function checkFaults(faults: EmulatorFaults): EmulatorFaults {
   return { ...faults }
 }
 
-function readBody(req: IncomingMessage, limit: number): Promise<string> {
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = []
-    let size = 0
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > limit) {
-        reject(new HttpError(413, `body larger than ${limit} bytes; send smaller batches`, 'too_large'))
-        req.resume()
-        return
-      }
-      chunks.push(c)
-    })
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-    // A client that gave up mid-body (its timeout) leaves nothing to answer.
-    req.on('close', () => {
-      if (!req.complete) reject(new HttpError(400, 'request body incomplete', 'incomplete'))
-    })
-  })
-}
-
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
-  const text = JSON.stringify(body)
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers })
-  res.end(text)
-}
-
-function intParam(params: URLSearchParams, name: string, fallback: number, min: number, max: number): number {
-  const raw = params.get(name)
-  if (raw === null) return fallback
-  const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer from ${min} to ${max}`, 'bad_param')
-  return n
-}
-
-/** Reads the emulator's `timestamp` filter: ms since the epoch, or an ISO 8601 date; logs at or after it. */
-function sinceParam(params: URLSearchParams): number | undefined {
-  const raw = params.get('timestamp')
-  if (raw === null || raw === '') return undefined
-  const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
-  if (Number.isNaN(n)) throw new HttpError(400, 'timestamp must be milliseconds since the epoch or an ISO 8601 date', 'bad_param')
-  return n
-}
 
 /** Starts the emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
@@ -156,8 +103,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     return email
   }
 
+  // Takes decoded text: URLSearchParams has decoded a query value already.
   const serial = (text: string | undefined): string => {
-    const mac = text === undefined ? undefined : normalizeSerial(decodeURIComponent(text))
+    const mac = text === undefined ? undefined : normalizeSerial(text)
     if (mac === undefined) throw new HttpError(400, 'mac must be a serial number of 12 hex digits', 'bad_param')
     return mac
   }
@@ -175,7 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     }
     if (parts[0] === 'maps' && parts.length === 2 && method === 'GET') {
       authenticate(req)
-      const map = store.maps.get(decodeURIComponent(parts[1]))
+      const map = store.maps.get(pathSegment(parts[1]))
       if (map === undefined) throw new HttpError(404, 'no map with this key', 'not_found')
       return [200, map]
     }
@@ -215,7 +163,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         return [200, { received: records.length, stored, duplicates }]
       }
     } else {
-      const mac = serial(parts[3])
+      const mac = serial(pathSegment(parts[3]))
       if (method === 'DELETE') {
         if (!store.removeBeacon(email, mac)) throw new HttpError(404, 'this account has no such beacon', 'not_found')
         return [200, { ok: true }]
@@ -257,7 +205,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
         throw new HttpError(400, 'body is not JSON', 'bad_json')
       }
     }
-    const url = new URL(req.url ?? '/', 'http://emulator')
+    let url: URL
+    try {
+      url = new URL(req.url ?? '/', 'http://emulator')
+    } catch {
+      throw new HttpError(400, 'the request target is not a valid path', 'bad_path')
+    }
     const [status, result] = route(req, url, body)
     // The other half of the resets: the request took effect but its answer is lost.
     if (roll < reset) {

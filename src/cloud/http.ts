@@ -1,12 +1,29 @@
 /**
- * One HTTP exchange with the account interface, mapped onto `AccountError`: a timeout and an
- * optional caller signal on every call, status codes turned into stable codes, and nothing
- * secret in any message (the server's own message is scrubbed of the password).
+ * The HTTP transport shared by the platform's clients: one exchange, mapped onto
+ * `AccountError`. A timeout and an optional caller signal on every call; redirects are never
+ * followed (a redirect could carry credentials to another host, downgrade https, or make a
+ * login page's 200 look like an accepted upload); answers are read with a size cap; and every
+ * message is scrubbed of the secrets, whatever the server or the network stack put in it.
  */
 import { AccountError } from '../errors.js'
+import type { AccountErrorCode } from '../errors.js'
+import { discardBody, readCapped } from './http-body.js'
+import { Scrubber } from './scrub.js'
 
-/** The subset of `fetch` the client uses; inject your own (a proxy agent, a test double). */
+/**
+ * The subset of `fetch` the client uses; inject your own (a proxy agent, a test double). It
+ * must honour `init.redirect` (`'manual'`): an answer that was redirected anyway is refused.
+ */
 export type FetchLike = (input: string, init: RequestInit) => Promise<Response>
+
+/** Default cap on an answer's body: the platform's answers are small. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 4 * 1024 * 1024
+
+/** An error answer is read only for the server's message; the rest is not needed. */
+const ERROR_BODY_BYTES = 64 * 1024
+
+/** Longest server message quoted in an error. */
+const SERVER_MESSAGE_CHARS = 200
 
 /** One call to perform. */
 export interface Exchange {
@@ -19,6 +36,17 @@ export interface Exchange {
   timeoutMs: number
   /** `false` ignores the body; `'optional'` parses it when it is JSON and ignores it otherwise. */
   wantBody: boolean | 'optional'
+}
+
+/** How a transport talks to one server. */
+export interface TransportOptions {
+  /** Base URL without a trailing slash. */
+  baseUrl: string
+  fetch?: FetchLike
+  /** Strings that must never appear in an error (password, credential header). */
+  secrets: readonly string[]
+  /** Largest answer body read; a longer one fails with code `response_too_large`. */
+  maxResponseBytes?: number
 }
 
 /** Parses Retry-After (delta-seconds or an HTTP date) into seconds, or undefined. */
@@ -41,81 +69,138 @@ function describeCause(e: unknown): string {
   return e instanceof Error ? e.message : 'unknown error'
 }
 
-function scrub(text: string, secrets: readonly string[]): string {
-  let out = text.slice(0, 200)
-  for (const s of secrets) if (s.length > 0) out = out.split(s).join('***')
-  return out
-}
-
-/** Performs `ex` against `baseUrl`; resolves to the parsed JSON body (or undefined). */
-export async function exchange(
-  fetchImpl: FetchLike,
-  baseUrl: string,
-  ex: Exchange,
-  secrets: readonly string[],
-): Promise<unknown> {
-  const what = `${ex.method} ${ex.path.split('?')[0]}`
-  if (ex.signal?.aborted) throw new AccountError('aborted', `${what} was aborted before it started`)
-  const timeout = AbortSignal.timeout(ex.timeoutMs)
-  const signal = ex.signal === undefined ? timeout : AbortSignal.any([ex.signal, timeout])
-  const headers: Record<string, string> = { accept: 'application/json' }
-  if (ex.authorization !== undefined) headers.authorization = ex.authorization
-  let body: string | undefined
-  if (ex.body !== undefined) {
-    headers['content-type'] = 'application/json'
-    body = JSON.stringify(ex.body)
-  }
-  const failed = (e: unknown): AccountError => {
-    if (ex.signal?.aborted === true) return new AccountError('aborted', `${what} was aborted`)
-    if (timeout.aborted) {
-      return new AccountError('timeout', `${what} got no complete answer within ${ex.timeoutMs} ms; check the network or raise timeoutMs`)
-    }
-    return new AccountError('network', `${what} failed (${scrub(describeCause(e), secrets)}); check that ${baseUrl} is reachable`)
-  }
-  let res: Response
-  let text: string
+/** Where a Location header points: its host only (a path or query may carry a token). */
+function locationHost(location: string | null, requestUrl: string): string {
+  if (location === null) return 'nowhere (no Location header)'
   try {
-    res = await fetchImpl(`${baseUrl}${ex.path}`, { method: ex.method, headers, body, signal })
-    text = await res.text()
-  } catch (e) {
-    throw failed(e)
-  }
-  const status = res.status
-  if (status >= 200 && status < 300) {
-    if (!ex.wantBody) return undefined
-    if (text.length === 0) return undefined
-    try {
-      return JSON.parse(text) as unknown
-    } catch {
-      if (ex.wantBody === 'optional') return undefined
-      throw new AccountError('invalid_response', `${what} answered ${status} with a body that is not JSON`, { status })
-    }
-  }
-  const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'))
-  const details = retryAfterSeconds === undefined ? { status } : { status, retryAfterSeconds }
-  const serverSays = serverMessage(text, secrets)
-  if (status === 401 || status === 403) {
-    throw new AccountError('unauthorized', `${what} was refused (HTTP ${status}); check the account e-mail and password`, details)
-  }
-  if (status === 404) throw new AccountError('not_found', `${what}: not found (HTTP 404)${serverSays}`, details)
-  if (status === 429) {
-    const wait = retryAfterSeconds === undefined ? '' : ` for ${retryAfterSeconds} s`
-    throw new AccountError('rate_limited', `${what} was rate limited (HTTP 429); wait${wait} before retrying`, details)
-  }
-  if (status >= 400 && status < 500) {
-    throw new AccountError('bad_request', `${what} was rejected (HTTP ${status})${serverSays}`, details)
-  }
-  if (status >= 500) throw new AccountError('server', `${what} failed on the server (HTTP ${status}); retry later`, details)
-  throw new AccountError('invalid_response', `${what} answered with unexpected HTTP ${status}`, details)
-}
-
-function serverMessage(text: string, secrets: readonly string[]): string {
-  if (text.length === 0) return ''
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown; err_msg?: unknown }
-    const m = typeof parsed.message === 'string' ? parsed.message : typeof parsed.err_msg === 'string' ? parsed.err_msg : undefined
-    return m === undefined ? '' : `: ${scrub(m, secrets)}`
+    return new URL(location, requestUrl).host || 'an address without a host'
   } catch {
-    return ''
+    return 'an unreadable Location'
+  }
+}
+
+function serverMessage(text: string): string | undefined {
+  if (text.length === 0) return undefined
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown; err_msg?: unknown } | null
+    const m = parsed?.message ?? parsed?.err_msg
+    return typeof m === 'string' ? m : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Sends requests to one server; shared by the platform's clients. */
+export class HttpTransport {
+  /** Base URL without a trailing slash. */
+  readonly baseUrl: string
+  /** Largest answer body read. */
+  readonly maxResponseBytes: number
+  readonly #fetch: FetchLike
+  readonly #scrubber: Scrubber
+
+  constructor(options: TransportOptions) {
+    this.baseUrl = options.baseUrl
+    this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
+    this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
+    this.#scrubber = new Scrubber(options.secrets)
+  }
+
+  /** `text` without any secret, cut to `maxLength` after scrubbing. */
+  scrub(text: string, maxLength?: number): string {
+    return this.#scrubber.scrub(text, maxLength)
+  }
+
+  /** Performs `ex`; resolves to the parsed JSON body (or undefined). */
+  async exchange(ex: Exchange): Promise<unknown> {
+    const what = `${ex.method} ${ex.path.split('?')[0]}`
+    const fail = (code: AccountErrorCode, message: string, details: { status?: number; retryAfterSeconds?: number } = {}): AccountError =>
+      new AccountError(code, this.scrub(message), details)
+    if (ex.signal?.aborted) throw fail('aborted', `${what} was aborted before it started`)
+    const timeout = AbortSignal.timeout(ex.timeoutMs)
+    // Ours: stops an answer that grew past the cap, which closes its connection.
+    const stop = new AbortController()
+    const signal = AbortSignal.any(ex.signal === undefined ? [timeout, stop.signal] : [ex.signal, timeout, stop.signal])
+    const headers: Record<string, string> = { accept: 'application/json' }
+    if (ex.authorization !== undefined) headers.authorization = ex.authorization
+    let body: string | undefined
+    if (ex.body !== undefined) {
+      headers['content-type'] = 'application/json'
+      body = JSON.stringify(ex.body)
+    }
+    const failed = (e: unknown): AccountError => {
+      if (ex.signal?.aborted === true) return fail('aborted', `${what} was aborted`)
+      if (timeout.aborted) {
+        return fail('timeout', `${what} got no complete answer within ${ex.timeoutMs} ms; check the network or raise timeoutMs`)
+      }
+      return fail('network', `${what} failed (${describeCause(e)}); check that ${this.baseUrl} is reachable`)
+    }
+    const url = `${this.baseUrl}${ex.path}`
+    let res: Response
+    try {
+      res = await this.#fetch(url, { method: ex.method, headers, body, signal, redirect: 'manual' })
+    } catch (e) {
+      throw failed(e)
+    }
+    const status = res.status
+    // undici answers a manual redirect with the 3xx itself; a browser-style fetch with an
+    // opaque one (status 0); an injected fetch that followed anyway says `redirected`.
+    if (res.type === 'opaqueredirect' || (status >= 300 && status < 400) || res.redirected) {
+      await discardBody(res)
+      stop.abort()
+      const followed = res.redirected && !(status >= 300 && status < 400)
+      // An opaque redirect hides its Location.
+      const to = followed ? locationHost(res.url, url) : status === 0 ? 'an address the fetch does not disclose' : locationHost(res.headers.get('location'), url)
+      const how = followed
+        ? `was redirected to ${to} by the injected fetch, which must not follow redirects (pass init.redirect on); its answer is not trusted`
+        : `was redirected${status === 0 ? '' : ` (HTTP ${status})`} to ${to}, and redirects are not followed`
+      throw fail('redirected', `${what} ${how}. Set the base URL to the account interface's own address; a proxy or captive portal in the way also causes this`, { status })
+    }
+    const ok = status >= 200 && status < 300
+    if (ok && !ex.wantBody) {
+      await discardBody(res)
+      return undefined
+    }
+    let text: string
+    try {
+      const read = await readCapped(res, ok ? this.maxResponseBytes : Math.min(ERROR_BODY_BYTES, this.maxResponseBytes))
+      if (read.truncated) stop.abort()
+      if (read.truncated && ok) {
+        throw fail(
+          'response_too_large',
+          `${what} answered with more than ${this.maxResponseBytes} bytes, so the answer was abandoned; check that the base URL points at the account interface, or raise maxResponseBytes (for large log pages, ask for a smaller count)`,
+          { status },
+        )
+      }
+      text = read.text
+    } catch (e) {
+      if (e instanceof AccountError) throw e
+      throw failed(e)
+    }
+    if (ok) {
+      if (text.length === 0) return undefined
+      try {
+        return JSON.parse(text) as unknown
+      } catch {
+        if (ex.wantBody === 'optional') return undefined
+        throw fail('invalid_response', `${what} answered ${status} with a body that is not JSON`, { status })
+      }
+    }
+    const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'))
+    const details = retryAfterSeconds === undefined ? { status } : { status, retryAfterSeconds }
+    const said = serverMessage(text)
+    // Scrubbed before it is cut: a secret straddling the cut must not leave its start behind.
+    const serverSays = said === undefined ? '' : `: ${this.scrub(said, SERVER_MESSAGE_CHARS)}`
+    if (status === 401 || status === 403) {
+      throw fail('unauthorized', `${what} was refused (HTTP ${status}); check the account e-mail and password`, details)
+    }
+    if (status === 404) throw fail('not_found', `${what}: not found (HTTP 404)${serverSays}`, details)
+    if (status === 429) {
+      const wait = retryAfterSeconds === undefined ? '' : ` for ${retryAfterSeconds} s`
+      throw fail('rate_limited', `${what} was rate limited (HTTP 429); wait${wait} before retrying`, details)
+    }
+    if (status >= 400 && status < 500) throw fail('bad_request', `${what} was rejected (HTTP ${status})${serverSays}`, details)
+    if (status >= 500) throw fail('server', `${what} failed on the server (HTTP ${status}); retry later`, details)
+    throw fail('invalid_response', `${what} answered with unexpected HTTP ${status}`, details)
   }
 }

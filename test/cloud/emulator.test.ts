@@ -96,6 +96,24 @@ describe('startEmulator', () => {
     expect((await call(emu, 'PUT', '/users/me/beacons/0117C5456A36', JSON.stringify({ tags: 'x' }))).status).toBe(400)
   })
 
+  it('answers a malformed %-escape in the path or query with 400 and a JSON error, not 500', async () => {
+    const emu = await start()
+    for (const [method, path] of [
+      ['GET', '/maps/%zz'],
+      ['GET', '/maps/%'],
+      ['DELETE', '/users/me/beacons/%E0%A4%A'],
+      ['PUT', '/users/me/beacons/0117C5%4'],
+      ['GET', '/users/me/beacons/logs?mac=%zz'],
+      ['GET', '/users/me/beacons/logs?mac=0117C5456A36%'],
+    ]) {
+      const r = await call(emu, method, path, method === 'PUT' ? '{"tags":[]}' : undefined)
+      expect([method, path, r.status]).toEqual([method, path, 400])
+      expect(r.json).toMatchObject({ code: expect.any(String), message: expect.any(String) })
+    }
+    // A well-formed escape still works.
+    expect((await call(emu, 'GET', '/maps/%64emo')).status).toBe(200)
+  })
+
   it('refuses a body over maxBodyBytes with 413', async () => {
     const emu = await start({ maxBodyBytes: 1000 })
     const big = JSON.stringify({ logs: Array.from({ length: 50 }, (_, i) => rec(`m${i}`)) })
