@@ -16,4 +16,8 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.cjs', 'bench/**', 'test/**/fixtures/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
+  {
+    files: ['**/*.cjs'],
+    languageOptions: { globals: { module: 'writable', require: 'readonly' } },
+  },
 )
