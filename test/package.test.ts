@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const PUBLIC = [
   'BeaconScanner', 'decodeAdvertisement', 'parseBroadcastKey', 'Keyring', 'NobleSource', 'ReplaySource', 'SimulatedSource',
   'AdvertisementRecorder', 'AccountClient', 'Uploader', 'startEmulator', 'encodeIBeacon', 'encodeE780', 'encodeE781',
-  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError',
+  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
 ]
 
 function run(args: string[]): { names: string[]; nobleLoaded: boolean } {

@@ -11,7 +11,7 @@ import { NobleSource } from '../sources/noble.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import { EXIT } from './exit.js'
-import { siteScenario } from './scenario.js'
+import { siteScenario } from '../sources/scenario.js'
 import { handleSignals } from './shutdown.js'
 
 /** Options of {@link runRecord}, as parsed from the command line. */
