@@ -48,7 +48,7 @@ export type ParsedCommand =
   | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
-  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
+  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
 
@@ -90,6 +90,7 @@ const OPTIONS: Record<CommandName, Options> = {
     duration: { type: 'string' },
     simulate: { type: 'boolean' },
     seed: { type: 'string' },
+    force: { type: 'boolean' },
   },
   emulate: {
     ...HELP,
@@ -197,6 +198,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         json: bool(values, 'json'),
         simulate,
         seed: seed(values, command),
+        force: bool(values, 'force'),
         ...optional('hci', adapter),
         ...optional('durationMs', durationMs(values, command)),
       }

@@ -65,13 +65,15 @@ Example: beaconkit replay fixtures/demo.jsonl --virtual --json | head`,
 
 Records every advertisement the adapter hears into a JSONL file (one advertisement per
 line) that \`beaconkit replay\` and ReplaySource play back. Shows a live counter on a
-terminal; stops on Ctrl-C or after --duration.
+terminal; stops on Ctrl-C or after --duration. An existing file is never replaced
+unless --force is given.
 
   --hci <n>              use adapter hci<n> (default hci0)
   --duration <seconds>   stop after this long
   --simulate             record the simulator instead of the adapter (to try it out)
   --seed <n>             the simulator's seed (with --simulate), default 1
   --json                 print the counter as JSON lines instead
+  --force                overwrite <file.jsonl> if it exists (default: refuse, exit 2)
 ${COMMON_TAIL}`,
 
   simulate: `Usage: beaconkit simulate [options]
