@@ -35,7 +35,7 @@ export interface SimulatedDevice {
   key?: BroadcastKey
   /**
    * Secure broadcast interval: the iBeacon major/minor change to meaningless values every
-   * this many ms, as a device with a broadcast key does (PROTOCOL.md 3, rotating identity).
+   * this many ms, as a device with a broadcast key does (docs/private-broadcast.md: the identity rotates).
    */
   rotateIBeaconMs?: number
   batteryLevel?: number
