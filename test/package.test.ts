@@ -42,6 +42,13 @@ describe('the built package', () => {
     expect(r.nobleLoaded).toBe(false)
   })
 
+  it('lets users resolve the bundled recordings by package path (ESM and CommonJS)', () => {
+    const esm = execFileSync(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('beaconkit/fixtures/demo.jsonl'))`], { cwd: root, encoding: 'utf8' }).trim()
+    expect(fileURLToPath(esm)).toBe(join(root, 'fixtures', 'demo.jsonl'))
+    const cjs = execFileSync(process.execPath, ['-e', `console.log(require.resolve('beaconkit/fixtures/demo.jsonl'))`], { cwd: root, encoding: 'utf8' }).trim()
+    expect(cjs).toBe(join(root, 'fixtures', 'demo.jsonl'))
+  })
+
   it('keeps noble out of the public type declarations', () => {
     for (const file of ['index.d.ts', 'index.d.cts']) {
       // Prose may name noble; no import or type reference may point at it.
