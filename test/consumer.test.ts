@@ -219,7 +219,8 @@ beforeAll(async () => {
   }
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }))
   await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], { cwd: app })
-  await writeFile(join(app, 'keys.txt'), `# the public sample key\n${SAMPLE_KEY}\n`)
+  // Readable only by its owner, as docs/private-broadcast.md asks of a keys file.
+  await writeFile(join(app, 'keys.txt'), `# the public sample key\n${SAMPLE_KEY}\n`, { mode: 0o600 })
   emulator = await startEmulator({ accounts: [{ email: 'tour@example.com', password: 'tour-password' }] })
   for (const [i, snippet] of snippets.entries()) await writeFile(join(app, 'snippets', `${String(i).padStart(2, '0')}.ts`), prepare(snippet))
 }, 120_000)
