@@ -58,7 +58,7 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 }
 
 /**
- * Parses one line of the JSONL recording format (DESIGN.md section 3). Never throws: a line
+ * Parses one line of the JSONL recording format (docs/recordings.md). Never throws: a line
  * that is not a usable advertisement comes back as `malformed` with a reason a person can act
  * on. Unknown keys are ignored; optional keys of the wrong type make the line malformed
  * rather than being silently dropped, because a recording that lies about a field is corrupt.

@@ -1,5 +1,5 @@
 /**
- * One advertisement in, one reading out (PROTOCOL.md 1, 2 and 2.5): every known frame of the
+ * One advertisement in, one reading out (docs/protocol.md): every known frame of the
  * advertisement is decoded and the results merged. Pure: no clock, no I/O, never throws.
  */
 import type { Advertisement } from './advertisement.js'

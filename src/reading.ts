@@ -15,7 +15,7 @@ export type MovingState = 'still' | 'moving' | 'disabled' | 'unknown'
 /** Proximity zones; `immediate` is the specification's "very near". */
 export type Proximity = 'immediate' | 'near' | 'far' | 'unknown'
 
-/** Why an encrypted frame was not accepted (PROTOCOL.md section 3). */
+/** Why an encrypted frame was not accepted (docs/private-broadcast.md). */
 export type RejectReason = 'no_key' | 'crc' | 'implausible' | 'serial_mismatch' | 'length'
 
 /** What the private broadcast protocol says about a reading. */
@@ -138,7 +138,7 @@ export interface BeaconReading {
 
 /** A beacon the scanner tracks: the merged latest reading of one device plus its range state. */
 export interface Beacon extends BeaconReading {
-  /** Stable identity: serial number, else beaconID, else address (PROTOCOL.md 2.5). */
+  /** Stable identity: serial number, else beaconID, else address (docs/protocol.md, "Merging the frames of one advertisement"). */
   id: string
   /** False once the beacon has not been heard for the gone timeout. */
   inRange: boolean

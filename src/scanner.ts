@@ -120,7 +120,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
 
   /**
    * Starts scanning. The scanner's listeners are on the source before the source starts
-   * (spec 6.5). Rejects with the source's error (e.g. BluetoothUnavailableError).
+   * (as the vendor SDKs do). Rejects with the source's error (e.g. BluetoothUnavailableError).
    */
   async start(): Promise<void> {
     if (this.running) return

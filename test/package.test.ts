@@ -11,7 +11,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const PUBLIC = [
   'BeaconScanner', 'decodeAdvertisement', 'parseBroadcastKey', 'Keyring', 'NobleSource', 'ReplaySource', 'SimulatedSource',
   'AdvertisementRecorder', 'AccountClient', 'Uploader', 'startEmulator', 'encodeIBeacon', 'encodeE780', 'encodeE781',
-  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError',
+  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
 ]
 
 function run(args: string[]): { names: string[]; nobleLoaded: boolean } {
@@ -40,6 +40,13 @@ describe('the built package', () => {
       `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(require.cache).some((k) => k.includes('@abandonware')) }))`])
     expect(r.names).toEqual(expect.arrayContaining(PUBLIC))
     expect(r.nobleLoaded).toBe(false)
+  })
+
+  it('lets users resolve the bundled recordings by package path (ESM and CommonJS)', () => {
+    const esm = execFileSync(process.execPath, ['--input-type=module', '-e', `console.log(import.meta.resolve('beaconkit/fixtures/demo.jsonl'))`], { cwd: root, encoding: 'utf8' }).trim()
+    expect(fileURLToPath(esm)).toBe(join(root, 'fixtures', 'demo.jsonl'))
+    const cjs = execFileSync(process.execPath, ['-e', `console.log(require.resolve('beaconkit/fixtures/demo.jsonl'))`], { cwd: root, encoding: 'utf8' }).trim()
+    expect(cjs).toBe(join(root, 'fixtures', 'demo.jsonl'))
   })
 
   it('keeps noble out of the public type declarations', () => {

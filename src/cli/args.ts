@@ -7,6 +7,7 @@ import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { bool, durationMs, fail, hci, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import type { Values } from './arg-values.js'
+import { demoRecordingPath } from './demo-recording.js'
 
 /** The sub-commands of `beaconkit`. */
 export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
@@ -48,7 +49,7 @@ export type ParsedCommand =
   | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
-  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
+  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
 
@@ -74,7 +75,7 @@ const VIEW: Options = {
 
 const OPTIONS: Record<CommandName, Options> = {
   scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' } },
-  replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' } },
+  replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' }, demo: { type: 'boolean' } },
   simulate: {
     ...HELP,
     ...VIEW,
@@ -90,6 +91,7 @@ const OPTIONS: Record<CommandName, Options> = {
     duration: { type: 'string' },
     simulate: { type: 'boolean' },
     seed: { type: 'string' },
+    force: { type: 'boolean' },
   },
   emulate: {
     ...HELP,
@@ -168,7 +170,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('fallbackReplay', str(values, 'fallback-replay')),
       }
     case 'replay': {
-      const [file] = positionals(pos, 1, 'beaconkit replay <file.jsonl> [options]', command)
+      const usage = 'beaconkit replay <file.jsonl> [options], or beaconkit replay --demo [options]'
+      let file: string
+      if (bool(values, 'demo')) {
+        if (pos.length > 0) fail('demo', `give either a recording or --demo, not both: ${usage}`, command)
+        file = demoRecordingPath()
+      } else {
+        file = positionals(pos, 1, usage, command)[0]
+      }
       return { command, view: parseView(values, command), file, speed: speed(values, command), virtual: bool(values, 'virtual') }
     }
     case 'simulate': {
@@ -197,6 +206,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         json: bool(values, 'json'),
         simulate,
         seed: seed(values, command),
+        force: bool(values, 'force'),
         ...optional('hci', adapter),
         ...optional('durationMs', durationMs(values, command)),
       }

@@ -8,7 +8,7 @@ import type { ParsedCommand, ViewFlags } from './args.js'
 import { BluetoothUnavailableError } from '../errors.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
-import { siteScenario } from './scenario.js'
+import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>

@@ -49,7 +49,7 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
     out.write(
       `cloud emulator listening on ${emulator.url}\n` +
         `account ${email} (${pw})\n` +
-        `upload to it: beaconkit replay fixtures/demo.jsonl --upload --cloud-url ${emulator.url} --email ${email} --password-file <file>\n` +
+        `upload to it: beaconkit replay --demo --upload --cloud-url ${emulator.url} --email ${email} --password-file <file>\n` +
         'Ctrl-C stops it.\n',
     )
   }

@@ -50,30 +50,35 @@ Scanning needs Bluetooth: on Linux, @abandonware/noble with its native module, a
 either root or \`sudo setcap cap_net_raw+eip $(eval readlink -f $(which node))\`.`,
 
   replay: `Usage: beaconkit replay <file.jsonl> [options]
+       beaconkit replay --demo [options]
 
 Replays a recording (made with \`beaconkit record\` or AdvertisementRecorder) through
 the same views as \`scan\`. At the end of the file the beacons age out (8 s without
 adverts), then the command exits 0.
 
 Replay:
+  --demo                 replay the recording bundled with beaconkit (90 s of a small
+                         site) instead of a file
   --speed <factor>       replay faster (10) or slower (0.5) than recorded; default 1
   --virtual              run in virtual time, as fast as possible (for tests and CI)
 ${VIEW_OPTIONS}
 ${COMMON_TAIL}
 
-Example: beaconkit replay fixtures/demo.jsonl --virtual --json | head`,
+Example: beaconkit replay --demo --virtual --json | head`,
 
   record: `Usage: beaconkit record <file.jsonl> [options]
 
 Records every advertisement the adapter hears into a JSONL file (one advertisement per
 line) that \`beaconkit replay\` and ReplaySource play back. Shows a live counter on a
-terminal; stops on Ctrl-C or after --duration.
+terminal; stops on Ctrl-C or after --duration. An existing file is never replaced
+unless --force is given.
 
   --hci <n>              use adapter hci<n> (default hci0)
   --duration <seconds>   stop after this long
   --simulate             record the simulator instead of the adapter (to try it out)
   --seed <n>             the simulator's seed (with --simulate), default 1
   --json                 print the counter as JSON lines instead
+  --force                overwrite <file.jsonl> if it exists (default: refuse, exit 2)
 ${COMMON_TAIL}`,
 
   simulate: `Usage: beaconkit simulate [options]
@@ -140,5 +145,6 @@ Run \`beaconkit <command> --help\` for the options of a command.
   -h, --help             this help
   -v, --version          the version
 
-Try it: beaconkit replay fixtures/demo.jsonl`
+Try it: beaconkit replay --demo          (a recorded site; Ctrl-C stops it)
+        beaconkit simulate               (simulated beacons, until Ctrl-C)`
 }

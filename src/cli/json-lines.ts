@@ -1,6 +1,6 @@
 /**
  * The `--json` view: one JSON object per line per scanner event, in the shapes of
- * DESIGN.md section 3, so `beaconkit … | jq` and log shippers can consume them.
+ * the README ("The command line"), so `beaconkit … | jq` and log shippers can consume them.
  */
 
 import type { Beacon } from '../reading.js'

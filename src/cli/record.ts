@@ -11,7 +11,7 @@ import { NobleSource } from '../sources/noble.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import { EXIT } from './exit.js'
-import { siteScenario } from './scenario.js'
+import { siteScenario } from '../sources/scenario.js'
 import { handleSignals } from './shutdown.js'
 
 /** Options of {@link runRecord}, as parsed from the command line. */
@@ -22,6 +22,8 @@ export interface RecordOptions {
   durationMs?: number
   simulate: boolean
   seed: number
+  /** Overwrite an existing file (without it, an existing recording is refused). */
+  force: boolean
 }
 
 /** Where the counter goes. */
@@ -32,11 +34,17 @@ export interface RecordStreams {
 /** Distinct addresses are counted up to this many; random-address phones must not grow memory forever. */
 const MAX_COUNTED_DEVICES = 100_000
 
-/** Fails before anything starts when the recording cannot be created. */
-async function checkWritable(file: string): Promise<void> {
+/**
+ * Fails before anything starts when the recording cannot be created, or would replace one:
+ * a recording of a site is hard to make again, so overwriting takes --force.
+ */
+async function checkWritable(file: string, force: boolean): Promise<void> {
   const target = resolve(file)
-  const isDir = await stat(target).then((s) => s.isDirectory(), () => false)
-  if (isDir) throw new InvalidOptionError('unwritable_file', `${file} is a folder; give a file name such as site.jsonl`, { option: 'file' })
+  const existing = await stat(target).catch(() => undefined)
+  if (existing?.isDirectory() === true) throw new InvalidOptionError('unwritable_file', `${file} is a folder; give a file name such as site.jsonl`, { option: 'file' })
+  if (existing !== undefined && !force) {
+    throw new InvalidOptionError('unwritable_file', `${file} already exists; give another file name, or add --force to overwrite it`, { option: 'file' })
+  }
   try {
     await access(dirname(target), constants.W_OK)
   } catch (error) {
@@ -48,7 +56,7 @@ async function checkWritable(file: string): Promise<void> {
 
 /** Records until stopped; returns the exit code. */
 export async function runRecord(options: RecordOptions, streams: RecordStreams = { stdout: process.stdout }): Promise<number> {
-  await checkWritable(options.file)
+  await checkWritable(options.file, options.force)
   const source: AdvertisementSource = options.simulate
     ? new SimulatedSource({ devices: siteScenario(12, options.seed), seed: options.seed })
     : new NobleSource(options.hci === undefined ? {} : { hciDeviceId: options.hci })

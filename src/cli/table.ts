@@ -18,7 +18,7 @@ export interface TableStatus {
   inRange: number
   /** Frames the decoder or the private-broadcast checks refused, so far. */
   rejected: number
-  /** Where the advertisements come from, e.g. `replay fixtures/demo.jsonl ×1`. */
+  /** Where the advertisements come from, e.g. `replay demo.jsonl ×1`. */
   label?: string
   /** More status, appended in order (upload progress, the latest warning). */
   notes?: string[]

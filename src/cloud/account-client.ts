@@ -1,5 +1,5 @@
 /**
- * Client of the platform's account interface (spec 4.14): account check, beacon management,
+ * Client of the platform's account interface (docs/cloud-upload.md): account check, beacon management,
  * beacon logs, deployment maps and the log upload the Uploader uses.
  */
 import { inspect } from 'node:util'
@@ -44,7 +44,7 @@ export interface CallOptions {
 export interface BeaconLogQuery {
   /** 0 = uploads by all users, 1 = own uploads, 2 = uploads by own inspectors. */
   type?: 0 | 1 | 2
-  /** Time filter, passed through as text (the spec leaves its meaning open). */
+  /** Time filter, passed through as text (the platform's documentation leaves its meaning open). */
   timestamp?: string | number
   /** Beacon serial number. */
   mac?: string
@@ -244,7 +244,7 @@ export class AccountClient {
         throw e
       }
     })
-    // Any 2xx means accepted (spec 6.4 allows an empty body), so the body is only informative.
+    // Any 2xx means accepted (the platform's documentation allows an empty body), so the body is only informative.
     const body = await this.call('POST', '/users/me/beacons/logs', options, { body: { logs: records }, wantBody: 'optional' })
     const result: UploadResult = { sent: records.length }
     const reported = body as { stored?: unknown; duplicates?: unknown } | undefined

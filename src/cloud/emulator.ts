@@ -1,5 +1,5 @@
 /**
- * A local stand-in for the account interface (spec 4.14 plus the log upload), on loopback HTTP,
+ * A local stand-in for the account interface (docs/cloud-upload.md, "The emulator"), on loopback HTTP,
  * with fault injection so retry, backoff and de-duplication can be exercised for real.
  */
 import { createServer } from 'node:http'

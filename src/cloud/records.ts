@@ -1,5 +1,5 @@
 /**
- * The shapes of the account interface (spec parts 2.6–2.8) and the checks that keep bad data
+ * The shapes of the account interface (docs/cloud-upload.md) and the checks that keep bad data
  * out in both directions: what we send is validated before it leaves, what we receive is
  * validated before it reaches the caller, and every complaint names the field at fault.
  */
@@ -21,7 +21,7 @@ export interface GeoLocation {
   lon: number
 }
 
-/** A beacon log record (spec 2.7) plus the `msgId` that makes redelivery de-duplicable. */
+/** A beacon log record plus the `msgId` that makes redelivery de-duplicable. */
 export interface BeaconLogRecord {
   /** Unique per record; the server drops a second record with the same id. */
   msgId: string
@@ -40,7 +40,7 @@ export interface BeaconLogRecord {
 /** A log record as read back from the server: older records may lack a msgId. */
 export type StoredLogRecord = Omit<BeaconLogRecord, 'msgId'> & { msgId?: string }
 
-/** An account beacon (spec 2.6). */
+/** An account beacon. */
 export interface AccountBeacon {
   mac: string
   UMM?: string
@@ -53,7 +53,7 @@ export interface AccountBeacon {
   tags?: string[]
 }
 
-/** A beacon placed on a deployment map (spec 2.8). */
+/** A beacon placed on a deployment map. */
 export interface PlacedBeacon {
   mac: string
   PosX: number
@@ -64,7 +64,7 @@ export interface PlacedBeacon {
   id?: string
 }
 
-/** A deployment map (spec 2.8). */
+/** A deployment map. */
 export interface DeploymentMap {
   id: string
   key: string

@@ -1,5 +1,5 @@
 /**
- * The sensor-data uploader (spec 4.14, 6.5: off unless created). Readings become beacon log
+ * The sensor-data uploader (docs/cloud-upload.md; off unless created). Readings become beacon log
  * records, go into a queue (memory, or durable with `queueDir`), and leave it in batches; a
  * record is removed only after the server's 2xx, so delivery is at-least-once and a repeat is
  * recognisable by its msgId.

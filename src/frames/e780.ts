@@ -1,5 +1,5 @@
 /**
- * Vendor frame 0x80E7 of legacy firmware (PROTOCOL.md 2.1): exactly 23 bytes of service data.
+ * Vendor frame 0x80E7 of legacy firmware (docs/protocol.md, "0x80E7"): exactly 23 bytes of service data.
  * Which fields follow major/minor depends on the model and firmware bytes.
  */
 import type { MovingState } from '../reading.js'

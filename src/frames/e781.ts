@@ -1,5 +1,5 @@
 /**
- * Vendor frame 0x81E7 of current firmware (PROTOCOL.md 2.2): a header (model, firmware, mode,
+ * Vendor frame 0x81E7 of current firmware (docs/protocol.md, "0x81E7"): a header (model, firmware, mode,
  * key id, random code) and either plaintext fields or one AES block (section 3).
  *
  * The identity and sensor layouts are the same whether plain or encrypted: the plaintext

@@ -1,5 +1,5 @@
 /**
- * Field codecs shared by the vendor frames (PROTOCOL.md 2.3 and 2.4): pure functions on
+ * Field codecs shared by the vendor frames (docs/protocol.md, "Values"): pure functions on
  * bytes, each decoder with its encoder beside it. Decoders return `undefined` for "absent"
  * and `null` only for a sensor the device reports as switched off.
  */
@@ -198,7 +198,7 @@ export const ADVERTISING_INTERVALS_MS: readonly number[] = [100, 152.5, 211.25, 
 /** Highest transmit-power level a device can report. */
 export const MAX_TX_POWER_LEVEL = 11
 
-/** Transmit power level → dBm, by hardware model (PROTOCOL.md 2.3). */
+/** Transmit power level → dBm, by hardware model (docs/protocol.md, "Values"). */
 const TX_POWER_DBM: ReadonlyMap<number, readonly number[]> = new Map([
   [0xa0, [-23, -6, 0]],
   [0xb0, [-30, -20, -16, -12, -8, -4, 0, 4]],

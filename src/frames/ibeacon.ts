@@ -1,5 +1,5 @@
 /**
- * iBeacon in manufacturer data (PROTOCOL.md 1): `4c 00 02 15`, 16-byte proximity UUID,
+ * iBeacon in manufacturer data (docs/protocol.md, "iBeacon"): `4c 00 02 15`, 16-byte proximity UUID,
  * major, minor (big-endian), measured power at 1 m (i8).
  */
 import { HEX_UPPER, checkInt, i8, u16be, writeHexBytes } from './fields.js'
@@ -38,7 +38,7 @@ export function uuidString(b: Uint8Array, o: number): string {
   )
 }
 
-/** The beaconID of PROTOCOL.md 2.5: `UUID|major|minor`, major and minor in decimal. */
+/** The beaconID (docs/protocol.md): `UUID|major|minor`, major and minor in decimal. */
 export function beaconIdOf(proximityUUID: string, major: number, minor: number): string {
   return `${proximityUUID}|${major}|${minor}`
 }

@@ -17,7 +17,7 @@ export interface ScannerWarning {
 }
 
 /**
- * One scanner event as an object: the `--json` shapes of DESIGN.md section 3 (`found`, `gone`,
+ * One scanner event as an object: the `--json` shapes of the README ("The command line") (`found`, `gone`,
  * `changed`, `updated`), plus `state`, `warning` and `error`. `time` is clock time (ms).
  */
 export type ScannerEvent =

@@ -42,7 +42,7 @@ export class IdentityIndex {
   }
 
   /**
-   * The entry reading `r` belongs to (PROTOCOL.md 2.5: serial number, else beaconID, else
+   * The entry reading `r` belongs to (docs/protocol.md: serial number, else beaconID, else
    * address), creating it if needed. `linked` is the entry the address is already linked to.
    * `byAddressOnly`: an encrypted, unverified device is identified by its address.
    */

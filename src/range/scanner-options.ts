@@ -22,9 +22,9 @@ export interface ScannerOptions {
   source?: AdvertisementSource
   /** Broadcast keys for private broadcasts: a Keyring, or key strings / parsed keys. */
   keys?: Keyring | Iterable<string | BroadcastKey>
-  /** A beacon not heard for this long is gone. Default 8000 ms (spec 6.5). */
+  /** A beacon not heard for this long is gone. Default 8000 ms, as the vendor SDKs. */
   goneTimeoutMs?: number
-  /** Period of the `updated` event. Default 1000 ms (spec 6.5). */
+  /** Period of the `updated` event. Default 1000 ms, as the vendor SDKs. */
   updateIntervalMs?: number
   /** Time source; default: the source's clock if it has one (virtual replays), else real time. */
   clock?: Clock

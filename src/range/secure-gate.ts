@@ -1,5 +1,5 @@
 /**
- * The scanner's side of the private broadcast protocol (PROTOCOL.md 3). A single verified
+ * The scanner's side of the private broadcast protocol (docs/private-broadcast.md). A single verified
  * identity block is a false accept about 2.6 times in 10,000, so a device counts as
  * verified only after two verified frames from one address agree on the serial number.
  * Until then its readings are held, so no 'found' is emitted for a device that turns into

@@ -1,5 +1,5 @@
 /**
- * Broadcast key strings (PROTOCOL.md section 3): the raw 40-hex form and the operator-wrapped
+ * Broadcast key strings (docs/private-broadcast.md): the raw 40-hex form and the operator-wrapped
  * 90-character form, parsed into a {@link BroadcastKey} whose key material cannot be printed.
  */
 import { createDecipheriv, createHash } from 'node:crypto'
@@ -102,7 +102,7 @@ const RAW_LENGTH = 40
 const WRAPPED_LENGTH = 90
 const HEX40 = /^[0-9a-fA-F]{40}$/
 const BASE64 = /^[A-Za-z0-9+/]+={0,2}$/
-// The operator's wrapping key is public by design (PROTOCOL.md 3): it hides keys from casual
+// The operator's wrapping key is public by design (docs/private-broadcast.md): it hides keys from casual
 // eyes, it does not protect them.
 const WRAP_KEY = (() => {
   const k = Buffer.alloc(32)

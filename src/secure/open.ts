@@ -1,5 +1,5 @@
 /**
- * Opening and sealing the AES block of an encrypted 0x81E7 frame (PROTOCOL.md section 3):
+ * Opening and sealing the AES block of an encrypted 0x81E7 frame (docs/private-broadcast.md):
  * decrypt with the keyring, then accept the block only if its CRC-8 matches and its fields are
  * plausible. The frame decoder reads the fields from the returned block.
  */
@@ -88,7 +88,7 @@ function reject(keyId: string, reason: RejectReason, stats: SecureStats | undefi
 }
 
 /**
- * The plausibility checks of PROTOCOL.md 3 at the decrypted-block offsets of the 2.2 tables:
+ * The plausibility checks (docs/private-broadcast.md) at the decrypted-block offsets of the 0x81E7 tables (docs/protocol.md):
  * battery ≤ 100, transmit-power level ≤ 11, interval index ≤ 9, measured power −110..−20 dBm,
  * and (sensors) a moving state of 0, 1 or 0xFF. A random block passes CRC 1 time in 256;
  * these cut that to about 2.6e-4 (identity) and 3e-6 (sensors).

@@ -1,6 +1,6 @@
 /**
- * Records any source's advertisements as JSONL (DESIGN.md section 3), so a site can be
- * recorded once and replayed in tests. A radio cannot be paused, so backpressure is handled
+ * Records any source's advertisements as JSONL (the recording format of fixtures/README.md),
+ * so a site can be recorded once and replayed in tests. A radio cannot be paused, so backpressure is handled
  * by bounding what waits in memory: beyond `maxBufferedBytes` lines are dropped and counted.
  */
 import { createWriteStream } from 'node:fs'
@@ -13,7 +13,10 @@ import type { AdvertisementSource } from './source.js'
 
 /** Options of {@link AdvertisementRecorder}. */
 export interface RecorderOptions {
-  /** Start recording this source at once (same as `attach(source)`). */
+  /**
+   * The source to record. The recorder runs it: `start()` starts it and `close()` stops it.
+   * (Sources added with `attach()` are the caller's to start and stop.)
+   */
   source?: AdvertisementSource
   /** Extra members of the header line (site, notes…). */
   header?: Record<string, unknown>
@@ -38,10 +41,10 @@ export interface RecorderEvents {
  * Writes advertisements as JSONL: the header line first, then one line per advertisement.
  *
  * ```ts
- * const recorder = new AdvertisementRecorder('site.jsonl', { source })
- * await source.start()
- * // …
- * await recorder.close()
+ * const recorder = new AdvertisementRecorder('site.jsonl', { source: new NobleSource() })
+ * await recorder.start()   // starts the source; from now on every advertisement is written
+ * // … later:
+ * await recorder.close()   // stops the source, flushes and ends the file
  * ```
  */
 export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
@@ -50,6 +53,9 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
   private readonly ownsStream: boolean
   private readonly maxBuffered: number
   private readonly sources = new Map<AdvertisementSource, (adv: Advertisement) => void>()
+  /** The `source` option: started by start(), stopped by close(). */
+  private readonly owned: AdvertisementSource | undefined
+  private started = false
   private failure: Error | undefined
   private closed = false
 
@@ -69,10 +75,27 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
     }
     this.out.on('error', (err: Error) => this.fail(err))
     this.out.write(`${formatRecordingHeader({ recordedBy: 'beaconkit', ...options.header })}\n`)
+    this.owned = options.source
     if (options.source !== undefined) this.attach(options.source)
   }
 
-  /** Records `source`'s advertisements from now on. */
+  /**
+   * Starts the source given as the `source` option (a second call does nothing; so does a
+   * call after close()). Resolves once it runs; rejects with the source's own error (for
+   * noble: BluetoothUnavailableError), and the file then holds only its header line.
+   */
+  async start(): Promise<void> {
+    if (this.closed || this.started || this.owned === undefined) return
+    this.started = true
+    try {
+      await this.owned.start()
+    } catch (error) {
+      this.started = false
+      throw error
+    }
+  }
+
+  /** Records `source`'s advertisements from now on; the caller starts and stops it. */
   attach(source: AdvertisementSource): this {
     if (this.closed || this.sources.has(source)) return this
     const listener = (adv: Advertisement): void => this.write(adv)
@@ -116,10 +139,18 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
     if (this.failure !== undefined) throw this.failure
   }
 
-  /** Detaches every source and ends the file (a stream passed in is ended only if `end` is true). Rejects with a write error, if one happened. */
+  /**
+   * Stops the source the recorder started, detaches every source and ends the file (a stream
+   * passed in is ended only if `end` is true). Rejects with a write error, if one happened.
+   */
   async close(options: { end?: boolean } = {}): Promise<void> {
     if (!this.closed) {
       this.closed = true
+      // Stopped before detaching: an adapter keeps running (and the process alive) otherwise.
+      if (this.started && this.owned !== undefined) {
+        this.started = false
+        await this.owned.stop()
+      }
       for (const source of [...this.sources.keys()]) this.detach(source)
       if (this.ownsStream || options.end === true) {
         await new Promise<void>((resolve) => {

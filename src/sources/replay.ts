@@ -1,5 +1,5 @@
 /**
- * Replays a JSONL recording (DESIGN.md section 3) as an advertisement source: in virtual time
+ * Replays a JSONL recording (docs/recordings.md) as an advertisement source: in virtual time
  * (as fast as the CPU allows, timers in recording time, exact to the ms) or in real time with
  * a speed factor. A recording is data from the field: a bad line is skipped, counted and
  * reported with its line number, never fatal.

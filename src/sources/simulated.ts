@@ -12,59 +12,25 @@ import { InvalidOptionError } from '../errors.js'
 import { seededRandom } from '../random.js'
 import { encodeE780 } from '../frames/e780.js'
 import { encodeE781 } from '../frames/e781.js'
-import type { E781Mode } from '../frames/e781.js'
 import { encodeIBeacon } from '../frames/ibeacon.js'
 import type { IBeaconFrame } from '../frames/ibeacon.js'
 import type { MovingState } from '../reading.js'
-import type { BroadcastKey } from '../secure/broadcast-key.js'
+import { siteScenario } from './scenario.js'
+import { distanceAt, isMoving, representableLux } from './simulated-device.js'
+import type { SimulatedDevice, SimulatedVendorFrame } from './simulated-device.js'
 import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 
-/** A distance (m) that changes over time: from `from` to `to` between `startMs` and `startMs + durationMs`. */
-export interface Walk {
-  from: number
-  to: number
-  startMs: number
-  durationMs: number
-}
-
-/** One vendor frame a device sends (devices cycle through their list, one per interval). */
-export type SimulatedVendorFrame = { frame: 'e780' } | { frame: 'e781'; mode: E781Mode }
-
-/** A simulated device. Times are ms after the simulation's start. */
-export interface SimulatedDevice {
-  address: string
-  /** iBeacon frame in the advertisement. */
-  ibeacon?: IBeaconFrame
-  /** Vendor frames, sent as a scan response 1 ms after the advertisement. */
-  vendor?: SimulatedVendorFrame[]
-  serialNumber?: string
-  hardwareModelName?: string
-  firmwareVersion?: string
-  major?: number
-  minor?: number
-  /** RSSI at 1 m (dBm) for the path-loss model and the vendor frames. Default -59. */
-  measuredPower?: number
-  /** Encrypts 0x81E7 modes 0x10/0x20 and enables 0x41/0x42. */
-  key?: BroadcastKey
-  /**
-   * Secure broadcast interval: the iBeacon major/minor change to meaningless values every
-   * this many ms, as a device with a broadcast key does (PROTOCOL.md 3, rotating identity).
-   */
-  rotateIBeaconMs?: number
-  batteryLevel?: number
-  temperature?: number | null
-  light?: number | null
-  /** Advertising interval in ms (BLE adds 0–10 ms of random delay). Default 500. */
-  intervalMs?: number
-  /** Metres: fixed, or a walk. A walking device reports `moving` and counts steps. */
-  distance: number | Walk
-  appearAtMs?: number
-  leaveAtMs?: number
-}
+export { distanceAt, representableLux } from './simulated-device.js'
+export type { SimulatedDevice, SimulatedVendorFrame, Walk } from './simulated-device.js'
 
 /** Options of {@link SimulatedSource}. */
 export interface SimulatedSourceOptions {
-  devices: SimulatedDevice[]
+  /**
+   * The devices to simulate. Default: `siteScenario(12, seed)`, the site `beaconkit simulate`
+   * shows (iBeacon tags, vendor beacons with sensors, encrypted devices, one walking away,
+   * one arriving late, one leaving).
+   */
+  devices?: SimulatedDevice[]
   /** PRNG seed. Default 1. */
   seed?: number
   /** Run in virtual time (as fast as possible); the source then exposes `clock`. Default false. */
@@ -83,32 +49,10 @@ export interface SimulatedSourceOptions {
   pathLossExponent?: number
 }
 
-
-/** Distance of a device at time `t` (ms after start). */
-export function distanceAt(d: number | Walk, t: number): number {
-  if (typeof d === 'number') return d
-  const f = Math.min(1, Math.max(0, (t - d.startMs) / d.durationMs))
-  return d.from + (d.to - d.from) * f
-}
-
-/** The nearest lux value the vendor's light encoding (2^e × m × 0.045) can carry. */
-export function representableLux(lux: number | null): number | null {
-  if (lux === null) return null
-  let units = Math.max(0, Math.round(lux / 0.045))
-  let e = 0
-  while (units / 2 ** e > 255) e++
-  units = Math.round(units / 2 ** e)
-  return (units * 2 ** e * 45) / 1000
-}
-
 /** The iBeacon values of rotation period `k`: scrambled, but a pure function of `k` (no PRNG draw). */
 function rotated(frame: IBeaconFrame, k: number): IBeaconFrame {
   const x = Math.imul(k + 1, 0x9e3779b1) >>> 0
   return { ...frame, major: x >>> 16, minor: x & 0xffff }
-}
-
-function isMoving(d: number | Walk, t: number): boolean {
-  return typeof d !== 'number' && t >= d.startMs && t < d.startMs + d.durationMs
 }
 
 interface DeviceState {
@@ -146,10 +90,14 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
   private origin = 0
   private spare: number | undefined
 
-  constructor(options: SimulatedSourceOptions) {
+  /**
+   * `new SimulatedSource()` plays the default site in real time until stopped;
+   * `new SimulatedSource({ virtual: true, durationMs: 60_000 })` plays a minute of it at once.
+   */
+  constructor(options: SimulatedSourceOptions = {}) {
     super()
-    if (typeof options !== 'object' || options === null || !Array.isArray(options.devices)) {
-      throw new InvalidOptionError('invalid_option', 'SimulatedSource needs { devices: [...] }.', { option: 'devices' })
+    if (typeof options !== 'object' || options === null || (options.devices !== undefined && !Array.isArray(options.devices))) {
+      throw new InvalidOptionError('invalid_option', 'SimulatedSource takes options such as { devices: [...] } (or none, for the default site).', { option: 'devices' })
     }
     const check = (ok: boolean, option: string, what: string): void => {
       if (!ok) throw new InvalidOptionError('invalid_option', `${option} ${what}`, { option })
@@ -158,13 +106,14 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
     check(options.lossRate === undefined || (options.lossRate >= 0 && options.lossRate < 1), 'lossRate', 'must be in [0, 1).')
     check(options.pathLossExponent === undefined || options.pathLossExponent > 0, 'pathLossExponent', 'must be > 0.')
     check(options.durationMs === undefined || options.durationMs > 0, 'durationMs', 'must be a positive number of ms.')
-    for (const d of options.devices) {
+    const devices = options.devices ?? siteScenario(12, options.seed ?? 1)
+    for (const d of devices) {
       check(typeof d.address === 'string' && /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(d.address), 'devices[].address', 'must be lower-case aa:bb:cc:dd:ee:ff.')
       check(d.intervalMs === undefined || d.intervalMs >= 20, 'devices[].intervalMs', 'must be >= 20 ms (BLE minimum).')
     }
     this.opts = { noiseDb: 4, lossRate: 0.1, pathLossExponent: 2, ...options }
     this.random = seededRandom(options.seed ?? 1)
-    this.states = options.devices.map((spec) => ({ spec, next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }))
+    this.states = devices.map((spec) => ({ spec, next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }))
     this.pace = options.clock ?? new RealClock()
     if (options.virtual === true) this.clock = new VirtualClock(options.startTime ?? Date.UTC(2026, 0, 1))
   }

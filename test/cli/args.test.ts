@@ -66,7 +66,7 @@ describe('parseCommandLine', () => {
     })
     expect(parseCommandLine(['emulate', '--port', '0'])).toEqual({ command: 'emulate', port: 0, host: '127.0.0.1', json: false })
     expect(parseCommandLine(['record', 'out.jsonl', '--simulate', '--duration', '1.5'])).toEqual({
-      command: 'record', file: 'out.jsonl', json: false, simulate: true, seed: 1, durationMs: 1500,
+      command: 'record', file: 'out.jsonl', json: false, simulate: true, seed: 1, force: false, durationMs: 1500,
     })
     expect(parseCommandLine(['simulate', '--virtual', '--duration', '60', '--seed', '7'])).toMatchObject({
       command: 'simulate', virtual: true, durationMs: 60_000, seed: 7, beacons: 12,

@@ -26,6 +26,24 @@ describe('beaconkit help', () => {
     expect(r.stderr).toBe('')
   })
 
+  it('suggests commands that work outside this repository (the bundled demo by name, not by path)', async () => {
+    const overview = (await runCli([])).stdout
+    const replayHelp = (await runCli(['replay', '--help'])).stdout
+    expect(overview + replayHelp).not.toMatch(/fixtures\//)
+    expect(overview).toMatch(/^Try it: beaconkit replay --demo/m)
+    expect(replayHelp).toMatch(/^ {2}--demo +replay the recording bundled with beaconkit/m)
+    // From a folder without fixtures/, as in a project that installed beaconkit.
+    const elsewhere = await mkdtemp(join(tmpdir(), 'beaconkit-cwd-'))
+    const r = await runCli(['replay', '--demo', '--virtual', '--json', '--key', RAW], { cwd: elsewhere })
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const found = jsonLines(r.stdout).filter((e) => e.event === 'found')
+    expect(found.map((e) => (e.beacon as { id: string }).id)).toContain('0117C5000005')
+    const both = await runCli(['replay', 'site.jsonl', '--demo'], { cwd: elsewhere })
+    expect(both.code).toBe(2)
+    expect(both.stderr).toMatch(/either a recording or --demo, not both/)
+  })
+
   it('prints the version', async () => {
     const r = await runCli(['--version'])
     expect(r.code).toBe(0)

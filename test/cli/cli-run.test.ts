@@ -195,6 +195,22 @@ describe('beaconkit record', () => {
     expect((await readFile(file, 'utf8')).trim().split('\n')).toHaveLength(last.written + 1)
   })
 
+  it('refuses to overwrite an existing recording unless --force is given', async () => {
+    const file = join(dir, 'precious.jsonl')
+    const precious = '{"format":"beaconkit-advertisements","version":1}\n{"t":1,"a":"aa:bb:cc:dd:ee:ff","r":-60}\n'
+    await writeFile(file, precious)
+    const refused = await runCli(['record', file, '--simulate', '--duration', '1'])
+    expect(refused.code).toBe(2)
+    expect(refused.stderr).toMatch(/precious\.jsonl already exists.*--force/)
+    expect(await readFile(file, 'utf8')).toBe(precious)
+    const forced = await runCli(['record', file, '--simulate', '--duration', '1', '--force'])
+    expect(forced.code).toBe(0)
+    const lines = (await readFile(file, 'utf8')).trim().split('\n')
+    expect(JSON.parse(lines[0])).toMatchObject({ format: 'beaconkit-advertisements', source: 'simulator' })
+    expect(lines.length).toBeGreaterThan(2)
+    expect((await runCli(['record', '--help'])).stdout).toMatch(/--force +overwrite <file\.jsonl> if it exists/)
+  })
+
   it('refuses a folder that does not exist, before starting anything', async () => {
     const r = await runCli(['record', '/nonexistent/dir/x.jsonl', '--simulate'])
     expect(r.code).toBe(2)

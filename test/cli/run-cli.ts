@@ -26,7 +26,7 @@ export interface CliResult {
 }
 
 /** Starts the command; the caller waits for `done`. */
-export function startCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): {
+export function startCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): {
   child: ChildProcessWithoutNullStreams
   done: Promise<CliResult>
   /** Resolves once stdout contains `text` (or rejects when the process ends without it). */
@@ -35,7 +35,7 @@ export function startCli(args: string[], options: { input?: string; env?: NodeJS
   output(): string
 } {
   requireBuild()
-  const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, env: { ...process.env, ...options.env } })
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: options.cwd ?? ROOT, env: { ...process.env, ...options.env } })
   let stdout = ''
   let stderr = ''
   const waiters: { test: (s: string) => boolean; resolve: () => void; reject: (e: Error) => void }[] = []
@@ -67,7 +67,7 @@ export function startCli(args: string[], options: { input?: string; env?: NodeJS
 }
 
 /** Runs the command to its end. */
-export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runCli(args: string[], options: { input?: string; env?: NodeJS.ProcessEnv; cwd?: string } = {}): Promise<CliResult> {
   return startCli(args, options).done
 }
 

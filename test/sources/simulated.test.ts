@@ -5,6 +5,7 @@ import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { SimulatedSource, distanceAt, representableLux } from '../../src/sources/simulated.js'
 import { seededRandom } from '../../src/random.js'
 import type { SimulatedSourceOptions } from '../../src/sources/simulated.js'
+import { SAMPLE_BROADCAST_KEY, siteScenario } from '../../src/sources/scenario.js'
 import { advertisementSourceContract } from './source-contract.js'
 import { UUID } from './helpers.js'
 
@@ -74,5 +75,42 @@ describe('SimulatedSource', () => {
   it('validates options', () => {
     expect(() => new SimulatedSource({ devices: [{ address: 'AA', distance: 1 }] })).toThrow(expect.objectContaining({ code: 'invalid_option' }))
     expect(() => new SimulatedSource({ devices: [], lossRate: 1 })).toThrow(/lossRate/)
+  })
+})
+
+describe('the default site (zero-argument SimulatedSource, siteScenario)', () => {
+  it('new SimulatedSource() simulates the 12-beacon site of `beaconkit simulate`', () => {
+    const advs = [...new SimulatedSource().advertisements(20_000, 0)]
+    const addresses = new Set(advs.map((a) => a.address))
+    expect(addresses.size).toBe(12)
+    // The same site as the command line's default (12 beacons, seed 1), advertisement for advertisement.
+    expect(advs).toEqual([...new SimulatedSource({ devices: siteScenario(), seed: 1 }).advertisements(20_000, 0)])
+    // Its encrypted devices verify with the public sample key, and only with it.
+    const readings = advs.map((a) => decodeAdvertisement(a, { keyring: new Keyring([SAMPLE_BROADCAST_KEY]) }))
+    expect(readings.some((r) => r?.secure?.verified === true)).toBe(true)
+    expect(readings.some((r) => r?.frames.includes('ibeacon') === true)).toBe(true)
+  })
+
+  it('options without devices keep the default site (virtual time, a seed)', async () => {
+    const source = new SimulatedSource({ virtual: true, durationMs: 3000, seed: 7 })
+    const seen: string[] = []
+    source.on('advertisement', (a) => seen.push(a.address))
+    const ended = new Promise<void>((resolve) => source.once('end', () => resolve()))
+    await source.start()
+    await ended
+    expect(new Set(seen).size).toBeGreaterThan(6)
+    expect([...new SimulatedSource({ seed: 7 }).advertisements(3000, 0)]).toEqual([...new SimulatedSource({ devices: siteScenario(12, 7), seed: 7 }).advertisements(3000, 0)])
+  })
+
+  it('siteScenario is public, deterministic and sized as asked', async () => {
+    const pkg = await import('../../src/index.js')
+    expect(pkg.siteScenario).toBe(siteScenario)
+    expect(pkg.SAMPLE_BROADCAST_KEY).toBe(KEY)
+    expect(siteScenario(40, 3)).toEqual(siteScenario(40, 3))
+    expect(siteScenario(40, 3)).toHaveLength(40)
+    expect(siteScenario(1)).toHaveLength(1)
+    expect(siteScenario(12, 1)).not.toEqual(siteScenario(12, 2))
+    expect(() => siteScenario(0)).toThrow(expect.objectContaining({ code: 'invalid_option' }))
+    expect(() => siteScenario(1.5)).toThrow(expect.objectContaining({ code: 'invalid_option' }))
   })
 })
