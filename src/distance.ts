@@ -1,6 +1,7 @@
 /**
- * Distance estimate from signal strength (PROTOCOL.md 4). The coefficients are the ones the
- * vendor SDK and the common iOS approximation share, so numbers agree with the platform's apps.
+ * Distance estimate from signal strength (docs/protocol.md, "Distance"). The coefficients are the
+ * ones the vendor SDK and the common iOS approximation share, so numbers agree with the platform's
+ * apps.
  * Physics, not range-table state: it sits below decoding, which computes a reading's accuracy,
  * and the range table, which computes it again from the smoothed RSSI, both call it.
  */

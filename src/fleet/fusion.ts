@@ -1,6 +1,6 @@
 /**
  * The fused view of many gateways: one record per beacon, fed by every gateway's per-second
- * RSSI batch (DESIGN.md section 6). A beacon is present while any gateway hears it, so one
+ * RSSI batch (docs/mqtt.md). A beacon is present while any gateway hears it, so one
  * gateway losing it never makes it go; it goes when no gateway has heard it for the gone
  * timeout. Pure state driven by `ingest` and `tick` with the caller's time: no I/O, no timers,
  * so the tracker can run it on a real clock and tests on a virtual one.

@@ -1,7 +1,7 @@
 /**
  * A site: where the anchors are (fixed gateways hearing moving beacons, or fixed beacons heard by
- * a moving scanner), the floor's extent and its rooms. Read from the JSON shape of DESIGN.md
- * section 8 (the tetam data set's site.json is one); pure data, no I/O, so the fleet tracker and
+ * a moving scanner), the floor's extent and its rooms. Read from the JSON shape of docs/fleet.md
+ * (the tetam data set's site.json is one); pure data, no I/O, so the fleet tracker and
  * the positioning engine share it.
  */
 import { InvalidOptionError } from '../errors.js'

@@ -1,6 +1,7 @@
 /**
- * Merging the readings of one device into one tracked beacon (PROTOCOL.md 2.5): every field
- * keeps its latest value from any frame, except where one frame kind outranks another.
+ * Merging the readings of one device into one tracked beacon (docs/protocol.md, "Merging the
+ * frames of one advertisement"): every field keeps its latest value from any frame, except where
+ * one frame kind outranks another.
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
