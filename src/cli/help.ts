@@ -1,6 +1,6 @@
 /** The help texts of `beaconkit` and each of its commands. */
 
-import type { CommandName } from './args.js'
+import type { CommandName } from './command-line.js'
 
 const VIEW_OPTIONS = `Output:
   --json                 one JSON object per line per event (found, gone, changed,

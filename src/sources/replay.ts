@@ -12,6 +12,7 @@ import type { Advertisement, RecordingHeader } from '../advertisement.js'
 import { PacedClock, RealClock, VirtualClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
+import { pathForMessage } from '../secure/secret-file.js'
 import { readLines } from './line-reader.js'
 import type { InputLine } from './line-reader.js'
 import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
@@ -110,16 +111,17 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
       throw new InvalidOptionError('invalid_option', `maxLineBytes must be a whole number of bytes of at least 1 (default ${DEFAULT_MAX_LINE_BYTES}); got ${String(maxLineBytes)}.`, { option: 'maxLineBytes' })
     }
     if (typeof input === 'string') {
+      const shown = pathForMessage(input)
       let stats
       try {
         stats = statSync(input)
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `Recording ${input} does not exist; check the path.`, { option: 'path', cause: err })
-        throw new InvalidOptionError('unreadable_file', `Recording ${input} cannot be read (${code ?? 'error'}); pass a JSONL file.`, { option: 'path', cause: err })
+        if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `Recording ${shown} does not exist; check the path.`, { option: 'path', cause: err })
+        throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read (${code ?? 'error'}); pass a JSONL file.`, { option: 'path', cause: err })
       }
       // A FIFO (or a device such as /dev/stdin) streams a recording as well as a file does.
-      if (stats.isDirectory()) throw new InvalidOptionError('unreadable_file', `Recording ${input} is a directory; pass a JSONL file.`, { option: 'path' })
+      if (stats.isDirectory()) throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read: it is a directory; pass a JSONL file.`, { option: 'path' })
     } else if (!isReadable(input) && (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')) {
       throw new InvalidOptionError('invalid_option', 'ReplaySource needs a file path, an array of JSONL lines or a readable stream.', { option: 'input' })
     }
