@@ -27,7 +27,7 @@ function runToFd(args: string[], fd: number): Promise<CliResult> {
   requireBuild()
   const child = spawn(process.execPath, [CLI, ...args], { cwd: ROOT, stdio: ['ignore', fd, 'pipe'] })
   let stderr = ''
-  child.stderr.setEncoding('utf8').on('data', (d: string) => {
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => {
     stderr += d
   })
   return new Promise((resolve) => child.on('close', (code, signal) => resolve({ code, signal, stdout: '', stderr })))
