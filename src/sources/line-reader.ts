@@ -50,14 +50,21 @@ export async function* readLines(stream: Readable, maxBytes: number): AsyncGener
           skipping = true
           yield { tooLong: length + piece }
           parts = []
-        } else if (piece > 0) {
-          // A copy: the stream may reuse its buffer, and a short slice must not pin a big one.
+        } else if (end === -1 && piece > 0) {
+          // The line goes on in the next chunk. A copy: the stream may reuse its buffer.
           parts.push(Buffer.from(buf.subarray(start, start + piece)))
         }
       }
       length += piece
       if (end === -1) break
-      if (!skipping) yield { text: parts.length === 1 ? parts[0].toString('utf8') : Buffer.concat(parts, length).toString('utf8') }
+      if (!skipping) {
+        // The common case, a whole line inside this chunk, is decoded straight from it.
+        if (parts.length === 0) yield { text: buf.toString('utf8', start, end) }
+        else {
+          parts.push(buf.subarray(start, end))
+          yield { text: Buffer.concat(parts, length).toString('utf8') }
+        }
+      }
       parts = []
       length = 0
       skipping = false

@@ -94,9 +94,8 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   private lines: AsyncIterator<InputLine> | Iterator<unknown> | undefined
   private close: (() => void) | undefined
   private pending: Advertisement | undefined
-  /** Settles when stop() is called: a read from a stream that is not ours (stdin) may never end. */
-  private readonly stopped: Promise<IteratorResult<unknown>>
-  private signalStop: () => void = () => undefined
+  /** Ends the read in progress, if any: a read from a stream that is not ours (stdin) may never end. */
+  private cancelRead: (() => void) | undefined
 
   constructor(input: ReplayInput, options: ReplayOptions = {}) {
     super()
@@ -125,9 +124,6 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     } else if (!isReadable(input) && (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')) {
       throw new InvalidOptionError('invalid_option', 'ReplaySource needs a file path, an array of JSONL lines or a readable stream.', { option: 'input' })
     }
-    this.stopped = new Promise((resolve) => {
-      this.signalStop = () => resolve({ done: true, value: undefined })
-    })
     this.input = input
     this.maxLineBytes = maxLineBytes
     this.clock = options.virtual === true ? new VirtualClock(0) : new PacedClock(options.clock ?? new RealClock(), speed)
@@ -150,7 +146,7 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   /** Stops emitting; the rest of the recording is not read. Safe to call twice. */
   async stop(): Promise<void> {
     this.running = false
-    this.signalStop()
+    this.cancelRead?.()
     if (this.clock instanceof PacedClock) this.clock.halt()
     this.close?.()
     this.close = undefined
@@ -186,13 +182,24 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     return { text: value }
   }
 
+  /** The next line, or the end once stop() is called while waiting for it. */
+  private read(lines: AsyncIterator<InputLine> | Iterator<unknown>): Promise<IteratorResult<unknown>> | IteratorResult<unknown> {
+    if (!this.fromStream) return (lines as Iterator<unknown>).next()
+    // A promise per read, not a race against one shared stop promise: each race would leave
+    // a reaction on it, one per line, for the life of the replay.
+    return new Promise((resolve, reject) => {
+      this.cancelRead = () => resolve({ done: true, value: undefined })
+      ;(lines as AsyncIterator<InputLine>).next().then(resolve, reject)
+    })
+  }
+
   /** The next advertisement of the recording, or undefined at the end. */
   private async nextAdvertisement(): Promise<Advertisement | undefined> {
     const lines = this.lines
     while (lines !== undefined && this.running) {
       let r: IteratorResult<unknown>
       try {
-        r = await Promise.race([lines.next(), this.stopped])
+        r = await this.read(lines)
       } catch (err) {
         if (!this.running) return undefined
         this.emit('error', err instanceof Error ? err : new Error(String(err)))
