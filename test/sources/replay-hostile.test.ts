@@ -4,7 +4,7 @@
  * grow memory without bound; each bad line is skipped, counted and reported.
  */
 import { describe, it, expect } from 'vitest'
-import { Readable } from 'node:stream'
+import { PassThrough, Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
 import { BeaconScanner } from '../../src/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
@@ -149,6 +149,18 @@ describe('what a lines array holds', () => {
     await scan(source)
     expect(source.stats).toMatchObject({ advertisements: 1, malformed: 1 })
     expect(source.stats.malformedLines[0].reason).toBe('the stream gave a number, not text')
+  })
+})
+
+describe('stopping', () => {
+  it('stops while waiting for a line from a stream that is not its own (stdin), without ending that stream', async () => {
+    const input = new PassThrough()
+    const source = new ReplaySource(input, { virtual: true })
+    const started = source.start()
+    await source.stop()
+    await started
+    expect(source.stats.lines).toBe(0)
+    expect(input.destroyed).toBe(false)
   })
 })
 
