@@ -129,7 +129,7 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     this.clock = options.virtual === true ? new VirtualClock(0) : new PacedClock(options.clock ?? new RealClock(), speed)
   }
 
-  /** Opens the recording; in virtual mode also moves the clock to the first advertisement. */
+  /** Opens the recording and sets the clock to the first advertisement's time (in real mode, pinned to the pacing clock's now). */
   async start(): Promise<void> {
     if (this.started) return
     this.started = true
