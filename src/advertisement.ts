@@ -41,6 +41,13 @@ export type ParsedLine =
   | { kind: 'blank' }
   | { kind: 'malformed'; reason: string }
 
+/**
+ * The latest time a line may carry: the end of JavaScript's Date range (year 275760). A line
+ * outside [0, MAX_TIMESTAMP] is corrupt (a `t` of 1e300 or −5): it would throw time off by
+ * more than any recording spans, so it is refused as malformed.
+ */
+export const MAX_TIMESTAMP = 8.64e15
+
 const ADDRESS = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i
 const HEX = /^(?:[0-9a-f]{2})*$/i
 const ADDRESS_TYPES = new Set(['public', 'random', 'unknown'])
@@ -80,6 +87,7 @@ export function parseAdvertisementLine(line: string): ParsedLine {
   }
   const { t, address, rssi } = value
   if (typeof t !== 'number' || !Number.isFinite(t)) return { kind: 'malformed', reason: '"t" must be a number of milliseconds' }
+  if (t < 0 || t > MAX_TIMESTAMP) return { kind: 'malformed', reason: `"t" must be between 0 and ${MAX_TIMESTAMP} ms (the Date range); ${t} is not a time` }
   if (typeof address !== 'string' || !ADDRESS.test(address)) return { kind: 'malformed', reason: '"address" must look like aa:bb:cc:dd:ee:ff' }
   if (typeof rssi !== 'number' || !Number.isFinite(rssi)) return { kind: 'malformed', reason: '"rssi" must be a number (dBm)' }
   const adv: Advertisement = { address: address.toLowerCase(), rssi, timestamp: t }

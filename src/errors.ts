@@ -82,13 +82,20 @@ export type BluetoothUnavailableCode =
 /** The BLE stack could not be started; the message says what to check. */
 export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailableCode> {}
 
+/**
+ * Reasons an option, argument or input file is refused: `not_a_file` for a FIFO or device
+ * where a plain file must be (a keys or password file), `not_a_recording` for an input with
+ * no valid advertisement line.
+ */
+export type InvalidOptionCode = 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file' | 'not_a_file' | 'not_a_recording'
+
 /** An option, argument or input file is not usable. */
-export class InvalidOptionError extends BeaconkitError<'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file'> {
+export class InvalidOptionError extends BeaconkitError<InvalidOptionCode> {
   /** The option or argument at fault. */
   readonly option?: string
 
   constructor(
-    code: 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file',
+    code: InvalidOptionCode,
     message: string,
     details: { option?: string; cause?: unknown } = {},
   ) {

@@ -27,8 +27,8 @@ export {
   BroadcastKeyError,
   InvalidOptionError,
 } from './errors.js'
-export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode } from './errors.js'
-export { RealClock, VirtualClock } from './clock.js'
+export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode } from './errors.js'
+export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'
 export {

@@ -5,7 +5,7 @@
  */
 import type { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from './advertisement.js'
-import { RealClock, VirtualClock } from './clock.js'
+import { PacedClock, RealClock, VirtualClock } from './clock.js'
 import type { Clock } from './clock.js'
 import { ScanDecoder, SlotSummary } from './decoder.js'
 import type { CacheEntry, DecodeStats } from './decoder.js'
@@ -30,7 +30,11 @@ export interface ScannerEvents {
   found: [beacon: Beacon]
   /** A beacon was not heard for `goneTimeoutMs` (emitted at exactly `lastSeen + goneTimeoutMs`), or fell below `leaveRssi`. */
   gone: [beacon: Beacon]
-  /** Every `updateIntervalMs`: the beacons in range, nearest first. */
+  /**
+   * Every `updateIntervalMs`: the beacons in range, nearest first. On replay time (a virtual
+   * or paced clock) there is no tick while nothing is tracked, so a gap in a recording costs
+   * nothing; the tick resumes, on its old phase, with the next reading.
+   */
   updated: [beacons: Beacon[]]
   /** rssi (smoothed, whole dBm), temperature, light, accelerometerCount, movingState or batteryLevel changed. */
   changed: [beacon: Beacon, changes: BeaconChanges]
@@ -100,8 +104,10 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     this.clock = resolved.clock ?? this.source.clock ?? new RealClock()
     this.eventBufferSize = resolved.eventBufferSize
     this.decoder = new ScanDecoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
+    // Replay time skips the empty stretches of a recording instead of ticking through them.
+    const replayTime = this.clock instanceof VirtualClock || this.clock instanceof PacedClock
     this.table = new RangeTable(
-      { ...resolved.table, clock: this.clock },
+      { ...resolved.table, clock: this.clock, pauseTickWhenEmpty: replayTime },
       {
         found: (b) => this.publish('found', b),
         gone: (b) => {

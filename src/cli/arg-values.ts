@@ -5,7 +5,7 @@
 
 import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
-import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './args.js'
+import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>

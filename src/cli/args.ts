@@ -8,50 +8,11 @@ import type { ParseArgsConfig } from 'node:util'
 import { bool, durationMs, fail, hci, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
+import { COMMANDS } from './command-line.js'
+import type { CommandName, ParsedCommand } from './command-line.js'
 
-/** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
-
-/** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'keys']
-
-/** Which beacons to show (and upload): the scanner's filter, from the command line. */
-export interface FilterFlags {
-  serialNumbers?: string[]
-  proximityUUIDs?: string[]
-  beaconIDs?: string[]
-  minRssi?: number
-  verifiedOnly?: boolean
-}
-
-/** `--upload` and its companions. */
-export interface UploadFlags {
-  cloudUrl: string
-  email: string
-  passwordFile: string
-  queueDir?: string
-}
-
-/** Options shared by the commands that show beacons (scan, replay, simulate). */
-export interface ViewFlags {
-  json: boolean
-  /** Broadcast key strings from `--key`; secrets, never printed. */
-  keys: string[]
-  keysFile?: string
-  filter: FilterFlags
-  upload?: UploadFlags
-}
-
-/** A parsed command line. */
-export type ParsedCommand =
-  | { command: 'help'; topic?: CommandName }
-  | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
-  | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
-  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
-  | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
-  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
-  | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
+// Kept for the modules that took these types from here before they moved.
+export type { CommandName, FilterFlags, ParsedCommand, UploadFlags, ViewFlags } from './command-line.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -140,7 +101,11 @@ function parseWith(argv: string[], command: CommandName): { values: Values; posi
     if (unknown !== null) fail(unknown[1], `unknown option ${unknown[1]} for \`beaconkit ${command}\``, command)
     const missing = /Option '(-[^' ]*)[^']*' argument missing/.exec(message)
     if (missing !== null) fail(missing[1], `option ${missing[1]} needs a value`, command)
-    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') fail('option', message.replace(/ *argument.*$/, '') + ' takes no value', command)
+    if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
+      // `--virtual=yes`: a value given to a flag. The value is not echoed (it may be a secret typed in the wrong place).
+      const flag = /Option '(-[^' ]*)'/.exec(message)?.[1] ?? 'this option'
+      fail(flag.replace(/^-+/, ''), `${flag} is a flag and takes no value: write ${flag} alone, without =…`, command)
+    }
     fail('option', message, command)
   }
 }

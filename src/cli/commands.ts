@@ -4,8 +4,9 @@ import { basename } from 'node:path'
 import { NobleSource } from '../sources/noble.js'
 import { ReplaySource } from '../sources/replay.js'
 import { SimulatedSource } from '../sources/simulated.js'
-import type { ParsedCommand, ViewFlags } from './args.js'
-import { BluetoothUnavailableError } from '../errors.js'
+import type { ParsedCommand, ViewFlags } from './command-line.js'
+import { BluetoothUnavailableError, InvalidOptionError } from '../errors.js'
+import { pathForMessage } from '../secure/secret-file.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
@@ -13,10 +14,26 @@ import { runView } from './run-view.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>
 
-function replay(file: string, view: ViewFlags, speed: number, virtual: boolean): Promise<number> {
-  const source = new ReplaySource(file, { virtual, speed })
+/**
+ * `beaconkit replay`: `-` reads standard input (a pipe), any other path a file or a FIFO.
+ * An input without a single valid advertisement line is not a recording: exit 2, saying so.
+ */
+async function replay(file: string, view: ViewFlags, speed: number, virtual: boolean): Promise<number> {
+  const stdin = file === '-'
+  const name = stdin ? 'standard input' : basename(file)
+  const source = new ReplaySource(stdin ? process.stdin : file, { virtual, speed })
+  let ended = false
+  source.once('end', () => {
+    ended = true
+  })
   const pace = virtual ? 'virtual time' : `×${speed}`
-  return runView({ source, label: `replay ${basename(file)} ${pace}`, view, drainAtEnd: true })
+  const code = await runView({ source, label: `replay ${name} ${pace}`, view, drainAtEnd: true })
+  const { lines, malformed, advertisements } = source.stats
+  if (ended && advertisements === 0) {
+    const what = lines === 0 ? 'is empty' : source.header !== undefined && malformed === 0 ? 'holds a header but no advertisement' : `has no valid advertisement line (${malformed} of ${lines} lines malformed)`
+    throw new InvalidOptionError('not_a_recording', `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is JSONL with one advertisement per line, as \`beaconkit record\` writes`, { option: 'file' })
+  }
+  return code
 }
 
 /** Runs one command to its end; returns the exit code. */

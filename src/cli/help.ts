@@ -1,6 +1,6 @@
 /** The help texts of `beaconkit` and each of its commands. */
 
-import type { CommandName } from './args.js'
+import type { CommandName } from './command-line.js'
 
 const VIEW_OPTIONS = `Output:
   --json                 one JSON object per line per event (found, gone, changed,
@@ -9,7 +9,8 @@ Broadcast keys (private broadcast; keys are never printed):
   --key <key>            a broadcast key string (40 hex digits or the 90-character
                          operator form); repeatable. Prefer --keys-file: arguments are
                          visible to other users in the process list
-  --keys-file <file>     one key per line, # comments and blank lines allowed
+  --keys-file <file>     one key per line, # comments and blank lines allowed; a plain
+                         file (chmod 600: a warning if others can read it)
 Filters:
   --serial <serial>      only this serial number (12 hex digits); repeatable
   --uuid <uuid>          only this proximity UUID; repeatable
@@ -28,8 +29,9 @@ Upload (off unless --upload is given):
 const COMMON_TAIL = `  -h, --help             this help
 
 Ctrl-C stops cleanly: the scanner stops, queued uploads are flushed, the terminal
-is restored, and the exit code is 0.
-Exit codes: 0 done, 1 unexpected failure, 2 bad option, file or key,
+is restored, and the exit code is 0; so does a reader that goes away (\`| head\`).
+Exit codes: 0 done, 1 unexpected failure or output error (disk full), 2 bad option,
+file (keys or password file not a plain file, input not a recording) or key,
 3 Bluetooth unavailable, 4 cloud account error.`
 
 const TOPICS: Record<CommandName, string> = {
@@ -51,15 +53,20 @@ either root or \`sudo setcap cap_net_raw+eip $(eval readlink -f $(which node))\`
 
   replay: `Usage: beaconkit replay <file.jsonl> [options]
        beaconkit replay --demo [options]
+       beaconkit replay - [options]          (reads the recording from standard input)
 
 Replays a recording (made with \`beaconkit record\` or AdvertisementRecorder) through
-the same views as \`scan\`. At the end of the file the beacons age out (8 s without
-adverts), then the command exits 0.
+the same views as \`scan\`. The file may be a FIFO. At the end of the input the beacons
+age out (8 s without adverts), then the command exits 0. Timers run on the recording's
+clock at any speed, and event times are recording times. Malformed lines are skipped
+with a warning naming the line; an input without a single advertisement line (empty,
+not JSONL) exits 2.
 
 Replay:
   --demo                 replay the recording bundled with beaconkit (90 s of a small
                          site) instead of a file
-  --speed <factor>       replay faster (10) or slower (0.5) than recorded; default 1
+  --speed <factor>       replay faster (10) or slower (0.5) than recorded; default 1;
+                         the same events at the same times as --virtual
   --virtual              run in virtual time, as fast as possible (for tests and CI)
 ${VIEW_OPTIONS}
 ${COMMON_TAIL}

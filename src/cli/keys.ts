@@ -3,10 +3,11 @@
  * and `beaconkit keys check`. Keys are secrets: nothing here prints one, only key ids.
  */
 
-import { readFile } from 'node:fs/promises'
 import { BroadcastKeyError, InvalidOptionError } from '../errors.js'
 import { parseBroadcastKey } from '../secure/broadcast-key.js'
+import { keyLines } from '../secure/key-lines.js'
 import { Keyring } from '../secure/keyring.js'
+import { pathForMessage, readSecretFile } from '../secure/secret-file.js'
 
 /** Where `keys check` writes its verdicts. */
 export interface Output {
@@ -15,15 +16,18 @@ export interface Output {
 
 /**
  * The keyring for `--keys-file` and every `--key`, or undefined when neither was given.
- * @throws BroadcastKeyError naming the `--key` by position or the file and line, never the key.
+ * `warn` hears about a keys file other users can read.
+ * @throws BroadcastKeyError naming the `--key` by position or the file and line, never the key;
+ *   InvalidOptionError for a keys file that is missing, not a plain file, or holds no key.
  */
-export async function loadKeyring(keys: readonly string[], keysFile: string | undefined, now?: number): Promise<Keyring | undefined> {
+export async function loadKeyring(keys: readonly string[], keysFile: string | undefined, options: { now?: number; warn?: (text: string) => void } = {}): Promise<Keyring | undefined> {
   if (keys.length === 0 && keysFile === undefined) return undefined
-  const options = now === undefined ? {} : { now }
-  const ring = keysFile === undefined ? new Keyring() : await Keyring.fromFile(keysFile, options)
+  const parseOptions = options.now === undefined ? {} : { now: options.now }
+  const ring = keysFile === undefined ? new Keyring() : Keyring.fromText(await readKeysFile(keysFile, options.warn), { ...parseOptions, source: `keys file ${pathForMessage(keysFile)}` })
+  if (keysFile !== undefined && ring.size === 0) throw noKeys(keysFile)
   keys.forEach((text, i) => {
     try {
-      ring.add(parseBroadcastKey(text, options))
+      ring.add(parseBroadcastKey(text, parseOptions))
     } catch (error) {
       if (!(error instanceof BroadcastKeyError)) throw error
       const which = keys.length === 1 ? '--key' : `--key #${i + 1}`
@@ -36,6 +40,10 @@ export async function loadKeyring(keys: readonly string[], keysFile: string | un
   return ring
 }
 
+function noKeys(keysFile: string): InvalidOptionError {
+  return new InvalidOptionError('invalid_option', `keys file ${pathForMessage(keysFile)} holds no keys (one key per line, # for comments)`, { option: 'keys-file' })
+}
+
 /** The verdict on one key, as `keys check --json` prints it. */
 export interface KeyVerdict {
   /** Line of the keys file, when checking one. */
@@ -45,7 +53,7 @@ export interface KeyVerdict {
   keyId?: string
   /** ISO 8601, for keys that carry an expiry. */
   expiresAt?: string
-  /** What is wrong and what to do (never the key). */
+  /** What is wrong and what to do (never the key); for a valid key, a note such as a harmless repeat. */
   message?: string
 }
 
@@ -78,7 +86,7 @@ export function formatVerdict(v: KeyVerdict): string {
   const id = v.keyId === undefined ? '' : `key id ${v.keyId}`
   if (v.valid) {
     const expiry = v.expiresAt === undefined ? 'does not expire' : `valid until ${v.expiresAt}`
-    return `${where}valid: ${id}, ${expiry}`
+    return `${where}valid: ${id}, ${expiry}${v.message === undefined ? '' : ` (${v.message})`}`
   }
   const label = v.status === 'corrupted' ? 'corrupted' : v.status
   return `${where}${label}: ${v.message ?? ''}`
@@ -90,35 +98,41 @@ async function readStdin(): Promise<string> {
   return Buffer.concat(chunks).toString('utf8')
 }
 
-async function readKeysFile(path: string): Promise<string> {
-  try {
-    return await readFile(path, 'utf8')
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `keys file ${path} does not exist; check the path`, { option: 'keys-file' })
-    throw new InvalidOptionError('unreadable_file', `keys file ${path} cannot be read (${code ?? 'error'}); check its permissions`, { option: 'keys-file' })
+/** A keys file's text; `warn` hears if other users can read it (as ssh warns about a private key). */
+async function readKeysFile(path: string, warn: ((text: string) => void) | undefined): Promise<string> {
+  const file = await readSecretFile(path, 'keys file', 'keys-file')
+  if (file.exposed && warn !== undefined) {
+    const shown = pathForMessage(path)
+    warn(`keys file ${shown} can be read by other users (mode ${file.mode.toString(8).padStart(4, '0')}); protect it with chmod 600 ${shown}`)
   }
+  return file.text
 }
 
-/** Verdicts for every key line of a keys file (`#` comments and blank lines skipped). */
+/**
+ * Verdicts for every key line of a keys file (`#` comments and blank lines skipped). A key
+ * is judged as {@link Keyring.fromText} would take it: the same lines, and a second key with
+ * a key id already present is a duplicate, while the very same key again is harmless.
+ */
 export function checkKeysText(text: string, now?: number): KeyVerdict[] {
   const verdicts: KeyVerdict[] = []
-  const seen = new Set<string>()
-  text.split(/\r?\n/).forEach((raw, i) => {
-    const hash = raw.indexOf('#')
-    const line = (hash === -1 ? raw : raw.slice(0, hash)).trim()
-    if (line === '') return
-    const v: KeyVerdict = { line: i + 1, ...checkKey(line, now) }
+  const ring = new Keyring()
+  const firstLine = new Map<string, number>()
+  for (const { line, text: keyText } of keyLines(text)) {
+    const v: KeyVerdict = { line, ...checkKey(keyText, now) }
     if (v.valid && v.keyId !== undefined) {
-      if (seen.has(v.keyId)) {
+      try {
+        ring.add(parseBroadcastKey(keyText, now === undefined ? {} : { now }))
+        if (firstLine.has(v.keyId)) v.message = `the same key as line ${firstLine.get(v.keyId)}; the repeat is ignored`
+        else firstLine.set(v.keyId, line)
+      } catch (error) {
+        if (!(error instanceof BroadcastKeyError) || error.code !== 'duplicate_key_id') throw error
         v.valid = false
         v.status = 'duplicate'
-        v.message = `a second key with key id ${v.keyId}: a keyring holds one key per id; remove one of them`
+        v.message = `a second, different key with key id ${v.keyId} (line ${firstLine.get(v.keyId)} has the first): a keyring holds one key per id; remove one of them`
       }
-      seen.add(v.keyId)
     }
     verdicts.push(v)
-  })
+  }
   return verdicts
 }
 
@@ -127,15 +141,13 @@ export function checkKeysText(text: string, now?: number): KeyVerdict[] {
  * (0 when every key is valid, 2 otherwise).
  */
 export async function runKeysCheck(
-  options: { key?: string; keysFile?: string; json: boolean; now?: number },
+  options: { key?: string; keysFile?: string; json: boolean; now?: number; warn?: (text: string) => void },
   out: Output,
 ): Promise<number> {
   let verdicts: KeyVerdict[]
   if (options.keysFile !== undefined) {
-    verdicts = checkKeysText(await readKeysFile(options.keysFile), options.now)
-    if (verdicts.length === 0) {
-      throw new InvalidOptionError('invalid_option', `keys file ${options.keysFile} holds no keys (one key per line, # for comments)`, { option: 'keys-file' })
-    }
+    verdicts = checkKeysText(await readKeysFile(options.keysFile, options.warn), options.now)
+    if (verdicts.length === 0) throw noKeys(options.keysFile)
   } else {
     const text = options.key === '-' ? await readStdin() : (options.key ?? '')
     verdicts = [checkKey(text, options.now)]

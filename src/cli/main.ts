@@ -2,7 +2,7 @@
 // clear line on stderr and an exit code. The commands live beside it.
 import { createRequire } from 'node:module'
 import { parseCommandLine } from './args.js'
-import type { ParsedCommand } from './args.js'
+import type { ParsedCommand } from './command-line.js'
 import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
@@ -24,28 +24,43 @@ async function dispatch(parsed: ParsedCommand): Promise<number> {
       process.stdout.write(`beaconkit ${version()}\n`)
       return EXIT.ok
     case 'keys-check':
-      return runKeysCheck(parsed, process.stdout)
+      return runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout)
     default:
       return runCommand(parsed)
   }
 }
 
+/** Why standard output failed, once it has (other than a reader that went away). */
+let outputFailure: NodeJS.ErrnoException | undefined
+
 async function main(argv: string[]): Promise<number> {
   // A reader that goes away (`beaconkit … | head`) is a normal way to stop, not a crash: the
-  // command stops as on SIGTERM (uploads still flushed); later write errors are its echo.
+  // command stops quietly as on SIGTERM (uploads still flushed) and exits 0, as `yes | head`
+  // ends for the shell. Any other write error (a full disk, /dev/full) stops it the same way,
+  // with one line on stderr and exit 1. Later write errors are the first one's echo.
   let stdoutGone = false
   process.stdout.on('error', (error: NodeJS.ErrnoException) => {
     if (stdoutGone) return
-    if (error.code !== 'EPIPE') throw error
     stdoutGone = true
-    if (!requestStop()) process.exit(EXIT.ok)
+    if (error.code !== 'EPIPE') {
+      outputFailure = error
+      process.stderr.write(`beaconkit: cannot write to standard output (${error.code ?? 'error'}: ${describeWriteError(error)}); stopped\n`)
+    }
+    if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
   try {
-    return await dispatch(parseCommandLine(argv))
+    const code = await dispatch(parseCommandLine(argv))
+    return outputFailure === undefined ? code : EXIT.failure
   } catch (error) {
     process.stderr.write(`${errorLine(error)}\n`)
     return exitCodeFor(error)
   }
+}
+
+/** The system's words for a write error, without the stack or the syscall. */
+function describeWriteError(error: NodeJS.ErrnoException): string {
+  if (error.code === 'ENOSPC') return 'no space left on device'
+  return error.message.replace(/^[A-Z]+: /, '').replace(/, write$/, '')
 }
 
 const code = await main(process.argv.slice(2))

@@ -7,7 +7,7 @@
 import { BeaconScanner } from '../scanner.js'
 import type { Beacon } from '../reading.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
-import type { ViewFlags } from './args.js'
+import type { ViewFlags } from './command-line.js'
 import { EXIT, errorLine } from './exit.js'
 import { JsonLinesOutput } from './json-lines.js'
 import { loadKeyring } from './keys.js'
@@ -51,14 +51,6 @@ function rejectedCount(scanner: BeaconScanner): number {
 /** Runs one view command to its end and returns the exit code. */
 export async function runView(run: ViewRun, streams: ViewStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   const { source, view } = run
-  // Read everything that can be wrong before anything starts, so a bad key or file fails fast.
-  const keys = await loadKeyring(view.keys, view.keysFile)
-  const scanner = new BeaconScanner({
-    source,
-    ...(keys === undefined ? {} : { keys }),
-    filter: view.filter,
-  })
-  const clock = scanner.clock
   const tty = !view.json && streams.stdout.isTTY === true
   const screen = tty ? new TableScreen(streams.stdout, source.clock === undefined ? 0 : 50) : undefined
   const json = tty ? undefined : new JsonLinesOutput(streams.stdout)
@@ -79,6 +71,14 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const done = new Promise<number>((resolve) => {
     finish = resolve
   })
+  // Read everything that can be wrong before anything starts, so a bad key or file fails fast.
+  const keys = await loadKeyring(view.keys, view.keysFile, { warn })
+  const scanner = new BeaconScanner({
+    source,
+    ...(keys === undefined ? {} : { keys }),
+    filter: view.filter,
+  })
+  const clock = scanner.clock
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn, () => finish(EXIT.account))
 

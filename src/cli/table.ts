@@ -146,6 +146,8 @@ function byAccuracy(a: Beacon, b: Beacon): number {
   return a.id < b.id ? -1 : a.id > b.id ? 1 : 0
 }
 
+const STATUS_SEPARATOR = ' │ '
+
 /** The status line. */
 export function renderStatus(status: TableStatus): string {
   const parts = [
@@ -156,7 +158,7 @@ export function renderStatus(status: TableStatus): string {
     `${status.rejected} rejected`,
     ...(status.notes ?? []),
   ]
-  return clean(parts.join(' │ '))
+  return clean(parts.join(STATUS_SEPARATOR))
 }
 
 /** Chooses which columns fit in `width` and how wide each is. */
@@ -200,8 +202,10 @@ export function renderTable(beacons: readonly Beacon[], status: TableStatus, opt
   }
   let shown = sorted
   let more = 0
+  const legend = legendFor(sorted)
   if (options.height !== undefined) {
-    const room = Math.max(0, Math.floor(options.height) - 2)
+    // Status and header, plus the legend when there is one.
+    const room = Math.max(0, Math.floor(options.height) - 2 - (legend === undefined ? 0 : 1))
     if (sorted.length > room) {
       // Keep one line to say how many were left out.
       shown = sorted.slice(0, Math.max(0, room - 1))
@@ -217,5 +221,23 @@ export function renderTable(beacons: readonly Beacon[], status: TableStatus, opt
   if (more > 0 && options.height !== undefined && lines.length < options.height) {
     lines.push(truncate(`… ${more} more ${more === 1 ? 'beacon' : 'beacons'} (enlarge the terminal)`, width))
   }
+  const shownHeaders = new Set(chosen.map((c) => c.col.header))
+  const text = legend?.filter((entry) => shownHeaders.has(entry.column)).map((entry) => entry.text)
+  if (text !== undefined && text.length > 0 && (options.height === undefined || lines.length < options.height)) {
+    lines.push(truncate(`legend: ${text.join(STATUS_SEPARATOR)}`, width))
+  }
   return lines
+}
+
+/** What the markers in the table mean, per column, for the markers the beacons show; undefined when none. */
+function legendFor(beacons: readonly Beacon[]): { column: string; text: string }[] | undefined {
+  const entries: { column: string; text: string }[] = []
+  const secure = beacons.map((b) => b.secure).filter((s) => s !== undefined)
+  const sec: string[] = []
+  if (secure.some((s) => s.verified)) sec.push('✓ verified with a broadcast key')
+  if (secure.some((s) => !s.verified && (s.rejected === undefined || s.rejected === 'no_key'))) sec.push('? encrypted, no key for it here (--key)')
+  if (secure.some((s) => !s.verified && s.rejected !== undefined && s.rejected !== 'no_key')) sec.push('✗ failed verification (reason follows)')
+  if (sec.length > 0) entries.push({ column: 'SEC', text: `SEC ${sec.join(', ')}` })
+  if (beacons.some((b) => b.accuracy === undefined || b.accuracy < 0)) entries.push({ column: 'DIST', text: 'DIST ? unknown distance' })
+  return entries.length === 0 ? undefined : entries
 }

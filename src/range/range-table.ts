@@ -54,6 +54,13 @@ export interface RangeTableOptions {
   leaveRssi?: number
   hideUnverifiedSecure: boolean
   /**
+   * Replay time (a virtual or paced clock): no `updated` tick while nothing is tracked. The
+   * tick pauses and resumes, on its old phase, with the next reading, so a gap of years in a
+   * recording costs no work (instead of one tick per interval). Default false: a live table
+   * keeps ticking, so a screen fed by the tick stays fresh while no beacon is near.
+   */
+  pauseTickWhenEmpty?: boolean
+  /**
    * A beacon first heard without a serial number is announced this long after its first
    * packet, unless a packet carrying its serial (the scan response) arrives first. Default 0.
    */
@@ -81,6 +88,9 @@ export class RangeTable {
   private expiryDue: number | undefined
   private cancelExpiry: CancelTimer | undefined
   private cancelTick: CancelTimer | undefined
+  /** When the tick started: ticks fall on `tickOrigin + k × updateIntervalMs`, paused or not. */
+  private tickOrigin = 0
+  private tickPaused = false
   /** Entries in their identity settle window. */
   private readonly settling: DelayQueue<Entry> | undefined
   private readonly accuracy = new AccuracyMemo()
@@ -106,7 +116,9 @@ export class RangeTable {
 
   /** Starts the periodic `updated` tick. */
   start(): void {
-    this.cancelTick ??= this.opts.clock.setInterval(() => this.tick(), this.opts.updateIntervalMs)
+    if (this.cancelTick !== undefined || this.tickPaused) return
+    this.tickOrigin = this.opts.clock.now()
+    this.cancelTick = this.opts.clock.setInterval(() => this.tick(), this.opts.updateIntervalMs)
   }
 
   /** Stops the timers and forgets every beacon, without `gone` events. */
@@ -114,6 +126,7 @@ export class RangeTable {
     for (let i = 0; i < this.queue.size; i++) this.queue.at(i).version = DEAD
     this.cancelTick?.()
     this.cancelTick = undefined
+    this.tickPaused = false
     this.cancelExpiry?.()
     this.cancelExpiry = undefined
     this.expiryDue = undefined
@@ -142,6 +155,7 @@ export class RangeTable {
    * version stays as it is now (it passed the secure gate as a plain or confirmed reading).
    */
   ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp): Entry | undefined {
+    if (this.tickPaused) this.resumeTick()
     const minRssi = this.opts.filter.minRssi
     if (minRssi !== undefined && rssi < minRssi) {
       this.counters.belowMinRssi++
@@ -208,8 +222,27 @@ export class RangeTable {
   }
 
   private tick(): void {
+    if (this.opts.pauseTickWhenEmpty === true && this.size === 0) {
+      this.cancelTick?.()
+      this.cancelTick = undefined
+      this.tickPaused = true
+      return
+    }
     this.gate.sweep(this.opts.clock.now() - this.opts.goneTimeoutMs)
     if (this.sink.wantsUpdated()) this.sink.updated(this.beacons())
+  }
+
+  /** Restarts a paused tick at its next due time after now, on the phase it had. */
+  private resumeTick(): void {
+    this.tickPaused = false
+    const { clock, updateIntervalMs: every } = this.opts
+    const now = clock.now()
+    // Strictly after now: a tick due at this very ms ran, paused, before this reading arrived.
+    const next = this.tickOrigin + (Math.floor((now - this.tickOrigin) / every) + 1) * every
+    this.cancelTick = clock.setTimeout(() => {
+      this.cancelTick = clock.setInterval(() => this.tick(), every)
+      this.tick()
+    }, next - now)
   }
 
   /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */

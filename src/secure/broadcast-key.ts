@@ -113,6 +113,16 @@ const WRAP_KEY = (() => {
 const WHAT_TO_DO = 'Copy the key again exactly as the operator issued it (40 hex digits, or 90 characters starting with "01").'
 
 /**
+ * Whether `text` has the shape of a broadcast key (raw hex or operator-wrapped base64), even
+ * a damaged one. Used to keep a key typed where a path goes (`--keys-file <key>`) out of
+ * error messages: anything that looks like a key is treated as one.
+ */
+export function looksLikeBroadcastKey(text: string): boolean {
+  const s = text.trim()
+  return /^[0-9a-fA-F]{32,}$/.test(s) || (s.length >= 40 && BASE64.test(s) && /\d/.test(s))
+}
+
+/**
  * Parses a broadcast key string: the raw form (40 hex digits: key ‖ key id ‖ digest) or the
  * operator-wrapped form (90 characters, version `01`, with an expiry). Surrounding whitespace
  * is ignored; hex is case-insensitive.

@@ -2,12 +2,13 @@
  * The broadcast keys a gateway holds, looked up by the key id each encrypted frame carries.
  * Fleets rotate keys, so a keyring holds many at once; a key id maps to at most one key.
  */
-import { readFile } from 'node:fs/promises'
 import { inspect } from 'node:util'
 import { BroadcastKeyError, InvalidOptionError } from '../errors.js'
 import { BroadcastKey, keyMaterial, parseBroadcastKey } from './broadcast-key.js'
 import type { KeyMaterial, ParseBroadcastKeyOptions } from './broadcast-key.js'
 import { BlockCache } from './block-cache.js'
+import { keyLines } from './key-lines.js'
+import { pathForMessage, readSecretFile } from './secret-file.js'
 
 interface KeyringState {
   /** Key id as a u16 → key; a Map keeps insertion order for keyIds(). */
@@ -43,40 +44,26 @@ export class Keyring {
 
   /**
    * Reads a keys file: one key per line (raw or operator-wrapped form), `#` starts a comment,
-   * blank lines are ignored.
-   * @throws InvalidOptionError `file_not_found` / `unreadable_file`; BroadcastKeyError naming
-   *   the file and line number (never the key).
+   * blank lines are ignored; lines may end with LF, CR LF or CR. The file must be a regular
+   * file (a FIFO would block).
+   * @throws InvalidOptionError `file_not_found` / `unreadable_file` / `not_a_file`;
+   *   BroadcastKeyError naming the file and line number (never the key).
    */
   static async fromFile(path: string, options: ParseBroadcastKeyOptions = {}): Promise<Keyring> {
-    let text: string
-    try {
-      text = await readFile(path, 'utf8')
-    } catch (err) {
-      const code = (err as NodeJS.ErrnoException).code
-      if (code === 'ENOENT') {
-        throw new InvalidOptionError('file_not_found', `Keys file ${path} does not exist; check the path.`, { option: 'keysFile' })
-      }
-      throw new InvalidOptionError('unreadable_file', `Keys file ${path} cannot be read (${code ?? 'error'}); check its permissions.`, {
-        option: 'keysFile',
-      })
-    }
-    return Keyring.fromText(text, { ...options, source: `keys file ${path}` })
+    const { text } = await readSecretFile(path, 'Keys file', 'keysFile')
+    return Keyring.fromText(text, { ...options, source: `keys file ${pathForMessage(path)}` })
   }
 
   /** Like {@link Keyring.fromFile}, from the file's text. */
   static fromText(text: string, options: ParseBroadcastKeyOptions & { source?: string } = {}): Keyring {
     const ring = new Keyring()
     const source = options.source ?? 'keys text'
-    const lines = text.split(/\r?\n/)
-    for (let i = 0; i < lines.length; i++) {
-      const hash = lines[i].indexOf('#')
-      const line = (hash === -1 ? lines[i] : lines[i].slice(0, hash)).trim()
-      if (line === '') continue
+    for (const { line, text: keyText } of keyLines(text)) {
       try {
-        ring.add(parseBroadcastKey(line, options))
+        ring.add(parseBroadcastKey(keyText, options))
       } catch (err) {
         if (!(err instanceof BroadcastKeyError)) throw err
-        throw new BroadcastKeyError(err.code, `${source}, line ${i + 1}: ${err.message}`, {
+        throw new BroadcastKeyError(err.code, `${source}, line ${line}: ${err.message}`, {
           keyId: err.keyId,
           expiresAt: err.expiresAt,
         })

@@ -5,14 +5,16 @@
  * reported with its line number, never fatal.
  */
 import { statSync, createReadStream } from 'node:fs'
-import { createInterface } from 'node:readline'
 import type { Readable } from 'node:stream'
 import { EventEmitter } from 'eventemitter3'
 import { parseAdvertisementLine } from '../advertisement.js'
 import type { Advertisement, RecordingHeader } from '../advertisement.js'
-import { RealClock, VirtualClock } from '../clock.js'
-import type { CancelTimer, Clock } from '../clock.js'
+import { PacedClock, RealClock, VirtualClock } from '../clock.js'
+import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
+import { pathForMessage } from '../secure/secret-file.js'
+import { readLines } from './line-reader.js'
+import type { InputLine } from './line-reader.js'
 import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 
 /** Options of {@link ReplaySource}. */
@@ -23,6 +25,12 @@ export interface ReplayOptions {
   speed?: number
   /** Real-time mode: the clock to pace playback with. Default real time. */
   clock?: Clock
+  /**
+   * Longest line kept, in bytes (default 64 KiB; a real advertisement line is under 1 KiB).
+   * A longer line is skipped and counted as malformed as it streams by, so a corrupt file or
+   * an endless stream without line breaks cannot exhaust memory.
+   */
+  maxLineBytes?: number
 }
 
 /** Counters of a replay. */
@@ -38,13 +46,15 @@ export interface ReplayStats {
   outOfOrder: number
 }
 
-/** A recording: a file path, the lines themselves, or a readable stream of JSONL text. */
+/** A recording: a file path (a regular file or a FIFO), the lines themselves, or a readable stream of JSONL text. */
 export type ReplayInput = string | Iterable<string> | Readable
 
 /** How many malformed lines are reported one by one before the rest are only counted. */
 const MAX_REPORTED = 100
 /** Virtual replays yield to the event loop this often, so I/O and timers of others still run. */
 const YIELD_EVERY = 2000
+/** Default bound on a line's length (see ReplayOptions.maxLineBytes). */
+const DEFAULT_MAX_LINE_BYTES = 64 * 1024
 
 function isReadable(x: unknown): x is Readable {
   return typeof x === 'object' && x !== null && typeof (x as Readable).pipe === 'function' && typeof (x as Readable).on === 'function'
@@ -61,27 +71,31 @@ const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(r
  * await scanner.start(); await scanner.drain(); await scanner.stop()
  * ```
  *
- * Virtual mode: `start()` reads up to the first advertisement and sets the clock to its `t`,
- * so timers armed afterwards run on the recording's time line. Real mode: a line is emitted
- * `(t − t0) / speed` after start, with its timestamp rebased onto the pacing clock.
+ * Both modes run timers on the recording's time line, so a scanner fed by the source sees the
+ * same events at the same (recording) times whatever the mode and speed. `start()` reads up to
+ * the first advertisement and sets the clock to its `t`. Virtual mode: the clock is a
+ * {@link VirtualClock} moved from line to line as fast as the CPU allows. Real mode: the clock
+ * is a {@link PacedClock}; a line is emitted `(t − t0) / speed` after start on the pacing
+ * clock, and timers (gone timeout, update tick) wait their scaled time too.
  * Malformed lines emit `warning` ("line N: reason"); the end of input emits `end`.
  */
 export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implements AdvertisementSource {
-  /** Present in virtual mode: the recording's time line. */
-  readonly clock?: VirtualClock
+  /** The recording's time line: a VirtualClock in virtual mode, a PacedClock in real mode. */
+  readonly clock: VirtualClock | PacedClock
   /** The recording's header line, once read (if it has one). */
   header: RecordingHeader | undefined
   readonly stats: ReplayStats = { lines: 0, advertisements: 0, malformed: 0, malformedLines: [], outOfOrder: 0 }
   private readonly input: ReplayInput
-  private readonly speed: number
-  private readonly pace: Clock
+  private readonly maxLineBytes: number
+  /** Lines come from readLines (a file or stream), not from an array the caller gave. */
+  private fromStream = false
   private running = false
   private started = false
-  private lines: AsyncIterator<string> | Iterator<string> | undefined
+  private lines: AsyncIterator<InputLine> | Iterator<unknown> | undefined
   private close: (() => void) | undefined
   private pending: Advertisement | undefined
-  private cancelWait: CancelTimer | undefined
-  private wake: (() => void) | undefined
+  /** Ends the read in progress, if any: a read from a stream that is not ours (stdin) may never end. */
+  private cancelRead: (() => void) | undefined
 
   constructor(input: ReplayInput, options: ReplayOptions = {}) {
     super()
@@ -91,32 +105,40 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
       throw new InvalidOptionError('invalid_option', `speed must be a positive number (1 = real time, 10 = ten times faster); got ${String(speed)}.`, { option: 'speed' })
     }
     if (options.virtual !== undefined && typeof options.virtual !== 'boolean') throw new InvalidOptionError('invalid_option', 'virtual must be true or false.', { option: 'virtual' })
+    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
+    if (typeof maxLineBytes !== 'number' || !Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
+      throw new InvalidOptionError('invalid_option', `maxLineBytes must be a whole number of bytes of at least 1 (default ${DEFAULT_MAX_LINE_BYTES}); got ${String(maxLineBytes)}.`, { option: 'maxLineBytes' })
+    }
     if (typeof input === 'string') {
+      const shown = pathForMessage(input)
+      let stats
       try {
-        if (!statSync(input).isFile()) throw Object.assign(new Error('not a file'), { code: 'EISDIR' })
+        stats = statSync(input)
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `Recording ${input} does not exist; check the path.`, { option: 'path', cause: err })
-        throw new InvalidOptionError('unreadable_file', `Recording ${input} cannot be read (${code ?? 'error'}); pass a JSONL file.`, { option: 'path', cause: err })
+        if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `Recording ${shown} does not exist; check the path.`, { option: 'path', cause: err })
+        throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read (${code ?? 'error'}); pass a JSONL file.`, { option: 'path', cause: err })
       }
+      // A FIFO (or a device such as /dev/stdin) streams a recording as well as a file does.
+      if (stats.isDirectory()) throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read: it is a directory; pass a JSONL file.`, { option: 'path' })
     } else if (!isReadable(input) && (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')) {
       throw new InvalidOptionError('invalid_option', 'ReplaySource needs a file path, an array of JSONL lines or a readable stream.', { option: 'input' })
     }
     this.input = input
-    this.speed = speed
-    this.pace = options.clock ?? new RealClock()
-    if (options.virtual === true) this.clock = new VirtualClock(0)
+    this.maxLineBytes = maxLineBytes
+    this.clock = options.virtual === true ? new VirtualClock(0) : new PacedClock(options.clock ?? new RealClock(), speed)
   }
 
-  /** Opens the recording; in virtual mode also moves the clock to the first advertisement. */
+  /** Opens the recording and sets the clock to the first advertisement's time (in real mode, pinned to the pacing clock's now). */
   async start(): Promise<void> {
     if (this.started) return
     this.started = true
     this.running = true
     this.open()
-    if (this.clock !== undefined) {
-      this.pending = await this.nextAdvertisement()
-      if (this.pending !== undefined) this.clock.advanceTo(this.pending.timestamp)
+    this.pending = await this.nextAdvertisement()
+    if (this.pending !== undefined) {
+      if (this.clock instanceof VirtualClock) this.clock.advanceTo(this.pending.timestamp)
+      else this.clock.anchor(this.pending.timestamp)
     }
     setImmediate(() => void this.pump())
   }
@@ -124,9 +146,8 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   /** Stops emitting; the rest of the recording is not read. Safe to call twice. */
   async stop(): Promise<void> {
     this.running = false
-    this.cancelWait?.()
-    this.cancelWait = undefined
-    this.wake?.()
+    this.cancelRead?.()
+    if (this.clock instanceof PacedClock) this.clock.halt()
     this.close?.()
     this.close = undefined
   }
@@ -134,34 +155,60 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   private open(): void {
     const input = this.input
     if (typeof input === 'string' || isReadable(input)) {
-      const stream = typeof input === 'string' ? createReadStream(input, { encoding: 'utf8' }) : input
-      const rl = createInterface({ input: stream, crlfDelay: Infinity })
+      const stream = typeof input === 'string' ? createReadStream(input) : input
       // Errors surface through the async iterator; this keeps an early one from going unhandled.
       stream.on('error', () => undefined)
-      this.lines = rl[Symbol.asyncIterator]()
+      this.lines = readLines(stream, this.maxLineBytes)
+      this.fromStream = true
       this.close = () => {
-        rl.close()
-        if (typeof input === 'string') (stream as Readable).destroy()
+        if (typeof input === 'string') stream.destroy()
       }
     } else {
-      this.lines = (input as Iterable<string>)[Symbol.iterator]()
+      this.lines = (input as Iterable<unknown>)[Symbol.iterator]()
     }
+  }
+
+  /** One line as read: the text, or why it cannot be parsed at all. */
+  private lineText(value: unknown): { text: string } | { reason: string } {
+    if (this.fromStream) {
+      const line = value as InputLine
+      if ('text' in line) return line
+      if ('tooLong' in line) return { reason: `longer than ${this.maxLineBytes} bytes` }
+      return { reason: `the stream gave a ${line.notText}, not text` }
+    }
+    if (typeof value !== 'string') return { reason: `not a string (a ${value === null ? 'null' : typeof value})` }
+    // Lines given as an array are bounded the same way, so both inputs skip the same lines.
+    if (value.length > this.maxLineBytes && Buffer.byteLength(value) > this.maxLineBytes) return { reason: `longer than ${this.maxLineBytes} bytes` }
+    return { text: value }
+  }
+
+  /** The next line, or the end once stop() is called while waiting for it. */
+  private read(lines: AsyncIterator<InputLine> | Iterator<unknown>): Promise<IteratorResult<unknown>> | IteratorResult<unknown> {
+    if (!this.fromStream) return (lines as Iterator<unknown>).next()
+    // A promise per read, not a race against one shared stop promise: each race would leave
+    // a reaction on it, one per line, for the life of the replay.
+    return new Promise((resolve, reject) => {
+      this.cancelRead = () => resolve({ done: true, value: undefined })
+      ;(lines as AsyncIterator<InputLine>).next().then(resolve, reject)
+    })
   }
 
   /** The next advertisement of the recording, or undefined at the end. */
   private async nextAdvertisement(): Promise<Advertisement | undefined> {
     const lines = this.lines
     while (lines !== undefined && this.running) {
-      let r: IteratorResult<string>
+      let r: IteratorResult<unknown>
       try {
-        r = await lines.next()
+        r = await this.read(lines)
       } catch (err) {
+        if (!this.running) return undefined
         this.emit('error', err instanceof Error ? err : new Error(String(err)))
         return undefined
       }
       if (r.done === true) return undefined
       const n = ++this.stats.lines
-      const parsed = parseAdvertisementLine(r.value)
+      const line = this.lineText(r.value)
+      const parsed = 'text' in line ? parseAdvertisementLine(line.text) : { kind: 'malformed' as const, reason: line.reason }
       switch (parsed.kind) {
         case 'advertisement':
           this.stats.advertisements++
@@ -186,43 +233,29 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   }
 
   private async pump(): Promise<void> {
-    let t0: number | undefined
-    let wall0 = 0
+    const clock = this.clock
     let count = 0
     for (;;) {
+      if (clock instanceof PacedClock) clock.hold()
       const adv = this.pending ?? (await this.nextAdvertisement())
       this.pending = undefined
       if (adv === undefined || !this.running) break
-      if (this.clock !== undefined) {
-        if (adv.timestamp < this.clock.now()) this.stats.outOfOrder++
-        this.clock.advanceTo(adv.timestamp)
+      // Time never moves back: a line out of order is emitted at the present time.
+      if (adv.timestamp < clock.now()) this.stats.outOfOrder++
+      if (clock instanceof VirtualClock) {
+        clock.advanceTo(adv.timestamp)
         if (++count % YIELD_EVERY === 0) await yieldToLoop()
       } else {
-        if (t0 === undefined) {
-          t0 = adv.timestamp
-          wall0 = this.pace.now()
-        }
-        const due = wall0 + (adv.timestamp - t0) / this.speed
-        if (due > this.pace.now()) await this.sleep(due - this.pace.now())
+        await clock.waitUntil(adv.timestamp)
         if (!this.running) break
-        adv.timestamp = Math.round(due)
       }
       this.emit('advertisement', adv)
     }
     const finished = this.running
+    // The end of the recording: time runs on, so its beacons age out on time.
+    if (clock instanceof PacedClock && finished) clock.release()
     this.close?.()
     this.close = undefined
     if (finished) this.emit('end')
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.wake = resolve
-      this.cancelWait = this.pace.setTimeout(() => {
-        this.cancelWait = undefined
-        this.wake = undefined
-        resolve()
-      }, ms)
-    })
   }
 }

@@ -102,6 +102,8 @@ describe('parseCommandLine', () => {
     [['keys', 'check', 'a', '--keys-file', 'f'], /either a key or --keys-file/],
     [['keys', 'check', 'a', '--now', 'yesterday'], /--now takes a date/],
     [['help', 'nope'], /no help for 'nope'/],
+    [['replay', 'f', '--virtual=yes'], /^--virtual is a flag and takes no value: write --virtual alone, without =… \(see/],
+    [['scan', '--json=7b4b5ff594fdaf8f9fc7f2b494e400016f461205'], /^--json is a flag and takes no value/],
   ])('refuses %j', (argv, message) => {
     const e = error(argv)
     expect(e.code).toBe('invalid_option')
@@ -114,5 +116,6 @@ describe('parseCommandLine', () => {
     const e = error(['scan', key])
     expect(e.message).not.toContain(key)
     expect(e.message).toContain('40 characters')
+    expect(error(['scan', `--json=${key}`]).message).not.toContain(key.slice(0, 12))
   })
 })

@@ -1,9 +1,12 @@
 import { describe, it, expect } from 'vitest'
-import { mkdtemp, writeFile } from 'node:fs/promises'
+import { execFileSync } from 'node:child_process'
+import { chmod, mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { checkKey, checkKeysText, formatVerdict, loadKeyring, runKeysCheck } from '../../src/cli/keys.js'
 import { BroadcastKeyError } from '../../src/errors.js'
+import { Keyring } from '../../src/secure/keyring.js'
+import { randomKeyString, seeded } from '../secure/helpers.js'
 
 // Public samples of PROTOCOL.md section 3.
 const RAW = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
@@ -42,12 +45,37 @@ describe('keys check', () => {
   })
 
   it('checks every line of a keys file, with line numbers, comments and duplicates', () => {
-    const verdicts = checkKeysText(`# fleet keys\n${RAW}\n\n${CORRUPTED}  # typo\n${RAW}\n`)
+    const other = randomKeyString(seeded(3), 1)
+    const verdicts = checkKeysText(`# fleet keys\n${RAW}\n\n${CORRUPTED}  # typo\n${RAW}\n${other}\n`)
     expect(verdicts.map((v) => [v.line, v.status])).toEqual([
       [2, 'valid'],
       [4, 'corrupted'],
-      [5, 'duplicate'],
+      [5, 'valid'],
+      [6, 'duplicate'],
     ])
+    expect(formatVerdict(verdicts[2])).toBe('line 5: valid: key id 0001, does not expire (the same key as line 2; the repeat is ignored)')
+    expect(verdicts[3].message).toMatch(/second, different key with key id 0001 \(line 2 has the first\)/)
+  })
+
+  it('agrees with Keyring on duplicates: the same key twice loads, a different key with the same id does not', () => {
+    const twice = `${RAW}\n${RAW}\n`
+    expect(checkKeysText(twice).every((v) => v.valid)).toBe(true)
+    expect(Keyring.fromText(twice).size).toBe(1)
+    const clash = `${RAW}\n${randomKeyString(seeded(3), 1)}\n`
+    expect(checkKeysText(clash).map((v) => v.valid)).toEqual([true, false])
+    expect(() => Keyring.fromText(clash)).toThrow(expect.objectContaining({ code: 'duplicate_key_id' }))
+  })
+
+  it('reads keys files with CR-only (old Mac), CRLF and LF line endings alike', () => {
+    const other = randomKeyString(seeded(4), 2)
+    for (const eol of ['\r', '\r\n', '\n']) {
+      const text = ['# fleet keys', RAW, '', `${other} # second`].join(eol)
+      expect(checkKeysText(text).map((v) => [v.line, v.status])).toEqual([
+        [2, 'valid'],
+        [4, 'valid'],
+      ])
+      expect(Keyring.fromText(text).keyIds()).toEqual(['0001', '0002'])
+    }
   })
 
   it('prints JSON lines and exits 2 when a key is bad, 0 when all are good', async () => {
@@ -67,7 +95,7 @@ describe('loadKeyring', () => {
     const dir = await mkdtemp(join(tmpdir(), 'beaconkit-keys-'))
     const file = join(dir, 'keys.txt')
     await writeFile(file, `${RAW}\n`)
-    const ring = await loadKeyring([WRAPPED], file, BEFORE_EXPIRY)
+    const ring = await loadKeyring([WRAPPED], file, { now: BEFORE_EXPIRY })
     expect(ring?.keyIds()).toEqual(['0001', '6016'])
   })
 
@@ -77,5 +105,48 @@ describe('loadKeyring', () => {
     expect((error as BroadcastKeyError).code).toBe('digest_mismatch')
     expect((error as Error).message).toMatch(/^--key #2: /)
     expect((error as Error).message).not.toContain(CORRUPTED.slice(0, 28))
+  })
+})
+
+describe('keys files', () => {
+  async function keysFile(text: string, mode = 0o600): Promise<string> {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-keys-'))
+    const file = join(dir, 'keys.txt')
+    await writeFile(file, text)
+    await chmod(file, mode)
+    return file
+  }
+
+  it('refuses a file with no key (only comments) instead of loading zero keys', async () => {
+    const file = await keysFile('# keys go here\n\n')
+    await expect(loadKeyring([], file)).rejects.toMatchObject({ code: 'invalid_option', message: expect.stringMatching(/holds no keys/) })
+  })
+
+  it('warns when other users can read a keys file, as ssh does (not on Windows)', async () => {
+    const warnings: string[] = []
+    await loadKeyring([], await keysFile(`${RAW}\n`, 0o644), { warn: (w) => warnings.push(w) })
+    await loadKeyring([], await keysFile(`${RAW}\n`, 0o600), { warn: (w) => warnings.push(w) })
+    if (process.platform === 'win32') expect(warnings).toEqual([])
+    else {
+      expect(warnings).toHaveLength(1)
+      expect(warnings[0]).toMatch(/can be read by other users \(mode 0644\); protect it with chmod 600 .*keys\.txt$/)
+    }
+  })
+
+  it('never echoes a key typed where the keys file goes', async () => {
+    for (const key of [RAW, WRAPPED, CORRUPTED]) {
+      const error = (await loadKeyring([], key).catch((e: unknown) => e)) as Error & { code: string }
+      expect(error.code).toBe('file_not_found')
+      expect(error.message).not.toContain(key.slice(0, 16))
+      expect(error.message).toMatch(/looks like a broadcast key/)
+    }
+  })
+
+  it.skipIf(process.platform === 'win32')('refuses a FIFO with a typed error instead of waiting for a writer', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-keys-'))
+    const fifo = join(dir, 'keys.fifo')
+    execFileSync('mkfifo', [fifo])
+    await expect(loadKeyring([], fifo)).rejects.toMatchObject({ code: 'not_a_file', option: 'keys-file' })
+    await expect(Keyring.fromFile(fifo)).rejects.toMatchObject({ code: 'not_a_file' })
   })
 })

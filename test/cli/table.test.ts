@@ -69,6 +69,22 @@ describe('renderTable', () => {
     expect(renderTable([rejected], status, { width: 250, now: 10_000 })[2]).toContain('✗ 0001 crc')
   })
 
+  it('explains the ✓ ? ✗ markers of SEC and the ? of DIST in a legend line, for the markers shown', () => {
+    const rejected = beacon('x', { secure: { encrypted: true, keyId: '0001', verified: false, rejected: 'crc' } })
+    const lines = renderTable([full, near, rejected, unknown], status, { width: 250, now: 10_000 })
+    expect(lines.at(-1)).toBe(
+      'legend: SEC ✓ verified with a broadcast key, ? encrypted, no key for it here (--key), ✗ failed verification (reason follows) │ DIST ? unknown distance',
+    )
+    expect(renderTable([near], status, { width: 250, now: 10_000 }).at(-1)).toBe('legend: SEC ? encrypted, no key for it here (--key)')
+    const plain = beacon('p', { accuracy: 1.2 })
+    expect(renderTable([plain], status, { width: 250, now: 10_000 }).some((l) => l.startsWith('legend'))).toBe(false)
+    // Within the height: the legend takes a row from the beacons, never from the screen.
+    const many = Array.from({ length: 20 }, (_, i) => beacon(`n${i}`, { secure: { encrypted: true, keyId: '0001', verified: true } }))
+    const cut = renderTable(many, status, { width: 250, height: 10, now: 10_000 })
+    expect(cut).toHaveLength(10)
+    expect(cut.at(-1)).toMatch(/^legend: SEC ✓/)
+  })
+
   it('cuts every line to the width and drops the least important columns first', () => {
     for (const width of [160, 100, 80, 60, 40, 20, 5, 1]) {
       const lines = renderTable([full, near, unknown], status, { width, now: 10_000 })

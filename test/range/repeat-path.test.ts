@@ -105,7 +105,8 @@ function referenceTimeline(advs: Advertisement[], options: ScannerOptions): Logg
   const log: Logged[] = []
   const at = (): number => clock.now() - T0
   const table = new RangeTable(
-    { ...resolved.table, clock },
+    // The scanner runs on a virtual clock: replay time, whose tick pauses while nothing is tracked.
+    { ...resolved.table, clock, pauseTickWhenEmpty: true },
     {
       found: (b) => log.push([at(), 'found', JSON.stringify(b)]),
       gone: (b) => log.push([at(), 'gone', JSON.stringify(b)]),

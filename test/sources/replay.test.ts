@@ -75,11 +75,15 @@ describe('ReplaySource', () => {
     expect(fromFile.advs).toHaveLength(4)
   })
 
-  it('paces real-time replays by (t - t0) / speed on its clock, rebasing timestamps', async () => {
+  it('paces real-time replays by (t - t0) / speed on its clock, keeping the recording\'s time line', async () => {
     const pace = new VirtualClock(5_000)
     const source = new ReplaySource(lines, { speed: 2, clock: pace })
     const got: number[] = []
-    source.on('advertisement', (a) => got.push(a.timestamp))
+    const paced: number[] = []
+    source.on('advertisement', (a) => {
+      got.push(a.timestamp - T0)
+      paced.push(pace.now())
+    })
     const ended = new Promise<void>((r) => source.on('end', r))
     await source.start()
     // Drive the pacing clock until the replay has delivered everything.
@@ -89,7 +93,9 @@ describe('ReplaySource', () => {
       if (due !== undefined) pace.advanceTo(due)
     }
     await ended
-    expect(got).toEqual([5_000, 5_001, 5_125, 5_500])
+    expect(got).toEqual([0, 1, 250, 1000])
+    expect(paced).toEqual([5_000, 5_000.5, 5_125, 5_500])
+    expect(source.clock.now()).toBe(T0 + 1000)
   })
 
   it('refuses a missing file and bad options with typed errors', () => {
