@@ -9,8 +9,9 @@
  * without touching `process.env`, and two sources can scan two adapters.
  *
  * Why cache per device: every noble instance opens its own raw socket, polls the adapter
- * every second forever (hci.js `pollIsDevUp` never stops) and installs process `SIGINT`/`exit`
- * handlers. Building one per `start()` would leak all of that; one per adapter is bounded.
+ * every second (hci.js `pollIsDevUp`; noble-control.ts ends it while no source uses the
+ * instance) and installs process `SIGINT`/`exit` handlers. Building one per `start()` would leak all of that;
+ * one per adapter is bounded.
  *
  * Why the factory call and the first `state` read sit inside try/catch: the native socket is
  * created in the factory (`new BluetoothHciSocket()` throws EAFNOSUPPORT / EPERM there) and
@@ -19,6 +20,7 @@
  * listener would run it in a `process.nextTick` that turns the error into a bare 'warning'.
  */
 
+import { NobleControl } from './noble-control.js'
 import { bluetoothErrorFrom } from './noble-errors.js'
 import type { NobleFactory, NobleLike } from './noble-types.js'
 
@@ -64,6 +66,8 @@ export async function loadNoble(hciDeviceId: number | undefined): Promise<NobleL
   let noble: NobleLike
   try {
     noble = factory(hciDeviceId === undefined ? {} : { deviceId: hciDeviceId })
+    // Before init(): the hooks must be in place when noble's first poll is scheduled.
+    NobleControl.install(noble)
     // The getter initialises the bindings synchronously; see the file comment.
     const _initialState: string = noble.state
   } catch (error) {

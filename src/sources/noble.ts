@@ -18,6 +18,8 @@ import { loadNoble } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
 import { NoblePruner } from './noble-prune.js'
+import { nobleControl } from './noble-control.js'
+import { releaseNoble } from './noble-release.js'
 import { ScanWatchdog } from './scan-watchdog.js'
 import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
 
@@ -118,13 +120,19 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return starting
   }
 
-  /** Stops scanning and detaches from noble; safe to call twice, and `start()` works again afterwards. */
+  /**
+   * Stops scanning and detaches from noble; safe to call twice, and `start()` works again
+   * afterwards. When no other source uses the adapter, it also releases what kept the process
+   * alive (noble's adapter poll and the socket's poll handle), so a program that is done can
+   * simply end, and a service exits promptly on SIGTERM.
+   */
   async stop(): Promise<void> {
     this.generation++
-    this.teardown()
+    const releasing = this.teardown()
     // A start() still waiting for the adapter resolves: the caller asked for the stop.
     this.settleStart?.()
     this.settleStart = undefined
+    await releasing
   }
 
   private async startScanning(generation: number): Promise<void> {
@@ -173,6 +181,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     let sharing = users.get(noble)
     if (sharing === undefined) users.set(noble, (sharing = new Set()))
     sharing.add(this)
+    nobleControl(noble)?.unpark()
     noble.on('stateChange', this.onStateChange)
     noble.on('discover', this.onDiscover)
     noble.on('scanStart', this.onScanStart)
@@ -180,8 +189,11 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     noble.on('warning', this.onNobleWarning)
   }
 
-  /** Everything start() set up, undone; scanning stops unless another source shares the adapter. */
-  private teardown(): void {
+  /**
+   * Everything start() set up, undone; scanning stops unless another source shares the
+   * adapter. Resolves when the adapter is released (see {@link releaseNoble}).
+   */
+  private teardown(): Promise<void> | undefined {
     this.phase = 'stopped'
     this.scanning = false
     this.watchdog.stop()
@@ -190,7 +202,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.cancelResume?.()
     this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
     const noble = this.noble
-    if (noble === undefined || !this.attached) return
+    if (noble === undefined || !this.attached) return undefined
     this.attached = false
     noble.removeListener('stateChange', this.onStateChange)
     noble.removeListener('discover', this.onDiscover)
@@ -200,12 +212,8 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     const sharing = users.get(noble)
     sharing?.delete(this)
     // Another source on the same adapter keeps its scan.
-    if (sharing !== undefined && sharing.size > 0) return
-    try {
-      noble.stopScanning()
-    } catch {
-      // An adapter that is down is not scanning either.
-    }
+    if (sharing !== undefined && sharing.size > 0) return undefined
+    return releaseNoble(noble, () => (users.get(noble)?.size ?? 0) === 0)
   }
 
   /** Asks noble to (re)start scanning; noble's GAP layer sends disable, parameters, enable. */
