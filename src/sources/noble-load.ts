@@ -10,8 +10,9 @@
  *
  * Why cache per device: every noble instance opens its own raw socket, polls the adapter
  * every second (hci.js `pollIsDevUp`; noble-control.ts ends it while no source uses the
- * instance) and installs process `SIGINT`/`exit` handlers. Building one per `start()` would leak all of that;
- * one per adapter is bounded.
+ * instance) and installs an `exit` handler. Building one per `start()` would leak all of that;
+ * one per adapter is bounded. noble's `SIGINT` handler, which calls `process.exit(1)` and so
+ * skips the application's own clean shutdown, is removed right after loading.
  *
  * Why the factory call and the first `state` read sit inside try/catch: the native socket is
  * created in the factory (`new BluetoothHciSocket()` throws EAFNOSUPPORT / EPERM there) and
@@ -67,9 +68,10 @@ export async function loadNoble(hciDeviceId: number | undefined): Promise<NobleL
   try {
     noble = factory(hciDeviceId === undefined ? {} : { deviceId: hciDeviceId })
     // Before init(): the hooks must be in place when noble's first poll is scheduled.
-    NobleControl.install(noble)
+    const control = NobleControl.install(noble)
     // The getter initialises the bindings synchronously; see the file comment.
     const _initialState: string = noble.state
+    control.removeSigintHandler()
   } catch (error) {
     throw bluetoothErrorFrom(error, hciDeviceId)
   }

@@ -118,3 +118,16 @@ describe('examples/gateway.ts with real noble over the simulated HCI socket', ()
     expect(emulator.store.uploads('pi@site.test').some((u) => u.beaconMac === DRIVER_SERIAL)).toBe(true)
   })
 })
+
+describe('Ctrl-C (SIGINT) with real noble loaded', () => {
+  it("runs the application's clean shutdown and exits 0: noble's own SIGINT handler (process.exit(1)) is removed", async () => {
+    const r = await runUntilFoundThenSignal('SIGINT', 'queue-int')
+    expect(r.exitedByItself).toBe(true)
+    expect(r.stderr).toBe('')
+    expect(r.code).toBe(0)
+    const lines = r.stdout.trim().split('\n')
+    expect(lines).toContain('stopping (SIGINT)')
+    expect(lines.at(-1)).toBe('stopped')
+    expect(emulator.store.uploads('pi@site.test').filter((u) => u.beaconMac === DRIVER_SERIAL).length).toBeGreaterThan(0)
+  })
+})

@@ -294,6 +294,20 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     await source.stop()
   })
 
+  it("removes noble's SIGINT listener (it calls process.exit(1)), by identity, and leaves other listeners alone", async () => {
+    const mine = (): void => {}
+    process.on('SIGINT', mine)
+    try {
+      const noble = await loadNoble(26)
+      const nobles = noble._bindings?.onSigIntBinded
+      expect(typeof nobles).toBe('function')
+      expect(process.listeners('SIGINT')).not.toContain(nobles)
+      expect(process.listeners('SIGINT')).toContain(mine)
+    } finally {
+      process.removeListener('SIGINT', mine)
+    }
+  })
+
   it('two sources on one adapter: stopping one keeps the other scanning', async () => {
     const a = rig(18)
     const b = new NobleSource({ hciDeviceId: 18 })
