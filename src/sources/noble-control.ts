@@ -54,8 +54,6 @@ export function nobleControl(noble: NobleLike): NobleControl | undefined {
 
 /** Hooks into one noble instance's HCI layer; see the file comment. */
 export class NobleControl extends EventEmitter<NobleControlEvents> {
-  /** noble internals beaconkit relies on that this noble build lacks, in words for a warning. */
-  readonly problems: string[] = []
   /** The most recent socket error, until the adapter is powered on again. */
   lastSocketError: SocketErrorInfo | undefined
   private readonly hci: NobleHciLike | undefined
@@ -68,22 +66,39 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
 
   private constructor(private readonly noble: NobleLike) {
     super()
-    const bindings = noble._bindings
-    const hci = bindings?._hci
+    const hci = noble._bindings?._hci
     const methods = ['pollIsDevUp', 'onSocketError', 'processCmdCompleteEvent', 'processCmdStatusEvent', 'setScanEnabled'] as const
     if (hci !== undefined && methods.every((m) => typeof hci[m] === 'function') && typeof hci._socket?.stop === 'function') {
       this.hci = hci
-    } else if (bindings !== undefined && (bindings._hci !== undefined || bindings._gap !== undefined)) {
-      // The HCI bindings are there but not in the shape of 1.9.2: say what no longer works.
-      this.problems.push(
-        "noble's HCI layer (lib/hci-socket/hci.js) is not shaped as in 1.9.2-26: stop() cannot release the process, " +
-          'and failed scan starts, adapter resets and unplugged adapters go unnoticed',
+    }
+  }
+
+  /**
+   * noble internals beaconkit relies on that this noble instance lacks, in words for a warning
+   * (the peer range admits any 1.x). Checked at every source start: pruning, releasing the
+   * process and the scan confirmations would otherwise stop working without a word.
+   * Bindings without an HCI layer (macOS, Windows) are not expected to have its parts.
+   */
+  problems(): string[] {
+    const out: string[] = []
+    const bindings = this.noble._bindings
+    const hciBindings = bindings !== undefined && (bindings._hci !== undefined || bindings._gap !== undefined)
+    if (hciBindings && this.hci === undefined) {
+      out.push(
+        "HCI layer (lib/hci-socket/hci.js) is not shaped as expected: stop() cannot release the process, and failed scan " +
+          'starts, adapter resets and unplugged adapters go unnoticed',
       )
     }
-    if (bindings?._hci !== undefined && typeof bindings._gap?._discoveries !== 'object') {
-      this.problems.push("noble's GAP layer has no _discoveries map: pruning cannot bound its memory")
+    if (hciBindings && (bindings._gap?._discoveries === null || typeof bindings._gap?._discoveries !== 'object')) {
+      out.push("GAP layer has no _discoveries map: pruning cannot bound its memory")
     }
-    if (typeof noble._peripherals !== 'object') this.problems.push("noble has no _peripherals map: pruning cannot bound its memory")
+    if (hciBindings && (bindings._addresses === null || typeof bindings._addresses !== 'object')) {
+      out.push('HCI bindings have no _addresses map: pruning cannot bound their memory')
+    }
+    if (this.noble._peripherals === null || typeof this.noble._peripherals !== 'object') {
+      out.push('instance has no _peripherals map: pruning cannot bound its memory')
+    }
+    return out
   }
 
   /**

@@ -30,8 +30,16 @@ const NOBLE_FACTORY_MODULE = '@abandonware/noble/with-custom-binding.js'
 
 const instances = new Map<string, NobleLike>()
 
+/**
+ * One key per adapter: an explicit `hciDeviceId` and `NOBLE_HCI_DEVICE_ID` naming the same
+ * adapter share one instance. Two instances on one adapter each begin a scan with a disable
+ * that the other sees as "stopped by another program", and restart each other forever.
+ */
 function cacheKey(hciDeviceId: number | undefined): string {
-  return hciDeviceId === undefined ? 'default' : String(hciDeviceId)
+  if (hciDeviceId !== undefined) return String(hciDeviceId)
+  // noble reads the variable with parseInt (hci.js); an unset or unparsable one means "first adapter up".
+  const fromEnv = Number.parseInt(process.env.NOBLE_HCI_DEVICE_ID ?? '', 10)
+  return Number.isNaN(fromEnv) ? 'default' : String(fromEnv)
 }
 
 async function importFactory(hciDeviceId: number | undefined): Promise<NobleFactory> {

@@ -3,23 +3,30 @@
  *
  * noble is loaded inside `start()` only (see noble-load.ts), so importing beaconkit never
  * opens a Bluetooth socket. Around noble this class adds what long-running gateways need and
- * noble leaves to every application: scanning that comes back after the adapter is powered
- * off and on or reset, a watchdog for scans that stall silently, bounded memory when
- * thousands of random addresses pass by, and snapshots instead of noble's mutable objects.
+ * noble leaves to every application: scanning that is confirmed by the controller (noble
+ * reports a scan as started when the disable before it completes) and retried with back-off
+ * when refused, that comes back after the adapter is powered off and on, reset, or stopped by
+ * another program, a watchdog for scans that stall silently, a fatal error when the adapter
+ * is gone for good, bounded memory when thousands of random addresses pass by, and snapshots
+ * instead of noble's mutable objects.
  */
 
 import { EventEmitter } from 'eventemitter3'
 import type { CancelTimer, Clock } from '../clock.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 import { advertisementFromNoble } from './noble-advertisement.js'
-import { bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom, hciStatusText } from './noble-errors.js'
 import { BluetoothUnavailableError } from '../errors.js'
 import { loadNoble } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
 import { NoblePruner } from './noble-prune.js'
 import { nobleControl } from './noble-control.js'
+import type { NobleControl } from './noble-control.js'
 import { releaseNoble } from './noble-release.js'
+import { Backoff, InterruptionTracker } from './noble-retry.js'
+import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './noble-share.js'
+import type { ScanWants } from './noble-share.js'
 import { ScanWatchdog } from './scan-watchdog.js'
 import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
 
@@ -31,8 +38,10 @@ export interface NobleSourceStats {
   advertisements: number
   /** Scans restarted because no advertisement arrived for `watchdogMs`. */
   watchdogRestarts: number
-  /** Scans restarted after the adapter came back or another program stopped scanning. */
+  /** Scans confirmed running again after the adapter came back, was reset, or another program stopped scanning. */
   resumes: number
+  /** Scan starts the controller refused or never confirmed, each retried with back-off. */
+  scanFailures: number
   /** Peripheral ids forgotten by pruning. */
   prunedPeripherals: number
   /** Addresses forgotten from noble's GAP layer by pruning. */
@@ -40,16 +49,19 @@ export interface NobleSourceStats {
 }
 
 const ADAPTER_STATES: readonly string[] = ['unknown', 'resetting', 'unsupported', 'unauthorized', 'poweredOff', 'poweredOn']
-/** Pause before resuming a scan that another program stopped, so two programs cannot ping-pong at full speed. */
-const RESUME_DELAY_MS = 1000
+/** How long the controller has to confirm a scan enable before the start counts as failed. */
+const CONFIRM_MS = 5000
+/** Retries of refused scan starts: 1 s, 2 s, 4 s, … up to 30 s. */
+const RETRY_BASE_MS = 1000
+const RETRY_MAX_MS = 30_000
+/** Resumes after another program stopped the scan: 1 s, doubling up to 60 s while it keeps happening. */
+const RESUME_BASE_MS = 1000
+const RESUME_MAX_MS = 60_000
+/** Interruptions further apart than this are unrelated; this many closer together are a restart loop. */
+const CALM_MS = 60_000
+const LOOP_AFTER = 3
 
 type Phase = 'stopped' | 'starting' | 'running'
-
-/**
- * Sources attached to each noble instance (one per adapter): the last one to stop turns
- * scanning off, so two sources on one adapter do not stop each other's scan.
- */
-const users = new WeakMap<NobleLike, Set<NobleSource>>()
 
 /**
  * An {@link AdvertisementSource} scanning a real adapter with noble (Linux HCI, macOS, Windows).
@@ -64,34 +76,49 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   /** The clock timestamps run on, when one was passed in the options. */
   readonly clock?: Clock
   private readonly options: ResolvedNobleOptions
+  private readonly wants: ScanWants
   private readonly reported = new WeakSet<object>()
   private readonly pruner = new NoblePruner()
   private readonly counters: NobleSourceStats = {
     advertisements: 0,
     watchdogRestarts: 0,
     resumes: 0,
+    scanFailures: 0,
     prunedPeripherals: 0,
     prunedAddresses: 0,
   }
 
   private noble: NobleLike | undefined
+  private control: NobleControl | undefined
   private attached = false
   private phase: Phase = 'stopped'
   /** Bumped by every stop(), so a start() still loading noble knows it was cancelled. */
   private generation = 0
   private starting: Promise<void> | undefined
   private settleStart: ((error?: Error) => void) | undefined
+  /** The controller confirmed that scanning runs. */
   private scanning = false
+  /** A scan start was sent and awaits its confirmation. */
+  private confirming = false
+  /** Scanning was lost while running; its next confirmation counts as a resume. */
+  private resuming = false
   private lastState: AdapterState | undefined
+  private lastFailure: string | undefined
+  private warnedLoop = false
   private readonly watchdog: ScanWatchdog
+  private readonly retries = new Backoff(RETRY_BASE_MS, RETRY_MAX_MS)
+  private readonly interruptions = new InterruptionTracker(RESUME_BASE_MS, RESUME_MAX_MS, CALM_MS, LOOP_AFTER)
   private cancelPrune: CancelTimer | undefined
   private cancelStartTimeout: CancelTimer | undefined
-  private cancelResume: CancelTimer | undefined
+  private cancelRetry: CancelTimer | undefined
+  private cancelConfirm: CancelTimer | undefined
+  private cancelLost: CancelTimer | undefined
 
   /** @throws InvalidOptionError (`invalid_option`) naming the bad option. */
   constructor(options: NobleSourceOptions = {}) {
     super()
     this.options = resolveNobleOptions(options)
+    this.wants = { serviceUuids: this.options.serviceUuids, allowDuplicates: this.options.allowDuplicates }
     if (this.options.clockGiven) this.clock = this.options.clock
     this.watchdog = new ScanWatchdog(this.options.clock, this.options.watchdogMs, (silent) => this.onStall(silent))
   }
@@ -147,7 +174,9 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.noble = noble
     // A restarted source reports the current state again, even if it did not change meanwhile.
     this.lastState = undefined
+    this.lastFailure = undefined
     this.attach(noble)
+    for (const problem of this.control?.problems() ?? []) this.emit('warning', `noble ${problem} (beaconkit was written against noble 1.9.2-26).`)
 
     const started = new Promise<void>((resolve, reject) => {
       this.settleStart = (error?: Error) => (error === undefined ? resolve() : reject(error))
@@ -156,10 +185,11 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (timeout > 0) {
       this.cancelStartTimeout = this.options.clock.setTimeout(() => {
         const state = this.lastState ?? 'unknown'
+        const last = this.lastFailure === undefined ? '' : `; last attempt: ${this.lastFailure}`
         this.failStart(
           new BluetoothUnavailableError(
             'start_failed',
-            `Scanning did not start within ${timeout} ms (adapter state '${state}'). Check the adapter with \`hciconfig\`; ` +
+            `Scanning did not start within ${timeout} ms (adapter state '${state}'${last}). Check the adapter with \`hciconfig\`; ` +
               'if bluetoothd is busy with it, restart it (`sudo systemctl restart bluetooth`), or pick another adapter with hciDeviceId.',
           ),
         )
@@ -172,16 +202,17 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private failStart(error: Error): void {
     const settle = this.settleStart
     this.settleStart = undefined
-    this.teardown()
+    void this.teardown()
     settle?.(error)
   }
 
   private attach(noble: NobleLike): void {
     this.attached = true
-    let sharing = users.get(noble)
-    if (sharing === undefined) users.set(noble, (sharing = new Set()))
-    sharing.add(this)
-    nobleControl(noble)?.unpark()
+    joinScan(noble, this.wants)
+    this.control = nobleControl(noble)
+    this.control?.unpark()
+    this.control?.on('scanEnable', this.onScanEnable)
+    this.control?.on('reset', this.onReset)
     noble.on('stateChange', this.onStateChange)
     noble.on('discover', this.onDiscover)
     noble.on('scanStart', this.onScanStart)
@@ -191,68 +222,78 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   /**
    * Everything start() set up, undone; scanning stops unless another source shares the
-   * adapter. Resolves when the adapter is released (see {@link releaseNoble}).
+   * adapter. Resolves when the adapter is released (see noble-release.ts).
    */
   private teardown(): Promise<void> | undefined {
     this.phase = 'stopped'
-    this.scanning = false
+    this.scanning = this.confirming = this.resuming = false
     this.watchdog.stop()
-    this.cancelPrune?.()
-    this.cancelStartTimeout?.()
-    this.cancelResume?.()
-    this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
+    for (const cancel of [this.cancelPrune, this.cancelStartTimeout, this.cancelRetry, this.cancelConfirm, this.cancelLost]) cancel?.()
+    this.cancelPrune = this.cancelStartTimeout = this.cancelRetry = this.cancelConfirm = this.cancelLost = undefined
     const noble = this.noble
     if (noble === undefined || !this.attached) return undefined
     this.attached = false
+    this.control?.removeListener('scanEnable', this.onScanEnable)
+    this.control?.removeListener('reset', this.onReset)
     noble.removeListener('stateChange', this.onStateChange)
     noble.removeListener('discover', this.onDiscover)
     noble.removeListener('scanStart', this.onScanStart)
     noble.removeListener('scanStop', this.onScanStop)
     noble.removeListener('warning', this.onNobleWarning)
-    const sharing = users.get(noble)
-    sharing?.delete(this)
     // Another source on the same adapter keeps its scan.
-    if (sharing !== undefined && sharing.size > 0) return undefined
-    return releaseNoble(noble, () => (users.get(noble)?.size ?? 0) === 0)
+    if (leaveScan(noble, this.wants) > 0) return undefined
+    return releaseNoble(noble, () => scanUsers(noble) === 0)
   }
 
-  /** Asks noble to (re)start scanning; noble's GAP layer sends disable, parameters, enable. */
+  /** Asks noble to (re)start scanning (it sends disable, parameters, enable) and waits for the confirmation. */
   private requestScan(): void {
     const noble = this.noble
     if (noble === undefined || noble.state !== 'poweredOn') return
+    // Several sources share one scan: ask for what all of them need (noble-share.ts).
+    const settings = combinedScan(noble, this.wants)
     try {
-      noble.startScanning(this.options.serviceUuids, this.options.allowDuplicates)
+      noble.startScanning(settings.serviceUuids, settings.allowDuplicates)
     } catch (error) {
       const wrapped = bluetoothErrorFrom(error, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(wrapped)
       else this.emit('error', wrapped)
-    }
-  }
-
-  private readonly onStateChange = (raw: string): void => {
-    const state = (ADAPTER_STATES.includes(raw) ? raw : 'unknown') as AdapterState
-    if (state !== this.lastState) {
-      this.lastState = state
-      this.emit('state', state)
-    }
-    if (state === 'poweredOn') {
-      if (!this.scanning) this.requestScan()
       return
     }
-    this.scanning = false
-    this.watchdog.stop()
-    if (state === 'unsupported' || state === 'unauthorized' || state === 'poweredOff') {
-      const error = bluetoothErrorForState(state, this.options.hciDeviceId)
-      if (this.phase === 'starting') this.failStart(error)
-      else if (state !== 'poweredOff') this.emit('error', error)
-      // A running source waits through poweredOff: scanning resumes on poweredOn.
-    }
+    this.confirming = true
+    this.cancelConfirm?.()
+    this.cancelConfirm = this.options.clock.setTimeout(() => {
+      this.cancelConfirm = undefined
+      this.scanFailed(`the controller did not confirm it within ${CONFIRM_MS / 1000} s`)
+    }, CONFIRM_MS)
   }
 
-  private readonly onScanStart = (): void => {
-    const resumed = this.phase === 'running' && !this.scanning
+  /** Runs `action` after `delayMs` unless the source stopped; one pending at a time. */
+  private later(delayMs: number, action: () => void): void {
+    this.cancelRetry?.()
+    this.cancelRetry = this.options.clock.setTimeout(() => {
+      this.cancelRetry = undefined
+      if (this.phase !== 'stopped') action()
+    }, delayMs)
+  }
+
+  /** The controller answered one of this noble instance's LE Set Scan Enable commands. */
+  private readonly onScanEnable = (enable: boolean, status: number): void => {
+    if (!enable || !this.confirming) return
+    if (status === 0) this.scanConfirmed()
+    else this.scanFailed(`the controller refused LE Set Scan Enable: ${hciStatusText(status)}`)
+  }
+
+  private scanConfirmed(): void {
+    this.confirming = false
+    this.cancelConfirm?.()
+    this.cancelConfirm = undefined
+    this.retries.reset()
+    this.lastFailure = undefined
+    if (this.resuming) {
+      this.resuming = false
+      this.counters.resumes++
+    }
     this.scanning = true
-    if (resumed) this.counters.resumes++
     if (this.phase === 'starting') {
       this.phase = 'running'
       this.cancelStartTimeout?.()
@@ -270,23 +311,125 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.watchdog.start()
   }
 
-  /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
-  private readonly onScanStop = (): void => {
-    if (this.phase !== 'running' || !this.scanning) return
+  private scanFailed(reason: string): void {
+    if (!this.confirming) return
+    this.confirming = false
     this.scanning = false
     this.watchdog.stop()
-    this.emit('warning', 'Scanning was stopped outside beaconkit (another program using the adapter?); resuming.')
-    this.cancelResume?.()
-    this.cancelResume = this.options.clock.setTimeout(() => {
-      this.cancelResume = undefined
-      if (this.phase === 'running' && !this.scanning) this.requestScan()
-    }, RESUME_DELAY_MS)
+    this.cancelConfirm?.()
+    this.cancelConfirm = undefined
+    this.counters.scanFailures++
+    this.lastFailure = reason
+    if (this.phase === 'running') this.resuming = true
+    const delay = this.retries.next()
+    this.emit('warning', `Scanning did not start on ${this.adapter()} (${reason}); retrying in ${delay / 1000} s.`)
+    this.later(delay, () => {
+      if (!this.confirming) this.requestScan()
+    })
+  }
+
+  private readonly onStateChange = (raw: string): void => {
+    const state = (ADAPTER_STATES.includes(raw) ? raw : 'unknown') as AdapterState
+    if (state !== this.lastState) {
+      this.lastState = state
+      this.emit('state', state)
+    }
+    if (state === 'poweredOn') {
+      this.cancelLost?.()
+      this.cancelLost = undefined
+      if (!this.scanning && !this.confirming) this.requestScan()
+      return
+    }
+    if (this.phase === 'running' && (this.scanning || this.confirming)) this.resuming = true
+    this.scanning = this.confirming = false
+    this.cancelConfirm?.()
+    this.cancelConfirm = undefined
+    this.watchdog.stop()
+    if (state === 'unsupported' || state === 'unauthorized' || state === 'poweredOff') {
+      const error = bluetoothErrorForState(state, this.options.hciDeviceId)
+      if (this.phase === 'starting') this.failStart(error)
+      else if (state !== 'poweredOff') this.emit('error', error)
+      // A running source waits through poweredOff: scanning resumes on poweredOn, unless the
+      // adapter never comes back (unplugged): then a fatal error after adapterLostMs.
+      else if (this.phase === 'running') this.watchForLoss()
+    }
+  }
+
+  private watchForLoss(): void {
+    const limit = this.options.adapterLostMs
+    if (limit === 0 || this.cancelLost !== undefined) return
+    this.cancelLost = this.options.clock.setTimeout(() => {
+      this.cancelLost = undefined
+      if (this.phase === 'running' && this.lastState !== 'poweredOn') {
+        this.emit('error', adapterLostError(this.options.hciDeviceId, limit, this.control?.lastSocketError?.code))
+      }
+    }, limit)
+  }
+
+  /**
+   * noble's scanStart: when it says the controller now filters duplicates although duplicates
+   * were asked for, another program (bluetoothd's discovery, `bluetoothctl scan on`, hcitool)
+   * re-enabled scanning with filtering: each beacon would be reported once and then flap gone.
+   */
+  private readonly onScanStart = (filterDuplicates?: boolean): void => {
+    const noble = this.noble
+    if (this.phase !== 'running' || filterDuplicates !== true || noble === undefined) return
+    if (!combinedScan(noble, this.wants).allowDuplicates) return
+    this.interrupted(
+      `Another program on ${this.adapter()} re-enabled scanning with duplicate filtering (bluetoothd discovery, ` +
+        '`bluetoothctl scan on` or hcitool lescan): repeated advertisements would be dropped and beacons flap gone; ' +
+        're-enabling scanning without filtering',
+    )
+  }
+
+  /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
+  private readonly onScanStop = (): void => {
+    // While confirming too: a disable landing between our enable and its completion wins.
+    if (this.phase !== 'running' || (!this.scanning && !this.confirming)) return
+    this.interrupted('Scanning was stopped outside beaconkit (another program using the adapter?); resuming')
+  }
+
+  /** Another program changed the scan: resume after a delay that grows while it keeps happening. */
+  private interrupted(what: string): void {
+    this.scanning = this.confirming = false
+    this.resuming = true
+    this.cancelConfirm?.()
+    this.cancelConfirm = undefined
+    this.watchdog.stop()
+    const { delayMs, loop, count } = this.interruptions.record(this.options.clock.now())
+    if (loop && !this.warnedLoop) {
+      this.warnedLoop = true
+      this.emit(
+        'warning',
+        `Scanning on ${this.adapter()} was interrupted ${count} times in a row: another program keeps using this adapter, ` +
+          'typically a second process scanning it with noble (or two NobleSources naming it differently), or bluetoothd. ' +
+          `Give the adapter to one program (see docs/troubleshooting.md); resuming with growing delays, up to ${RESUME_MAX_MS / 1000} s.`,
+      )
+    } else if (!loop) {
+      this.emit('warning', `${what} in ${delayMs / 1000} s.`)
+    }
+    this.later(delayMs, () => {
+      if (!this.scanning && !this.confirming) this.requestScan()
+    })
+  }
+
+  /** The controller was reset under noble (hciconfig reset, a fast down/up, firmware): it is not scanning any more. */
+  private readonly onReset = (): void => {
+    if (this.phase === 'stopped' || this.noble?.state !== 'poweredOn') return
+    if (this.phase === 'running') this.resuming = true
+    this.scanning = this.confirming = false
+    this.watchdog.stop()
+    this.emit('warning', `${this.adapter()} was reset (hciconfig reset, a quick down/up or a firmware restart); re-enabling scanning.`)
+    this.requestScan()
   }
 
   private readonly onDiscover = (peripheral: NoblePeripheralLike): void => {
     const now = this.options.clock.now()
     this.watchdog.heard(now)
+    // An advertisement proves the scan runs, whatever happened to the enable's completion.
+    if (this.confirming) this.scanConfirmed()
     this.pruner.heardPeripheral(peripheral.id)
+    if (!matchesServices(this.options.serviceUuids, peripheral)) return
     this.counters.advertisements++
     this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now))
   }
@@ -305,6 +448,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
         '(adapters stall silently; if this repeats with beacons in range, see docs/troubleshooting.md).',
     )
     this.requestScan()
+  }
+
+  private adapter(): string {
+    return this.options.hciDeviceId === undefined ? 'the Bluetooth adapter' : `hci${this.options.hciDeviceId}`
   }
 
   private prune(noble: NobleLike): void {

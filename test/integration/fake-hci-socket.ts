@@ -47,8 +47,13 @@ export interface RecordedCommand {
 export interface CommandFailure {
   /** HCI error code, e.g. 0x0c Command Disallowed. */
   status: number
-  /** 'complete': Command Complete with the status (what most controllers do); 'status': a Command Status event. */
-  via: 'complete' | 'status'
+  /**
+   * 'complete': Command Complete with the status (what most controllers do); 'status': a
+   * Command Status event; 'silence': no answer at all (a controller that lost the command).
+   */
+  via: 'complete' | 'status' | 'silence'
+  /** Only commands whose parameters match, e.g. `(p) => p[0] === 1` for the enable of LE Set Scan Enable. */
+  match?: (params: Buffer) => boolean
   /** How many times; then the command works again. */
   times: number
 }
@@ -208,8 +213,9 @@ export class FakeHciDevice extends EventEmitter {
     if (!this.responsive) return
     const failure = this.failures.get(op)
     let reply: Buffer
-    if (failure !== undefined) {
+    if (failure !== undefined && (failure.match === undefined || failure.match(params))) {
       if (--failure.times <= 0) this.failures.delete(op)
+      if (failure.via === 'silence') return
       reply = failure.via === 'status' ? commandStatus(op, failure.status) : commandComplete(op, failure.status)
     } else {
       if (op === OP.LE_SET_SCAN_ENABLE) this.setScan(params[0] === 1, params[1] === 1)

@@ -204,6 +204,7 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     // With nothing on air the watchdog backs off: next restart after 60 s, then 120 s.
     clock.advanceBy(30_000)
     expect(source.stats.watchdogRestarts).toBe(2)
+    await settle() // the controller confirms the restarted scan (it answers in real time)
     clock.advanceBy(59_999)
     expect(source.stats.watchdogRestarts).toBe(2)
     clock.advanceBy(1)

@@ -1,0 +1,248 @@
+/**
+ * Failures that used to stop a real gateway silently (issue #13, part 1), each reproduced over
+ * the simulated HCI socket with noble's real HCI and GAP code. Adapter numbers 40+ (one per test).
+ */
+
+import { describe, it, expect } from 'vitest'
+import { installFakeHciSocket } from './install-fake-hci.js'
+import {
+  ADV_NONCONN_IND,
+  AD_FLAGS,
+  AD_MANUFACTURER_SPECIFIC,
+  FLAGS_LE_GENERAL_NO_BREDR,
+  OP,
+  STATUS_COMMAND_DISALLOWED,
+  adStructure,
+  iBeaconManufacturerData,
+  serviceData16,
+} from './hci-packets.js'
+import { settle, waitFor } from './wait.js'
+import { NobleSource } from '../../src/sources/noble.js'
+import { loadNoble } from '../../src/sources/noble-load.js'
+import { nobleControl } from '../../src/sources/noble-control.js'
+import { VirtualClock } from '../../src/clock.js'
+import { BluetoothUnavailableError } from '../../src/errors.js'
+import type { Advertisement } from '../../src/advertisement.js'
+import type { AdapterState } from '../../src/sources/source.js'
+
+const hci = installFakeHciSocket()
+const flags = adStructure(AD_FLAGS, [FLAGS_LE_GENERAL_NO_BREDR])
+const UUID = 'fda50693-a4e2-4fb1-afcf-c6eb07647825'
+
+function rig(id: number, options: ConstructorParameters<typeof NobleSource>[0] = {}) {
+  const device = hci.device(id)
+  const source = new NobleSource({ hciDeviceId: id, ...options })
+  const ads: Advertisement[] = []
+  const states: AdapterState[] = []
+  const warnings: string[] = []
+  const errors: Error[] = []
+  source.on('advertisement', (a) => ads.push(a))
+  source.on('state', (s) => states.push(s))
+  source.on('warning', (w) => warnings.push(w))
+  source.on('error', (e) => errors.push(e))
+  return { device, source, ads, states, warnings, errors }
+}
+
+const iBeacon = (address: string, rssi = -60) => ({
+  type: ADV_NONCONN_IND,
+  address,
+  data: Buffer.concat([flags, adStructure(AD_MANUFACTURER_SPECIFIC, iBeaconManufacturerData(UUID, 1, 2, -59))]),
+  rssi,
+})
+const vendor = (address: string, rssi = -60) => ({ type: ADV_NONCONN_IND, address, data: Buffer.concat([flags, serviceData16(0x81e7, [1, 2, 3])]), rssi })
+const enables = (device: ReturnType<typeof rig>['device']) => device.scanEnableCommands().filter((c) => c.enable).length
+
+describe('1. an unplugged and re-plugged adapter', () => {
+  it('gives a fatal adapter_lost error after adapterLostMs, naming the unplug (noble never re-opens its socket)', async () => {
+    const clock = new VirtualClock(0)
+    const { device, source, states, errors } = rig(40, { clock, adapterLostMs: 60_000 })
+    await source.start()
+    const control = nobleControl(await loadNoble(40))
+    device.unplug()
+    await waitFor(() => states.at(-1) === 'poweredOff', "state 'poweredOff'")
+    device.replug()
+    // noble sees the adapter up again, re-initialises over its old socket, and every write fails.
+    await waitFor(() => control?.lastSocketError?.code === 'EBADFD', 'noble writing to the detached socket')
+    expect(states.at(-1)).toBe('poweredOff')
+    clock.advanceBy(59_999)
+    expect(errors).toHaveLength(0)
+    clock.advanceBy(1)
+    expect(errors).toHaveLength(1)
+    const error = errors[0] as BluetoothUnavailableError
+    expect(error).toBeInstanceOf(BluetoothUnavailableError)
+    expect(error.code).toBe('adapter_lost')
+    expect(error.message).toMatch(/hci40 was unplugged or re-attached \(EBADFD/)
+    expect(error.message).toMatch(/Restart the process/)
+    await source.stop()
+  })
+
+  it('an adapter that only went down and came back is not reported lost', async () => {
+    const clock = new VirtualClock(0)
+    const { device, source, states, errors } = rig(41, { clock, adapterLostMs: 60_000 })
+    await source.start()
+    device.powerOff()
+    await waitFor(() => states.at(-1) === 'poweredOff', "state 'poweredOff'")
+    device.powerOn()
+    await waitFor(() => source.stats.resumes === 1, 'scanning resumed')
+    clock.advanceBy(120_000)
+    expect(errors).toHaveLength(0)
+    await source.stop()
+  })
+})
+
+describe('3. another program enabling scanning with duplicate filtering', () => {
+  it('is detected, warned about with the likely cause, and scanning is re-asserted without filtering', async () => {
+    const clock = new VirtualClock(0)
+    const { device, source, ads, warnings } = rig(42, { clock })
+    await source.start()
+    // bluetoothd's discovery: LE Set Scan Enable (enable, filter duplicates) on the same adapter.
+    device.foreignCommand(OP.LE_SET_SCAN_ENABLE, [1, 1])
+    expect(device.filterDuplicates).toBe(true)
+    expect(warnings.some((w) => /duplicate filtering \(bluetoothd discovery/.test(w))).toBe(true)
+    clock.advanceBy(1000)
+    await waitFor(() => device.scanEnabled && !device.filterDuplicates && source.stats.resumes === 1, 're-enabled without filtering')
+    device.inject(iBeacon('d0:00:00:00:00:42'))
+    device.inject(iBeacon('d0:00:00:00:00:42'))
+    expect(ads).toHaveLength(2)
+    await source.stop()
+  })
+})
+
+describe('4. two noble users of one adapter', () => {
+  it('another process restarting its scan each time: resumes back off (1, 2, 4, 8 s) and one warning names the cause', async () => {
+    const clock = new VirtualClock(0)
+    const { device, source, warnings } = rig(43, { clock })
+    await source.start()
+    // The other process begins every scan start with a disable that this one sees.
+    device.on('scanEnable', (on: boolean) => {
+      if (on) setImmediate(() => device.foreignCommand(OP.LE_SET_SCAN_ENABLE, [0, 0]))
+    })
+    device.foreignCommand(OP.LE_SET_SCAN_ENABLE, [0, 0])
+    for (const delay of [1000, 2000, 4000, 8000]) {
+      const before = enables(device)
+      clock.advanceBy(delay - 1)
+      await settle()
+      expect(enables(device)).toBe(before)
+      clock.advanceBy(1)
+      await waitFor(() => enables(device) > before, `resume after ${delay} ms`)
+      await waitFor(() => !device.scanEnabled, 'stopped again by the other process')
+      await settle()
+    }
+    const loops = warnings.filter((w) => /interrupted 3 times in a row/.test(w))
+    expect(loops).toHaveLength(1)
+    expect(loops[0]).toMatch(/second process scanning it with noble/)
+    await source.stop()
+  })
+
+  it('NOBLE_HCI_DEVICE_ID and an explicit hciDeviceId naming one adapter share one noble instance', async () => {
+    process.env.NOBLE_HCI_DEVICE_ID = '44'
+    try {
+      const byEnv = await loadNoble(undefined)
+      const explicit = await loadNoble(44)
+      expect(byEnv).toBe(explicit)
+    } finally {
+      delete process.env.NOBLE_HCI_DEVICE_ID
+    }
+  })
+})
+
+describe('5. scan starts the controller refuses or never confirms', () => {
+  it.each(['complete', 'status'] as const)(
+    'a refused enable (Command Disallowed via Command %s) is retried with back-off; start() resolves only once scanning runs',
+    async (via) => {
+      const id = via === 'complete' ? 45 : 46
+      const clock = new VirtualClock(0)
+      const { device, source, warnings } = rig(id, { clock })
+      device.failCommand(OP.LE_SET_SCAN_ENABLE, { status: STATUS_COMMAND_DISALLOWED, via, match: (p) => p[0] === 1 })
+      let started = false
+      const starting = source.start().then(() => (started = true))
+      await waitFor(() => warnings.some((w) => /refused LE Set Scan Enable: Command Disallowed \(0x0c\)\); retrying in 1 s/.test(w)), 'the refusal reported')
+      expect(started).toBe(false)
+      expect(device.scanEnabled).toBe(false)
+      clock.advanceBy(1000)
+      await starting
+      expect(device.scanEnabled).toBe(true)
+      expect(source.stats.scanFailures).toBe(1)
+      await source.stop()
+    },
+  )
+
+  it('an enable lost after a power cycle is noticed and retried; the resume is counted only once scanning runs', async () => {
+    const clock = new VirtualClock(0)
+    const { device, source, states, warnings } = rig(47, { clock })
+    await source.start()
+    device.powerOff()
+    await waitFor(() => states.at(-1) === 'poweredOff', "state 'poweredOff'")
+    device.failCommand(OP.LE_SET_SCAN_ENABLE, { status: 0, via: 'silence', match: (p) => p[0] === 1 })
+    device.powerOn()
+    await waitFor(() => states.at(-1) === 'poweredOn', "state 'poweredOn'")
+    await settle(20)
+    expect(device.scanEnabled).toBe(false)
+    expect(source.stats.resumes).toBe(0)
+    clock.advanceBy(5000)
+    expect(warnings.some((w) => /did not confirm it within 5 s/.test(w))).toBe(true)
+    clock.advanceBy(1000)
+    await waitFor(() => device.scanEnabled && source.stats.resumes === 1, 'scanning retried and confirmed')
+    await source.stop()
+  })
+})
+
+describe('6. a reset while the adapter stays up (hciconfig reset, a sub-second down/up)', () => {
+  it('re-enables scanning at once, without waiting for the watchdog', async () => {
+    const clock = new VirtualClock(0) // never advanced: only a prompt re-enable can pass
+    const { device, source, warnings } = rig(48, { clock })
+    await source.start()
+    device.resetWhileUp()
+    expect(device.scanEnabled).toBe(false)
+    await waitFor(() => device.scanEnabled && source.stats.resumes === 1, 'scanning re-enabled after the reset')
+    expect(warnings.some((w) => /hci48 was reset/.test(w))).toBe(true)
+    expect(source.stats.watchdogRestarts).toBe(0)
+    await source.stop()
+  })
+})
+
+describe('8. sources sharing one adapter, noble internals, permissions', () => {
+  it("one source's service filter does not starve another on the same adapter", async () => {
+    const all = rig(49)
+    const only = new NobleSource({ hciDeviceId: 49, serviceUuids: ['81e7'] })
+    const onlyAds: Advertisement[] = []
+    only.on('advertisement', (a) => onlyAds.push(a))
+    await all.source.start()
+    await only.start() // started last: its filter used to become noble's only filter
+    all.device.inject(iBeacon('d0:00:00:00:00:49'))
+    all.device.inject(vendor('d0:00:00:00:00:4a'))
+    expect(all.ads.map((a) => a.address)).toEqual(['d0:00:00:00:00:49', 'd0:00:00:00:00:4a'])
+    expect(onlyAds.map((a) => a.address)).toEqual(['d0:00:00:00:00:4a'])
+    await only.stop()
+    await all.source.stop()
+  })
+
+  it('warns at start when noble lacks an internal map that pruning relies on', async () => {
+    const noble = await loadNoble(50)
+    const gap = noble._bindings?._gap
+    expect(gap?._discoveries).toBeTypeOf('object')
+    const saved = gap?._discoveries
+    delete gap?._discoveries
+    try {
+      const { source, warnings } = rig(50)
+      await source.start()
+      expect(warnings.some((w) => /GAP layer has no _discoveries map: pruning cannot bound its memory/.test(w))).toBe(true)
+      await source.stop()
+    } finally {
+      if (gap !== undefined) gap._discoveries = saved
+    }
+  })
+
+  it("no CAP_NET_RAW on Linux: the first write fails with EPERM, noble says 'unauthorized' → unauthorized with the setcap fix", async () => {
+    hci.device(51).writeError = 'EPERM'
+    const { source } = rig(51)
+    const error = await source.start().then(
+      () => undefined,
+      (e: unknown) => e,
+    )
+    expect(error).toBeInstanceOf(BluetoothUnavailableError)
+    expect((error as BluetoothUnavailableError).code).toBe('unauthorized')
+    expect((error as Error).message).toMatch(/EPERM/)
+    expect((error as Error).message).toMatch(/setcap cap_net_raw\+eip/)
+  })
+})
