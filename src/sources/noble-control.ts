@@ -24,6 +24,7 @@
  */
 
 import { EventEmitter } from 'eventemitter3'
+import { ReportTracker } from './noble-reports.js'
 import type { NobleHciLike, NobleLike } from './noble-types.js'
 
 /** LE Set Scan Enable: OGF 0x08, OCF 0x000c. */
@@ -54,6 +55,8 @@ export function nobleControl(noble: NobleLike): NobleControl | undefined {
 
 /** Hooks into one noble instance's HCI layer; see the file comment. */
 export class NobleControl extends EventEmitter<NobleControlEvents> {
+  /** Per-packet facts and held-back advertisements (noble-reports.ts); absent without noble's HCI layer. */
+  readonly reports: ReportTracker | undefined
   /** The most recent socket error, until the adapter is powered on again. */
   lastSocketError: SocketErrorInfo | undefined
   private readonly hci: NobleHciLike | undefined
@@ -71,6 +74,9 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
     if (hci !== undefined && methods.every((m) => typeof hci[m] === 'function') && typeof hci._socket?.stop === 'function') {
       this.hci = hci
     }
+    const bindings = noble._bindings
+    const listens = hci !== undefined && typeof hci.prependListener === 'function' && typeof bindings?._gap?.on === 'function'
+    this.reports = listens && bindings !== undefined ? new ReportTracker(hci, bindings) : undefined
   }
 
   /**

@@ -431,7 +431,9 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.pruner.heardPeripheral(peripheral.id)
     if (!matchesServices(this.options.serviceUuids, peripheral)) return
     this.counters.advertisements++
-    this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now))
+    const packet = this.control?.reports?.current
+    const facts = packet !== undefined && packet.address === peripheral.address ? packet : undefined
+    this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now, facts))
   }
 
   private readonly onNobleWarning = (message: string): void => {

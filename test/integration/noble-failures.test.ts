@@ -6,8 +6,13 @@
 import { describe, it, expect } from 'vitest'
 import { installFakeHciSocket } from './install-fake-hci.js'
 import {
+  ADV_IND,
   ADV_NONCONN_IND,
+  ADV_SCAN_IND,
+  AD_COMPLETE_LOCAL_NAME,
   AD_FLAGS,
+  AD_TX_POWER_LEVEL,
+  SCAN_RSP,
   AD_MANUFACTURER_SPECIFIC,
   FLAGS_LE_GENERAL_NO_BREDR,
   OP,
@@ -197,6 +202,76 @@ describe('6. a reset while the adapter stays up (hciconfig reset, a sub-second d
     await waitFor(() => device.scanEnabled && source.stats.resumes === 1, 'scanning re-enabled after the reset')
     expect(warnings.some((w) => /hci48 was reset/.test(w))).toBe(true)
     expect(source.stats.watchdogRestarts).toBe(0)
+    await source.stop()
+  })
+})
+
+describe('7. scan responses, ADV_SCAN_IND and stale fields', () => {
+  const mfg = (minor: number) => adStructure(AD_MANUFACTURER_SPECIFIC, iBeaconManufacturerData(UUID, 1, minor, -59))
+  const hex = (b: Uint8Array | undefined) => (b === undefined ? undefined : Buffer.from(b).toString('hex'))
+
+  it('a beacon whose scan responses are lost is still reported: each held advertisement comes out when the next one arrives', async () => {
+    const { device, source, ads } = rig(52)
+    await source.start()
+    const address = 'd0:00:00:00:00:52'
+    // One full cycle: advertisement and scan response, reported together (one snapshot).
+    device.inject({ type: ADV_IND, address, data: Buffer.concat([flags, mfg(1)]), rssi: -50 })
+    device.inject({ type: SCAN_RSP, address, data: serviceData16(0x81e7, [9, 9]), rssi: -51 })
+    expect(ads).toHaveLength(1)
+    expect(hex(ads[0].manufacturerData)).toBe(hex(mfg(1).subarray(2)))
+    expect(ads[0].serviceData).toEqual([{ uuid: '81e7', data: new Uint8Array([9, 9]) }])
+    // Then the scan responses are lost: noble alone would report nothing more.
+    device.inject({ type: ADV_IND, address, data: Buffer.concat([flags, mfg(2)]), rssi: -52 })
+    device.inject({ type: ADV_IND, address, data: Buffer.concat([flags, mfg(3)]), rssi: -53 })
+    device.inject({ type: ADV_IND, address, data: Buffer.concat([flags, mfg(4)]), rssi: -54 })
+    expect(ads.map((a) => a.rssi)).toEqual([-51, -52, -53])
+    expect(ads.slice(1).map((a) => hex(a.manufacturerData))).toEqual([hex(mfg(2).subarray(2)), hex(mfg(3).subarray(2))])
+    expect(ads.slice(1).every((a) => a.serviceData === undefined && a.connectable === true)).toBe(true)
+    // A scan response that arrives again pairs with its advertisement, as before.
+    device.inject({ type: SCAN_RSP, address, data: serviceData16(0x81e7, [8, 8]), rssi: -55 })
+    expect(ads).toHaveLength(4)
+    expect(hex(ads[3].manufacturerData)).toBe(hex(mfg(4).subarray(2)))
+    expect(ads[3].serviceData).toEqual([{ uuid: '81e7', data: new Uint8Array([8, 8]) }])
+    await source.stop()
+  })
+
+  it('ADV_SCAN_IND is scannable, not connectable: the advertisement and its scan response say connectable false', async () => {
+    const { device, source, ads } = rig(53)
+    await source.start()
+    const address = 'd0:00:00:00:00:53'
+    device.inject({ type: ADV_SCAN_IND, address, data: Buffer.concat([flags, mfg(1)]), rssi: -50 })
+    device.inject({ type: SCAN_RSP, address, data: serviceData16(0x81e7, [1]), rssi: -50 })
+    device.inject({ type: ADV_SCAN_IND, address, data: Buffer.concat([flags, mfg(2)]), rssi: -50 })
+    device.inject({ type: ADV_IND, address: 'd0:00:00:00:00:54', data: flags, rssi: -50 })
+    device.inject({ type: SCAN_RSP, address: 'd0:00:00:00:00:54', data: flags, rssi: -50 })
+    expect(ads.filter((a) => a.address === address).map((a) => a.connectable)).toEqual([false])
+    expect(ads.find((a) => a.address === 'd0:00:00:00:00:54')?.connectable).toBe(true)
+    device.inject({ type: SCAN_RSP, address, data: serviceData16(0x81e7, [2]), rssi: -50 })
+    expect(ads.filter((a) => a.address === address).map((a) => a.connectable)).toEqual([false, false])
+    await source.stop()
+  })
+
+  it('localName and txPowerLevel come only from the packet that carried them, not from an earlier one', async () => {
+    const { device, source, ads } = rig(55)
+    await source.start()
+    const address = 'd0:00:00:00:00:55'
+    const named = Buffer.concat([flags, adStructure(AD_COMPLETE_LOCAL_NAME, Buffer.from('fridge-7')), adStructure(AD_TX_POWER_LEVEL, [0xf4])])
+    device.inject({ type: ADV_NONCONN_IND, address, data: named, rssi: -50 })
+    device.inject({ type: ADV_NONCONN_IND, address, data: Buffer.concat([flags, mfg(1)]), rssi: -50 })
+    expect(ads[0]).toMatchObject({ localName: 'fridge-7', txPowerLevel: -12 })
+    expect(ads[1].localName).toBeUndefined()
+    expect(ads[1].txPowerLevel).toBeUndefined()
+    await source.stop()
+  })
+
+  it('several reports in one HCI event, with every address type, are each reported', async () => {
+    const { device, source, ads } = rig(56)
+    await source.start()
+    const reports = ([0, 1, 2, 3] as const).map((addressType, i) => ({ ...iBeacon(`d0:00:00:00:01:5${i}`, -60 - i), addressType }))
+    expect(device.injectMany(reports)).toBe(4)
+    expect(ads.map((a) => [a.address, a.rssi])).toEqual(reports.map((r) => [r.address, r.rssi]))
+    // Types 2 and 3 (identity addresses) need a resolving list, which noble never sets up.
+    expect(ads.slice(0, 2).map((a) => a.addressType)).toEqual(['public', 'random'])
     await source.stop()
   })
 })
