@@ -15,7 +15,7 @@ import { EventEmitter } from 'eventemitter3'
 import type { CancelTimer, Clock } from '../clock.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 import { advertisementFromNoble } from './noble-advertisement.js'
-import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom, hciStatusText } from './noble-errors.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
 import { BluetoothUnavailableError } from '../errors.js'
 import { loadNoble } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
@@ -24,10 +24,9 @@ import { NoblePruner } from './noble-prune.js'
 import { nobleControl } from './noble-control.js'
 import type { NobleControl } from './noble-control.js'
 import { releaseNoble } from './noble-release.js'
-import { Backoff, InterruptionTracker } from './noble-retry.js'
+import { ScanKeeper } from './noble-scan.js'
 import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './noble-share.js'
 import type { ScanWants } from './noble-share.js'
-import { ScanWatchdog } from './scan-watchdog.js'
 import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
 
 export type { NobleSourceOptions } from './noble-options.js'
@@ -49,18 +48,6 @@ export interface NobleSourceStats {
 }
 
 const ADAPTER_STATES: readonly string[] = ['unknown', 'resetting', 'unsupported', 'unauthorized', 'poweredOff', 'poweredOn']
-/** How long the controller has to confirm a scan enable before the start counts as failed. */
-const CONFIRM_MS = 5000
-/** Retries of refused scan starts: 1 s, 2 s, 4 s, … up to 30 s. */
-const RETRY_BASE_MS = 1000
-const RETRY_MAX_MS = 30_000
-/** Resumes after another program stopped the scan: 1 s, doubling up to 60 s while it keeps happening. */
-const RESUME_BASE_MS = 1000
-const RESUME_MAX_MS = 60_000
-/** Interruptions further apart than this are unrelated; this many closer together are a restart loop. */
-const CALM_MS = 60_000
-const LOOP_AFTER = 3
-
 type Phase = 'stopped' | 'starting' | 'running'
 
 /**
@@ -79,14 +66,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private readonly wants: ScanWants
   private readonly reported = new WeakSet<object>()
   private readonly pruner = new NoblePruner()
-  private readonly counters: NobleSourceStats = {
-    advertisements: 0,
-    watchdogRestarts: 0,
-    resumes: 0,
-    scanFailures: 0,
-    prunedPeripherals: 0,
-    prunedAddresses: 0,
-  }
+  private readonly counters = { advertisements: 0, prunedPeripherals: 0, prunedAddresses: 0 }
 
   private noble: NobleLike | undefined
   private control: NobleControl | undefined
@@ -96,22 +76,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private generation = 0
   private starting: Promise<void> | undefined
   private settleStart: ((error?: Error) => void) | undefined
-  /** The controller confirmed that scanning runs. */
-  private scanning = false
-  /** A scan start was sent and awaits its confirmation. */
-  private confirming = false
-  /** Scanning was lost while running; its next confirmation counts as a resume. */
-  private resuming = false
   private lastState: AdapterState | undefined
-  private lastFailure: string | undefined
-  private warnedLoop = false
-  private readonly watchdog: ScanWatchdog
-  private readonly retries = new Backoff(RETRY_BASE_MS, RETRY_MAX_MS)
-  private readonly interruptions = new InterruptionTracker(RESUME_BASE_MS, RESUME_MAX_MS, CALM_MS, LOOP_AFTER)
+  private readonly scan: ScanKeeper
   private cancelPrune: CancelTimer | undefined
   private cancelStartTimeout: CancelTimer | undefined
-  private cancelRetry: CancelTimer | undefined
-  private cancelConfirm: CancelTimer | undefined
   private cancelLost: CancelTimer | undefined
 
   /** @throws InvalidOptionError (`invalid_option`) naming the bad option. */
@@ -120,12 +88,18 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.options = resolveNobleOptions(options)
     this.wants = { serviceUuids: this.options.serviceUuids, allowDuplicates: this.options.allowDuplicates }
     if (this.options.clockGiven) this.clock = this.options.clock
-    this.watchdog = new ScanWatchdog(this.options.clock, this.options.watchdogMs, (silent) => this.onStall(silent))
+    const adapter = this.options.hciDeviceId === undefined ? 'the Bluetooth adapter' : `hci${this.options.hciDeviceId}`
+    this.scan = new ScanKeeper(this.options.clock, this.options.watchdogMs, adapter, {
+      send: () => this.requestScan(),
+      confirmed: () => this.onScanConfirmed(),
+      warn: (message) => this.emit('warning', message),
+      running: () => this.phase === 'running',
+    })
   }
 
   /** A copy of the counters. */
   get stats(): NobleSourceStats {
-    return { ...this.counters }
+    return { ...this.counters, ...this.scan.stats }
   }
 
   /**
@@ -174,7 +148,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.noble = noble
     // A restarted source reports the current state again, even if it did not change meanwhile.
     this.lastState = undefined
-    this.lastFailure = undefined
+    this.scan.lastFailure = undefined
     this.attach(noble)
     for (const problem of this.control?.problems() ?? []) this.emit('warning', `noble ${problem} (beaconkit was written against noble 1.9.2-26).`)
 
@@ -185,7 +159,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (timeout > 0) {
       this.cancelStartTimeout = this.options.clock.setTimeout(() => {
         const state = this.lastState ?? 'unknown'
-        const last = this.lastFailure === undefined ? '' : `; last attempt: ${this.lastFailure}`
+        const last = this.scan.lastFailure === undefined ? '' : `; last attempt: ${this.scan.lastFailure}`
         this.failStart(
           new BluetoothUnavailableError(
             'start_failed',
@@ -226,10 +200,9 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
    */
   private teardown(): Promise<void> | undefined {
     this.phase = 'stopped'
-    this.scanning = this.confirming = this.resuming = false
-    this.watchdog.stop()
-    for (const cancel of [this.cancelPrune, this.cancelStartTimeout, this.cancelRetry, this.cancelConfirm, this.cancelLost]) cancel?.()
-    this.cancelPrune = this.cancelStartTimeout = this.cancelRetry = this.cancelConfirm = this.cancelLost = undefined
+    this.scan.stop()
+    for (const cancel of [this.cancelPrune, this.cancelStartTimeout, this.cancelLost]) cancel?.()
+    this.cancelPrune = this.cancelStartTimeout = this.cancelLost = undefined
     const noble = this.noble
     if (noble === undefined || !this.attached) return undefined
     this.attached = false
@@ -245,10 +218,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return releaseNoble(noble, () => scanUsers(noble) === 0)
   }
 
-  /** Asks noble to (re)start scanning (it sends disable, parameters, enable) and waits for the confirmation. */
-  private requestScan(): void {
+  /** Asks noble to (re)start scanning (it sends disable, parameters, enable); false when nothing was sent. */
+  private requestScan(): boolean {
     const noble = this.noble
-    if (noble === undefined || noble.state !== 'poweredOn') return
+    if (noble === undefined || noble.state !== 'poweredOn') return false
     // Several sources share one scan: ask for what all of them need (noble-share.ts).
     const settings = combinedScan(noble, this.wants)
     try {
@@ -257,75 +230,28 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       const wrapped = bluetoothErrorFrom(error, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(wrapped)
       else this.emit('error', wrapped)
-      return
+      return false
     }
-    this.confirming = true
-    this.cancelConfirm?.()
-    this.cancelConfirm = this.options.clock.setTimeout(() => {
-      this.cancelConfirm = undefined
-      this.scanFailed(`the controller did not confirm it within ${CONFIRM_MS / 1000} s`)
-    }, CONFIRM_MS)
+    return true
   }
 
-  /** Runs `action` after `delayMs` unless the source stopped; one pending at a time. */
-  private later(delayMs: number, action: () => void): void {
-    this.cancelRetry?.()
-    this.cancelRetry = this.options.clock.setTimeout(() => {
-      this.cancelRetry = undefined
-      if (this.phase !== 'stopped') action()
-    }, delayMs)
-  }
+  private readonly onScanEnable = (enable: boolean, status: number): void => this.scan.enableAnswered(enable, status)
 
-  /** The controller answered one of this noble instance's LE Set Scan Enable commands. */
-  private readonly onScanEnable = (enable: boolean, status: number): void => {
-    if (!enable || !this.confirming) return
-    if (status === 0) this.scanConfirmed()
-    else this.scanFailed(`the controller refused LE Set Scan Enable: ${hciStatusText(status)}`)
-  }
-
-  private scanConfirmed(): void {
-    this.confirming = false
-    this.cancelConfirm?.()
-    this.cancelConfirm = undefined
-    this.retries.reset()
-    this.lastFailure = undefined
-    if (this.resuming) {
-      this.resuming = false
-      this.counters.resumes++
+  /** The controller confirmed scanning: the first time, start() resolves. */
+  private onScanConfirmed(): void {
+    if (this.phase !== 'starting') return
+    this.phase = 'running'
+    this.cancelStartTimeout?.()
+    this.cancelStartTimeout = undefined
+    if (this.options.pruneIntervalMs > 0) {
+      const noble = this.noble
+      this.cancelPrune = this.options.clock.setInterval(() => {
+        if (noble !== undefined) this.prune(noble)
+      }, this.options.pruneIntervalMs)
     }
-    this.scanning = true
-    if (this.phase === 'starting') {
-      this.phase = 'running'
-      this.cancelStartTimeout?.()
-      this.cancelStartTimeout = undefined
-      if (this.options.pruneIntervalMs > 0) {
-        const noble = this.noble
-        this.cancelPrune = this.options.clock.setInterval(() => {
-          if (noble !== undefined) this.prune(noble)
-        }, this.options.pruneIntervalMs)
-      }
-      const settle = this.settleStart
-      this.settleStart = undefined
-      settle?.()
-    }
-    this.watchdog.start()
-  }
-
-  private scanFailed(reason: string): void {
-    if (!this.confirming) return
-    this.confirming = false
-    this.scanning = false
-    this.watchdog.stop()
-    this.cancelConfirm?.()
-    this.cancelConfirm = undefined
-    this.counters.scanFailures++
-    this.lastFailure = reason
-    if (this.phase === 'running') this.resuming = true
-    const delay = this.retries.next()
-    this.emit('warning', `Scanning did not start on ${this.adapter()} (${reason}); retrying in ${delay / 1000} s.`)
-    this.later(delay, () => {
-      if (!this.confirming) this.requestScan()
-    })
+    const settle = this.settleStart
+    this.settleStart = undefined
+    settle?.()
   }
 
   private readonly onStateChange = (raw: string): void => {
@@ -337,14 +263,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (state === 'poweredOn') {
       this.cancelLost?.()
       this.cancelLost = undefined
-      if (!this.scanning && !this.confirming) this.requestScan()
+      this.scan.poweredOn()
       return
     }
-    if (this.phase === 'running' && (this.scanning || this.confirming)) this.resuming = true
-    this.scanning = this.confirming = false
-    this.cancelConfirm?.()
-    this.cancelConfirm = undefined
-    this.watchdog.stop()
+    this.scan.poweredOff()
     if (state === 'unsupported' || state === 'unauthorized' || state === 'poweredOff') {
       const error = bluetoothErrorForState(state, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(error)
@@ -374,60 +296,20 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private readonly onScanStart = (filterDuplicates?: boolean): void => {
     const noble = this.noble
     if (this.phase !== 'running' || filterDuplicates !== true || noble === undefined) return
-    if (!combinedScan(noble, this.wants).allowDuplicates) return
-    this.interrupted(
-      `Another program on ${this.adapter()} re-enabled scanning with duplicate filtering (bluetoothd discovery, ` +
-        '`bluetoothctl scan on` or hcitool lescan): repeated advertisements would be dropped and beacons flap gone; ' +
-        're-enabling scanning without filtering',
-    )
+    if (combinedScan(noble, this.wants).allowDuplicates) this.scan.filteringForced()
   }
 
   /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
-  private readonly onScanStop = (): void => {
-    // While confirming too: a disable landing between our enable and its completion wins.
-    if (this.phase !== 'running' || (!this.scanning && !this.confirming)) return
-    this.interrupted('Scanning was stopped outside beaconkit (another program using the adapter?); resuming')
-  }
+  private readonly onScanStop = (): void => this.scan.stoppedElsewhere()
 
-  /** Another program changed the scan: resume after a delay that grows while it keeps happening. */
-  private interrupted(what: string): void {
-    this.scanning = this.confirming = false
-    this.resuming = true
-    this.cancelConfirm?.()
-    this.cancelConfirm = undefined
-    this.watchdog.stop()
-    const { delayMs, loop, count } = this.interruptions.record(this.options.clock.now())
-    if (loop && !this.warnedLoop) {
-      this.warnedLoop = true
-      this.emit(
-        'warning',
-        `Scanning on ${this.adapter()} was interrupted ${count} times in a row: another program keeps using this adapter, ` +
-          'typically a second process scanning it with noble (or two NobleSources naming it differently), or bluetoothd. ' +
-          `Give the adapter to one program (see docs/troubleshooting.md); resuming with growing delays, up to ${RESUME_MAX_MS / 1000} s.`,
-      )
-    } else if (!loop) {
-      this.emit('warning', `${what} in ${delayMs / 1000} s.`)
-    }
-    this.later(delayMs, () => {
-      if (!this.scanning && !this.confirming) this.requestScan()
-    })
-  }
-
-  /** The controller was reset under noble (hciconfig reset, a fast down/up, firmware): it is not scanning any more. */
+  /** The controller was reset under noble: scanning is off although noble's state did not change. */
   private readonly onReset = (): void => {
-    if (this.phase === 'stopped' || this.noble?.state !== 'poweredOn') return
-    if (this.phase === 'running') this.resuming = true
-    this.scanning = this.confirming = false
-    this.watchdog.stop()
-    this.emit('warning', `${this.adapter()} was reset (hciconfig reset, a quick down/up or a firmware restart); re-enabling scanning.`)
-    this.requestScan()
+    if (this.phase !== 'stopped' && this.noble?.state === 'poweredOn') this.scan.controllerReset()
   }
 
   private readonly onDiscover = (peripheral: NoblePeripheralLike): void => {
     const now = this.options.clock.now()
-    this.watchdog.heard(now)
-    // An advertisement proves the scan runs, whatever happened to the enable's completion.
-    if (this.confirming) this.scanConfirmed()
+    this.scan.heard(now)
     this.pruner.heardPeripheral(peripheral.id)
     if (!matchesServices(this.options.serviceUuids, peripheral)) return
     this.counters.advertisements++
@@ -438,22 +320,6 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   private readonly onNobleWarning = (message: string): void => {
     this.emit('warning', `noble: ${String(message)}`)
-  }
-
-  /** The watchdog saw `silent` ms without an advertisement while scanning. */
-  private onStall(silent: number): void {
-    if (this.phase !== 'running' || !this.scanning) return
-    this.counters.watchdogRestarts++
-    this.emit(
-      'warning',
-      `No advertisement for ${Math.round(silent / 1000)} s while scanning; restarting the scan ` +
-        '(adapters stall silently; if this repeats with beacons in range, see docs/troubleshooting.md).',
-    )
-    this.requestScan()
-  }
-
-  private adapter(): string {
-    return this.options.hciDeviceId === undefined ? 'the Bluetooth adapter' : `hci${this.options.hciDeviceId}`
   }
 
   private prune(noble: NobleLike): void {
