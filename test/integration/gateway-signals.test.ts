@@ -14,7 +14,7 @@ import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
 import { startEmulator } from '../../src/cloud/emulator.js'
 import type { Emulator } from '../../src/cloud/emulator.js'
-import { DRIVER_SERIAL } from './fixtures/fake-hci-driver.js'
+import { DRIVER_SERIAL } from './fixtures/driver-beacon.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))
 /** Far below the bug (a 30 s hang ending in SIGKILL), far above a loaded CI machine's exit time. */
