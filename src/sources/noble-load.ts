@@ -86,3 +86,15 @@ export async function loadNoble(hciDeviceId: number | undefined): Promise<NobleL
   instances.set(key, noble)
   return noble
 }
+
+/**
+ * The cache key of another noble instance of this process that drives the same controller
+ * (same BD_ADDR) as `noble`, if any: the default adapter and an explicit `hciDeviceId` can name
+ * one adapter, which the cache keys cannot know before the adapter answered.
+ */
+export function sameAdapterElsewhere(noble: NobleLike): string | undefined {
+  const address = noble.address
+  if (address === undefined || address === 'unknown') return undefined
+  for (const [key, other] of instances) if (other !== noble && other.address === address) return key
+  return undefined
+}

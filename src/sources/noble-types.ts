@@ -101,6 +101,8 @@ export interface NobleEventMap {
 /** A noble instance (lib/noble.js). */
 export interface NobleLike {
   readonly state: string
+  /** The controller's BD_ADDR once read ('unknown' before). */
+  address?: string
   startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void
   stopScanning(callback?: () => void): void
   on<E extends keyof NobleEventMap>(event: E, listener: NobleEventMap[E]): unknown

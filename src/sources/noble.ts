@@ -17,7 +17,7 @@ import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } fro
 import { advertisementFromNoble } from './noble-advertisement.js'
 import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
 import { BluetoothUnavailableError } from '../errors.js'
-import { loadNoble } from './noble-load.js'
+import { loadNoble, sameAdapterElsewhere } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
 import { NoblePruner } from './noble-prune.js'
@@ -241,6 +241,15 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private onScanConfirmed(): void {
     if (this.phase !== 'starting') return
     this.phase = 'running'
+    const other = this.noble === undefined ? undefined : sameAdapterElsewhere(this.noble)
+    if (other !== undefined) {
+      const named = other === 'default' ? 'the default adapter (no hciDeviceId)' : `hciDeviceId ${other}`
+      this.emit(
+        'warning',
+        `${named} and this source's adapter are the same controller (${this.noble?.address}): two noble instances on one ` +
+          'adapter stop each other\'s scans. Name the adapter the same way everywhere (the same hciDeviceId, or none).',
+      )
+    }
     this.cancelStartTimeout?.()
     this.cancelStartTimeout = undefined
     if (this.options.pruneIntervalMs > 0) {

@@ -151,6 +151,20 @@ describe('4. two noble users of one adapter', () => {
   })
 })
 
+describe('4. one adapter under two names in one process', () => {
+  it('the default adapter and hciDeviceId 0 are recognised as one controller by its address, with a warning', async () => {
+    const byDefault = rig(0, {})
+    const source = new NobleSource({}) // noble's default: the first adapter up, hci0 here
+    const warnings: string[] = []
+    source.on('warning', (w) => warnings.push(w))
+    await byDefault.source.start()
+    await source.start()
+    expect(warnings.some((w) => /hciDeviceId 0 and this source's adapter are the same controller \(00:1a:7d:da:71:00\)/.test(w))).toBe(true)
+    await source.stop()
+    await byDefault.source.stop()
+  })
+})
+
 describe('5. scan starts the controller refuses or never confirms', () => {
   it.each(['complete', 'status'] as const)(
     'a refused enable (Command Disallowed via Command %s) is retried with back-off; start() resolves only once scanning runs',
