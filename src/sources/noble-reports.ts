@@ -51,8 +51,6 @@ export interface PacketFacts {
 export class ReportTracker {
   /** The packet being reported right now, while gap.js handles it. */
   current: PacketFacts | undefined
-  /** Advertisements gap.js held back that were reported here after their scan response was lost. */
-  heldReported = 0
   private reportedByGap = false
   /** gap.js's per-address entry (a fresh object per packet) → facts of that packet, while gap.js holds it back. */
   private readonly held = new WeakMap<object, PacketFacts>()
@@ -103,7 +101,6 @@ export class ReportTracker {
   private reportHeld(status: number, entry: NobleGapEntry, facts: PacketFacts): void {
     const onDiscover = this.bindings.onDiscover
     if (typeof onDiscover !== 'function') return
-    this.heldReported++
     this.current = facts
     onDiscover.call(this.bindings, status, entry.address, entry.addressType, facts.connectable ?? entry.connectable, entry.advertisement, entry.rssi, false)
   }
