@@ -104,6 +104,11 @@ describe('3. another program enabling scanning with duplicate filtering', () => 
     device.foreignCommand(OP.LE_SET_SCAN_ENABLE, [1, 1])
     expect(device.filterDuplicates).toBe(true)
     expect(warnings.some((w) => /duplicate filtering \(bluetoothd discovery/.test(w))).toBe(true)
+    // Meanwhile the controller passes each advertisement once: the beacon would go silent.
+    device.inject(iBeacon('d0:00:00:00:00:42'))
+    expect(device.inject(iBeacon('d0:00:00:00:00:42'))).toBe(false)
+    expect(ads).toHaveLength(1)
+    ads.length = 0
     clock.advanceBy(1000)
     await waitFor(() => device.scanEnabled && !device.filterDuplicates && source.stats.resumes === 1, 're-enabled without filtering')
     device.inject(iBeacon('d0:00:00:00:00:42'))
