@@ -95,6 +95,9 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
           'starts, adapter resets and unplugged adapters go unnoticed',
       )
     }
+    if (hciBindings && this.reports === undefined) {
+      out.push('GAP layer cannot be followed: advertisements it holds back when a scan response is lost stay unreported')
+    }
     if (hciBindings && (bindings._gap?._discoveries === null || typeof bindings._gap?._discoveries !== 'object')) {
       out.push("GAP layer has no _discoveries map: pruning cannot bound its memory")
     }
