@@ -15,7 +15,7 @@
  *   BEACONKIT_REPLAY         replay this recording instead of scanning (trying it out, CI)
  */
 import { readFile } from 'node:fs/promises'
-import { AccountClient, BeaconScanner, Keyring, NobleSource, ReplaySource, Uploader } from '../src/index.js'
+import { AccountClient, BeaconScanner, BluetoothUnavailableError, Keyring, NobleSource, ReplaySource, Uploader } from '../src/index.js'
 import type { AdvertisementSource } from '../src/index.js'
 
 function required(name: string): string {
@@ -44,7 +44,14 @@ scanner.on('found', (b) => console.log(`found ${b.id}${b.secure?.verified === tr
 scanner.on('gone', (b) => console.log(`gone ${b.id}`))
 scanner.on('state', (state) => console.log(`adapter ${state}`))
 scanner.on('warning', (w) => console.warn(`warning: ${w.message}`))
-scanner.on('error', (e) => console.error(`error: ${e.message}`))
+scanner.on('error', (e) => {
+  console.error(`error: ${e.message}`)
+  // The adapter was unplugged (or stayed off): noble cannot re-open it in this process. Exit
+  // non-zero after the clean shutdown, so systemd (Restart=on-failure) starts a fresh one.
+  if (e instanceof BluetoothUnavailableError && e.code === 'adapter_lost') {
+    void shutdown('adapter lost').then(() => (process.exitCode = 1))
+  }
+})
 uploader.on('uploaded', ({ count }) => console.log(`uploaded ${count} records`))
 uploader.on('error', (e) => console.error(`upload stopped: ${e.message}`))
 

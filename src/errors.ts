@@ -78,6 +78,7 @@ export type BluetoothUnavailableCode =
   | 'unauthorized'
   | 'powered_off'
   | 'start_failed'
+  | 'adapter_lost'
 
 /** The BLE stack could not be started; the message says what to check. */
 export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailableCode> {}

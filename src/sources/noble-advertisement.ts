@@ -26,6 +26,7 @@
  */
 
 import type { Advertisement, ServiceData } from '../advertisement.js'
+import type { PacketFacts } from './noble-reports.js'
 import type { NoblePeripheralLike, NobleServiceData } from './noble-types.js'
 
 /** RSSI value HCI uses for "not available"; used when noble hands over something non-numeric. */
@@ -38,6 +39,9 @@ const RSSI_UNAVAILABLE = 127
  * @param reported - noble objects (manufacturer-data Buffers, service-data entries) already
  *   reported; updated in place. Pass the same set for every event of one noble instance.
  * @param now - the event's timestamp in ms.
+ * @param facts - what the packet behind this report really carried (noble-reports.ts), when
+ *   known: its PDU type decides `connectable`, and a local name or TX power it did not carry
+ *   is noble's leftover from an earlier packet and left out.
  * @returns A self-contained `Advertisement` whose buffers are copies. Manufacturer data and
  *   service data that noble kept from an earlier packet are left out.
  */
@@ -45,6 +49,7 @@ export function advertisementFromNoble(
   peripheral: NoblePeripheralLike,
   reported: WeakSet<object>,
   now: number,
+  facts?: PacketFacts,
 ): Advertisement {
   const address = String(peripheral.address || peripheral.id || '').toLowerCase()
   const rssi = typeof peripheral.rssi === 'number' && Number.isFinite(peripheral.rssi) ? peripheral.rssi : RSSI_UNAVAILABLE
@@ -53,12 +58,14 @@ export function advertisementFromNoble(
   const addressType = peripheral.addressType
   if (addressType === 'public' || addressType === 'random') adv.addressType = addressType
   else if (addressType !== undefined) adv.addressType = 'unknown'
-  if (typeof peripheral.connectable === 'boolean') adv.connectable = peripheral.connectable
+  const connectable = facts?.connectable ?? peripheral.connectable
+  if (typeof connectable === 'boolean') adv.connectable = connectable
 
   const source = peripheral.advertisement
   if (source === undefined || source === null) return adv
-  if (typeof source.localName === 'string') adv.localName = source.localName
-  if (typeof source.txPowerLevel === 'number' && Number.isFinite(source.txPowerLevel)) adv.txPowerLevel = source.txPowerLevel
+  if (typeof source.localName === 'string' && (facts?.localName ?? true)) adv.localName = source.localName
+  const tx = source.txPowerLevel
+  if (typeof tx === 'number' && Number.isFinite(tx) && (facts?.txPowerLevel ?? true)) adv.txPowerLevel = tx
 
   const manufacturerData = source.manufacturerData
   if (manufacturerData instanceof Uint8Array && !reported.has(manufacturerData)) {

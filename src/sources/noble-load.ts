@@ -9,8 +9,10 @@
  * without touching `process.env`, and two sources can scan two adapters.
  *
  * Why cache per device: every noble instance opens its own raw socket, polls the adapter
- * every second forever (hci.js `pollIsDevUp` never stops) and installs process `SIGINT`/`exit`
- * handlers. Building one per `start()` would leak all of that; one per adapter is bounded.
+ * every second (hci.js `pollIsDevUp`; noble-control.ts ends it while no source uses the
+ * instance) and installs an `exit` handler. Building one per `start()` would leak all of that;
+ * one per adapter is bounded. noble's `SIGINT` handler, which calls `process.exit(1)` and so
+ * skips the application's own clean shutdown, is removed right after loading.
  *
  * Why the factory call and the first `state` read sit inside try/catch: the native socket is
  * created in the factory (`new BluetoothHciSocket()` throws EAFNOSUPPORT / EPERM there) and
@@ -19,6 +21,7 @@
  * listener would run it in a `process.nextTick` that turns the error into a bare 'warning'.
  */
 
+import { NobleControl } from './noble-control.js'
 import { bluetoothErrorFrom } from './noble-errors.js'
 import type { NobleFactory, NobleLike } from './noble-types.js'
 
@@ -27,8 +30,16 @@ const NOBLE_FACTORY_MODULE = '@abandonware/noble/with-custom-binding.js'
 
 const instances = new Map<string, NobleLike>()
 
+/**
+ * One key per adapter: an explicit `hciDeviceId` and `NOBLE_HCI_DEVICE_ID` naming the same
+ * adapter share one instance. Two instances on one adapter each begin a scan with a disable
+ * that the other sees as "stopped by another program", and restart each other forever.
+ */
 function cacheKey(hciDeviceId: number | undefined): string {
-  return hciDeviceId === undefined ? 'default' : String(hciDeviceId)
+  if (hciDeviceId !== undefined) return String(hciDeviceId)
+  // noble reads the variable with parseInt (hci.js); an unset or unparsable one means "first adapter up".
+  const fromEnv = Number.parseInt(process.env.NOBLE_HCI_DEVICE_ID ?? '', 10)
+  return Number.isNaN(fromEnv) ? 'default' : String(fromEnv)
 }
 
 async function importFactory(hciDeviceId: number | undefined): Promise<NobleFactory> {
@@ -64,11 +75,26 @@ export async function loadNoble(hciDeviceId: number | undefined): Promise<NobleL
   let noble: NobleLike
   try {
     noble = factory(hciDeviceId === undefined ? {} : { deviceId: hciDeviceId })
+    // Before init(): the hooks must be in place when noble's first poll is scheduled.
+    const control = NobleControl.install(noble)
     // The getter initialises the bindings synchronously; see the file comment.
     const _initialState: string = noble.state
+    control.removeSigintHandler()
   } catch (error) {
     throw bluetoothErrorFrom(error, hciDeviceId)
   }
   instances.set(key, noble)
   return noble
+}
+
+/**
+ * The cache key of another noble instance of this process that drives the same controller
+ * (same BD_ADDR) as `noble`, if any: the default adapter and an explicit `hciDeviceId` can name
+ * one adapter, which the cache keys cannot know before the adapter answered.
+ */
+export function sameAdapterElsewhere(noble: NobleLike): string | undefined {
+  const address = noble.address
+  if (address === undefined || address === 'unknown') return undefined
+  for (const [key, other] of instances) if (other !== noble && other.address === address) return key
+  return undefined
 }

@@ -26,6 +26,13 @@ export interface NobleSourceOptions {
   pruneIntervalMs?: number
   /** Give up `start()` when scanning has not begun after this long. Default 15 000 ms; 0 waits forever. */
   startTimeoutMs?: number
+  /**
+   * While running, emit a fatal `'error'` (`BluetoothUnavailableError`, code `adapter_lost`)
+   * when the adapter has not been powered on for this long. noble cannot re-open an adapter
+   * that was unplugged and plugged back (or re-attached over UART): the process must be
+   * restarted, and this error is the signal for it. Default 60 000 ms; 0 never gives up.
+   */
+  adapterLostMs?: number
   /** Time source for timestamps, the watchdog and pruning. Default: real time. */
   clock?: Clock
 }
@@ -38,6 +45,7 @@ export interface ResolvedNobleOptions {
   serviceUuids: string[]
   pruneIntervalMs: number
   startTimeoutMs: number
+  adapterLostMs: number
   clock: Clock
   clockGiven: boolean
 }
@@ -121,6 +129,7 @@ export function resolveNobleOptions(options: unknown): ResolvedNobleOptions {
     serviceUuids: serviceUuids(o.serviceUuids),
     pruneIntervalMs: period('pruneIntervalMs', o.pruneIntervalMs, 60_000),
     startTimeoutMs: (startTimeoutMs as number | undefined) ?? 15_000,
+    adapterLostMs: period('adapterLostMs', o.adapterLostMs, 60_000),
     clock: (o.clock as Clock | undefined) ?? new RealClock(),
     clockGiven: o.clock !== undefined,
   }

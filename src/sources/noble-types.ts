@@ -17,6 +17,7 @@ export interface NobleAdvertisementLike {
   txPowerLevel?: number
   manufacturerData?: Uint8Array
   serviceData?: NobleServiceData[]
+  serviceUuids?: string[]
 }
 
 /** A noble `Peripheral`, as far as a snapshot needs it. */
@@ -35,6 +36,44 @@ export interface NobleGapDiscovery {
   count?: number
 }
 
+/** The slice of a Node EventEmitter the hooks use (noble's internals are Node emitters). */
+export interface NodeEmitterLike {
+  on(event: string, listener: (...args: never[]) => void): unknown
+  prependListener(event: string, listener: (...args: never[]) => void): unknown
+  removeListener(event: string, listener: (...args: never[]) => void): unknown
+}
+
+/** noble's native HCI socket (@abandonware/bluetooth-hci-socket). */
+export interface NobleHciSocketLike {
+  start(): void
+  stop(): void
+}
+
+/** noble's HCI layer (lib/hci-socket/hci.js); the methods are replaced per instance by noble-control.ts. */
+export interface NobleHciLike extends NodeEmitterLike {
+  _socket?: NobleHciSocketLike
+  pollIsDevUp: () => void
+  onSocketError: (error: NodeJS.ErrnoException) => void
+  processCmdCompleteEvent: (cmd: number, status: number, result: Buffer) => void
+  processCmdStatusEvent: (cmd: number, status: number) => void
+  setScanEnabled: (enabled: boolean, filterDuplicates: boolean) => void
+}
+
+/** One report as gap.js keeps it per address (a fresh object per packet). */
+export interface NobleGapEntry extends NobleGapDiscovery {
+  address: string
+  addressType: string
+  connectable: boolean
+  advertisement: NobleAdvertisementLike
+  rssi: number
+  hasScanResponse: boolean
+}
+
+/** noble's GAP layer (lib/hci-socket/gap.js). */
+export interface NobleGapLike extends NodeEmitterLike {
+  _discoveries?: Record<string, NobleGapDiscovery>
+}
+
 /** noble's HCI bindings (lib/hci-socket/bindings.js): per-address maps keyed by peripheral id. */
 export interface NobleHciBindingsLike {
   _addresses?: Record<string, unknown>
@@ -43,7 +82,11 @@ export interface NobleHciBindingsLike {
   scannable?: Record<string, unknown>
   _handles?: Record<string, unknown>
   _pendingConnectionUuid?: string | null
-  _gap?: { _discoveries?: Record<string, NobleGapDiscovery> }
+  _gap?: NobleGapLike
+  _hci?: NobleHciLike
+  /** The process SIGINT listener bindings.js installs (it calls process.exit(1)). */
+  onSigIntBinded?: () => void
+  onDiscover?: (status: number, address: string, addressType: string, connectable: boolean, advertisement: NobleAdvertisementLike, rssi: number, scannable: boolean) => void
 }
 
 /** Listener signatures of the noble events beaconkit uses. */
@@ -58,6 +101,8 @@ export interface NobleEventMap {
 /** A noble instance (lib/noble.js). */
 export interface NobleLike {
   readonly state: string
+  /** The controller's BD_ADDR once read ('unknown' before). */
+  address?: string
   startScanning(serviceUuids: string[], allowDuplicates: boolean, callback?: (error?: Error | null) => void): void
   stopScanning(callback?: () => void): void
   on<E extends keyof NobleEventMap>(event: E, listener: NobleEventMap[E]): unknown

@@ -3,22 +3,30 @@
  *
  * noble is loaded inside `start()` only (see noble-load.ts), so importing beaconkit never
  * opens a Bluetooth socket. Around noble this class adds what long-running gateways need and
- * noble leaves to every application: scanning that comes back after the adapter is powered
- * off and on or reset, a watchdog for scans that stall silently, bounded memory when
- * thousands of random addresses pass by, and snapshots instead of noble's mutable objects.
+ * noble leaves to every application: scanning that is confirmed by the controller (noble
+ * reports a scan as started when the disable before it completes) and retried with back-off
+ * when refused, that comes back after the adapter is powered off and on, reset, or stopped by
+ * another program, a watchdog for scans that stall silently, a fatal error when the adapter
+ * is gone for good, bounded memory when thousands of random addresses pass by, and snapshots
+ * instead of noble's mutable objects.
  */
 
 import { EventEmitter } from 'eventemitter3'
 import type { CancelTimer, Clock } from '../clock.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 import { advertisementFromNoble } from './noble-advertisement.js'
-import { bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
 import { BluetoothUnavailableError } from '../errors.js'
-import { loadNoble } from './noble-load.js'
+import { loadNoble, sameAdapterElsewhere } from './noble-load.js'
 import { resolveNobleOptions } from './noble-options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
 import { NoblePruner } from './noble-prune.js'
-import { ScanWatchdog } from './scan-watchdog.js'
+import { nobleControl } from './noble-control.js'
+import type { NobleControl } from './noble-control.js'
+import { releaseNoble } from './noble-release.js'
+import { ScanKeeper } from './noble-scan.js'
+import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './noble-share.js'
+import type { ScanWants } from './noble-share.js'
 import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
 
 export type { NobleSourceOptions } from './noble-options.js'
@@ -29,8 +37,10 @@ export interface NobleSourceStats {
   advertisements: number
   /** Scans restarted because no advertisement arrived for `watchdogMs`. */
   watchdogRestarts: number
-  /** Scans restarted after the adapter came back or another program stopped scanning. */
+  /** Scans confirmed running again after the adapter came back, was reset, or another program stopped scanning. */
   resumes: number
+  /** Scan starts the controller refused or never confirmed, each retried with back-off. */
+  scanFailures: number
   /** Peripheral ids forgotten by pruning. */
   prunedPeripherals: number
   /** Addresses forgotten from noble's GAP layer by pruning. */
@@ -38,16 +48,7 @@ export interface NobleSourceStats {
 }
 
 const ADAPTER_STATES: readonly string[] = ['unknown', 'resetting', 'unsupported', 'unauthorized', 'poweredOff', 'poweredOn']
-/** Pause before resuming a scan that another program stopped, so two programs cannot ping-pong at full speed. */
-const RESUME_DELAY_MS = 1000
-
 type Phase = 'stopped' | 'starting' | 'running'
-
-/**
- * Sources attached to each noble instance (one per adapter): the last one to stop turns
- * scanning off, so two sources on one adapter do not stop each other's scan.
- */
-const users = new WeakMap<NobleLike, Set<NobleSource>>()
 
 /**
  * An {@link AdvertisementSource} scanning a real adapter with noble (Linux HCI, macOS, Windows).
@@ -62,41 +63,43 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   /** The clock timestamps run on, when one was passed in the options. */
   readonly clock?: Clock
   private readonly options: ResolvedNobleOptions
+  private readonly wants: ScanWants
   private readonly reported = new WeakSet<object>()
   private readonly pruner = new NoblePruner()
-  private readonly counters: NobleSourceStats = {
-    advertisements: 0,
-    watchdogRestarts: 0,
-    resumes: 0,
-    prunedPeripherals: 0,
-    prunedAddresses: 0,
-  }
+  private readonly counters = { advertisements: 0, prunedPeripherals: 0, prunedAddresses: 0 }
 
   private noble: NobleLike | undefined
+  private control: NobleControl | undefined
   private attached = false
   private phase: Phase = 'stopped'
   /** Bumped by every stop(), so a start() still loading noble knows it was cancelled. */
   private generation = 0
   private starting: Promise<void> | undefined
   private settleStart: ((error?: Error) => void) | undefined
-  private scanning = false
   private lastState: AdapterState | undefined
-  private readonly watchdog: ScanWatchdog
+  private readonly scan: ScanKeeper
   private cancelPrune: CancelTimer | undefined
   private cancelStartTimeout: CancelTimer | undefined
-  private cancelResume: CancelTimer | undefined
+  private cancelLost: CancelTimer | undefined
 
   /** @throws InvalidOptionError (`invalid_option`) naming the bad option. */
   constructor(options: NobleSourceOptions = {}) {
     super()
     this.options = resolveNobleOptions(options)
+    this.wants = { serviceUuids: this.options.serviceUuids, allowDuplicates: this.options.allowDuplicates }
     if (this.options.clockGiven) this.clock = this.options.clock
-    this.watchdog = new ScanWatchdog(this.options.clock, this.options.watchdogMs, (silent) => this.onStall(silent))
+    const adapter = this.options.hciDeviceId === undefined ? 'the Bluetooth adapter' : `hci${this.options.hciDeviceId}`
+    this.scan = new ScanKeeper(this.options.clock, this.options.watchdogMs, adapter, {
+      send: () => this.requestScan(),
+      confirmed: () => this.onScanConfirmed(),
+      warn: (message) => this.emit('warning', message),
+      running: () => this.phase === 'running',
+    })
   }
 
   /** A copy of the counters. */
   get stats(): NobleSourceStats {
-    return { ...this.counters }
+    return { ...this.counters, ...this.scan.stats }
   }
 
   /**
@@ -118,13 +121,19 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return starting
   }
 
-  /** Stops scanning and detaches from noble; safe to call twice, and `start()` works again afterwards. */
+  /**
+   * Stops scanning and detaches from noble; safe to call twice, and `start()` works again
+   * afterwards. When no other source uses the adapter, it also releases what kept the process
+   * alive (noble's adapter poll and the socket's poll handle), so a program that is done can
+   * simply end, and a service exits promptly on SIGTERM.
+   */
   async stop(): Promise<void> {
     this.generation++
-    this.teardown()
+    const releasing = this.teardown()
     // A start() still waiting for the adapter resolves: the caller asked for the stop.
     this.settleStart?.()
     this.settleStart = undefined
+    await releasing
   }
 
   private async startScanning(generation: number): Promise<void> {
@@ -139,7 +148,9 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.noble = noble
     // A restarted source reports the current state again, even if it did not change meanwhile.
     this.lastState = undefined
+    this.scan.lastFailure = undefined
     this.attach(noble)
+    for (const problem of this.control?.problems() ?? []) this.emit('warning', `noble ${problem} (beaconkit was written against noble 1.9.2-26).`)
 
     const started = new Promise<void>((resolve, reject) => {
       this.settleStart = (error?: Error) => (error === undefined ? resolve() : reject(error))
@@ -148,10 +159,11 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (timeout > 0) {
       this.cancelStartTimeout = this.options.clock.setTimeout(() => {
         const state = this.lastState ?? 'unknown'
+        const last = this.scan.lastFailure === undefined ? '' : `; last attempt: ${this.scan.lastFailure}`
         this.failStart(
           new BluetoothUnavailableError(
             'start_failed',
-            `Scanning did not start within ${timeout} ms (adapter state '${state}'). Check the adapter with \`hciconfig\`; ` +
+            `Scanning did not start within ${timeout} ms (adapter state '${state}'${last}). Check the adapter with \`hciconfig\`; ` +
               'if bluetoothd is busy with it, restart it (`sudo systemctl restart bluetooth`), or pick another adapter with hciDeviceId.',
           ),
         )
@@ -164,15 +176,17 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private failStart(error: Error): void {
     const settle = this.settleStart
     this.settleStart = undefined
-    this.teardown()
+    void this.teardown()
     settle?.(error)
   }
 
   private attach(noble: NobleLike): void {
     this.attached = true
-    let sharing = users.get(noble)
-    if (sharing === undefined) users.set(noble, (sharing = new Set()))
-    sharing.add(this)
+    joinScan(noble, this.wants)
+    this.control = nobleControl(noble)
+    this.control?.unpark()
+    this.control?.on('scanEnable', this.onScanEnable)
+    this.control?.on('reset', this.onReset)
     noble.on('stateChange', this.onStateChange)
     noble.on('discover', this.onDiscover)
     noble.on('scanStart', this.onScanStart)
@@ -180,45 +194,73 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     noble.on('warning', this.onNobleWarning)
   }
 
-  /** Everything start() set up, undone; scanning stops unless another source shares the adapter. */
-  private teardown(): void {
+  /**
+   * Everything start() set up, undone; scanning stops unless another source shares the
+   * adapter. Resolves when the adapter is released (see noble-release.ts).
+   */
+  private teardown(): Promise<void> | undefined {
     this.phase = 'stopped'
-    this.scanning = false
-    this.watchdog.stop()
-    this.cancelPrune?.()
-    this.cancelStartTimeout?.()
-    this.cancelResume?.()
-    this.cancelPrune = this.cancelStartTimeout = this.cancelResume = undefined
+    this.scan.stop()
+    for (const cancel of [this.cancelPrune, this.cancelStartTimeout, this.cancelLost]) cancel?.()
+    this.cancelPrune = this.cancelStartTimeout = this.cancelLost = undefined
     const noble = this.noble
-    if (noble === undefined || !this.attached) return
+    if (noble === undefined || !this.attached) return undefined
     this.attached = false
+    this.control?.removeListener('scanEnable', this.onScanEnable)
+    this.control?.removeListener('reset', this.onReset)
     noble.removeListener('stateChange', this.onStateChange)
     noble.removeListener('discover', this.onDiscover)
     noble.removeListener('scanStart', this.onScanStart)
     noble.removeListener('scanStop', this.onScanStop)
     noble.removeListener('warning', this.onNobleWarning)
-    const sharing = users.get(noble)
-    sharing?.delete(this)
     // Another source on the same adapter keeps its scan.
-    if (sharing !== undefined && sharing.size > 0) return
-    try {
-      noble.stopScanning()
-    } catch {
-      // An adapter that is down is not scanning either.
-    }
+    if (leaveScan(noble, this.wants) > 0) return undefined
+    return releaseNoble(noble, () => scanUsers(noble) === 0)
   }
 
-  /** Asks noble to (re)start scanning; noble's GAP layer sends disable, parameters, enable. */
-  private requestScan(): void {
+  /** Asks noble to (re)start scanning (it sends disable, parameters, enable); false when nothing was sent. */
+  private requestScan(): boolean {
     const noble = this.noble
-    if (noble === undefined || noble.state !== 'poweredOn') return
+    if (noble === undefined || noble.state !== 'poweredOn') return false
+    // Several sources share one scan: ask for what all of them need (noble-share.ts).
+    const settings = combinedScan(noble, this.wants)
     try {
-      noble.startScanning(this.options.serviceUuids, this.options.allowDuplicates)
+      noble.startScanning(settings.serviceUuids, settings.allowDuplicates)
     } catch (error) {
       const wrapped = bluetoothErrorFrom(error, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(wrapped)
       else this.emit('error', wrapped)
+      return false
     }
+    return true
+  }
+
+  private readonly onScanEnable = (enable: boolean, status: number): void => this.scan.enableAnswered(enable, status)
+
+  /** The controller confirmed scanning: the first time, start() resolves. */
+  private onScanConfirmed(): void {
+    if (this.phase !== 'starting') return
+    this.phase = 'running'
+    const other = this.noble === undefined ? undefined : sameAdapterElsewhere(this.noble)
+    if (other !== undefined) {
+      const named = other === 'default' ? 'the default adapter (no hciDeviceId)' : `hciDeviceId ${other}`
+      this.emit(
+        'warning',
+        `${named} and this source's adapter are the same controller (${this.noble?.address}): two noble instances on one ` +
+          'adapter stop each other\'s scans. Name the adapter the same way everywhere (the same hciDeviceId, or none).',
+      )
+    }
+    this.cancelStartTimeout?.()
+    this.cancelStartTimeout = undefined
+    if (this.options.pruneIntervalMs > 0) {
+      const noble = this.noble
+      this.cancelPrune = this.options.clock.setInterval(() => {
+        if (noble !== undefined) this.prune(noble)
+      }, this.options.pruneIntervalMs)
+    }
+    const settle = this.settleStart
+    this.settleStart = undefined
+    settle?.()
   }
 
   private readonly onStateChange = (raw: string): void => {
@@ -228,75 +270,65 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       this.emit('state', state)
     }
     if (state === 'poweredOn') {
-      if (!this.scanning) this.requestScan()
+      this.cancelLost?.()
+      this.cancelLost = undefined
+      this.scan.poweredOn()
       return
     }
-    this.scanning = false
-    this.watchdog.stop()
+    this.scan.poweredOff()
     if (state === 'unsupported' || state === 'unauthorized' || state === 'poweredOff') {
       const error = bluetoothErrorForState(state, this.options.hciDeviceId)
       if (this.phase === 'starting') this.failStart(error)
       else if (state !== 'poweredOff') this.emit('error', error)
-      // A running source waits through poweredOff: scanning resumes on poweredOn.
+      // A running source waits through poweredOff: scanning resumes on poweredOn, unless the
+      // adapter never comes back (unplugged): then a fatal error after adapterLostMs.
+      else if (this.phase === 'running') this.watchForLoss()
     }
   }
 
-  private readonly onScanStart = (): void => {
-    const resumed = this.phase === 'running' && !this.scanning
-    this.scanning = true
-    if (resumed) this.counters.resumes++
-    if (this.phase === 'starting') {
-      this.phase = 'running'
-      this.cancelStartTimeout?.()
-      this.cancelStartTimeout = undefined
-      if (this.options.pruneIntervalMs > 0) {
-        const noble = this.noble
-        this.cancelPrune = this.options.clock.setInterval(() => {
-          if (noble !== undefined) this.prune(noble)
-        }, this.options.pruneIntervalMs)
+  private watchForLoss(): void {
+    const limit = this.options.adapterLostMs
+    if (limit === 0 || this.cancelLost !== undefined) return
+    this.cancelLost = this.options.clock.setTimeout(() => {
+      this.cancelLost = undefined
+      if (this.phase === 'running' && this.lastState !== 'poweredOn') {
+        this.emit('error', adapterLostError(this.options.hciDeviceId, limit, this.control?.lastSocketError?.code))
       }
-      const settle = this.settleStart
-      this.settleStart = undefined
-      settle?.()
-    }
-    this.watchdog.start()
+    }, limit)
+  }
+
+  /**
+   * noble's scanStart: when it says the controller now filters duplicates although duplicates
+   * were asked for, another program (bluetoothd's discovery, `bluetoothctl scan on`, hcitool)
+   * re-enabled scanning with filtering: each beacon would be reported once and then flap gone.
+   */
+  private readonly onScanStart = (filterDuplicates?: boolean): void => {
+    const noble = this.noble
+    if (this.phase !== 'running' || filterDuplicates !== true || noble === undefined) return
+    if (combinedScan(noble, this.wants).allowDuplicates) this.scan.filteringForced()
   }
 
   /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
-  private readonly onScanStop = (): void => {
-    if (this.phase !== 'running' || !this.scanning) return
-    this.scanning = false
-    this.watchdog.stop()
-    this.emit('warning', 'Scanning was stopped outside beaconkit (another program using the adapter?); resuming.')
-    this.cancelResume?.()
-    this.cancelResume = this.options.clock.setTimeout(() => {
-      this.cancelResume = undefined
-      if (this.phase === 'running' && !this.scanning) this.requestScan()
-    }, RESUME_DELAY_MS)
+  private readonly onScanStop = (): void => this.scan.stoppedElsewhere()
+
+  /** The controller was reset under noble: scanning is off although noble's state did not change. */
+  private readonly onReset = (): void => {
+    if (this.phase !== 'stopped' && this.noble?.state === 'poweredOn') this.scan.controllerReset()
   }
 
   private readonly onDiscover = (peripheral: NoblePeripheralLike): void => {
     const now = this.options.clock.now()
-    this.watchdog.heard(now)
+    this.scan.heard(now)
     this.pruner.heardPeripheral(peripheral.id)
+    if (!matchesServices(this.options.serviceUuids, peripheral)) return
     this.counters.advertisements++
-    this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now))
+    const packet = this.control?.reports?.current
+    const facts = packet !== undefined && packet.address === peripheral.address ? packet : undefined
+    this.emit('advertisement', advertisementFromNoble(peripheral, this.reported, now, facts))
   }
 
   private readonly onNobleWarning = (message: string): void => {
     this.emit('warning', `noble: ${String(message)}`)
-  }
-
-  /** The watchdog saw `silent` ms without an advertisement while scanning. */
-  private onStall(silent: number): void {
-    if (this.phase !== 'running' || !this.scanning) return
-    this.counters.watchdogRestarts++
-    this.emit(
-      'warning',
-      `No advertisement for ${Math.round(silent / 1000)} s while scanning; restarting the scan ` +
-        '(adapters stall silently; if this repeats with beacons in range, see docs/troubleshooting.md).',
-    )
-    this.requestScan()
   }
 
   private prune(noble: NobleLike): void {

@@ -9,6 +9,7 @@ export const HCI_EVENT_PKT = 0x04
 
 /** Event codes. */
 export const EVT_CMD_COMPLETE = 0x0e
+export const EVT_CMD_STATUS = 0x0f
 export const EVT_LE_META_EVENT = 0x3e
 /** LE meta sub-event: LE Advertising Report. */
 export const EVT_LE_ADVERTISING_REPORT = 0x02
@@ -35,6 +36,7 @@ export const OP = {
 
 /** Advertising PDU types as reported in an LE Advertising Report. */
 export const ADV_IND = 0x00
+export const ADV_DIRECT_IND = 0x01
 export const ADV_SCAN_IND = 0x02
 export const ADV_NONCONN_IND = 0x03
 export const SCAN_RSP = 0x04
@@ -45,6 +47,9 @@ export const AD_COMPLETE_LOCAL_NAME = 0x09
 export const AD_TX_POWER_LEVEL = 0x0a
 export const AD_SERVICE_DATA_16 = 0x16
 export const AD_MANUFACTURER_SPECIFIC = 0xff
+
+/** HCI error codes (Core Vol 1 Part F). */
+export const STATUS_COMMAND_DISALLOWED = 0x0c
 
 /** LE General Discoverable, BR/EDR not supported: what beacons send. */
 export const FLAGS_LE_GENERAL_NO_BREDR = 0x06
@@ -69,8 +74,8 @@ export function addressBytes(address: string): Buffer {
 export interface AdvertisingReport {
   type: number
   address: string
-  /** 0 public, 1 random. */
-  addressType?: 0 | 1
+  /** 0 public, 1 random, 2 public identity, 3 random identity (resolved RPA). */
+  addressType?: 0 | 1 | 2 | 3
   /** Concatenated AD structures (≤ 31 bytes on legacy advertising). */
   data: Buffer
   rssi: number
@@ -78,13 +83,24 @@ export interface AdvertisingReport {
 
 /** An HCI LE Meta event carrying one LE Advertising Report. */
 export function leAdvertisingReport(report: AdvertisingReport): Buffer {
-  const body = Buffer.concat([
-    Buffer.from([EVT_LE_ADVERTISING_REPORT, 1, report.type, report.addressType ?? 0]),
-    addressBytes(report.address),
-    Buffer.from([report.data.length]),
-    report.data,
-    Buffer.from([report.rssi & 0xff]),
-  ])
+  return leAdvertisingReports([report])
+}
+
+/**
+ * One LE Advertising Report event carrying several reports, laid out one report after the
+ * other as Linux and noble read them (controllers batch reports under load).
+ */
+export function leAdvertisingReports(reports: readonly AdvertisingReport[]): Buffer {
+  const parts = reports.map((report) =>
+    Buffer.concat([
+      Buffer.from([report.type, report.addressType ?? 0]),
+      addressBytes(report.address),
+      Buffer.from([report.data.length]),
+      report.data,
+      Buffer.from([report.rssi & 0xff]),
+    ]),
+  )
+  const body = Buffer.concat([Buffer.from([EVT_LE_ADVERTISING_REPORT, reports.length]), ...parts])
   return Buffer.concat([Buffer.from([HCI_EVENT_PKT, EVT_LE_META_EVENT, body.length]), body])
 }
 
@@ -92,6 +108,11 @@ export function leAdvertisingReport(report: AdvertisingReport): Buffer {
 export function commandComplete(op: number, status: number, returnParameters: Uint8Array = Buffer.alloc(0)): Buffer {
   const params = Buffer.concat([Buffer.from([1, op & 0xff, op >> 8, status]), returnParameters])
   return Buffer.concat([Buffer.from([HCI_EVENT_PKT, EVT_CMD_COMPLETE, params.length]), params])
+}
+
+/** An HCI Command Status event: how controllers refuse many commands before running them. */
+export function commandStatus(op: number, status: number): Buffer {
+  return Buffer.from([HCI_EVENT_PKT, EVT_CMD_STATUS, 4, status, 1, op & 0xff, op >> 8])
 }
 
 /** An HCI command packet, as another program on the same adapter would send it. */

@@ -204,6 +204,7 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     // With nothing on air the watchdog backs off: next restart after 60 s, then 120 s.
     clock.advanceBy(30_000)
     expect(source.stats.watchdogRestarts).toBe(2)
+    await settle() // the controller confirms the restarted scan (it answers in real time)
     clock.advanceBy(59_999)
     expect(source.stats.watchdogRestarts).toBe(2)
     clock.advanceBy(1)
@@ -292,6 +293,20 @@ describe('NobleSource over real noble and a fake HCI socket', () => {
     expect(device.inject(beaconPacket('d0:00:00:00:00:05'))).toBe(true)
     expect(ads).toHaveLength(1)
     await source.stop()
+  })
+
+  it("removes noble's SIGINT listener (it calls process.exit(1)), by identity, and leaves other listeners alone", async () => {
+    const mine = (): void => {}
+    process.on('SIGINT', mine)
+    try {
+      const noble = await loadNoble(26)
+      const nobles = noble._bindings?.onSigIntBinded
+      expect(typeof nobles).toBe('function')
+      expect(process.listeners('SIGINT')).not.toContain(nobles)
+      expect(process.listeners('SIGINT')).toContain(mine)
+    } finally {
+      process.removeListener('SIGINT', mine)
+    }
   })
 
   it('two sources on one adapter: stopping one keeps the other scanning', async () => {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { bluetoothErrorForState, bluetoothErrorFrom } from '../../src/sources/noble-errors.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from '../../src/sources/noble-errors.js'
 import { BluetoothUnavailableError } from '../../src/errors.js'
 
 const osError = (code: string, message = 'boom'): NodeJS.ErrnoException => Object.assign(new Error(message), { code })
@@ -46,5 +46,54 @@ describe('bluetoothErrorForState', () => {
     const error = bluetoothErrorForState(state, 3)
     expect(error.code).toBe(code)
     expect(error.message).toMatch(advice)
+  })
+})
+
+describe('messages per platform (issue #13 1.8)', () => {
+  it('macOS gets macOS advice, never setcap, hciconfig or rfkill', () => {
+    const unauthorized = bluetoothErrorForState('unauthorized', undefined, 'darwin')
+    expect(unauthorized.code).toBe('unauthorized')
+    expect(unauthorized.message).toMatch(/Privacy & Security → Bluetooth/)
+    const off = bluetoothErrorForState('poweredOff', undefined, 'darwin')
+    expect(off.message).toMatch(/System Settings → Bluetooth/)
+    const unsupported = bluetoothErrorForState('unsupported', undefined, 'darwin')
+    for (const e of [unauthorized, off, unsupported]) expect(e.message).not.toMatch(/setcap|hciconfig|rfkill|hciDeviceId/)
+  })
+
+  it('Windows gets Windows advice', () => {
+    expect(bluetoothErrorForState('poweredOff', undefined, 'win32').message).toMatch(/Settings → Bluetooth & devices/)
+    expect(bluetoothErrorForState('unauthorized', undefined, 'win32').message).not.toMatch(/setcap/)
+  })
+
+  it("Linux 'unauthorized' says what happened (EPERM on a command write) and gives the setcap fix", () => {
+    const error = bluetoothErrorForState('unauthorized', 0, 'linux')
+    expect(error.message).toMatch(/EPERM/)
+    expect(error.message).toMatch(/setcap cap_net_raw\+eip/)
+  })
+
+  it('the default adapter is described as noble picks it: NOBLE_HCI_DEVICE_ID, else the first one up', () => {
+    expect(bluetoothErrorFrom(osError('EIO'), undefined, 'linux').message).toMatch(/the first one that is up, else hci0/)
+    process.env.NOBLE_HCI_DEVICE_ID = '2'
+    try {
+      expect(bluetoothErrorFrom(osError('EIO'), undefined, 'linux').message).toMatch(/hci2 \(NOBLE_HCI_DEVICE_ID\)/)
+      expect(bluetoothErrorForState('poweredOff', undefined, 'linux').message).toMatch(/hciconfig hci2 up/)
+    } finally {
+      delete process.env.NOBLE_HCI_DEVICE_ID
+    }
+  })
+})
+
+describe('adapterLostError', () => {
+  it('after socket errors of a detached adapter: says unplugged and to restart the process', () => {
+    const error = adapterLostError(1, 60_000, 'EBADFD')
+    expect(error.code).toBe('adapter_lost')
+    expect(error.message).toMatch(/hci1 was unplugged or re-attached \(EBADFD/)
+    expect(error.message).toMatch(/Restart the process/)
+  })
+
+  it('without them: powered off for so long, with both fixes', () => {
+    const error = adapterLostError(1, 90_000)
+    expect(error.message).toMatch(/powered off for 90 s/)
+    expect(error.message).toMatch(/hciconfig hci1 up/)
   })
 })
