@@ -32,7 +32,7 @@ Ctrl-C stops cleanly: the scanner stops, queued uploads are flushed, the termina
 is restored, and the exit code is 0; so does a reader that goes away (\`| head\`).
 Exit codes: 0 done, 1 unexpected failure or output error (disk full), 2 bad option,
 file (keys or password file not a plain file, input not a recording) or key,
-3 Bluetooth unavailable, 4 cloud account error.`
+3 Bluetooth unavailable (also an adapter lost mid-run), 4 cloud account error.`
 
 const TOPICS: Record<CommandName, string> = {
   scan: `Usage: beaconkit scan [options]

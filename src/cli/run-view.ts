@@ -5,6 +5,7 @@
  */
 
 import { BeaconScanner } from '../scanner.js'
+import { BluetoothUnavailableError } from '../errors.js'
 import type { Beacon } from '../reading.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 import type { ViewFlags } from './command-line.js'
@@ -94,7 +95,15 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     adapterState = state
   })
   scanner.on('warning', (w) => warn(w.message))
-  scanner.on('error', (e) => warn(e.message))
+  // An adapter that is gone for good (unplugged, not re-plugged within adapterLostMs) ends the
+  // run with exit 3, so a supervisor (systemd) restarts the command; other errors are warnings.
+  let fatal: BluetoothUnavailableError | undefined
+  scanner.on('error', (e) => {
+    if (e instanceof BluetoothUnavailableError && e.code === 'adapter_lost') {
+      fatal = e
+      finish(EXIT.bluetooth)
+    } else warn(e.message)
+  })
   const seen = new Set<string>()
   scanner.on('found', (beacon: Beacon) => {
     if (seen.size < 100_000) seen.add(beacon.id)
@@ -149,6 +158,10 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     }
     if (warningCount > warnings.length) streams.stderr.write(`beaconkit: (${warningCount - warnings.length} earlier warnings not shown)\n`)
     for (const w of warnings) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+  }
+  if (fatal !== undefined) {
+    streams.stderr.write(`${errorLine(fatal)}\n`)
+    return EXIT.bluetooth
   }
   // Also when the account was refused while closing (the last flush): the documented code.
   if (upload?.failure !== undefined) {
