@@ -18,7 +18,8 @@ class LosingSource extends EventEmitter<AdvertisementSourceEvents> {
 
 function run(error: Error): Promise<{ code: number; stderr: string }> {
   let stderr = ''
-  const streams = { stdout: { write: () => true, isTTY: false }, stderr: { write: (t: string) => (stderr += t) } }
+  const stdout = { write: () => true, isTTY: false, on: () => undefined, off: () => undefined }
+  const streams = { stdout, stderr: { write: (t: string) => (stderr += t) } }
   const view = { json: true, keys: [], filter: {} }
   return runView({ source: new LosingSource(error), label: 'scan', view, durationMs: 2000 }, streams).then((code) => ({ code, stderr }))
 }
