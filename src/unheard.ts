@@ -26,17 +26,25 @@ const warned = new WeakMap<object, Set<string>>()
 export function warnUnheard(emitter: object, source: string, error: Error): void {
   const own = (error as Error & { code?: unknown }).code
   const code = typeof own === 'string' ? own : error.name
-  let codes = warned.get(emitter)
-  if (codes === undefined) {
-    codes = new Set()
-    warned.set(emitter, codes)
+  warnOnce(emitter, `error:${code}`, `${source} error with no 'error' listener (${code}): ${error.message}. Add .on('error', ...) to the ${source} to handle it; further '${code}' errors of this ${source} are not repeated here.`, UNHEARD_ERROR_WARNING)
+}
+
+/** The `code` of warnings for a `warning` event nobody listened to. */
+export const UNHEARD_WARNING = 'BEACONKIT_UNHEARD_WARNING'
+
+/**
+ * A `process.emitWarning(message)` at most once per emitter and `key`: how an event nobody
+ * listens to (an `error`, a `warning`) still reaches the operator without flooding the log.
+ */
+export function warnOnce(emitter: object, key: string, message: string, code = UNHEARD_WARNING): void {
+  let keys = warned.get(emitter)
+  if (keys === undefined) {
+    keys = new Set()
+    warned.set(emitter, keys)
   }
-  if (codes.has(code)) return
-  codes.add(code)
-  process.emitWarning(`${source} error with no 'error' listener (${code}): ${error.message}. Add ${source.toLowerCase()}.on('error', ...) to handle it; further '${code}' errors of this ${source} are not repeated here.`, {
-    type: 'BeaconkitWarning',
-    code: UNHEARD_ERROR_WARNING,
-  })
+  if (keys.has(key)) return
+  keys.add(key)
+  process.emitWarning(message, { type: 'BeaconkitWarning', code })
 }
 
 /**
