@@ -14,15 +14,15 @@
  *
  * One process per directory, enforced by a lock file (dir-lock.ts).
  */
-import { open, readFile, unlink } from 'node:fs/promises'
-import type { FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile, unlink } from 'node:fs/promises'
 import { EventEmitter } from 'eventemitter3'
 import { InvalidOptionError, QueueError } from '../errors.js'
+import { SegmentWriter } from './segment-writer.js'
 import { lockDir } from './dir-lock.js'
 import type { DirLock } from './dir-lock.js'
-import { ACK_SLOT, FRAME_HEADER, MAX_FRAME, MAX_SEGMENT_SEQ, decodeAckFile, decodeSegment, encodeAckSlot, encodeFrame, encodePayload, makeDir, segmentName, syncDir } from './journal.js'
-import { recoverSegments, writeKnownLosses } from './queue-recovery.js'
+import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
+import { AckFile } from './ack-file.js'
+import { gaps, recoverSegments, unacked, writeKnownLosses } from './queue-recovery.js'
 import type { Loss, Segment } from './queue-recovery.js'
 import type { BeaconLogRecord } from './records.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
@@ -57,21 +57,6 @@ export interface FileQueueStats {
   bytes: number
 }
 
-interface PendingPush {
-  payload: Buffer
-  record: BeaconLogRecord
-  resolve: (seq: number) => void
-  reject: (error: Error) => void
-}
-
-/** Unacknowledged records of a segment. */
-function unacked(seg: Segment, acked: number): number {
-  if (seg.seqs === undefined) return Math.max(0, seg.lastSeq - Math.max(acked, seg.firstSeq - 1))
-  let n = 0
-  for (let i = seg.seqs.length - 1; i >= 0 && seg.seqs[i] > acked; i--) n++
-  return n
-}
-
 /** The durable queue behind `Uploader({ queueDir })`. Create with {@link FileQueue.open}. */
 export class FileQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
   /** What recovery found and what has been dropped since. */
@@ -81,16 +66,13 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   private readonly maxBytes: number
   private readonly segmentBytes: number
   private segments: Segment[] = []
-  private active: Segment | undefined
-  private activeHandle: FileHandle | undefined
-  private ackHandle: FileHandle | undefined
+  private readonly writer: SegmentWriter
+  private ackFile: AckFile | undefined
   private lock: DirLock | undefined
   private acked = 0
-  private ackSlot: 0 | 1 = 0
   private ackChain: Promise<void> = Promise.resolve()
+  // The seq the next record gets; the writer advances it.
   private nextSeq = 1
-  private pending: PendingPush[] = []
-  private writing: Promise<void> | undefined
   private closed = false
   private report: QueueOpenReport = { dropped: [], warnings: [] }
   private knownLosses: [number, number][] = []
@@ -100,6 +82,34 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     this.dir = options.dir
     this.maxBytes = options.maxBytes
     this.segmentBytes = options.segmentBytes
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's accessors reach the queue's seq counter
+    const queue = this
+    this.writer = new SegmentWriter({
+      dir: this.dir,
+      segmentBytes: this.segmentBytes,
+      get nextSeq() {
+        return queue.nextSeq
+      },
+      set nextSeq(seq: number) {
+        queue.nextSeq = seq
+      },
+      added: (seg) => {
+        this.segments.push(seg)
+        this.updateDiskStats()
+      },
+      removed: (seg) => {
+        this.segments = this.segments.filter((s) => s !== seg)
+        this.updateDiskStats()
+      },
+      sealed: async (seg) => {
+        if (seg.lastSeq <= this.acked) await this.deleteAcked()
+      },
+      written: () => this.enforceBound(),
+    })
+  }
+
+  private get active(): Segment | undefined {
+    return this.writer.active
   }
 
   /**
@@ -142,8 +152,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     const payload = encodePayload(record)
     if (payload.length > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${payload.length} bytes is larger than the queue's 1 MiB frame limit`))
     return new Promise<number>((resolve, reject) => {
-      this.pending.push({ payload, record, resolve, reject })
-      this.writing ??= this.writeLoop()
+      this.writer.add({ payload, record, resolve, reject })
     })
   }
 
@@ -189,27 +198,24 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.writing
+    await this.writer.close()
     await this.ackChain
     await this.release()
   }
 
   /** Closes every handle and gives the lock back; safe to call on a half-opened queue. */
   private async release(): Promise<void> {
-    const handles = [this.activeHandle, this.ackHandle]
-    this.activeHandle = undefined
-    this.ackHandle = undefined
-    for (const h of handles) await h?.close().catch(() => undefined)
+    await this.writer.close()
+    const ack = this.ackFile
+    this.ackFile = undefined
+    await ack?.close()
     const lock = this.lock
     this.lock = undefined
     await lock?.release()
   }
 
   private async writeAck(seq: number): Promise<void> {
-    const handle = this.ackHandle as FileHandle
-    await handle.write(encodeAckSlot(seq), 0, ACK_SLOT, this.ackSlot * ACK_SLOT)
-    await handle.datasync()
-    this.ackSlot = this.ackSlot === 0 ? 1 : 0
+    await (this.ackFile as AckFile).write(seq)
     this.acked = seq
   }
 
@@ -221,19 +227,8 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
       const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
       this.report.warnings.push({ code: 'stale_lock', message: `took over the lock of queue directory ${this.dir} from ${who} (it did not close the queue: a crash or kill?)` })
     }
-    const ackPath = join(this.dir, 'ack')
-    try {
-      this.ackHandle = await open(ackPath, 'r+')
-      const { seq, nextSlot } = decodeAckFile(await this.ackHandle.readFile())
-      this.acked = seq
-      this.ackSlot = nextSlot
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-      this.ackHandle = await open(ackPath, 'w+')
-      await this.ackHandle.write(Buffer.concat([encodeAckSlot(0), encodeAckSlot(0)]), 0, 2 * ACK_SLOT, 0)
-      await this.ackHandle.sync()
-      await syncDir(this.dir)
-    }
+    this.ackFile = await AckFile.open(this.dir)
+    this.acked = this.ackFile.acked
     const found = await recoverSegments(this.dir, this.acked)
     this.knownLosses = found.known
     this.segments = found.segments
@@ -293,15 +288,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   /** A segment lost records underneath the running queue (deleted, truncated, overwritten). */
   private async damagedWhileRunning(seg: Segment, lost: number, reason: 'missing' | 'corrupt', salvaged: number): Promise<void> {
     const name = seg.path.slice(this.dir.length + 1)
-    const have = new Set(seg.seqs)
-    const ranges: [number, number][] = []
-    for (let s = Math.max(this.acked + 1, seg.firstSeq); s <= seg.lastSeq; s++) {
-      if (have.has(s)) continue
-      const last = ranges[ranges.length - 1]
-      if (last !== undefined && last[1] === s - 1) last[1] = s
-      else ranges.push([s, s])
-    }
-    this.knownLosses.push(...ranges)
+    this.knownLosses.push(...gaps(seg.seqs ?? [], Math.max(this.acked + 1, seg.firstSeq), seg.lastSeq))
     await writeKnownLosses(this.dir, this.knownLosses, this.acked).catch(() => undefined)
     if (seg.count > 0 && (seg.seqs?.length ?? 0) === 0 && seg !== this.active) {
       this.segments = this.segments.filter((s) => s !== seg)
@@ -312,96 +299,6 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     this.stats.dropped += lost
     this.updateDiskStats()
     this.emit('dropped', { count: lost, reason, segment: name, ...(reason === 'corrupt' ? { salvaged } : {}) })
-  }
-
-  private async writeLoop(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending
-      this.pending = []
-      let i = 0
-      while (i < batch.length) {
-        const firstSeq = this.nextSeq
-        try {
-          if (firstSeq > MAX_SEGMENT_SEQ) {
-            throw new QueueError('seq_exhausted', `the queue in ${this.dir} has used up its sequence numbers; deliver what it holds, then move the directory away`, { dir: this.dir })
-          }
-          await this.ensureActive(firstSeq, FRAME_HEADER + batch[i].payload.length)
-          const seg = this.active as Segment
-          // Take as many as fit in this segment (at least one, so huge records still go in).
-          let bytes = 0
-          let j = i
-          while (j < batch.length && (j === i || seg.bytes + bytes + FRAME_HEADER + batch[j].payload.length <= this.segmentBytes)) {
-            bytes += FRAME_HEADER + batch[j].payload.length
-            j++
-          }
-          const group = batch.slice(i, j)
-          await this.append(seg, firstSeq, group)
-          // Only a durable group uses up its seqs: after a failed write the next segment
-          // starts where the last durable record ended, leaving no gap to mistake for a loss.
-          this.nextSeq = firstSeq + group.length
-          // The bound is enforced before the pushes resolve, so a caller sees its effect.
-          await this.enforceBound().catch(() => undefined)
-          group.forEach((p, k) => p.resolve(firstSeq + k))
-          i = j
-        } catch (e) {
-          // The segment may now end in a partial frame: never append to it again.
-          await this.sealActive()
-          const error = e instanceof Error ? e : new Error(String(e))
-          for (const p of batch.slice(i)) p.reject(error)
-          i = batch.length
-        }
-      }
-    }
-    this.writing = undefined
-  }
-
-  private async append(seg: Segment, firstSeq: number, group: PendingPush[]): Promise<void> {
-    const handle = this.activeHandle as FileHandle
-    // One contiguous buffer: writev would be split at IOV_MAX (1024) buffers anyway.
-    const frames = group.map((p, k) => encodeFrame(firstSeq + k, p.payload))
-    const data = frames.length === 1 ? frames[0] : Buffer.concat(frames)
-    const total = data.length
-    let written = 0
-    while (written < total) {
-      const { bytesWritten } = await handle.write(data, written, total - written)
-      written += bytesWritten
-    }
-    await handle.datasync()
-    seg.count += group.length
-    seg.lastSeq = firstSeq + group.length - 1
-    seg.bytes += total
-    seg.records ??= []
-    group.forEach((p, k) => seg.records?.push({ seq: firstSeq + k, record: p.record }))
-  }
-
-  /** Makes sure a segment can take a frame of `nextFrame` bytes whose seq is `seq`. */
-  private async ensureActive(seq: number, nextFrame: number): Promise<void> {
-    const seg = this.active
-    if (seg !== undefined && (seg.count === 0 || seg.bytes + nextFrame <= this.segmentBytes)) return
-    await this.sealActive()
-    const path = join(this.dir, segmentName(seq))
-    // 'w', not 'wx': a file of that name can only be a leftover whose records failed to
-    // be written (their seqs were handed back), so it holds nothing accepted.
-    this.activeHandle = await open(path, 'w')
-    await syncDir(this.dir)
-    this.active = { firstSeq: seq, lastSeq: seq - 1, count: 0, bytes: 0, path, records: [] }
-    this.segments.push(this.active)
-    this.updateDiskStats()
-  }
-
-  private async sealActive(): Promise<void> {
-    const handle = this.activeHandle
-    this.activeHandle = undefined
-    const seg = this.active
-    this.active = undefined
-    await handle?.close().catch(() => undefined)
-    if (seg !== undefined && seg.count === 0) {
-      this.segments = this.segments.filter((s) => s !== seg)
-      await unlink(seg.path).catch(() => undefined)
-      this.updateDiskStats()
-      return
-    }
-    if (seg !== undefined && seg.lastSeq <= this.acked) await this.deleteAcked()
   }
 
   private async enforceBound(): Promise<void> {

@@ -60,7 +60,8 @@ export interface Recovery {
 /** The file listing loss ranges already reported. */
 export const LOST_FILE = 'lost'
 
-type Range = [from: number, to: number]
+/** Seqs `from` to `to`, both included. */
+export type Range = [from: number, to: number]
 
 /** `[from, to]` minus the ranges in `known`: the parts not reported yet. */
 function subtract(from: number, to: number, known: Range[]): Range[] {
@@ -98,8 +99,16 @@ export async function writeKnownLosses(dir: string, ranges: Range[], acked: numb
   await rename(tmp, join(dir, LOST_FILE))
 }
 
-/** The gaps in `seqs` (rising) within [from, to]. */
-function gaps(seqs: number[], from: number, to: number): Range[] {
+/** Unacknowledged records of a segment. */
+export function unacked(seg: Segment, acked: number): number {
+  if (seg.seqs === undefined) return Math.max(0, seg.lastSeq - Math.max(acked, seg.firstSeq - 1))
+  let n = 0
+  for (let i = seg.seqs.length - 1; i >= 0 && seg.seqs[i] > acked; i--) n++
+  return n
+}
+
+/** The gaps in `seqs` (rising) within [from, to]: the seqs missing there, as ranges. */
+export function gaps(seqs: number[], from: number, to: number): Range[] {
   const out: Range[] = []
   let expect = from
   for (const s of seqs) {

@@ -66,7 +66,7 @@ async function eventually<T>(f: () => Promise<T>, what: string, timeoutMs = 20_0
     try {
       return await f()
     } catch (e) {
-      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}: ${String(e)}`)
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`, { cause: e })
       await new Promise((r) => setTimeout(r, 5))
     }
   }
