@@ -8,30 +8,39 @@ import { emitError, warnOnce } from '../unheard.js'
 import type { DropInfo, QueueWarning } from './queue.js'
 import type { UploaderEvents, UploaderStats } from './uploader-options.js'
 
+/**
+ * Where an error came from. Each channel remembers its last error on its own, so that pushes
+ * succeeding do not make a repeating read failure news again, and the other way round.
+ */
+export type ErrorChannel = 'open' | 'push' | 'read' | 'stop'
+
 /** The uploader's event side, apart from its machinery. */
 export class UploaderReports {
-  // The last error reported: the same failure again is not news.
-  private lastErrorKey: string | undefined
+  // Per channel, the last error reported: the same failure again is not news.
+  private readonly lastKeys = new Map<ErrorChannel, string>()
 
   constructor(
     private readonly emitter: EventEmitter<UploaderEvents>,
     private readonly stats: UploaderStats,
   ) {}
 
-  /** Emits `error`, unless it is the failure reported last; returns whether it was a repeat. */
-  error(e: unknown): boolean {
+  /**
+   * Emits `error`, unless it repeats the last one of its channel (`stop`, upload stopped by
+   * the server, is always emitted); returns whether it was a repeat.
+   */
+  error(e: unknown, channel: ErrorChannel): boolean {
     const error = e instanceof Error ? e : new Error(String(e))
     const code = (error as Error & { code?: unknown }).code
     const key = `${typeof code === 'string' ? code : error.name}:${error.message}`
-    if (key === this.lastErrorKey) return true
-    this.lastErrorKey = key
+    if (channel !== 'stop' && this.lastKeys.get(channel) === key) return true
+    this.lastKeys.set(channel, key)
     emitError(this.emitter, 'Uploader', error)
     return false
   }
 
-  /** Things work again: the next failure is reported even if it repeats the last one. */
-  recovered(): void {
-    this.lastErrorKey = undefined
+  /** The channel works again: its next failure is reported even if it repeats the last one. */
+  recovered(channel: ErrorChannel): void {
+    this.lastKeys.delete(channel)
   }
 
   /** Counts and emits a drop; a loss of accepted records is never silent. */

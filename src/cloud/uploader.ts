@@ -67,7 +67,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       opened: (q) => this.adopt(q),
       failed: (e) => {
         this.stats.queueOpenFailures++
-        this.reports.error(e)
+        this.reports.error(e, 'open')
         this.rejectWaiters(e)
       },
     })
@@ -84,7 +84,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
 
   private adopt(q: UploadQueue): void {
     if (this.closing !== undefined) return
-    this.reports.recovered()
+    this.reports.recovered('open')
     q.on('dropped', (info) => this.reports.dropped(info))
     q.on('warning', (w) => this.reports.warning(w))
     const report = q.takeOpenReport?.()
@@ -114,7 +114,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   attach(scanner: UploadEventSource): () => void {
     const one = (beacon: Beacon): void => {
       if (beacon.inRange === false || this.closing !== undefined) return
-      this.push(beacon).catch((e: unknown) => this.reports.error(e))
+      this.push(beacon).catch((e: unknown) => this.reports.error(e, 'push'))
     }
     const many = (beacons: Beacon[]): void => {
       for (const b of beacons) one(b)
@@ -218,6 +218,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       throw e
     }
     this.stats.queued++
+    this.reports.recovered('push')
     this.schedule()
     return record.msgId
   }
@@ -239,14 +240,14 @@ export class Uploader extends EventEmitter<UploaderEvents> {
         .then(() => {
           if (this.failedPumps === 0) return
           this.failedPumps = 0
-          this.reports.recovered()
+          this.reports.recovered('read')
         })
         .catch((e: unknown) => {
           // The queue itself failed (a read error): report it once and try again after a
           // pause. A flush gives up when it happens again: it must not wait forever.
           failed = true
           const error = e instanceof Error ? e : new Error(String(e))
-          const repeated = this.reports.error(error)
+          const repeated = this.reports.error(error, 'read')
           if (++this.failedPumps >= 2 && repeated) this.rejectWaiters(error)
         })
         .finally(() => {
@@ -319,8 +320,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       if (error.code === 'unauthorized' || error.code === 'not_found' || error.code === 'insecure_url') {
         this.halted = error
         // Always reported, even if the same stop happened before a resume().
-        this.reports.recovered()
-        this.reports.error(error)
+        this.reports.error(error, 'stop')
         this.settleWaiters()
         return false
       }
