@@ -227,11 +227,6 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
 
-  /** An `events()` consumer receives errors too: then an error without listener is not unheard. */
-  protected override errorHeardElsewhere(): boolean {
-    return this.streams.size > 0
-  }
-
   private publish<T extends EventEmitter.EventNames<ScannerEvents>>(event: T, ...args: EventEmitter.EventArgs<ScannerEvents, T>): void {
     if (this.streams.size > 0) {
       const e = this.toEventObject(event, args as unknown[])

@@ -85,25 +85,6 @@ describe('errors with no error listener', () => {
     expect(unheard().map((w) => w.message)).toEqual([expect.stringMatching(/^BeaconScanner error with no 'error' listener \(Error\): listener bug/)])
   })
 
-  it('a BeaconScanner does not warn when an events() consumer receives the error', async () => {
-    const scanner = new BeaconScanner({ source: new ReplaySource([ibeaconLine(0, 'aa:00:00:00:00:01', 1, 1)], { virtual: true }), goneTimeoutMs: 1500 })
-    scanner.on('found', () => {
-      throw new Error('seen by the stream')
-    })
-    const events: string[] = []
-    const iterator = scanner.events()
-    await scanner.start()
-    const consumed = (async () => {
-      for await (const e of iterator) events.push(e.event === 'error' ? `error ${e.error.message}` : e.event)
-    })()
-    await scanner.drain()
-    await scanner.stop()
-    await consumed
-    await nextTicks()
-    expect(events).toContain('error seen by the stream')
-    expect(unheard()).toEqual([])
-  })
-
   it('a BeaconScanner whose error listener itself throws still reports it', async () => {
     const scanner = new BeaconScanner({ source: new ReplaySource([ibeaconLine(0, 'aa:00:00:00:00:01', 1, 1)], { virtual: true }) })
     scanner.on('found', () => {

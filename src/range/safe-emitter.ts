@@ -34,7 +34,7 @@ export class SafeEmitter<Events extends ErrorEvents> extends EventEmitter<Events
     const key = (typeof EventEmitter.prefixed === 'string' ? EventEmitter.prefixed : '') + String(event)
     const found = store[key]
     if (found === undefined) {
-      if (event === 'error' && !this.errorHeardElsewhere()) this.unheard(args[0])
+      if (event === 'error') this.unheard(args[0])
       return false
     }
     const list = Array.isArray(found) ? found.slice() : [found]
@@ -51,11 +51,6 @@ export class SafeEmitter<Events extends ErrorEvents> extends EventEmitter<Events
       }
     }
     return true
-  }
-
-  /** Whether an `error` without listeners still reached someone (a subclass's event stream). */
-  protected errorHeardElsewhere(): boolean {
-    return false
   }
 
   private unheard(error: unknown): void {
