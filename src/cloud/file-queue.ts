@@ -166,10 +166,15 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
       // The disk bound may have deleted the segment while it was being read: its records are gone.
       if (!this.segments.includes(seg)) continue
       touched.add(seg)
-      for (const r of records) {
-        if (out.length >= max) break
-        if (r.seq > this.acked) out.push(r)
+      // Records are in seq order: start at the first unacknowledged one.
+      let lo = 0
+      let hi = records.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (records[mid].seq <= this.acked) lo = mid + 1
+        else hi = mid
       }
+      for (let k = lo; k < records.length && out.length < max; k++) out.push(records[k])
     }
     // Only the segments being consumed and the one being written stay decoded in memory.
     for (const seg of this.segments) if (seg !== this.active && !touched.has(seg)) seg.records = undefined
@@ -278,9 +283,12 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     const { records, salvaged } = decodeSegment(buf, seg.firstSeq)
     const live = records.filter((r) => r.seq <= seg.lastSeq)
     const before = unacked(seg, this.acked)
-    seg.seqs = live.map((r) => r.seq)
-    const lost = before - unacked(seg, this.acked)
-    if (lost > 0) await this.damagedWhileRunning(seg, lost, buf.length === 0 ? 'missing' : 'corrupt', salvaged)
+    const after = live.filter((r) => r.seq > this.acked).length
+    // Only a segment with holes needs its seqs listed (and pays for it in `size`).
+    if (after < before) {
+      seg.seqs = live.map((r) => r.seq)
+      await this.damagedWhileRunning(seg, before - after, buf.length === 0 ? 'missing' : 'corrupt', salvaged)
+    }
     seg.records = live
     return live
   }
@@ -290,7 +298,8 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     const name = seg.path.slice(this.dir.length + 1)
     this.knownLosses.push(...gaps(seg.seqs ?? [], Math.max(this.acked + 1, seg.firstSeq), seg.lastSeq))
     await writeKnownLosses(this.dir, this.knownLosses, this.acked).catch(() => undefined)
-    if (seg.count > 0 && (seg.seqs?.length ?? 0) === 0 && seg !== this.active) {
+    // Nothing left to deliver in it: the file goes like an acknowledged one.
+    if (unacked(seg, this.acked) === 0 && seg !== this.active) {
       this.segments = this.segments.filter((s) => s !== seg)
       await unlink(seg.path).catch(() => undefined)
     }

@@ -101,10 +101,17 @@ export async function writeKnownLosses(dir: string, ranges: Range[], acked: numb
 
 /** Unacknowledged records of a segment. */
 export function unacked(seg: Segment, acked: number): number {
-  if (seg.seqs === undefined) return Math.max(0, seg.lastSeq - Math.max(acked, seg.firstSeq - 1))
-  let n = 0
-  for (let i = seg.seqs.length - 1; i >= 0 && seg.seqs[i] > acked; i--) n++
-  return n
+  const seqs = seg.seqs
+  if (seqs === undefined) return Math.max(0, seg.lastSeq - Math.max(acked, seg.firstSeq - 1))
+  // Rising seqs: binary search for the first one above the ack (`size` sums this often).
+  let lo = 0
+  let hi = seqs.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (seqs[mid] <= acked) lo = mid + 1
+    else hi = mid
+  }
+  return seqs.length - lo
 }
 
 /** The gaps in `seqs` (rising) within [from, to]: the seqs missing there, as ranges. */
