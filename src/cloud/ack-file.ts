@@ -13,6 +13,8 @@ export class AckFile {
     private readonly handle: FileHandle,
     private acknowledged: number,
     private slot: 0 | 1,
+    /** False when the file was missing or unreadable: the ack is unknown, not 0. */
+    readonly known: boolean,
   ) {}
 
   /** Opens the ack file of `dir`, creating it (acked 0) when missing. */
@@ -33,11 +35,11 @@ export class AckFile {
         await handle.close().catch(() => undefined)
         throw failed
       }
-      return new AckFile(handle, 0, 0)
+      return new AckFile(handle, 0, 0, false)
     }
     try {
-      const { seq, nextSlot } = decodeAckFile(await handle.readFile())
-      return new AckFile(handle, seq, nextSlot)
+      const { seq, nextSlot, valid } = decodeAckFile(await handle.readFile())
+      return new AckFile(handle, seq, nextSlot, valid)
     } catch (e) {
       await handle.close().catch(() => undefined)
       throw e

@@ -54,7 +54,8 @@ export function processStartTime(pid: number): string | undefined {
 function parseOwner(text: string): LockOwner | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockOwner>
-    if (!Number.isSafeInteger(v.pid) || typeof v.hostname !== 'string' || typeof v.token !== 'string') return undefined
+    // pid 0 or below would make kill(pid, 0) probe a whole process group: never "alive" that way.
+    if (!Number.isSafeInteger(v.pid) || (v.pid as number) <= 0 || typeof v.hostname !== 'string' || typeof v.token !== 'string') return undefined
     return { pid: v.pid as number, hostname: v.hostname, token: v.token, ...(typeof v.startTime === 'string' ? { startTime: v.startTime } : {}) }
   } catch {
     return undefined

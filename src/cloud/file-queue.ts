@@ -234,7 +234,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     }
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
-    const found = await recoverSegments(this.dir, this.acked)
+    const found = await recoverSegments(this.dir, this.acked, this.ackFile.known)
     this.knownLosses = found.known
     this.segments = found.segments
     this.nextSeq = found.maxSeq + 1

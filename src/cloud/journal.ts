@@ -76,11 +76,42 @@ function frameAt(buf: Buffer, off: number, after: number | undefined): QueuedRec
 }
 
 /**
+ * Whether `buf` starts with a frame of the first format (0.1.0 before frames carried seqs:
+ * u32 length, u32 CRC-32 of the payload, payload): such segments are still read, never written.
+ */
+function isLegacySegment(buf: Buffer): boolean {
+  if (buf.length < 10) return false
+  const len = buf.readUInt32LE(0)
+  if (len < 2 || len > MAX_FRAME || 8 + len > buf.length || buf[8] !== OPEN_BRACE) return false
+  return crc32(buf.subarray(8, 8 + len)) === buf.readUInt32LE(4)
+}
+
+/** A first-format segment: seqs are the name's plus the index; reading stops at damage. */
+function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
+  const records: QueuedRecord[] = []
+  let off = 0
+  while (off + 8 <= buf.length) {
+    const len = buf.readUInt32LE(off)
+    if (len === 0 || len > MAX_FRAME || off + 8 + len > buf.length) break
+    const payload = buf.subarray(off + 8, off + 8 + len)
+    if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
+    try {
+      records.push({ seq: firstSeq + records.length, record: JSON.parse(payload.toString('utf8')) as BeaconLogRecord })
+    } catch {
+      break
+    }
+    off += 8 + len
+  }
+  return { records, damagedBytes: 0, tailBytes: buf.length - off, salvaged: 0 }
+}
+
+/**
  * Decodes a segment whose first seq is `firstSeq`, stepping over damage byte by byte to the
  * next valid frame. Seqs must rise; with `anySeq` (a segment being renumbered) they are not
  * checked against the name.
  */
 export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false): DecodedSegment {
+  if (isLegacySegment(buf)) return decodeLegacySegment(buf, firstSeq)
   const records: QueuedRecord[] = []
   let after = firstSeq - 1
   let off = 0
@@ -117,22 +148,28 @@ export function encodeAckSlot(seq: number): Buffer {
   return slot
 }
 
-/** The acknowledged seq (0 when none) and the slot to write next: the one not holding it. */
-export function decodeAckFile(buf: Buffer): { seq: number; nextSlot: 0 | 1 } {
+/**
+ * The acknowledged seq (0 when none), the slot to write next (the one not holding it), and
+ * whether any slot was readable (if not, the seq is unknown, not 0).
+ */
+export function decodeAckFile(buf: Buffer): { seq: number; nextSlot: 0 | 1; valid: boolean } {
   let seq = 0
   let nextSlot: 0 | 1 = 0
+  let valid = false
   for (const slot of [0, 1] as const) {
     const off = slot * ACK_SLOT
     if (off + ACK_SLOT > buf.length) break
     const body = buf.subarray(off, off + 8)
     if (crc32(body) !== buf.readUInt32LE(off + 8)) continue
     const value = body.readDoubleLE(0)
-    if (Number.isSafeInteger(value) && value > seq) {
+    if (!Number.isSafeInteger(value) || value < 0) continue
+    valid = true
+    if (value > seq) {
       seq = value
       nextSlot = slot === 0 ? 1 : 0
     }
   }
-  return { seq, nextSlot }
+  return { seq, nextSlot, valid }
 }
 
 /** Anything named like a segment, valid name or not (a wrong one must not be ignored silently). */

@@ -128,8 +128,12 @@ export function gaps(seqs: number[], from: number, to: number): Range[] {
   return out
 }
 
-/** Reads every segment of `dir` (see the file comment). */
-export async function recoverSegments(dir: string, acked: number): Promise<Recovery & { known: Range[] }> {
+/**
+ * Reads every segment of `dir` (see the file comment). Without `ackKnown` (the ack file was
+ * missing or unreadable) seqs before the first segment may simply have been delivered: they
+ * are not counted as lost.
+ */
+export async function recoverSegments(dir: string, acked: number, ackKnown = true): Promise<Recovery & { known: Range[] }> {
   const known = await readKnownLosses(dir)
   const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
   const named: { name: string; firstSeq: number }[] = []
@@ -143,13 +147,19 @@ export async function recoverSegments(dir: string, acked: number): Promise<Recov
     // A name no seq of this queue can have (2^53 and up would corrupt seq arithmetic): keep its
     // records, under fresh seqs at the end of the queue.
     const path = join(dir, name)
-    const { records } = decodeSegment(await readFile(path), 0, true)
+    const buf = await readFile(path)
+    const { records } = decodeSegment(buf, 0, true)
+    if (records.length === 0 && buf.length > 0) {
+      // Nothing we can read: not ours to delete.
+      out.warnings.push({ code: 'segment_unreadable', message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away` })
+      continue
+    }
     out.renumber.push({ path, records: records.map((r) => r.record) })
     out.warnings.push({ code: 'segment_renumbered', message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed` })
   }
   named.sort((a, b) => a.firstSeq - b.firstSeq)
   // Seqs between the ack and the first segment belonged to a segment that is gone.
-  let expectFrom = acked + 1
+  let expectFrom = ackKnown || named.length === 0 ? acked + 1 : Math.max(acked + 1, named[0].firstSeq)
   let previous = ''
   let previousDamaged = false
   for (let i = 0; i < named.length; i++) {

@@ -87,6 +87,14 @@ describe('queue directory lock', () => {
     await q.close()
   })
 
+  it('takes a lock with a pid of 0 or less for damage, not for a live process group', async () => {
+    const dir = tempDir()
+    writeLock(dir, { pid: 0, hostname: hostname(), token: 'zero' })
+    const q = await FileQueue.open({ dir })
+    expect(q.takeOpenReport().warnings.map((w) => w.code)).toEqual(['stale_lock'])
+    await q.close()
+  })
+
   it('never takes over a lock from another host (it cannot check that pid)', async () => {
     const dir = tempDir()
     writeLock(dir, { pid: deadPid(), hostname: `not-${hostname()}`, token: 'x' })

@@ -2,6 +2,7 @@ import { describe, it, expect, afterEach } from 'vitest'
 import { mkdtempSync, readdirSync, rmSync, appendFileSync, readFileSync, writeFileSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { crc32 } from 'node:zlib'
 import { FileQueue } from '../../src/cloud/file-queue.js'
 import type { DropInfo, UploadQueue } from '../../src/cloud/queue.js'
 import { InvalidOptionError } from '../../src/errors.js'
@@ -192,6 +193,54 @@ describe('FileQueue recovery', () => {
     const q3 = await FileQueue.open({ dir })
     expect((await q3.peek(100)).map((r) => r.record.msgId)).toEqual(['m-20', 'm-21'])
     await q3.close()
+  })
+
+  it('reads segments written in the first format (no seq in frames) and delivers their records', async () => {
+    const dir = tempDir()
+    // u32 length, u32 CRC-32 of the payload, payload: what 0.1.0 wrote before frames carried seqs.
+    const legacy = Buffer.concat(
+      [0, 1, 2].map((i) => {
+        const payload = Buffer.from(JSON.stringify(record(i)))
+        const head = Buffer.alloc(8)
+        head.writeUInt32LE(payload.length, 0)
+        head.writeUInt32LE(crc32(payload), 4)
+        return Buffer.concat([head, payload])
+      }),
+    )
+    writeFileSync(join(dir, '0000000000000007.seg'), legacy)
+    const q = await FileQueue.open({ dir })
+    expect((await q.peek(10)).map((r) => [r.seq, r.record.msgId])).toEqual([
+      [7, 'm-0'],
+      [8, 'm-1'],
+      [9, 'm-2'],
+    ])
+    expect(q.takeOpenReport()).toEqual({ dropped: [], warnings: [] })
+    expect(await q.push(record(3))).toBe(10)
+    await q.close()
+  })
+
+  it('does not take seqs below the first segment for lost when the ack file is gone', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir, maxBytes: 1024 * 1024, segmentBytes: 4096 })
+    const seqs: number[] = []
+    for (let i = 0; i < 100; i++) seqs.push(await q.push(record(i)))
+    await q.ack(seqs[59])
+    await q.close()
+    rmSync(join(dir, 'ack'))
+    const q2 = await FileQueue.open({ dir, maxBytes: 1024 * 1024, segmentBytes: 4096 })
+    // Delivered records may come again (at least once), but nothing is reported lost.
+    expect(q2.takeOpenReport().dropped).toEqual([])
+    expect(q2.size).toBeGreaterThanOrEqual(40)
+    await q2.close()
+  })
+
+  it('leaves an unreadable file with a wrong segment name in place, with a warning', async () => {
+    const dir = tempDir()
+    writeFileSync(join(dir, '99999999999999999999.seg'), Buffer.from('not a segment at all'))
+    const q = await FileQueue.open({ dir })
+    expect(q.takeOpenReport().warnings.map((w) => w.code)).toEqual(['segment_unreadable'])
+    expect(readdirSync(dir)).toContain('99999999999999999999.seg')
+    await q.close()
   })
 
   it('removes a segment holding no complete record', async () => {

@@ -84,12 +84,14 @@ describe('journal frames', () => {
 
 describe('journal ack slots', () => {
   it('takes the higher valid slot and writes next into the other one', () => {
-    expect(decodeAckFile(Buffer.concat([encodeAckSlot(5), encodeAckSlot(9)]))).toEqual({ seq: 9, nextSlot: 0 })
-    expect(decodeAckFile(Buffer.concat([encodeAckSlot(12), encodeAckSlot(9)]))).toEqual({ seq: 12, nextSlot: 1 })
+    expect(decodeAckFile(Buffer.concat([encodeAckSlot(5), encodeAckSlot(9)]))).toEqual({ seq: 9, nextSlot: 0, valid: true })
+    expect(decodeAckFile(Buffer.concat([encodeAckSlot(12), encodeAckSlot(9)]))).toEqual({ seq: 12, nextSlot: 1, valid: true })
     const torn = Buffer.concat([encodeAckSlot(5), encodeAckSlot(9)])
     torn[16] ^= 0x40
-    expect(decodeAckFile(torn)).toEqual({ seq: 5, nextSlot: 1 })
-    expect(decodeAckFile(Buffer.alloc(0))).toEqual({ seq: 0, nextSlot: 0 })
+    expect(decodeAckFile(torn)).toEqual({ seq: 5, nextSlot: 1, valid: true })
+    // No readable slot: the ack is unknown, which is not the same as 0.
+    expect(decodeAckFile(Buffer.alloc(0))).toEqual({ seq: 0, nextSlot: 0, valid: false })
+    expect(decodeAckFile(Buffer.concat([encodeAckSlot(0), encodeAckSlot(0)]))).toEqual({ seq: 0, nextSlot: 0, valid: true })
   })
 
   it('names segments so that they sort by seq', () => {
