@@ -59,6 +59,7 @@ export class AckFile {
     this.acknowledged = seq
   }
 
+  /** Closes the file; never throws. */
   async close(): Promise<void> {
     await this.handle.close().catch(() => undefined)
   }
