@@ -179,7 +179,8 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     }
     const damaged = d.damagedBytes > 0
     const inside = gaps(live.map((r) => r.seq), Math.max(acked + 1, firstSeq), lastValid)
-    for (const [from, to] of inside) out.losses.push({ from, to, reason: 'corrupt', segment: name, salvaged: d.salvaged })
+    // The segment's salvaged count goes with its first loss only, so that sums stay right.
+    inside.forEach(([from, to], k) => out.losses.push({ from, to, reason: 'corrupt', segment: name, salvaged: k === 0 ? d.salvaged : 0 }))
     out.damagedBytes += d.damagedBytes
     out.salvaged += d.salvaged
     // Bytes after the last frame: a torn write unless the next segment shows seqs went missing.

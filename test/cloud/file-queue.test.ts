@@ -97,6 +97,29 @@ describe('FileQueue recovery', () => {
     await q3.close()
   })
 
+  it('counts two damaged stretches in one segment as two losses, and its salvaged records once', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    for (let i = 0; i < 10; i++) await q.push(record(i))
+    await q.close()
+    const name = segments(dir)[0]
+    const buf = readFileSync(join(dir, name))
+    const starts: number[] = []
+    for (let off = 0; off < buf.length; off += FRAME_HEADER + buf.readUInt32LE(off)) starts.push(off)
+    buf.fill(0xee, starts[2] + 18, starts[2] + 24) // record 2
+    buf.fill(0xee, starts[6] + 18, starts[6] + 24) // record 6
+    writeFileSync(join(dir, name), buf)
+    const q2 = await FileQueue.open({ dir })
+    const { dropped } = q2.takeOpenReport()
+    expect(dropped.map((d) => [d.count, d.reason])).toEqual([
+      [1, 'corrupt'],
+      [1, 'corrupt'],
+    ])
+    expect(dropped.reduce((n, d) => n + (d.salvaged ?? 0), 0)).toBe(q2.stats.salvaged)
+    expect((await q2.peek(20)).map((r) => r.record.msgId)).toEqual(['m-0', 'm-1', 'm-3', 'm-4', 'm-5', 'm-7', 'm-8', 'm-9'])
+    await q2.close()
+  })
+
   it('reports a zeroed segment and a deleted segment with exact counts', async () => {
     const dir = tempDir()
     const q = await FileQueue.open({ dir, maxBytes: 1024 * 1024, segmentBytes: 4096 })
