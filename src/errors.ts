@@ -104,3 +104,29 @@ export class InvalidOptionError extends BeaconkitError<InvalidOptionCode> {
     if (details.option !== undefined) this.option = details.option
   }
 }
+
+/** Reasons a durable upload queue cannot be used. */
+export type QueueErrorCode = 'queue_locked' | 'seq_exhausted'
+
+/** The process holding a queue directory's lock, as its lock file says. */
+export interface QueueLockHolder {
+  pid: number
+  hostname: string
+}
+
+/**
+ * A durable upload queue refused to work: `queue_locked` (another process holds the
+ * directory; `holder` says which) or `seq_exhausted` (sequence numbers ran out).
+ */
+export class QueueError extends BeaconkitError<QueueErrorCode> {
+  /** For `queue_locked`: who holds the lock. */
+  readonly holder?: QueueLockHolder
+  /** The queue directory. */
+  readonly dir: string
+
+  constructor(code: QueueErrorCode, message: string, details: { dir: string; holder?: QueueLockHolder; cause?: unknown }) {
+    super(code, message, { cause: details.cause })
+    this.dir = details.dir
+    if (details.holder !== undefined) this.holder = details.holder
+  }
+}

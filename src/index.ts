@@ -26,8 +26,10 @@ export {
   BluetoothUnavailableError,
   BroadcastKeyError,
   InvalidOptionError,
+  QueueError,
 } from './errors.js'
-export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode } from './errors.js'
+export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './unheard.js'
 export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'
@@ -49,7 +51,7 @@ export type { FetchLike } from './cloud/http.js'
 export { Uploader } from './cloud/uploader.js'
 export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './cloud/uploader.js'
 export { MemoryQueue } from './cloud/queue.js'
-export type { DropInfo, DropReason, MemoryQueueOptions, QueuedRecord, UploadQueue, UploadQueueEvents } from './cloud/queue.js'
+export type { DropInfo, DropReason, MemoryQueueOptions, QueueOpenReport, QueuedRecord, QueueWarning, UploadQueue, UploadQueueEvents } from './cloud/queue.js'
 export { FileQueue } from './cloud/file-queue.js'
 export type { FileQueueOptions, FileQueueStats } from './cloud/file-queue.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './cloud/emulator.js'

@@ -42,7 +42,10 @@ export interface ScannerEvents {
   state: [state: AdapterState]
   /** Something was skipped or recovered (a malformed recording line, a restarted scan); scanning goes on. */
   warning: [warning: ScannerWarning]
-  /** A source error, or a listener that threw (scanning goes on either way). */
+  /**
+   * A source error, or a listener that threw (scanning goes on either way). With no listener,
+   * a process warning instead (once per error code).
+   */
   error: [error: Error]
 }
 
@@ -79,6 +82,8 @@ export interface ScannerStats {
  * ```
  *
  * Listeners run synchronously; one that throws is reported as `error` and the others still run.
+ * An `error` with no listener is not dropped: it becomes a `process.emitWarning` (type
+ * `BeaconkitWarning`, code `BEACONKIT_UNHEARD_ERROR`), once per error code.
  */
 export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   /** The clock all scanner time comes from. */

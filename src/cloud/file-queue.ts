@@ -1,32 +1,35 @@
 /**
  * A durable upload queue: append-only segment files of framed records plus a tiny ack file.
  *
- * Frames and the ack file are described in journal.ts. A record's seq is its segment's first seq (the file name) plus its index, so frames
- * carry no seq. `push` resolves only after the frame is written and fdatasync'd; concurrent
- * pushes share one write and one fdatasync (group commit). Acknowledgement writes the acked
- * seq into one of two checksummed slots of the ack file, alternating, so a torn ack write
- * leaves the previous one readable (at worst a batch is sent twice, never lost). Segments
- * wholly acknowledged are deleted; when the segments exceed `maxBytes` the oldest is deleted
- * and its unacknowledged records are counted and reported as dropped.
+ * Frames and the ack file are described in journal.ts; what recovery makes of a directory in
+ * queue-recovery.ts. `push` resolves only after the frame is written and fdatasync'd;
+ * concurrent pushes share one write and one fdatasync (group commit). A seq is assigned when
+ * its frame is written, and handed back if the write fails, so seqs on disk have no gaps
+ * except lost records. Acknowledgement writes the acked seq into one of two checksummed slots
+ * of the ack file, alternating, so a torn ack write leaves the previous one readable (at worst
+ * a batch is sent twice, never lost). Segments wholly acknowledged are deleted; when the
+ * segments exceed `maxBytes` the oldest is deleted, its unacknowledged records reported as
+ * dropped and the ack moved past them. Recovered segments are never appended to; every
+ * process start writes a fresh segment.
  *
- * Recovery reads every segment up to its first incomplete or corrupt frame: a kill during a
- * write leaves a torn tail whose records were never reported accepted. Recovered segments are
- * never appended to; every process start writes a fresh segment.
- *
- * One process per directory: two writers would interleave frames.
+ * One process per directory, enforced by a lock file (dir-lock.ts).
  */
-import { open, readdir, readFile, unlink } from 'node:fs/promises'
-import type { FileHandle } from 'node:fs/promises'
-import { join } from 'node:path'
+import { readFile, unlink } from 'node:fs/promises'
 import { EventEmitter } from 'eventemitter3'
-import { InvalidOptionError } from '../errors.js'
-import { ACK_SLOT, MAX_FRAME, SEGMENT_NAME, decodeAckFile, decodeFrames, encodeAckSlot, encodeFrame, makeDir, segmentName, syncDir } from './journal.js'
+import { InvalidOptionError, QueueError } from '../errors.js'
+import { SegmentWriter } from './segment-writer.js'
+import { lockDir } from './dir-lock.js'
+import type { DirLock } from './dir-lock.js'
+import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
+import { AckFile } from './ack-file.js'
+import { gaps, recoverSegments, unacked, writeKnownLosses } from './queue-recovery.js'
+import type { Loss, Segment } from './queue-recovery.js'
 import type { BeaconLogRecord } from './records.js'
-import type { QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
+import type { DropInfo, QueueOpenReport, QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
 
 /** Options of {@link FileQueue.open}. */
 export interface FileQueueOptions {
-  /** Directory holding the queue; created when missing. One process per directory. */
+  /** Directory holding the queue; created when missing. One process per directory (locked). */
   dir: string
   /** Bound on segment bytes on disk; the oldest records are dropped beyond it. Default 256 MiB. */
   maxBytes?: number
@@ -38,9 +41,15 @@ export interface FileQueueOptions {
 export interface FileQueueStats {
   /** Unacknowledged records found on disk at open. */
   recovered: number
-  /** Bytes ignored at the end of segments (writes cut short by a crash) or after a corrupt frame. */
+  /** Bytes ignored at the end of segments (writes cut short by a crash). */
   tornBytes: number
-  /** Records deleted unacknowledged because the disk bound was hit. */
+  /** Bytes of damage stepped over (unreadable frames, zeroed stretches). */
+  damagedBytes: number
+  /** Records read back past damage (they would have been lost without resynchronising). */
+  salvaged: number
+  /** Records lost to damaged or missing segment files (also counted in `dropped`). */
+  lost: number
+  /** Records deleted unacknowledged: the disk bound, damage, or a segment deleted underneath. */
   dropped: number
   /** Segment files currently on disk. */
   segments: number
@@ -48,51 +57,66 @@ export interface FileQueueStats {
   bytes: number
 }
 
-interface Segment {
-  firstSeq: number
-  count: number
-  bytes: number
-  path: string
-  /** Decoded records; kept for the active segment and loaded on demand for the head. */
-  records?: BeaconLogRecord[]
-}
-
-interface PendingPush {
-  seq: number
-  frame: Buffer
-  record: BeaconLogRecord
-  resolve: (seq: number) => void
-  reject: (error: Error) => void
-}
-
 /** The durable queue behind `Uploader({ queueDir })`. Create with {@link FileQueue.open}. */
 export class FileQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
   /** What recovery found and what has been dropped since. */
-  readonly stats: FileQueueStats = { recovered: 0, tornBytes: 0, dropped: 0, segments: 0, bytes: 0 }
+  readonly stats: FileQueueStats = { recovered: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, lost: 0, dropped: 0, segments: 0, bytes: 0 }
 
   private readonly dir: string
   private readonly maxBytes: number
   private readonly segmentBytes: number
   private segments: Segment[] = []
-  private active: Segment | undefined
-  private activeHandle: FileHandle | undefined
-  private ackHandle!: FileHandle
+  private readonly writer: SegmentWriter
+  private ackFile: AckFile | undefined
+  private lock: DirLock | undefined
   private acked = 0
-  private ackSlot: 0 | 1 = 0
   private ackChain: Promise<void> = Promise.resolve()
+  // The seq the next record gets; the writer advances it.
   private nextSeq = 1
-  private pending: PendingPush[] = []
-  private writing: Promise<void> | undefined
   private closed = false
+  private report: QueueOpenReport = { dropped: [], warnings: [] }
+  private knownLosses: [number, number][] = []
 
   private constructor(options: Required<FileQueueOptions>) {
     super()
     this.dir = options.dir
     this.maxBytes = options.maxBytes
     this.segmentBytes = options.segmentBytes
+    // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's accessors reach the queue's seq counter
+    const queue = this
+    this.writer = new SegmentWriter({
+      dir: this.dir,
+      segmentBytes: this.segmentBytes,
+      get nextSeq() {
+        return queue.nextSeq
+      },
+      set nextSeq(seq: number) {
+        queue.nextSeq = seq
+      },
+      added: (seg) => {
+        this.segments.push(seg)
+        this.updateDiskStats()
+      },
+      removed: (seg) => {
+        this.segments = this.segments.filter((s) => s !== seg)
+        this.updateDiskStats()
+      },
+      sealed: async (seg) => {
+        if (seg.lastSeq <= this.acked) await this.deleteAcked()
+      },
+      written: () => this.enforceBound(),
+    })
   }
 
-  /** Opens (and recovers) the queue in `options.dir`. */
+  private get active(): Segment | undefined {
+    return this.writer.active
+  }
+
+  /**
+   * Opens (and recovers) the queue in `options.dir`. Rejects with `QueueError` `queue_locked`
+   * when another live process uses the directory, and with `InvalidOptionError` when the
+   * directory cannot be used; a failed open leaves no file handle or lock behind.
+   */
   static async open(options: FileQueueOptions): Promise<FileQueue> {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
       throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', { option: 'queueDir' })
@@ -106,8 +130,10 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     try {
       await queue.recover()
     } catch (e) {
+      await queue.release()
+      if (e instanceof QueueError) throw e
       const code = (e as NodeJS.ErrnoException).code ?? 'error'
-      throw new InvalidOptionError('unreadable_file', `cannot use queue directory ${options.dir} (${code}); check that it exists and is writable`, {
+      throw new InvalidOptionError('unreadable_file', `cannot use queue directory ${options.dir} (${code}); check that it exists, is a directory, is writable and has free space`, {
         option: 'queueDir',
         cause: e,
       })
@@ -117,21 +143,16 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
 
   get size(): number {
     let n = 0
-    for (const seg of this.segments) {
-      const last = seg.firstSeq + seg.count - 1
-      n += Math.max(0, last - Math.max(this.acked, seg.firstSeq - 1))
-    }
+    for (const seg of this.segments) n += unacked(seg, this.acked)
     return n
   }
 
   push(record: BeaconLogRecord): Promise<number> {
     if (this.closed) return Promise.reject(new Error('FileQueue is closed'))
-    const frame = encodeFrame(record)
-    if (frame.length - 8 > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${frame.length} bytes is larger than the queue's 1 MiB frame limit`))
-    const seq = this.nextSeq++
+    const payload = encodePayload(record)
+    if (payload.length > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${payload.length} bytes is larger than the queue's 1 MiB frame limit`))
     return new Promise<number>((resolve, reject) => {
-      this.pending.push({ seq, frame, record, resolve, reject })
-      this.writing ??= this.writeLoop()
+      this.writer.add({ payload, record, resolve, reject })
     })
   }
 
@@ -140,14 +161,20 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     const touched = new Set<Segment>()
     for (const seg of [...this.segments]) {
       if (out.length >= max) break
-      if (Math.max(this.acked + 1, seg.firstSeq) > seg.firstSeq + seg.count - 1) continue
+      if (unacked(seg, this.acked) === 0) continue
       const records = await this.load(seg)
       // The disk bound may have deleted the segment while it was being read: its records are gone.
       if (!this.segments.includes(seg)) continue
       touched.add(seg)
-      const start = Math.max(this.acked + 1, seg.firstSeq)
-      const last = seg.firstSeq + Math.min(seg.count, records.length) - 1
-      for (let s = start; s <= last && out.length < max; s++) out.push({ seq: s, record: records[s - seg.firstSeq] })
+      // Records are in seq order: start at the first unacknowledged one.
+      let lo = 0
+      let hi = records.length
+      while (lo < hi) {
+        const mid = (lo + hi) >> 1
+        if (records[mid].seq <= this.acked) lo = mid + 1
+        else hi = mid
+      }
+      for (let k = lo; k < records.length && out.length < max; k++) out.push(records[k])
     }
     // Only the segments being consumed and the one being written stay decoded in memory.
     for (const seg of this.segments) if (seg !== this.active && !touched.has(seg)) seg.records = undefined
@@ -157,170 +184,143 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   ack(seq: number): Promise<void> {
     const result = this.ackChain.then(async () => {
       // Never acknowledge past what is on disk: later pushes would reuse those seqs and vanish.
-      const durable = this.segments.reduce((m, s) => Math.max(m, s.firstSeq + s.count - 1), 0)
+      const durable = this.segments.reduce((m, s) => Math.max(m, s.lastSeq), 0)
       seq = Math.min(seq, Math.max(durable, this.acked))
       if (seq <= this.acked) return
-      const slot = encodeAckSlot(seq)
-      await this.ackHandle.write(slot, 0, ACK_SLOT, this.ackSlot * ACK_SLOT)
-      await this.ackHandle.datasync()
-      this.ackSlot = this.ackSlot === 0 ? 1 : 0
-      this.acked = seq
+      await this.writeAck(seq)
       await this.deleteAcked()
     })
     this.ackChain = result.catch(() => undefined)
     return result
   }
 
+  takeOpenReport(): QueueOpenReport {
+    const report = this.report
+    this.report = { dropped: [], warnings: [] }
+    return report
+  }
+
   async close(): Promise<void> {
     if (this.closed) return
     this.closed = true
-    await this.writing
+    await this.writer.close()
     await this.ackChain
-    await this.activeHandle?.close()
-    this.activeHandle = undefined
-    await this.ackHandle.close()
+    await this.release()
+  }
+
+  /** Closes every handle and gives the lock back; safe to call on a half-opened queue. */
+  private async release(): Promise<void> {
+    await this.writer.close()
+    const ack = this.ackFile
+    this.ackFile = undefined
+    await ack?.close()
+    const lock = this.lock
+    this.lock = undefined
+    await lock?.release()
+  }
+
+  private async writeAck(seq: number): Promise<void> {
+    await (this.ackFile as AckFile).write(seq)
+    this.acked = seq
   }
 
   private async recover(): Promise<void> {
     await makeDir(this.dir)
-    const ackPath = join(this.dir, 'ack')
-    try {
-      this.ackHandle = await open(ackPath, 'r+')
-      const { seq, nextSlot } = decodeAckFile(await this.ackHandle.readFile())
-      this.acked = seq
-      this.ackSlot = nextSlot
-    } catch (e) {
-      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
-      this.ackHandle = await open(ackPath, 'w+')
-      await this.ackHandle.write(Buffer.concat([encodeAckSlot(0), encodeAckSlot(0)]), 0, 2 * ACK_SLOT, 0)
-      await this.ackHandle.sync()
-      await syncDir(this.dir)
+    this.lock = await lockDir(this.dir)
+    const previous = this.lock.tookOverFrom
+    if (previous !== undefined) {
+      const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
+      this.report.warnings.push({ code: 'stale_lock', message: `took over the lock of queue directory ${this.dir} from ${who} (it did not close the queue: a crash or kill?)` })
     }
-    const names = (await readdir(this.dir)).filter((n) => SEGMENT_NAME.test(n)).sort()
-    let maxSeq = this.acked
-    for (const name of names) {
-      const path = join(this.dir, name)
-      const buf = await readFile(path)
-      const { records, validBytes } = decodeFrames(buf)
-      this.stats.tornBytes += buf.length - validBytes
-      const seg: Segment = { firstSeq: Number(name.slice(0, 16)), count: records.length, bytes: buf.length, path }
-      const last = seg.firstSeq + seg.count - 1
-      if (seg.count === 0 || last <= this.acked) {
-        await unlink(path)
-        continue
-      }
-      maxSeq = Math.max(maxSeq, last)
-      this.segments.push(seg)
+    this.ackFile = await AckFile.open(this.dir)
+    this.acked = this.ackFile.acked
+    const found = await recoverSegments(this.dir, this.acked, this.ackFile.known)
+    this.knownLosses = found.known
+    this.segments = found.segments
+    this.nextSeq = found.maxSeq + 1
+    Object.assign(this.stats, { tornBytes: found.tornBytes, damagedBytes: found.damagedBytes, salvaged: found.salvaged })
+    this.report.warnings.push(...found.warnings)
+    if (found.losses.length > 0) {
+      await this.recordLosses(found.known, found.losses)
+      this.report.dropped.push(...found.losses.map((l) => this.lossInfo(l)))
     }
-    this.nextSeq = maxSeq + 1
+    // Only now that the losses are on record may the files that showed them go.
+    for (const path of found.obsolete) await unlink(path).catch(() => undefined)
     this.stats.recovered = this.size
     this.updateDiskStats()
+    for (const { path, records } of found.renumber) {
+      // Copies first, original after: a crash in between sends some twice (same msgIds), never none.
+      await Promise.all(records.map((r) => this.push(r)))
+      await unlink(path)
+      this.stats.recovered += records.length
+    }
   }
 
-  private async load(seg: Segment): Promise<BeaconLogRecord[]> {
+  /** Counts a loss and writes it down so that a restart does not report it again. */
+  private async recordLosses(known: [number, number][], losses: Loss[]): Promise<void> {
+    this.knownLosses = [...known, ...losses.map((l): [number, number] => [l.from, l.to])]
+    await writeKnownLosses(this.dir, this.knownLosses, this.acked)
+  }
+
+  private lossInfo(loss: Loss): DropInfo {
+    const count = loss.to - loss.from + 1
+    this.stats.lost += count
+    this.stats.dropped += count
+    return { count, reason: loss.reason, segment: loss.segment, ...(loss.reason === 'corrupt' ? { salvaged: loss.salvaged } : {}) }
+  }
+
+  private async load(seg: Segment): Promise<QueuedRecord[]> {
     if (seg.records !== undefined) return seg.records
     let buf: Buffer
     try {
       buf = await readFile(seg.path)
     } catch (e) {
-      if ((e as NodeJS.ErrnoException).code === 'ENOENT' && !this.segments.includes(seg)) return []
-      throw e
+      if ((e as NodeJS.ErrnoException).code !== 'ENOENT') throw e
+      buf = Buffer.alloc(0)
     }
-    const { records } = decodeFrames(buf, seg.count)
-    seg.records = records
-    // A file that no longer holds what recovery counted was damaged underneath us.
-    seg.count = records.length
-    return records
-  }
-
-  private async writeLoop(): Promise<void> {
-    while (this.pending.length > 0) {
-      const batch = this.pending
-      this.pending = []
-      let i = 0
-      while (i < batch.length) {
-        try {
-          await this.ensureActive(batch[i].seq, batch[i].frame.length)
-          const seg = this.active as Segment
-          // Take as many as fit in this segment (at least one, so huge records still go in).
-          let bytes = 0
-          let j = i
-          while (j < batch.length && (j === i || seg.bytes + bytes + batch[j].frame.length <= this.segmentBytes)) {
-            bytes += batch[j].frame.length
-            j++
-          }
-          const group = batch.slice(i, j)
-          await this.append(seg, group)
-          await this.enforceBound()
-          for (const p of group) p.resolve(p.seq)
-          i = j
-        } catch (e) {
-          // The segment may now end in a partial frame: never append to it again.
-          await this.sealActive()
-          const error = e instanceof Error ? e : new Error(String(e))
-          for (const p of batch.slice(i)) p.reject(error)
-          i = batch.length
-        }
-      }
+    // The disk bound may have deleted it meanwhile (already reported).
+    if (!this.segments.includes(seg)) return []
+    const { records, salvaged } = decodeSegment(buf, seg.firstSeq)
+    const live = records.filter((r) => r.seq <= seg.lastSeq)
+    const before = unacked(seg, this.acked)
+    const after = live.filter((r) => r.seq > this.acked).length
+    // Only a segment with holes needs its seqs listed (and pays for it in `size`).
+    if (after < before) {
+      seg.seqs = live.map((r) => r.seq)
+      await this.damagedWhileRunning(seg, before - after, buf.length === 0 ? 'missing' : 'corrupt', salvaged)
     }
-    this.writing = undefined
+    seg.records = live
+    return live
   }
 
-  private async append(seg: Segment, group: PendingPush[]): Promise<void> {
-    const handle = this.activeHandle as FileHandle
-    // One contiguous buffer: writev would be split at IOV_MAX (1024) buffers anyway.
-    const data = group.length === 1 ? group[0].frame : Buffer.concat(group.map((p) => p.frame))
-    const total = data.length
-    let written = 0
-    while (written < total) {
-      const { bytesWritten } = await handle.write(data, written, total - written)
-      written += bytesWritten
-    }
-    await handle.datasync()
-    seg.count += group.length
-    seg.bytes += total
-    seg.records ??= []
-    for (const p of group) seg.records.push(p.record)
-  }
-
-  /** Makes sure a segment can take a frame of `nextFrame` bytes whose seq is `seq`. */
-  private async ensureActive(seq: number, nextFrame: number): Promise<void> {
-    const seg = this.active
-    if (seg !== undefined && (seg.count === 0 || seg.bytes + nextFrame <= this.segmentBytes)) return
-    await this.sealActive()
-    const firstSeq = seq
-    const path = join(this.dir, segmentName(firstSeq))
-    this.activeHandle = await open(path, 'wx')
-    await syncDir(this.dir)
-    this.active = { firstSeq, count: 0, bytes: 0, path, records: [] }
-    this.segments.push(this.active)
-    this.updateDiskStats()
-  }
-
-  private async sealActive(): Promise<void> {
-    const handle = this.activeHandle
-    this.activeHandle = undefined
-    const seg = this.active
-    this.active = undefined
-    if (seg !== undefined && seg.count === 0) {
+  /** A segment lost records underneath the running queue (deleted, truncated, overwritten). */
+  private async damagedWhileRunning(seg: Segment, lost: number, reason: 'missing' | 'corrupt', salvaged: number): Promise<void> {
+    const name = seg.path.slice(this.dir.length + 1)
+    this.knownLosses.push(...gaps(seg.seqs ?? [], Math.max(this.acked + 1, seg.firstSeq), seg.lastSeq))
+    await writeKnownLosses(this.dir, this.knownLosses, this.acked).catch(() => undefined)
+    // Nothing left to deliver in it: the file goes like an acknowledged one.
+    if (unacked(seg, this.acked) === 0 && seg !== this.active) {
       this.segments = this.segments.filter((s) => s !== seg)
-      await handle?.close().catch(() => undefined)
       await unlink(seg.path).catch(() => undefined)
-      return
     }
-    await handle?.close().catch(() => undefined)
-    if (seg !== undefined && seg.firstSeq + seg.count - 1 <= this.acked) await this.deleteAcked()
+    seg.count = seg.seqs?.length ?? 0
+    this.stats.lost += lost
+    this.stats.dropped += lost
+    this.updateDiskStats()
+    this.emit('dropped', { count: lost, reason, segment: name, ...(reason === 'corrupt' ? { salvaged } : {}) })
   }
 
   private async enforceBound(): Promise<void> {
     let bytes = this.segments.reduce((n, s) => n + s.bytes, 0)
     while (bytes > this.maxBytes && this.segments.length > 1 && this.segments[0] !== this.active) {
       const seg = this.segments.shift() as Segment
-      const last = seg.firstSeq + seg.count - 1
-      const lost = Math.max(0, last - Math.max(this.acked, seg.firstSeq - 1))
+      const lost = unacked(seg, this.acked)
       bytes -= seg.bytes
       await unlink(seg.path).catch(() => undefined)
       if (lost > 0) {
+        // The ack moves past them, so a restart does not take the gap for a deleted segment.
+        const moveAck = seg.lastSeq
+        this.ackChain = this.ackChain.then(() => (moveAck > this.acked ? this.writeAck(moveAck) : undefined)).catch(() => undefined)
         this.stats.dropped += lost
         this.emit('dropped', { count: lost, reason: 'queue_full' })
       }
@@ -331,7 +331,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
   private async deleteAcked(): Promise<void> {
     const keep: Segment[] = []
     for (const seg of this.segments) {
-      const done = seg !== this.active && seg.firstSeq + seg.count - 1 <= this.acked
+      const done = seg !== this.active && seg.lastSeq <= this.acked
       if (done) await unlink(seg.path).catch(() => undefined)
       else keep.push(seg)
     }

@@ -1,52 +1,143 @@
 /**
  * The file queue's on-disk format, kept apart from its bookkeeping.
  *
- * Segment frame: u32 LE payload length, u32 LE CRC-32 of the payload, payload (the record as
- * UTF-8 JSON). Ack file: two 16-byte slots, each f64 LE seq + u32 LE CRC-32 of it + padding;
- * the valid slot with the higher seq wins.
+ * Segment frame: u32 LE payload length, u32 LE CRC-32 of the next 8 bytes and the payload,
+ * f64 LE seq, payload (the record as UTF-8 JSON). Each frame carries its own seq, so damage
+ * can be stepped over: the reader resynchronises on the next frame whose CRC holds and whose
+ * seq follows, and the seqs missing in between are exactly the records lost.
+ * Ack file: two 16-byte slots, each f64 LE seq + u32 LE CRC-32 of it + padding; the valid
+ * slot with the higher seq wins.
  */
 import { mkdir, open } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { crc32 } from 'node:zlib'
+import type { QueuedRecord } from './queue.js'
 import type { BeaconLogRecord } from './records.js'
 
-const HEADER = 8
+/** Bytes before a frame's payload. */
+export const FRAME_HEADER = 16
 /** Bytes of one ack slot; the ack file holds two. */
 export const ACK_SLOT = 16
 /** Largest payload a frame may carry; anything longer is treated as corruption on read. */
 export const MAX_FRAME = 1 << 20
-/** Segment file names: the first seq, zero-padded so names sort like numbers. */
+/**
+ * Highest seq a segment name may start at. Far above anything a queue reaches (2^52 records),
+ * and low enough that seqs derived from it stay exact doubles (below 2^53).
+ */
+export const MAX_SEGMENT_SEQ = 2 ** 52
+/** Segment file names: the first seq, zero-padded to 16 digits so names sort like numbers. */
 export const SEGMENT_NAME = /^\d{16}\.seg$/
 
-/** Frames a record for appending to a segment. */
-export function encodeFrame(record: BeaconLogRecord): Buffer {
-  const payload = Buffer.from(JSON.stringify(record), 'utf8')
-  const frame = Buffer.allocUnsafe(HEADER + payload.length)
+const OPEN_BRACE = 0x7b
+const CLOSE_BRACE = 0x7d
+
+/** The record as a frame payload (checked against MAX_FRAME by the caller). */
+export function encodePayload(record: BeaconLogRecord): Buffer {
+  return Buffer.from(JSON.stringify(record), 'utf8')
+}
+
+/** Frames a payload with its seq for appending to a segment. */
+export function encodeFrame(seq: number, payload: Buffer): Buffer {
+  const frame = Buffer.allocUnsafe(FRAME_HEADER + payload.length)
   frame.writeUInt32LE(payload.length, 0)
-  frame.writeUInt32LE(crc32(payload), 4)
-  payload.copy(frame, HEADER)
+  frame.writeDoubleLE(seq, 8)
+  payload.copy(frame, FRAME_HEADER)
+  frame.writeUInt32LE(crc32(frame.subarray(8)), 4)
   return frame
 }
 
-/** Decodes frames from the start of `buf` until the first incomplete or corrupt one. */
-export function decodeFrames(buf: Buffer, limit = Infinity): { records: BeaconLogRecord[]; validBytes: number } {
-  const records: BeaconLogRecord[] = []
+/** What reading a segment found. */
+export interface DecodedSegment {
+  records: QueuedRecord[]
+  /** Bytes stepped over between valid frames (damage in the middle). */
+  damagedBytes: number
+  /** Bytes after the last valid frame: a write cut short, or damage at the end. */
+  tailBytes: number
+  /** Records read after a damaged stretch: without resynchronisation they would be lost. */
+  salvaged: number
+}
+
+/** The frame at `off`, if one is there whose seq is above `after` (any seq when undefined). */
+function frameAt(buf: Buffer, off: number, after: number | undefined): QueuedRecord | undefined {
+  const len = buf.readUInt32LE(off)
+  const end = off + FRAME_HEADER + len
+  // A record is a JSON object: cheap checks first, so scanning garbage stays fast.
+  if (len < 2 || len > MAX_FRAME || end > buf.length) return undefined
+  if (buf[off + FRAME_HEADER] !== OPEN_BRACE || buf[end - 1] !== CLOSE_BRACE) return undefined
+  if (crc32(buf.subarray(off + 8, end)) !== buf.readUInt32LE(off + 4)) return undefined
+  const seq = buf.readDoubleLE(off + 8)
+  if (after !== undefined && (!Number.isSafeInteger(seq) || seq <= after)) return undefined
+  try {
+    const record = JSON.parse(buf.toString('utf8', off + FRAME_HEADER, end)) as BeaconLogRecord
+    return record !== null && typeof record === 'object' ? { seq, record } : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/**
+ * Whether `buf` starts with a frame of the first format (0.1.0 before frames carried seqs:
+ * u32 length, u32 CRC-32 of the payload, payload): such segments are still read, never written.
+ */
+function isLegacySegment(buf: Buffer): boolean {
+  if (buf.length < 10) return false
+  const len = buf.readUInt32LE(0)
+  if (len < 2 || len > MAX_FRAME || 8 + len > buf.length || buf[8] !== OPEN_BRACE) return false
+  return crc32(buf.subarray(8, 8 + len)) === buf.readUInt32LE(4)
+}
+
+/** A first-format segment: seqs are the name's plus the index; reading stops at damage. */
+function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
+  const records: QueuedRecord[] = []
   let off = 0
-  while (records.length < limit && off + HEADER <= buf.length) {
+  while (off + 8 <= buf.length) {
     const len = buf.readUInt32LE(off)
-    if (len === 0 || len > MAX_FRAME || off + HEADER + len > buf.length) break
-    const payload = buf.subarray(off + HEADER, off + HEADER + len)
+    if (len === 0 || len > MAX_FRAME || off + 8 + len > buf.length) break
+    const payload = buf.subarray(off + 8, off + 8 + len)
     if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
-    let record: BeaconLogRecord
     try {
-      record = JSON.parse(payload.toString('utf8')) as BeaconLogRecord
+      records.push({ seq: firstSeq + records.length, record: JSON.parse(payload.toString('utf8')) as BeaconLogRecord })
     } catch {
       break
     }
-    records.push(record)
-    off += HEADER + len
+    off += 8 + len
   }
-  return { records, validBytes: off }
+  return { records, damagedBytes: 0, tailBytes: buf.length - off, salvaged: 0 }
+}
+
+/**
+ * Decodes a segment whose first seq is `firstSeq`, stepping over damage byte by byte to the
+ * next valid frame. Seqs must rise; with `anySeq` (a segment being renumbered) they are not
+ * checked against the name.
+ */
+export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false): DecodedSegment {
+  if (isLegacySegment(buf)) return decodeLegacySegment(buf, firstSeq)
+  const records: QueuedRecord[] = []
+  let after = firstSeq - 1
+  let off = 0
+  let badFrom = -1
+  let damagedBytes = 0
+  let salvaged = 0
+  let damaged = false
+  while (off + FRAME_HEADER <= buf.length) {
+    const found = frameAt(buf, off, anySeq ? undefined : after)
+    if (found === undefined) {
+      if (badFrom < 0) badFrom = off
+      off++
+      continue
+    }
+    if (badFrom >= 0) {
+      damagedBytes += off - badFrom
+      badFrom = -1
+      damaged = true
+    }
+    if (damaged) salvaged++
+    records.push(found)
+    after = found.seq
+    off += FRAME_HEADER + buf.readUInt32LE(off)
+  }
+  const tailBytes = buf.length - (badFrom >= 0 ? badFrom : off)
+  return { records, damagedBytes, tailBytes, salvaged }
 }
 
 /** One ack slot holding `seq`. */
@@ -57,22 +148,38 @@ export function encodeAckSlot(seq: number): Buffer {
   return slot
 }
 
-/** The acknowledged seq (0 when none) and the slot to write next: the one not holding it. */
-export function decodeAckFile(buf: Buffer): { seq: number; nextSlot: 0 | 1 } {
+/**
+ * The acknowledged seq (0 when none), the slot to write next (the one not holding it), and
+ * whether any slot was readable (if not, the seq is unknown, not 0).
+ */
+export function decodeAckFile(buf: Buffer): { seq: number; nextSlot: 0 | 1; valid: boolean } {
   let seq = 0
   let nextSlot: 0 | 1 = 0
+  let valid = false
   for (const slot of [0, 1] as const) {
     const off = slot * ACK_SLOT
     if (off + ACK_SLOT > buf.length) break
     const body = buf.subarray(off, off + 8)
     if (crc32(body) !== buf.readUInt32LE(off + 8)) continue
     const value = body.readDoubleLE(0)
-    if (Number.isSafeInteger(value) && value > seq) {
+    if (!Number.isSafeInteger(value) || value < 0) continue
+    valid = true
+    if (value > seq) {
       seq = value
       nextSlot = slot === 0 ? 1 : 0
     }
   }
-  return { seq, nextSlot }
+  return { seq, nextSlot, valid }
+}
+
+/** Anything named like a segment, valid name or not (a wrong one must not be ignored silently). */
+export const SEGMENT_LIKE = /^\d+\.seg$/
+
+/** The first seq a segment's name gives, or undefined when the name is not a valid one. */
+export function parseSegmentName(name: string): number | undefined {
+  if (!SEGMENT_NAME.test(name)) return undefined
+  const seq = Number(name.slice(0, 16))
+  return seq >= 1 && seq <= MAX_SEGMENT_SEQ ? seq : undefined
 }
 
 /** The file name of the segment whose first record has `firstSeq`. */

@@ -12,18 +12,40 @@ export interface QueuedRecord {
   record: BeaconLogRecord
 }
 
-/** Why records left the queue without being delivered. */
-export type DropReason = 'queue_full' | 'rejected' | 'closed'
+/**
+ * Why records left the queue without being delivered: on purpose (`queue_full`, `rejected`,
+ * `closed`), or because the disk damaged them (`corrupt`: unreadable frames in a segment) or
+ * lost them (`missing`: a segment file deleted underneath the queue).
+ */
+export type DropReason = 'queue_full' | 'rejected' | 'closed' | 'corrupt' | 'missing'
 
-/** Reported whenever records are lost on purpose (bounded storage, server rejection, close). */
+/** Reported whenever records are lost (bounded storage, server rejection, close, damage). */
 export interface DropInfo {
   count: number
   reason: DropReason
+  /** For `corrupt`: records read back past the damage (delivered as usual). */
+  salvaged?: number
+  /** For `corrupt` and `missing`: the segment file concerned. */
+  segment?: string
+}
+
+/** Something the queue recovered from or set right; it keeps working. */
+export interface QueueWarning {
+  /** `stale_lock` (took over a dead process's lock), `segment_unreadable`, `segment_renumbered`. */
+  code: string
+  message: string
 }
 
 /** Events of every queue. */
 export interface UploadQueueEvents {
   dropped: [info: DropInfo]
+  warning: [warning: QueueWarning]
+}
+
+/** What a queue found while opening, before anyone could listen to its events. */
+export interface QueueOpenReport {
+  dropped: DropInfo[]
+  warnings: QueueWarning[]
 }
 
 /**
@@ -41,6 +63,11 @@ export interface UploadQueue extends EventEmitter<UploadQueueEvents> {
   readonly size: number
   /** Releases resources; records still queued stay wherever the queue keeps them. */
   close(): Promise<void>
+  /**
+   * Optional: what happened while opening (losses found, a stale lock taken over), handed
+   * over once; the uploader re-emits it as `dropped` and `warning` events.
+   */
+  takeOpenReport?(): QueueOpenReport
 }
 
 /** Options of {@link MemoryQueue}. */

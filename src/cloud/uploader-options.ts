@@ -5,7 +5,7 @@ import type { Clock } from '../clock.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { Beacon } from '../reading.js'
 import type { CallOptions, UploadResult } from './account-client.js'
-import type { DropInfo, UploadQueue } from './queue.js'
+import type { DropInfo, QueueWarning, UploadQueue } from './queue.js'
 import { locationProblem } from './records.js'
 import type { BeaconLogRecord, GeoLocation } from './records.js'
 
@@ -65,8 +65,12 @@ export interface UploaderStats {
   duplicates: number
   /** Records the server rejected (400) one by one, and dropped. */
   rejected: number
-  /** Records lost on purpose: disk bound, rejection, or close with a memory queue. */
+  /** Records lost: disk bound, rejection, close with a memory queue, or damage (see `lost`). */
   dropped: number
+  /** Of those, accepted records lost to a damaged or deleted segment file of the durable queue. */
+  lost: number
+  /** Records read back past damage in a segment file (they are delivered as usual). */
+  salvaged: number
   /** Readings without a serial number (the account interface cannot attribute them). */
   skippedNoSerial: number
   /** Readings within minIntervalPerBeaconMs of the previous record of the same beacon. */
@@ -75,6 +79,13 @@ export interface UploaderStats {
   skippedInvalid: number
   /** Failed attempts that will be retried. */
   retries: number
+  /** Failed attempts to open the queue (each followed by another, with backoff). */
+  queueOpenFailures: number
+}
+
+/** All counters at zero. */
+export function emptyStats(): UploaderStats {
+  return { queued: 0, uploaded: 0, duplicates: 0, rejected: 0, dropped: 0, lost: 0, salvaged: 0, skippedNoSerial: 0, skippedInterval: 0, skippedInvalid: 0, retries: 0, queueOpenFailures: 0 }
 }
 
 /** A retry about to happen. */
@@ -88,8 +99,14 @@ export interface RetryInfo {
 export interface UploaderEvents {
   uploaded: [info: { count: number; duplicates?: number }]
   dropped: [info: DropInfo & { error?: AccountError }]
-  /** Upload stopped (401/403 or a missing endpoint), or a queue write failed. */
+  /**
+   * Upload stopped (401/403 or a missing endpoint), the queue could not be opened or read, or
+   * a queue write failed. Reported once per distinct failure, not once per retry. With no
+   * listener, a process warning is emitted instead (once per error code).
+   */
   error: [error: Error]
+  /** The queue recovered from something (`stale_lock`, `segment_unreadable`, `segment_renumbered`). */
+  warning: [warning: QueueWarning]
   retrying: [info: RetryInfo]
 }
 

@@ -4,34 +4,38 @@
  * record is removed only after the server's 2xx, so delivery is at-least-once and a repeat is
  * recognisable by its msgId.
  */
-import { randomUUID } from 'node:crypto'
 import { EventEmitter } from 'eventemitter3'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
-import { AccountError, InvalidOptionError } from '../errors.js'
+import { AccountError } from '../errors.js'
 import type { Beacon, BeaconReading } from '../reading.js'
 import { FileQueue } from './file-queue.js'
 import { MemoryQueue } from './queue.js'
-import type { DropInfo, QueuedRecord, UploadQueue } from './queue.js'
-import { parseLogRecord, toLogRecord } from './records.js'
-import type { BeaconLogRecord } from './records.js'
-import { asAccountError, backoffDelay, uploaderSettings } from './uploader-options.js'
+import type { QueuedRecord, UploadQueue } from './queue.js'
+import { QueueOpener } from './queue-opener.js'
+import { RecordGate } from './record-gate.js'
+import { asAccountError, backoffDelay, emptyStats, uploaderSettings } from './uploader-options.js'
+import { UploaderReports } from './uploader-reports.js'
 import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
 
 export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './uploader-options.js'
 
-/** Uploads beacon sensor data through the account interface. */
+/**
+ * Uploads beacon sensor data through the account interface.
+ *
+ * Listen to `'error'`: an error with no listener is not lost (eventemitter3 would drop it) but
+ * becomes a `process.emitWarning`, once per error code, rather than a throw that would crash a
+ * gateway over a passing failure. The same holds for `'warning'`.
+ */
 export class Uploader extends EventEmitter<UploaderEvents> {
   /** Counters since creation. */
-  readonly stats: UploaderStats = { queued: 0, uploaded: 0, duplicates: 0, rejected: 0, dropped: 0, skippedNoSerial: 0, skippedInterval: 0, skippedInvalid: 0, retries: 0 }
+  readonly stats: UploaderStats = emptyStats()
 
   private readonly client: LogUploadClient
-  private readonly ready: Promise<UploadQueue>
-  private queue: UploadQueue | undefined
+  private readonly opener: QueueOpener
   private readonly settings: UploaderSettings
   private readonly clock: Clock
-  private readonly lastQueued = new Map<string, number>()
-  private pruneAt = 50_000
+  private readonly gate: RecordGate
   private readonly inflight = new Set<Promise<unknown>>()
   private readonly detachers = new Set<() => void>()
   private flushWaiters: { resolve: () => void; reject: (e: Error) => void }[] = []
@@ -42,32 +46,53 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   private due = false
   private halted: AccountError | undefined
   private closing: Promise<void> | undefined
+  private readonly reports: UploaderReports
+  private failedPumps = 0
 
   constructor(options: UploaderOptions) {
     super()
     this.settings = uploaderSettings(options)
     this.client = options.client
     this.clock = options.clock ?? new RealClock()
-    const queue: Promise<UploadQueue> =
-      options.queue !== undefined
-        ? Promise.resolve(options.queue)
-        : options.queueDir !== undefined
-          ? FileQueue.open({ dir: options.queueDir, ...(options.maxQueueBytes === undefined ? {} : { maxBytes: options.maxQueueBytes }) })
+    this.reports = new UploaderReports(this, this.stats)
+    this.gate = new RecordGate(this.settings.minIntervalMs, this.settings.location, this.stats)
+    const { queue, queueDir, maxQueueBytes } = options
+    const open = (): Promise<UploadQueue> =>
+      queue !== undefined
+        ? Promise.resolve(queue)
+        : queueDir !== undefined
+          ? FileQueue.open({ dir: queueDir, ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }) })
           : Promise.resolve(new MemoryQueue())
-    this.ready = queue.then((q) => {
-      this.queue = q
-      q.on('dropped', (info) => this.dropped(info))
-      // Records recovered from disk go out as soon as possible.
-      if (q.size > 0) this.due = true
-      this.schedule()
-      return q
+    this.opener = new QueueOpener(open, this.clock, this.settings, {
+      opened: (q) => this.adopt(q),
+      failed: (e) => {
+        this.stats.queueOpenFailures++
+        this.reports.error(e, 'open')
+        this.rejectWaiters(e)
+      },
     })
-    this.ready.catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
   }
 
   /** Records in the queue, not yet acknowledged by the server. */
   get pending(): number {
     return this.queue?.size ?? 0
+  }
+
+  private get queue(): UploadQueue | undefined {
+    return this.opener.queue
+  }
+
+  private adopt(q: UploadQueue): void {
+    if (this.closing !== undefined) return
+    this.reports.recovered('open')
+    q.on('dropped', (info) => this.reports.dropped(info))
+    q.on('warning', (w) => this.reports.warning(w))
+    const report = q.takeOpenReport?.()
+    for (const w of report?.warnings ?? []) this.reports.warning(w)
+    for (const d of report?.dropped ?? []) this.reports.dropped(d)
+    // Records recovered from disk go out as soon as possible.
+    if (q.size > 0) this.due = true
+    this.schedule()
   }
 
   /**
@@ -89,7 +114,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   attach(scanner: UploadEventSource): () => void {
     const one = (beacon: Beacon): void => {
       if (beacon.inRange === false || this.closing !== undefined) return
-      this.push(beacon).catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
+      this.push(beacon).catch((e: unknown) => this.reports.error(e, 'push'))
     }
     const many = (beacons: Beacon[]): void => {
       for (const b of beacons) one(b)
@@ -109,13 +134,15 @@ export class Uploader extends EventEmitter<UploaderEvents> {
 
   /**
    * Sends everything queued now, without waiting for a full batch. Resolves when the queue is
-   * empty; rejects when upload has stopped (see `error`).
+   * empty; rejects when upload has stopped (see `error`), when the queue cannot be opened, or
+   * when reading the queue fails twice in a row with the same error (uploading carries on
+   * trying in the background either way).
    */
   async flush(): Promise<void> {
     await Promise.allSettled([...this.inflight])
-    await this.ready
+    const queue = await this.opener.ready()
     if (this.halted !== undefined) throw this.halted
-    if ((this.queue as UploadQueue).size === 0) return
+    if (queue.size === 0) return
     const done = new Promise<void>((resolve, reject) => this.flushWaiters.push({ resolve, reject }))
     this.due = true
     this.schedule()
@@ -142,83 +169,58 @@ export class Uploader extends EventEmitter<UploaderEvents> {
 
   private async shutdown(): Promise<void> {
     for (const detach of [...this.detachers]) detach()
-    let queue: UploadQueue
-    try {
-      queue = await this.ready
-    } catch {
+    this.opener.stop()
+    // An open still under way is waited for, so that its queue (a lock, file handles) is closed.
+    const queue = await this.opener.ready().catch(() => undefined)
+    if (queue === undefined) {
+      this.halted ??= new AccountError('aborted', 'the uploader is closed')
+      this.rejectWaiters(this.halted)
       return
     }
     if (this.halted === undefined && this.settings.closeTimeoutMs > 0) {
-      let cancel: CancelTimer | undefined
-      const deadline = new Promise<void>((resolve) => {
-        cancel = this.clock.setTimeout(resolve, this.settings.closeTimeoutMs)
-      })
-      await Promise.race([this.flush().catch(() => undefined), deadline])
-      cancel?.()
+      await this.within(this.flush().catch(() => undefined), this.settings.closeTimeoutMs)
     }
     this.halted ??= new AccountError('aborted', 'the uploader is closed')
-    this.abort.abort()
     this.timer?.()
+    this.wake?.()
+    // A request in flight may already have been stored by the server: give it up to another
+    // closeTimeoutMs to answer, so its records are counted by the answer (uploaded, or left
+    // and dropped) instead of all being reported dropped. Only then is it cut off.
+    if (this.pumping !== undefined) await this.within(this.pumping, this.settings.closeTimeoutMs)
+    this.abort.abort()
     this.wake?.()
     await this.pumping
     const left = queue.size
-    if (left > 0 && queue instanceof MemoryQueue) this.dropped({ count: left, reason: 'closed' })
+    if (left > 0 && queue instanceof MemoryQueue) this.reports.dropped({ count: left, reason: 'closed' })
     this.settleWaiters()
     await queue.close()
   }
 
+  /** Waits for `p`, but at most `ms` on the uploader's clock. */
+  private async within(p: Promise<unknown>, ms: number): Promise<void> {
+    let cancel: CancelTimer | undefined
+    const deadline = new Promise<void>((resolve) => {
+      cancel = this.clock.setTimeout(resolve, ms)
+    })
+    await Promise.race([p, deadline])
+    cancel?.()
+  }
+
   private async pushOne(reading: BeaconReading | Beacon): Promise<string | undefined> {
     if (this.closing !== undefined) throw new AccountError('aborted', 'the uploader is closed; create a new one to upload more')
-    if (reading === null || typeof reading !== 'object' || typeof reading.timestamp !== 'number' || !Number.isFinite(reading.timestamp)) {
-      throw new InvalidOptionError('invalid_option', 'push needs a BeaconReading or Beacon with a numeric timestamp', { option: 'reading' })
-    }
-    const serial = reading.serialNumber
-    if (typeof serial !== 'string' || serial.length === 0) {
-      this.stats.skippedNoSerial++
-      return undefined
-    }
-    const t = reading.timestamp
-    const last = this.lastQueued.get(serial)
-    // A reading older than the last one sent (a clock stepped back) starts the interval afresh.
-    if (last !== undefined && t >= last && t - last < this.settings.minIntervalMs) {
-      this.stats.skippedInterval++
-      return undefined
-    }
-    this.lastQueued.set(serial, t)
-    if (this.lastQueued.size > this.pruneAt) {
-      this.pruneIntervals(t)
-      // Doubling keeps pruning amortised O(1) even when every entry is still recent.
-      this.pruneAt = Math.max(50_000, this.lastQueued.size * 2)
-    }
-    const record = toLogRecord(reading, randomUUID(), this.settings.location) as BeaconLogRecord
+    const record = this.gate.admit(reading)
+    if (record === undefined) return undefined
     try {
-      // A record the server would refuse is better counted here than dropped after a 400.
-      parseLogRecord(record, 'record', true)
-    } catch {
-      this.lastQueued.delete(serial)
-      this.stats.skippedInvalid++
-      return undefined
-    }
-    try {
-      const queue = await this.ready
+      const queue = await this.opener.ready()
       await queue.push(record)
     } catch (e) {
-      // Not queued, so the beacon's next reading must not be held back by the interval.
-      if (this.lastQueued.get(serial) === t) this.lastQueued.delete(serial)
+      this.gate.withdraw(reading)
       throw e
     }
     this.stats.queued++
+    this.reports.recovered('push')
     this.schedule()
     return record.msgId
-  }
-
-  private pruneIntervals(now: number): void {
-    for (const [serial, t] of this.lastQueued) if (now - t >= this.settings.minIntervalMs) this.lastQueued.delete(serial)
-  }
-
-  private dropped(info: DropInfo & { error?: AccountError }): void {
-    this.stats.dropped += info.count
-    this.emit('dropped', info)
   }
 
   private schedule(): void {
@@ -235,10 +237,18 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       this.timer = undefined
       let failed = false
       this.pumping = this.pump(queue)
+        .then(() => {
+          if (this.failedPumps === 0) return
+          this.failedPumps = 0
+          this.reports.recovered('read')
+        })
         .catch((e: unknown) => {
-          // The queue itself failed (a read error): report it and try again after a pause.
+          // The queue itself failed (a read error): report it once and try again after a
+          // pause. A flush gives up when it happens again: it must not wait forever.
           failed = true
-          this.emit('error', e instanceof Error ? e : new Error(String(e)))
+          const error = e instanceof Error ? e : new Error(String(e))
+          const repeated = this.reports.error(error, 'read')
+          if (++this.failedPumps >= 2 && repeated) this.rejectWaiters(error)
         })
         .finally(() => {
           this.pumping = undefined
@@ -258,6 +268,12 @@ export class Uploader extends EventEmitter<UploaderEvents> {
     this.timer = undefined
     this.due = true
     this.schedule()
+  }
+
+  private rejectWaiters(error: Error): void {
+    const waiters = this.flushWaiters
+    this.flushWaiters = []
+    for (const w of waiters) w.reject(error)
   }
 
   private settleWaiters(): void {
@@ -299,11 +315,12 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       } catch (e) {
         error = asAccountError(e)
       }
-      if (error.code === 'aborted') return false
+      if (error.code === 'aborted' || this.halted !== undefined) return false
       if (error.code === 'bad_request') return this.rejected(queue, batch, error)
       if (error.code === 'unauthorized' || error.code === 'not_found' || error.code === 'insecure_url') {
         this.halted = error
-        this.emit('error', error)
+        // Always reported, even if the same stop happened before a resume().
+        this.reports.error(error, 'stop')
         this.settleWaiters()
         return false
       }
@@ -322,7 +339,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
     }
     await queue.ack(batch[0].seq)
     this.stats.rejected++
-    this.dropped({ count: 1, reason: 'rejected', error })
+    this.reports.dropped({ count: 1, reason: 'rejected', error })
     return true
   }
 

@@ -2,9 +2,11 @@
  * An eventemitter3 emitter whose listeners cannot hurt the emitter or each other: eventemitter3
  * stops at the first listener that throws, and the exception unwinds into whoever emitted
  * (for a scanner: the advertisement path). Here each listener runs in its own try/catch and a
- * failure is re-emitted as `error`.
+ * failure is re-emitted as `error`. An `error` nobody listens to is not dropped (eventemitter3
+ * would): it becomes a process warning (see unheard.ts).
  */
 import { EventEmitter } from 'eventemitter3'
+import { warnUnheard } from '../unheard.js'
 
 type Listener = { fn: (...args: unknown[]) => void; context: unknown; once: boolean }
 
@@ -31,7 +33,10 @@ export class SafeEmitter<Events extends ErrorEvents> extends EventEmitter<Events
     const store = (this as unknown as { _events: Record<string, Listener | Listener[] | undefined> })._events
     const key = (typeof EventEmitter.prefixed === 'string' ? EventEmitter.prefixed : '') + String(event)
     const found = store[key]
-    if (found === undefined) return false
+    if (found === undefined) {
+      if (event === 'error') this.unheard(args[0])
+      return false
+    }
     const list = Array.isArray(found) ? found.slice() : [found]
     for (const l of list) {
       if (l.once) this.removeListener(event, l.fn as never, l.context, true)
@@ -39,14 +44,16 @@ export class SafeEmitter<Events extends ErrorEvents> extends EventEmitter<Events
         l.fn.apply(l.context, args)
       } catch (err) {
         this.errorsInListeners++
-        // An 'error' listener that throws has nowhere left to report to.
-        if (event !== 'error') {
-          const error = err instanceof Error ? err : new Error(`listener of '${String(event)}' threw ${String(err)}`)
-          ;(this as unknown as { emit(event: 'error', error: Error): boolean }).emit('error', error)
-        }
+        const error = err instanceof Error ? err : new Error(`listener of '${String(event)}' threw ${String(err)}`)
+        // An 'error' listener that throws has no listener left to report to: warn instead.
+        if (event === 'error') this.unheard(error)
+        else (this as unknown as { emit(event: 'error', error: Error): boolean }).emit('error', error)
       }
     }
     return true
   }
 
+  private unheard(error: unknown): void {
+    warnUnheard(this, this.constructor.name, error instanceof Error ? error : new Error(String(error)))
+  }
 }

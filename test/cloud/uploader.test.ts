@@ -224,6 +224,37 @@ describe('Uploader', () => {
     await expect(u.push(reading(710, 1))).rejects.toThrow(/closed/)
   })
 
+  it('on close, counts a batch the server stored while it was in flight as uploaded, not dropped', async () => {
+    const u = uploader({ batchSize: 2, flushIntervalMs: 60_000, closeTimeoutMs: 2000 })
+    const drops: DropInfo[] = []
+    u.on('dropped', (d) => drops.push(d))
+    // The first request is slow but will be stored; every later one fails (faults are read
+    // when a request arrives).
+    emu.setFaults({ latencyMs: 2500 })
+    const sent = new Promise<void>((resolve) => {
+      const before = emu.requests
+      const check = setInterval(() => {
+        if (emu.requests > before) {
+          clearInterval(check)
+          resolve()
+        }
+      }, 5)
+    })
+    const ids: string[] = []
+    for (let i = 0; i < 5; i++) ids.push((await u.push(reading(750 + i, i))) as string)
+    await sent
+    emu.setFaults({ failureRate: 1 })
+    await u.close()
+    // Wait for the server to have stored the slow batch, however the close went.
+    const deadline = Date.now() + 20_000
+    while (ids.filter((id) => uploadedIds().has(id)).length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10))
+    const notStored = ids.filter((id) => !uploadedIds().has(id)).length
+    expect(notStored).toBe(3)
+    expect(u.stats.dropped).toBe(notStored)
+    expect(drops).toEqual([{ count: notStored, reason: 'closed' }])
+    expect(u.stats.uploaded).toBe(2)
+  })
+
   it('keeps records of a queueDir across uploader instances', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-up-'))
     dirs.push(dir)

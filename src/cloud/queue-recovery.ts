@@ -1,0 +1,212 @@
+/**
+ * What the file queue finds on disk at open: which segments hold which records, and which
+ * accepted records are gone.
+ *
+ * Seqs are contiguous across segments (a seq is assigned only when its frame is written, and
+ * handed back when the write fails), so every seq between the ack and the last record on disk
+ * names a record that was accepted. A seq missing inside a segment, or between one segment and
+ * the next, is a lost record: `corrupt` when the segment holds damaged bytes, `missing` when
+ * a whole segment file is gone. Losses once reported are written to the `lost` file, so a
+ * restart does not report them again. A torn tail (bytes after the last frame of a segment
+ * with no gap after it) is a write cut short by a crash: never accepted, not a loss.
+ */
+import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { join } from 'node:path'
+import { SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
+import type { BeaconLogRecord } from './records.js'
+
+/** A segment file as the queue tracks it. */
+export interface Segment {
+  /** The first seq the segment may hold (its name). */
+  firstSeq: number
+  /** The highest seq it holds (firstSeq - 1 while empty). */
+  lastSeq: number
+  /** Records it holds. */
+  count: number
+  bytes: number
+  path: string
+  /** Seqs it holds, only when they have gaps (damage); otherwise firstSeq..lastSeq all exist. */
+  seqs?: number[]
+  /** Decoded records; kept for the active segment and loaded on demand for the head. */
+  records?: QueuedRecord[]
+}
+
+/** Records lost from one segment (or from the gap after it). */
+export interface Loss {
+  from: number
+  to: number
+  reason: Extract<DropReason, 'corrupt' | 'missing'>
+  segment: string
+  salvaged: number
+}
+
+/** The outcome of reading a queue directory. */
+export interface Recovery {
+  segments: Segment[]
+  /** Newly found losses (above the ack, not reported before). */
+  losses: Loss[]
+  /** Files to delete once the loss report is safe: nothing unacknowledged left in them. */
+  obsolete: string[]
+  /** Records of wrongly named segments, to be queued again with fresh seqs. */
+  renumber: { path: string; records: BeaconLogRecord[] }[]
+  warnings: QueueWarning[]
+  maxSeq: number
+  tornBytes: number
+  damagedBytes: number
+  salvaged: number
+}
+
+/** The file listing loss ranges already reported. */
+export const LOST_FILE = 'lost'
+
+/** Seqs `from` to `to`, both included. */
+export type Range = [from: number, to: number]
+
+/** `[from, to]` minus the ranges in `known`: the parts not reported yet. */
+function subtract(from: number, to: number, known: Range[]): Range[] {
+  let parts: Range[] = [[from, to]]
+  for (const [a, b] of known) {
+    const next: Range[] = []
+    for (const [x, y] of parts) {
+      if (b < x || a > y) next.push([x, y])
+      else {
+        if (a > x) next.push([x, a - 1])
+        if (b < y) next.push([b + 1, y])
+      }
+    }
+    parts = next
+  }
+  return parts
+}
+
+async function readKnownLosses(dir: string): Promise<Range[]> {
+  try {
+    const v = JSON.parse(await readFile(join(dir, LOST_FILE), 'utf8')) as unknown
+    if (!Array.isArray(v)) return []
+    return v.filter((r): r is Range => Array.isArray(r) && r.length === 2 && Number.isSafeInteger(r[0]) && Number.isSafeInteger(r[1]))
+  } catch {
+    // Missing or damaged: at worst an old loss is reported again.
+    return []
+  }
+}
+
+/** Records loss ranges as reported, keeping only those the ack has not passed. */
+export async function writeKnownLosses(dir: string, ranges: Range[], acked: number): Promise<void> {
+  const keep = ranges.filter(([, to]) => to > acked)
+  const tmp = join(dir, `${LOST_FILE}.tmp`)
+  await writeFile(tmp, JSON.stringify(keep))
+  await rename(tmp, join(dir, LOST_FILE))
+}
+
+/** Unacknowledged records of a segment. */
+export function unacked(seg: Segment, acked: number): number {
+  const seqs = seg.seqs
+  if (seqs === undefined) return Math.max(0, seg.lastSeq - Math.max(acked, seg.firstSeq - 1))
+  // Rising seqs: binary search for the first one above the ack (`size` sums this often).
+  let lo = 0
+  let hi = seqs.length
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1
+    if (seqs[mid] <= acked) lo = mid + 1
+    else hi = mid
+  }
+  return seqs.length - lo
+}
+
+/** The gaps in `seqs` (rising) within [from, to]: the seqs missing there, as ranges. */
+export function gaps(seqs: number[], from: number, to: number): Range[] {
+  const out: Range[] = []
+  let expect = from
+  for (const s of seqs) {
+    if (s > to) break
+    if (s < expect) continue
+    if (s > expect) out.push([expect, s - 1])
+    expect = s + 1
+  }
+  if (expect <= to) out.push([expect, to])
+  return out
+}
+
+/**
+ * Reads every segment of `dir` (see the file comment). Without `ackKnown` (the ack file was
+ * missing or unreadable) seqs before the first segment may simply have been delivered: they
+ * are not counted as lost.
+ */
+export async function recoverSegments(dir: string, acked: number, ackKnown = true): Promise<Recovery & { known: Range[] }> {
+  const known = await readKnownLosses(dir)
+  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
+  const named: { name: string; firstSeq: number }[] = []
+  for (const name of await readdir(dir)) {
+    if (!SEGMENT_LIKE.test(name)) continue
+    const firstSeq = parseSegmentName(name)
+    if (firstSeq !== undefined) {
+      named.push({ name, firstSeq })
+      continue
+    }
+    // A name no seq of this queue can have (2^53 and up would corrupt seq arithmetic): keep its
+    // records, under fresh seqs at the end of the queue.
+    const path = join(dir, name)
+    const buf = await readFile(path)
+    const { records } = decodeSegment(buf, 0, true)
+    if (records.length === 0 && buf.length > 0) {
+      // Nothing we can read: not ours to delete.
+      out.warnings.push({ code: 'segment_unreadable', message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away` })
+      continue
+    }
+    out.renumber.push({ path, records: records.map((r) => r.record) })
+    out.warnings.push({ code: 'segment_renumbered', message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed` })
+  }
+  named.sort((a, b) => a.firstSeq - b.firstSeq)
+  // Seqs between the ack and the first segment belonged to a segment that is gone.
+  let expectFrom = ackKnown || named.length === 0 ? acked + 1 : Math.max(acked + 1, named[0].firstSeq)
+  let previous = ''
+  let previousDamaged = false
+  for (let i = 0; i < named.length; i++) {
+    const { name, firstSeq } = named[i]
+    const path = join(dir, name)
+    const buf = await readFile(path)
+    const d = decodeSegment(buf, firstSeq)
+    const next = named[i + 1]?.firstSeq
+    // Frames past the next segment's start cannot be ours; treat them as damage.
+    const records = next === undefined ? d.records : d.records.filter((r) => r.seq < next)
+    const live = records.filter((r) => r.seq > acked)
+    const lastValid = records.length > 0 ? records[records.length - 1].seq : firstSeq - 1
+    // The gap before this segment: the previous one's tail, or whole segments deleted.
+    for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), Math.min(firstSeq - 1, Number.MAX_SAFE_INTEGER))) {
+      // A clean segment before the gap: the file that held `from` on is gone (and had this name).
+      out.losses.push({ from, to, reason: previousDamaged ? 'corrupt' : 'missing', segment: previousDamaged ? previous : segmentName(from), salvaged: 0 })
+    }
+    const damaged = d.damagedBytes > 0
+    const inside = gaps(live.map((r) => r.seq), Math.max(acked + 1, firstSeq), lastValid)
+    // The segment's salvaged count goes with its first loss only, so that sums stay right.
+    inside.forEach(([from, to], k) => out.losses.push({ from, to, reason: 'corrupt', segment: name, salvaged: k === 0 ? d.salvaged : 0 }))
+    out.damagedBytes += d.damagedBytes
+    out.salvaged += d.salvaged
+    // Bytes after the last frame: a torn write unless the next segment shows seqs went missing.
+    const tailIsLoss = next !== undefined && next - 1 > Math.max(lastValid, acked)
+    if (!tailIsLoss) out.tornBytes += d.tailBytes
+    else out.damagedBytes += d.tailBytes
+    if (next === undefined && records.length === 0 && buf.length > 0) {
+      out.warnings.push({ code: 'segment_unreadable', message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted` })
+    }
+    previous = name
+    previousDamaged = damaged || d.tailBytes > 0 || records.length === 0
+    expectFrom = lastValid + 1
+    out.maxSeq = Math.max(out.maxSeq, lastValid)
+    if (live.length === 0) {
+      out.obsolete.push(path)
+      continue
+    }
+    const seg: Segment = { firstSeq, lastSeq: lastValid, count: live.length, bytes: buf.length, path }
+    if (inside.length > 0 || live[0].seq !== Math.max(acked + 1, firstSeq)) seg.seqs = live.map((r) => r.seq)
+    out.segments.push(seg)
+  }
+  // Report each lost range once across restarts.
+  const fresh: Loss[] = []
+  for (const loss of out.losses) {
+    for (const [from, to] of subtract(loss.from, loss.to, known)) fresh.push({ ...loss, from, to })
+  }
+  out.losses = fresh
+  return out
+}
