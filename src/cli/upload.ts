@@ -62,6 +62,9 @@ export async function startUpload(
     say(`upload error: ${error.message}`)
   })
   uploader.on('retrying', (info) => say(`upload failed (${info.error.message}); retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`))
+  // Queue warnings (a dead process's lock taken over, an unreadable segment) go where the
+  // command's other warnings go, not to Node's process warnings.
+  uploader.on('warning', (w) => say(`upload queue: ${w.message}`))
   uploader.on('dropped', (info) => say(`upload dropped ${info.count} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`))
   const detach = uploader.attach(scanner)
   return {

@@ -83,13 +83,15 @@ export class Uploader extends EventEmitter<UploaderEvents> {
   }
 
   private adopt(q: UploadQueue): void {
-    if (this.closing !== undefined) return
-    this.reports.recovered('open')
+    // What the open found on disk (a stale lock taken over, damaged segments) is reported even
+    // when close() came first: a short run must not lose those reports.
     q.on('dropped', (info) => this.reports.dropped(info))
     q.on('warning', (w) => this.reports.warning(w))
     const report = q.takeOpenReport?.()
     for (const w of report?.warnings ?? []) this.reports.warning(w)
     for (const d of report?.dropped ?? []) this.reports.dropped(d)
+    if (this.closing !== undefined) return
+    this.reports.recovered('open')
     // Records recovered from disk go out as soon as possible.
     if (q.size > 0) this.due = true
     this.schedule()

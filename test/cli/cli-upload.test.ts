@@ -2,9 +2,9 @@
 // before anything runs, a refusal at any point ends with exit code 4 and one line, and no
 // output ever carries the password, whatever the server echoes or where it redirects.
 import { describe, it, expect, beforeAll, afterAll } from 'vitest'
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
 import { createServer as createHttpsServer } from 'node:https'
-import { tmpdir } from 'node:os'
+import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { startEmulator } from '../../src/cloud/emulator.js'
@@ -78,6 +78,22 @@ describe('beaconkit --upload checks the account first', () => {
       const r = await runCli(['replay', recording, '--virtual', '--json', ...uploadArgs(emulator.url)])
       expect(r.code).toBe(0)
       expect(emulator.store.uploads(EMAIL).map((u) => u.beaconMac)).toContain(SERIAL)
+    } finally {
+      await emulator.close()
+    }
+  })
+
+  it('a queue warning (a dead process\'s lock taken over) is one of the command\'s warnings, not a Node process warning', async () => {
+    const emulator = await startEmulator({ accounts: [{ email: EMAIL, password: PASSWORD }] })
+    const queueDir = join(dir, 'stale-queue')
+    try {
+      await mkdir(queueDir, { recursive: true })
+      // A lock left by a process that no longer runs (pid 2^22 + 1 is above Linux's pid_max default).
+      await writeFile(join(queueDir, 'lock'), JSON.stringify({ pid: 4_194_305, hostname: hostname(), token: 'left-behind' }))
+      const r = await runCli(['replay', recording, '--virtual', '--json', ...uploadArgs(emulator.url), '--queue-dir', queueDir])
+      expect(r.code).toBe(0)
+      expect(r.stderr).toMatch(/beaconkit: warning: upload queue: .*4194305/)
+      expect(r.stderr).not.toMatch(/\(node:\d+\)/)
     } finally {
       await emulator.close()
     }
