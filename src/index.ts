@@ -6,6 +6,7 @@
 export type { Advertisement, ServiceData } from './advertisement.js'
 export type {
   Beacon,
+  BeaconAdapter,
   BeaconFlags,
   BeaconReading,
   EddystoneEid,
@@ -22,12 +23,13 @@ export type {
 } from './reading.js'
 export {
   AccountError,
+  AdapterError,
   BeaconkitError,
   BluetoothUnavailableError,
   BroadcastKeyError,
   InvalidOptionError,
 } from './errors.js'
-export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode } from './errors.js'
+export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode } from './errors.js'
 export { RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'
@@ -92,5 +94,7 @@ export { ReplaySource } from './sources/replay.js'
 export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay.js'
 export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
+export { CombinedSource, combineSources } from './sources/combined.js'
+export type { AdapterStatus, NamedSource, SourceEntry } from './sources/combined.js'
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'
