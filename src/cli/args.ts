@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import type { Values } from './arg-values.js'
 
 /** The sub-commands of `beaconkit`. */
@@ -45,7 +45,7 @@ export interface ViewFlags {
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
   | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
+  | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
@@ -73,7 +73,7 @@ const VIEW: Options = {
 }
 
 const OPTIONS: Record<CommandName, Options> = {
-  scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' } },
+  scan: { ...HELP, ...VIEW, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' } },
   replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' } },
   simulate: {
     ...HELP,
@@ -159,14 +159,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (bool(values, 'help')) return { command: 'help', topic: command }
 
   switch (command) {
-    case 'scan':
+    case 'scan': {
       positionals(pos, 0, 'beaconkit scan [options]', command)
+      // `--hci 0 --hci 1`: several adapters feeding one scanner.
+      const [first, ...extra] = hciList(values, command)
       return {
         command,
         view: parseView(values, command),
-        ...optional('hci', hci(values, command)),
+        ...optional('hci', first),
+        ...optional('extraHci', extra.length > 0 ? extra : undefined),
         ...optional('fallbackReplay', str(values, 'fallback-replay')),
       }
+    }
     case 'replay': {
       const [file] = positionals(pos, 1, 'beaconkit replay <file.jsonl> [options]', command)
       return { command, view: parseView(values, command), file, speed: speed(values, command), virtual: bool(values, 'virtual') }

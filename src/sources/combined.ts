@@ -184,8 +184,10 @@ export class CombinedSource extends EventEmitter<AdvertisementSourceEvents> impl
       }
     })
     if (failures.length === this.members.length) {
-      const list = failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')
-      throw new AdapterError('no_adapter_started', `No adapter could start (${list}). Fix at least one of them as its message says.`, { failures, cause: failures[0].error })
+      const message = new Set(failures.map((f) => f.error.message)).size === 1
+        ? `No adapter could start (${failures.map((f) => f.adapter).join(', ')}): ${failures[0].error.message}`
+        : `No adapter could start (${failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')}). Fix at least one of them as its message says.`
+      throw new AdapterError('no_adapter_started', message, { failures, cause: failures[0].error })
     }
     this.running = true
     for (const f of failures) {

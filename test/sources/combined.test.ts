@@ -133,6 +133,10 @@ describe('CombinedSource', () => {
       { adapter: 'hci1', error: e1 },
     ])
     expect(typed.message).toMatch(/hci0: No permission for hci0\.; hci1: No adapter hci1\./)
+    // One reason shared by every adapter is said once.
+    const same = new Error('no Bluetooth here')
+    const one = new CombinedSource([new PushSource(undefined, { startError: same }), new PushSource(undefined, { startError: same })])
+    await expect(one.start()).rejects.toThrow(/^No adapter could start \(source1, source2\): no Bluetooth here$/)
     expect(c.errors).toEqual([])
     a.emit('advertisement', adv('aa:00:00:00:00:01', -60))
     expect(c.advs).toEqual([])
