@@ -30,12 +30,22 @@ export interface AdapterStatus {
   state?: AdapterState
 }
 
-/** A structured warning the combined source emits (the scanner forwards it as it is). */
-interface AdapterWarning {
+/**
+ * What a {@link CombinedSource} warns with: an object rather than the plain string of other
+ * sources, so the scanner's `warning` event keeps the code and the adapter.
+ */
+export interface AdapterWarning {
+  /** `adapter_state` (an adapter left `poweredOn` while another is on), else the source's own code or `source_warning`. */
   code: string
+  /** Starts with the adapter's name. */
   message: string
   adapter: string
+  /** For recordings: the 1-based line number at fault. */
+  line?: number
 }
+
+/** Events of a {@link CombinedSource}: those of every source, its warnings structured. */
+export type CombinedSourceEvents = Omit<AdvertisementSourceEvents, 'warning'> & { warning: [AdapterWarning] }
 
 /** When no adapter is on, the combined state is the first of these that some adapter is in. */
 const STATE_ORDER: readonly AdapterState[] = ['resetting', 'poweredOff', 'unauthorized', 'unsupported', 'unknown']
@@ -89,7 +99,7 @@ function asError(reason: unknown): Error {
  * const scanner = new BeaconScanner({ source }) // or simply { source: [src0, src1] }
  * ```
  */
-export class CombinedSource extends EventEmitter<AdvertisementSourceEvents> implements AdvertisementSource {
+export class CombinedSource extends EventEmitter<CombinedSourceEvents> implements AdvertisementSource {
   /** The sources' shared clock, when they run on one (virtual time). */
   readonly clock?: Clock
   private readonly members: Member[]
@@ -217,7 +227,10 @@ export class CombinedSource extends EventEmitter<AdvertisementSourceEvents> impl
     }
     const onWarning = (w: string | { code?: unknown; message?: unknown }): void => {
       if (typeof w === 'string') this.warn({ code: 'source_warning', message: `${name}: ${w}`, adapter: name })
-      else if (typeof w === 'object' && w !== null) this.warn({ ...w, code: typeof w.code === 'string' ? w.code : 'source_warning', message: `${name}: ${String(w.message)}`, adapter: name })
+      else if (typeof w === 'object' && w !== null) {
+        const line = (w as { line?: unknown }).line
+        this.warn({ code: typeof w.code === 'string' ? w.code : 'source_warning', message: `${name}: ${String(w.message)}`, adapter: name, ...(typeof line === 'number' ? { line } : {}) })
+      }
     }
     const onEnd = (): void => {
       m.status = 'ended'
@@ -246,8 +259,7 @@ export class CombinedSource extends EventEmitter<AdvertisementSourceEvents> impl
   }
 
   private warn(w: AdapterWarning): void {
-    // Structured like a replay's warnings; the scanner forwards objects as they are.
-    this.emit('warning', w as unknown as string)
+    this.emit('warning', w)
   }
 
   /** The adapters scanning now (running, and on or silent about their state), for messages. */

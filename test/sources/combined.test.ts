@@ -3,6 +3,7 @@ import type { Advertisement } from '../../src/advertisement.js'
 import { VirtualClock } from '../../src/clock.js'
 import { AdapterError, BluetoothUnavailableError, InvalidOptionError } from '../../src/errors.js'
 import { CombinedSource, combineSources } from '../../src/sources/combined.js'
+import type { AdapterWarning } from '../../src/sources/combined.js'
 import { ReplaySource } from '../../src/sources/replay.js'
 import { SimulatedSource } from '../../src/sources/simulated.js'
 import type { AdapterState } from '../../src/sources/source.js'
@@ -26,7 +27,7 @@ interface Collected {
   advs: Advertisement[]
   states: AdapterState[]
   errors: Error[]
-  warnings: { code: string; message: string; adapter?: string }[]
+  warnings: AdapterWarning[]
   ends: number
 }
 
@@ -35,7 +36,7 @@ function collect(source: CombinedSource): Collected {
   source.on('advertisement', (a) => c.advs.push(a))
   source.on('state', (s) => c.states.push(s))
   source.on('error', (e) => c.errors.push(e))
-  source.on('warning', (w) => c.warnings.push(w as unknown as Collected['warnings'][number]))
+  source.on('warning', (w) => c.warnings.push(w))
   source.on('end', () => c.ends++)
   return c
 }
