@@ -16,4 +16,6 @@ export default tseslint.config(
     files: ['**/*.mjs', '**/*.cjs', 'bench/**', 'test/**/fixtures/**'],
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
+  // CommonJS config files (.dependency-cruiser.cjs) assign module.exports.
+  { files: ['**/*.cjs'], languageOptions: { globals: { module: 'writable', require: 'readonly' } } },
 )
