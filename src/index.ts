@@ -95,6 +95,6 @@ export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay.j
 export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
 export { CombinedSource, combineSources } from './sources/combined.js'
-export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, NamedSource, SourceEntry } from './sources/combined.js'
+export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, NamedSource, SourceEntry } from './sources/combined.js'
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'

@@ -6,46 +6,15 @@
  */
 import { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from '../advertisement.js'
-import type { Clock } from '../clock.js'
-import { AdapterError, InvalidOptionError } from '../errors.js'
+import { RealClock } from '../clock.js'
+import type { CancelTimer, Clock } from '../clock.js'
+import { AdapterError } from '../errors.js'
 import type { AdapterFailure } from '../errors.js'
-import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
+import { MAX_RETRY_MS, resolveCombined } from './combined-options.js'
+import type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, SourceEntry } from './combined-options.js'
+import type { AdapterState, AdvertisementSource } from './source.js'
 
-/** A source with the adapter name its advertisements are tagged with. */
-export interface NamedSource {
-  source: AdvertisementSource
-  /** Tags this source's advertisements. Default: the source's own `adapter`, else `source<n>` (1-based). */
-  adapter?: string
-}
-
-/** What {@link CombinedSource} takes: sources, or sources with names. */
-export type SourceEntry = AdvertisementSource | NamedSource
-
-/** Where one adapter of a {@link CombinedSource} stands. */
-export interface AdapterStatus {
-  adapter: string
-  /** `failed`: its start() rejected; `ended`: a finite source delivered its last advertisement. */
-  status: 'stopped' | 'starting' | 'running' | 'failed' | 'ended'
-  /** The latest state it reported, if any. */
-  state?: AdapterState
-}
-
-/**
- * What a {@link CombinedSource} warns with: an object rather than the plain string of other
- * sources, so the scanner's `warning` event keeps the code and the adapter.
- */
-export interface AdapterWarning {
-  /** `adapter_state` (an adapter left `poweredOn` while another is on), else the source's own code or `source_warning`. */
-  code: string
-  /** Starts with the adapter's name. */
-  message: string
-  adapter: string
-  /** For recordings: the 1-based line number at fault. */
-  line?: number
-}
-
-/** Events of a {@link CombinedSource}: those of every source, its warnings structured. */
-export type CombinedSourceEvents = Omit<AdvertisementSourceEvents, 'warning'> & { warning: [AdapterWarning] }
+export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, NamedSource, SourceEntry } from './combined-options.js'
 
 /** When no adapter is on, the combined state is the first of these that some adapter is in. */
 const STATE_ORDER: readonly AdapterState[] = ['resetting', 'poweredOff', 'unauthorized', 'unsupported', 'unknown']
@@ -54,20 +23,13 @@ class Member {
   status: AdapterStatus['status'] = 'stopped'
   state: AdapterState | undefined = undefined
   detach: (() => void) | undefined = undefined
+  cancelRetry: CancelTimer | undefined = undefined
+  retryDelay = 0
 
   constructor(
     readonly name: string,
     readonly source: AdvertisementSource,
   ) {}
-}
-
-function isNamed(entry: SourceEntry): entry is NamedSource {
-  return typeof entry === 'object' && entry !== null && 'source' in entry && typeof (entry as { start?: unknown }).start !== 'function'
-}
-
-function isSource(s: unknown): s is AdvertisementSource {
-  const x = s as Partial<AdvertisementSource> | null
-  return typeof x === 'object' && x !== null && typeof x.start === 'function' && typeof x.stop === 'function' && typeof x.on === 'function'
 }
 
 function asError(reason: unknown): Error {
@@ -83,7 +45,8 @@ function asError(reason: unknown): Error {
  * - `start()` starts every source at once and resolves when at least one started; each one
  *   that did not is reported as an `error` ({@link AdapterError} `adapter_failed`). When none
  *   started it rejects with {@link AdapterError} `no_adapter_started`, listing each failure.
- *   A source that failed to start is not retried: restart the scanner to try it again.
+ *   A source that failed to start while others run is tried again (`retryStartMs`); when it
+ *   starts, a `warning` (`adapter_started`) says so.
  * - An `error` of one source is re-emitted as {@link AdapterError} `adapter_failed` naming the
  *   adapter, with the source's own error as `cause`; its warnings are re-emitted prefixed
  *   with the adapter's name.
@@ -109,30 +72,17 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
   private generation = 0
   private combinedState: AdapterState | undefined = undefined
   private endEmitted = false
+  private readonly retryStartMs: number
+  private readonly timers: Clock
 
-  /** @throws InvalidOptionError when there is no source, a name repeats, or the sources run on different clocks. */
-  constructor(sources: readonly SourceEntry[]) {
+  /** @throws InvalidOptionError when there is no source, a name repeats, the sources run on different clocks, or an option is bad. */
+  constructor(sources: readonly SourceEntry[], options: CombinedSourceOptions = {}) {
     super()
-    if (!Array.isArray(sources) || sources.length === 0) {
-      throw new InvalidOptionError('invalid_option', 'CombinedSource needs at least one source, e.g. [new NobleSource({ hciDeviceId: 0 }), new NobleSource({ hciDeviceId: 1 })].', { option: 'source' })
-    }
-    const names = new Set<string>()
-    this.members = sources.map((entry, i) => {
-      const source = isNamed(entry) ? entry.source : entry
-      if (!isSource(source)) throw new InvalidOptionError('invalid_option', `source ${i + 1} is not an AdvertisementSource (start(), stop(), on()).`, { option: 'source' })
-      const given = isNamed(entry) ? entry.adapter : undefined
-      const name = given ?? (typeof source.adapter === 'string' && source.adapter !== '' ? source.adapter : `source${i + 1}`)
-      if (typeof name !== 'string' || name === '') throw new InvalidOptionError('invalid_option', `source ${i + 1}: the adapter name must be a non-empty string.`, { option: 'source' })
-      if (names.has(name)) throw new InvalidOptionError('invalid_option', `two sources are named ${JSON.stringify(name)}: give each adapter its own name.`, { option: 'source' })
-      names.add(name)
-      return new Member(name, source)
-    })
-    const clocks = new Set(this.members.map((m) => m.source.clock).filter((c) => c !== undefined))
-    if (clocks.size > 1) {
-      throw new InvalidOptionError('invalid_option', 'the sources run on different clocks: combine live sources, or virtual-time sources sharing one clock.', { option: 'source' })
-    }
-    const [clock] = clocks
-    if (clock !== undefined) this.clock = clock
+    const resolved = resolveCombined(sources, options)
+    this.retryStartMs = resolved.retryStartMs
+    this.members = resolved.members.map((m) => new Member(m.adapter, m.source))
+    if (resolved.clock !== undefined) this.clock = resolved.clock
+    this.timers = resolved.clock ?? new RealClock()
   }
 
   /** The adapters' names, in the order the sources were given. */
@@ -163,6 +113,10 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
     this.running = false
     this.detachAll()
     if (!wasActive) return
+    for (const m of this.members) {
+      m.cancelRetry?.()
+      m.cancelRetry = undefined
+    }
     const active = this.members.filter((m) => m.status !== 'stopped')
     for (const m of active) m.status = 'stopped'
     const results = await Promise.allSettled(active.map((m) => m.source.stop()))
@@ -176,6 +130,7 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
     for (const m of this.members) {
       m.state = undefined
       m.status = 'starting'
+      m.retryDelay = this.retryStartMs
       this.attach(m)
     }
     const results = await Promise.allSettled(this.members.map((m) => m.source.start()))
@@ -200,11 +155,42 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
       throw new AdapterError('no_adapter_started', message, { failures, cause: failures[0].error })
     }
     this.running = true
+    const later = this.retryStartMs > 0 ? `, tried again in ${Math.round(this.retryStartMs / 1000)} s` : ''
     for (const f of failures) {
-      this.emit('error', new AdapterError('adapter_failed', `${f.adapter} could not start and is left out; scanning goes on with ${this.working()}: ${f.error.message}`, { adapter: f.adapter, cause: f.error }))
+      this.emit('error', new AdapterError('adapter_failed', `${f.adapter} could not start and is left out${later}; scanning goes on with ${this.working()}: ${f.error.message}`, { adapter: f.adapter, cause: f.error }))
     }
+    for (const m of this.members) if (m.status === 'failed') this.scheduleRetry(m, generation)
     this.updateState()
     this.checkEnded()
+  }
+
+  /** Tries a failed adapter's start() again after its delay; the delay doubles on each failure. */
+  private scheduleRetry(m: Member, generation: number): void {
+    if (m.retryDelay <= 0) return
+    const delay = m.retryDelay
+    m.retryDelay = Math.min(delay * 2, MAX_RETRY_MS)
+    m.cancelRetry = this.timers.setTimeout(() => {
+      m.cancelRetry = undefined
+      if (generation !== this.generation || !this.running) return
+      m.status = 'starting'
+      this.attach(m)
+      m.source.start().then(
+        () => {
+          if (generation !== this.generation) return
+          m.status = 'running'
+          this.warn({ code: 'adapter_started', message: `${m.name} started on a later attempt and scans too`, adapter: m.name })
+          this.updateState()
+        },
+        () => {
+          if (generation !== this.generation) return
+          // Reported once, when it first failed; a retry that fails again is quiet.
+          m.status = 'failed'
+          m.detach?.()
+          m.detach = undefined
+          this.scheduleRetry(m, generation)
+        },
+      )
+    }, delay)
   }
 
   private attach(m: Member): void {
@@ -286,7 +272,7 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
   }
 }
 
-/** Shorthand for `new CombinedSource(sources)`. */
-export function combineSources(sources: readonly SourceEntry[]): CombinedSource {
-  return new CombinedSource(sources)
+/** Shorthand for `new CombinedSource(sources, options)`. */
+export function combineSources(sources: readonly SourceEntry[], options?: CombinedSourceOptions): CombinedSource {
+  return new CombinedSource(sources, options)
 }

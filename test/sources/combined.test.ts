@@ -102,7 +102,7 @@ describe('CombinedSource', () => {
     expect(error.code).toBe('adapter_failed')
     expect(error.adapter).toBe('hci1')
     expect(error.cause).toBe(cause)
-    expect(error.message).toMatch(/hci1 could not start.*hci0/)
+    expect(error.message).toMatch(/hci1 could not start and is left out, tried again in 30 s; scanning goes on with hci0/)
     expect(source.status()).toEqual([
       { adapter: 'hci0', status: 'running' },
       { adapter: 'hci1', status: 'failed' },
@@ -113,6 +113,57 @@ describe('CombinedSource', () => {
     expect(c.advs.map((a) => a.adapter)).toEqual(['hci0'])
     await source.stop()
     expect(good.stops).toBe(1)
+  })
+
+  it('tries a failed adapter again, waiting twice as long after each failure, and says when it joins', async () => {
+    const clock = new VirtualClock(T0)
+    const good = new PushSource(clock, { adapter: 'hci0' })
+    const late = new PushSource(clock, { adapter: 'hci1', startError: new Error('No adapter hci1.') })
+    const source = new CombinedSource([good, late], { retryStartMs: 1000 })
+    const c = collect(source)
+    await source.start()
+    expect(c.errors.map((e) => e.message)).toEqual(['hci1 could not start and is left out, tried again in 1 s; scanning goes on with hci0: No adapter hci1.'])
+    const settle = async (): Promise<void> => {
+      for (let i = 0; i < 5; i++) await new Promise((r) => setImmediate(r))
+    }
+    clock.advanceBy(999)
+    expect(late.starts).toBe(1)
+    clock.advanceBy(1)
+    await settle()
+    expect(late.starts).toBe(2)
+    // Failed again: the next attempt 2 s later, quietly.
+    clock.advanceBy(1999)
+    await settle()
+    expect(late.starts).toBe(2)
+    late.options.startError = undefined
+    clock.advanceBy(1)
+    await settle()
+    expect(late.starts).toBe(3)
+    expect(c.errors).toHaveLength(1)
+    expect(c.warnings).toEqual([{ code: 'adapter_started', message: 'hci1 started on a later attempt and scans too', adapter: 'hci1' }])
+    expect(source.status().map((s) => s.status)).toEqual(['running', 'running'])
+    late.emit('advertisement', adv('aa:00:00:00:00:02', -60))
+    expect(c.advs.map((a) => a.adapter)).toEqual(['hci1'])
+    await source.stop()
+    expect(late.stops).toBe(1)
+  })
+
+  it('stops trying once stopped, and never with retryStartMs 0', async () => {
+    const clock = new VirtualClock(T0)
+    const late = new PushSource(clock, { adapter: 'hci1', startError: new Error('no') })
+    const source = new CombinedSource([new PushSource(clock, { adapter: 'hci0' }), late], { retryStartMs: 1000 })
+    await source.start()
+    await source.stop()
+    clock.advanceBy(60_000)
+    expect(late.starts).toBe(1)
+    const never = new CombinedSource([new PushSource(clock, { adapter: 'hci0' }), late], { retryStartMs: 0 })
+    const c = collect(never)
+    await never.start()
+    clock.advanceBy(3_600_000)
+    expect(late.starts).toBe(2)
+    expect(c.errors[0].message).toMatch(/^hci1 could not start and is left out; scanning goes on with hci0/)
+    await never.stop()
+    expect(() => new CombinedSource([late], { retryStartMs: -1 })).toThrow(/retryStartMs must be/)
   })
 
   it('rejects with no_adapter_started, listing every failure, when none starts', async () => {
