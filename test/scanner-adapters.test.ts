@@ -122,6 +122,23 @@ describe('several adapters feeding one scanner', () => {
     await scanner.stop()
   })
 
+  it('a snapshot taken at the very millisecond the beacon goes still lists the adapter that heard it last', async () => {
+    const { a, clock, scanner, log, hear } = await rig()
+    await scanner.start()
+    hear(a, -60, 0)
+    // The tick at 8000 runs before the expiry due at the same millisecond.
+    clock.advanceTo(T0 + 8000)
+    const ticks = log.updated.filter((bs) => bs.length > 0)
+    expect(ticks).toHaveLength(8)
+    for (const [b] of ticks) {
+      expect(b.smoothedRssi).toBe(-60)
+      expect(b.adapters).toEqual([{ adapter: 'hci0', rssi: -60, lastSeen: T0 }])
+      checkConsistent(b)
+    }
+    expect(log.gone).toHaveLength(1)
+    await scanner.stop()
+  })
+
   it('scans on when one adapter fails to start, reporting it as an error naming the adapter', async () => {
     const cause = new BluetoothUnavailableError('no_adapter', 'No Bluetooth adapter hci1: check `hciconfig`.')
     const { a, scanner, log, hear } = await rig({ startError: cause })

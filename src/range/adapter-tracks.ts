@@ -4,6 +4,8 @@
  * near and a far reading into a distance that is neither, so each adapter smooths its own
  * samples and the beacon's distance comes from the adapter hearing it best. Only beacons whose
  * advertisements name an adapter have tracks: single-adapter traffic pays nothing for this.
+ * Once a beacon has tracks, its RSSI comes from them alone: a source mixing named and unnamed
+ * advertisements for one beacon should name them all (a CombinedSource does).
  */
 import type { BeaconAdapter } from '../reading.js'
 import type { RssiFilter, SampleWindow, SmoothingState } from './rssi-filter.js'
@@ -43,25 +45,42 @@ export function addTrackSample(tracks: AdapterTrack[], adapter: string, rssi: nu
 }
 
 /**
- * The best smoothed RSSI among the adapters that heard the beacon within `timeoutMs` before
- * `ref`; NaN when none did. Each adapter's value is taken at its own last sample, as a
+ * Whether `t` still counts at `ref`: it heard the beacon within `timeoutMs` before, or it is
+ * the adapter that heard it last. The latter matters at the very millisecond a beacon goes: a
+ * tick due then may run before the expiry and must still see the beacon's last adapter.
+ */
+function counts(t: AdapterTrack, ref: number, timeoutMs: number, newest: number): boolean {
+  return t.lastSeen + timeoutMs > ref || t.lastSeen === newest
+}
+
+function newestOf(tracks: readonly AdapterTrack[]): number {
+  let newest = Number.NEGATIVE_INFINITY
+  for (const t of tracks) if (t.lastSeen > newest) newest = t.lastSeen
+  return newest
+}
+
+/**
+ * The best smoothed RSSI among the adapters that count at `ref` (see `counts`); NaN when
+ * there is no track. Each adapter's value is taken at its own last sample, as a
  * single-adapter beacon's is.
  */
 export function bestTrackRssi(tracks: readonly AdapterTrack[], ref: number, filter: RssiFilter, timeoutMs: number): number {
+  const newest = newestOf(tracks)
   let best = Number.NaN
   for (const t of tracks) {
-    if (t.lastSeen + timeoutMs <= ref) continue
+    if (!counts(t, ref, timeoutMs, newest)) continue
     const v = filter.value(t, t.lastSeen)
     if (!(v <= best)) best = v
   }
   return best
 }
 
-/** The public list: adapters that heard the beacon within `timeoutMs` before `ref`, best first (ties by name). */
+/** The public list: the adapters that count at `ref`, best first (ties by name). */
 export function trackList(tracks: readonly AdapterTrack[], ref: number, filter: RssiFilter, timeoutMs: number): BeaconAdapter[] {
+  const newest = newestOf(tracks)
   const list: BeaconAdapter[] = []
   for (const t of tracks) {
-    if (t.lastSeen + timeoutMs <= ref) continue
+    if (!counts(t, ref, timeoutMs, newest)) continue
     list.push({ adapter: t.adapter, rssi: Math.round(filter.value(t, t.lastSeen) * 10) / 10, lastSeen: t.lastSeen })
   }
   return list.sort((a, b) => b.rssi - a.rssi || (a.adapter < b.adapter ? -1 : a.adapter > b.adapter ? 1 : 0))

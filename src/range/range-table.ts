@@ -300,14 +300,12 @@ export class RangeTable {
 
   /**
    * The smoothed RSSI at `t`: the entry's own, or with several adapters the best among those
-   * that heard it within the gone timeout before `t` (the entry's own only if none did, which
-   * takes packets that named no adapter).
+   * that heard it within the gone timeout before `t` (AdapterTrack).
    */
   private smoothed(e: Entry, t: number): number {
     const tracks = e.tracks
     if (tracks === undefined) return this.opts.smoothing.value(e, t)
-    const best = bestTrackRssi(tracks, t, this.opts.smoothing, this.opts.goneTimeoutMs)
-    return Number.isNaN(best) ? this.opts.smoothing.value(e, e.lastSeen) : best
+    return bestTrackRssi(tracks, t, this.opts.smoothing, this.opts.goneTimeoutMs)
   }
 
   /** Queues `e` for its gone check if it is not queued yet, and makes sure the timer is armed. */
