@@ -19,6 +19,12 @@ export interface Advertisement {
   manufacturerData?: Uint8Array
   /** 16-bit service data; `uuid` as noble reports it (`"81e7"` for on-air `E7 81`), `data` without the uuid. */
   serviceData?: ServiceData[]
+  /**
+   * Which adapter heard it (e.g. `hci1`), when a scanner is fed by several
+   * (`CombinedSource` sets it). Absent from single-adapter sources, so their beacons carry no
+   * per-adapter state.
+   */
+  adapter?: string
 }
 
 /** One service-data element of an advertisement. */
@@ -122,6 +128,10 @@ export function parseAdvertisementLine(line: string): ParsedLine {
     }
     adv.serviceData = list
   }
+  if (value.adapter !== undefined) {
+    if (typeof value.adapter !== 'string' || value.adapter === '') return { kind: 'malformed', reason: '"adapter" must be a non-empty string such as "hci0"' }
+    adv.adapter = value.adapter
+  }
   return { kind: 'advertisement', advertisement: adv }
 }
 
@@ -134,6 +144,7 @@ export function formatAdvertisementLine(adv: Advertisement): string {
   if (adv.txPowerLevel !== undefined) out.txPowerLevel = adv.txPowerLevel
   if (adv.manufacturerData !== undefined) out.manufacturerData = bytesToHex(adv.manufacturerData)
   if (adv.serviceData !== undefined) out.serviceData = adv.serviceData.map((s) => ({ uuid: s.uuid, data: bytesToHex(s.data) }))
+  if (adv.adapter !== undefined) out.adapter = adv.adapter
   return JSON.stringify(out)
 }
 

@@ -130,3 +130,31 @@ export class QueueError extends BeaconkitError<QueueErrorCode> {
     if (details.holder !== undefined) this.holder = details.holder
   }
 }
+
+/** Reasons one of several adapters (or every one of them) failed; see {@link AdapterError}. */
+export type AdapterErrorCode = 'adapter_failed' | 'no_adapter_started'
+
+/** What went wrong with one adapter of a combined source. */
+export interface AdapterFailure {
+  /** The adapter's name, e.g. `hci1`. */
+  adapter: string
+  error: Error
+}
+
+/**
+ * One adapter of several failed (`adapter_failed`: the others scan on; `cause` is that
+ * adapter's own error), or none of them could start (`no_adapter_started`: `failures` lists
+ * each adapter's error).
+ */
+export class AdapterError extends BeaconkitError<AdapterErrorCode> {
+  /** For `adapter_failed`: the adapter at fault. */
+  readonly adapter?: string
+  /** For `no_adapter_started`: every adapter's error, in the order the sources were given. */
+  readonly failures?: readonly AdapterFailure[]
+
+  constructor(code: AdapterErrorCode, message: string, details: { adapter?: string; failures?: readonly AdapterFailure[]; cause?: unknown } = {}) {
+    super(code, message, { cause: details.cause })
+    if (details.adapter !== undefined) this.adapter = details.adapter
+    if (details.failures !== undefined) this.failures = details.failures
+  }
+}

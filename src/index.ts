@@ -6,6 +6,7 @@
 export type { Advertisement, ServiceData } from './advertisement.js'
 export type {
   Beacon,
+  BeaconAdapter,
   BeaconFlags,
   BeaconReading,
   EddystoneEid,
@@ -22,13 +23,14 @@ export type {
 } from './reading.js'
 export {
   AccountError,
+  AdapterError,
   BeaconkitError,
   BluetoothUnavailableError,
   BroadcastKeyError,
   InvalidOptionError,
   QueueError,
 } from './errors.js'
-export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, QueueErrorCode, QueueLockHolder } from './errors.js'
 export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './unheard.js'
 export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
@@ -94,6 +96,8 @@ export { ReplaySource } from './sources/replay.js'
 export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay.js'
 export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
+export { CombinedSource, combineSources } from './sources/combined.js'
+export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, NamedSource, SourceEntry } from './sources/combined.js'
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'

@@ -146,6 +146,25 @@ export interface Beacon extends BeaconReading {
   firstSeen: number
   /** ms, clock time of the latest advertisement. */
   lastSeen: number
-  /** The filtered RSSI that accuracy and proximity are computed from. */
+  /**
+   * The filtered RSSI that accuracy and proximity are computed from. With several adapters,
+   * the best adapter's (the first of {@link Beacon.adapters}).
+   */
   smoothedRssi: number
+  /**
+   * Only when the advertisements name the adapter that heard them (a scanner fed by several
+   * adapters, e.g. a `CombinedSource`): the adapters that heard this beacon within the gone
+   * timeout, best first. Each smooths its own RSSI; `rssi` above stays the latest packet's.
+   */
+  adapters?: BeaconAdapter[]
+}
+
+/** One adapter hearing a tracked beacon. */
+export interface BeaconAdapter {
+  /** The adapter's name, e.g. `hci1`. */
+  adapter: string
+  /** This adapter's smoothed RSSI (dBm, to a tenth, like `smoothedRssi`). */
+  rssi: number
+  /** ms, clock time this adapter last heard the beacon. */
+  lastSeen: number
 }

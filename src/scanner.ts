@@ -287,7 +287,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
       if (answer instanceof SlotSummary) {
         // The common case: a repeat of a payload whose merge would change nothing.
         const owner = decoder.unchangedOwner(cached, slot)
-        if (owner !== undefined && this.table.repeat(owner, adv.rssi, adv.timestamp)) return
+        if (owner !== undefined && this.table.repeat(owner, adv.rssi, adv.timestamp, adv.adapter)) return
       }
       this.merge(adv, answer, cached, slot)
     } catch (err) {
@@ -304,7 +304,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   private merge(adv: Advertisement, answer: Readonly<BeaconReading> | SlotSummary, cached: CacheEntry, slot: number): void {
     const reading = answer instanceof SlotSummary ? this.decoder.redecode(adv, cached) : answer
     if (reading === null) return
-    const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp)
+    const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp, adv.adapter)
     // Where the answer came from was read before the table ran listeners, which may feed more packets.
     this.decoder.settle(cached, slot, owner)
   }

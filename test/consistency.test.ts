@@ -44,15 +44,17 @@ class PushSource extends EventEmitter<AdvertisementSourceEvents> {
   async stop(): Promise<void> {}
 }
 
-async function track(packets: Advertisement['serviceData'][]): Promise<ReturnType<BeaconScanner['beacons']>[number]> {
+/** The beacon tracked from `packets`; with `adapters`, the packets arrive through each in turn. */
+async function track(packets: Advertisement['serviceData'][], adapters?: string[]): Promise<ReturnType<BeaconScanner['beacons']>[number]> {
   const clock = new VirtualClock(1_767_225_600_000)
   const source = new PushSource(clock)
   const scanner = new BeaconScanner({ source })
   await scanner.start()
-  for (const serviceData of packets) {
+  packets.forEach((serviceData, i) => {
     clock.advanceBy(100)
-    source.emit('advertisement', { ...base, timestamp: clock.now(), serviceData })
-  }
+    const adapter = adapters?.[i % adapters.length]
+    source.emit('advertisement', { ...base, timestamp: clock.now(), serviceData, ...(adapter === undefined ? {} : { adapter, rssi: base.rssi - 10 * (i % adapters!.length) }) })
+  })
   const [beacon] = scanner.beacons()
   await scanner.stop()
   return beacon
@@ -72,5 +74,15 @@ describe('a tracked beacon', () => {
     const modelChanged = await track([[{ uuid: '81e7', data: identity('C0', 9) }], [{ uuid: '81e7', data: identity('B0', 9) }]])
     expect(modelChanged).toMatchObject({ hardwareModelName: 'B0', transmitPower: 9 })
     expect(modelChanged).not.toHaveProperty('transmitPowerDbm')
+  })
+
+  it('frames heard through two adapters merge by the same rule; distance is the best adapter\'s', async () => {
+    const b = await track([[{ uuid: '81e7', data: sensors('moving') }], [{ uuid: '81e7', data: identity('C0', 9) }], [{ uuid: '81e7', data: sensors('unknown') }], [{ uuid: '81e7', data: identity('B0', 9) }]], ['hci0', 'hci1'])
+    expect(b).toMatchObject({ hardwareModelName: 'B0', transmitPower: 9, movingState: 'unknown' })
+    expect(b).not.toHaveProperty('moving')
+    expect(b).not.toHaveProperty('transmitPowerDbm')
+    expect(b.adapters?.map((a) => [a.adapter, a.rssi])).toEqual([['hci0', -70], ['hci1', -80]])
+    expect(b.smoothedRssi).toBe(-70)
+    expect(inconsistencies(b)).toEqual([])
   })
 })

@@ -141,6 +141,17 @@ export function positionals(list: string[], count: number, usage: string, comman
   return list
 }
 
+/** Repeatable `--hci <n>`: the adapter numbers, in the order given, each once. */
+export function hciList(values: Values, command: CommandName): number[] {
+  const list: number[] = []
+  for (const text of strs(values, 'hci')) {
+    const n = hci({ hci: text }, command) as number
+    if (list.includes(n)) fail('hci', `--hci ${n} is given twice: name each adapter once`, command)
+    list.push(n)
+  }
+  return list
+}
+
 /** `--hci <n>`: the adapter number. */
 export function hci(values: Values, command: CommandName): number | undefined {
   return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })

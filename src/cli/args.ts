@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
 import { COMMANDS } from './command-line.js'
@@ -35,7 +35,7 @@ const VIEW: Options = {
 }
 
 const OPTIONS: Record<CommandName, Options> = {
-  scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' } },
+  scan: { ...HELP, ...VIEW, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' } },
   replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' }, demo: { type: 'boolean' } },
   simulate: {
     ...HELP,
@@ -126,14 +126,18 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (bool(values, 'help')) return { command: 'help', topic: command }
 
   switch (command) {
-    case 'scan':
+    case 'scan': {
       positionals(pos, 0, 'beaconkit scan [options]', command)
+      // `--hci 0 --hci 1`: several adapters feeding one scanner.
+      const [first, ...extra] = hciList(values, command)
       return {
         command,
         view: parseView(values, command),
-        ...optional('hci', hci(values, command)),
+        ...optional('hci', first),
+        ...optional('extraHci', extra.length > 0 ? extra : undefined),
         ...optional('fallbackReplay', str(values, 'fallback-replay')),
       }
+    }
     case 'replay': {
       const usage = 'beaconkit replay <file.jsonl> [options], or beaconkit replay --demo [options]'
       let file: string

@@ -40,7 +40,7 @@ export interface ViewFlags {
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
   | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
+  | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }

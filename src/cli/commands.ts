@@ -1,11 +1,12 @@
 /** The commands that run something (everything but help, version and keys check). */
 
 import { basename } from 'node:path'
+import { CombinedSource } from '../sources/combined.js'
 import { NobleSource } from '../sources/noble.js'
 import { ReplaySource } from '../sources/replay.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { ParsedCommand, ViewFlags } from './command-line.js'
-import { BluetoothUnavailableError, InvalidOptionError } from '../errors.js'
+import { AdapterError, BluetoothUnavailableError, InvalidOptionError } from '../errors.js'
 import { pathForMessage } from '../secure/secret-file.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
@@ -36,15 +37,32 @@ async function replay(file: string, view: ViewFlags, speed: number, virtual: boo
   return code
 }
 
+/**
+ * Several adapters of which none could start for want of Bluetooth: the same error (exit code,
+ * fallback replay) as one adapter that could not, with every adapter's reason in the message.
+ */
+function bluetoothFailure(error: unknown): unknown {
+  if (!(error instanceof AdapterError) || error.code !== 'no_adapter_started' || error.failures === undefined) return error
+  const [first] = error.failures
+  if (first === undefined || !error.failures.every((f) => f.error instanceof BluetoothUnavailableError)) return error
+  return new BluetoothUnavailableError((first.error as BluetoothUnavailableError).code, error.message, { cause: error })
+}
+
 /** Runs one command to its end; returns the exit code. */
 export async function runCommand(parsed: RunnableCommand): Promise<number> {
   switch (parsed.command) {
     case 'emulate':
       return runEmulate(parsed)
     case 'scan': {
-      const source = new NobleSource(parsed.hci === undefined ? {} : { hciDeviceId: parsed.hci })
+      const several = parsed.extraHci === undefined ? undefined : [parsed.hci ?? 0, ...parsed.extraHci]
+      const source = several === undefined ? new NobleSource(parsed.hci === undefined ? {} : { hciDeviceId: parsed.hci }) : new CombinedSource(several.map((id) => new NobleSource({ hciDeviceId: id })))
+      const label = several === undefined ? `scan hci${parsed.hci ?? 0}` : `scan ${several.map((id) => `hci${id}`).join(' + ')}`
       try {
-        return await runView({ source, label: `scan hci${parsed.hci ?? 0}`, view: parsed.view, adapter: true })
+        try {
+          return await runView({ source, label, view: parsed.view, adapter: true })
+        } catch (error) {
+          throw bluetoothFailure(error)
+        }
       } catch (error) {
         if (!(error instanceof BluetoothUnavailableError) || parsed.fallbackReplay === undefined) throw error
         // The demo on a machine without Bluetooth: say why in one line, then show the recording.

@@ -41,7 +41,9 @@ Scans for beacons with the Bluetooth adapter (noble) and shows them: a live tabl
 refreshed every second on a terminal, JSON lines otherwise.
 
 Adapter:
-  --hci <n>              use adapter hci<n> (default: the first one, hci0)
+  --hci <n>              use adapter hci<n> (default: the first one, hci0); repeat
+                         it to scan with several adapters at once (--hci 0 --hci 1):
+                         each beacon then lists the adapters hearing it
   --fallback-replay <file.jsonl>
                          when no Bluetooth adapter can be used, say why and replay
                          this recording instead (what \`npm run demo\` does)

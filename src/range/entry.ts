@@ -9,6 +9,7 @@ import type { BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState,
 import type { BeaconRecord, MergeState } from './record.js'
 import type { EntryNumbers } from './entry-numbers.js'
 import type { SampleWindow, SmoothingState } from './rssi-filter.js'
+import type { AdapterTrack } from './adapter-tracks.js'
 
 /** The version of an entry that was removed or merged into another: no payload mark matches it. */
 export const DEAD = -2
@@ -80,6 +81,11 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
   declare flags?: BeaconFlags
   declare eddystone?: EddystoneInfo
   declare unknownModel?: true
+  /**
+   * Per-adapter RSSI, added by the first packet that names its adapter: beacons heard through
+   * a single unnamed source never grow the field.
+   */
+  declare tracks?: AdapterTrack[]
 
   /** A fresh entry for identity `id`, first heard with reading `r` at `now`. */
   constructor(id: string, r: Readonly<BeaconReading>, now: number, numbers: EntryNumbers) {

@@ -14,6 +14,8 @@ export interface ScannerWarning {
   message: string
   /** For recordings: the 1-based line number at fault. */
   line?: number
+  /** With several adapters (CombinedSource): the adapter the warning is about. */
+  adapter?: string
 }
 
 /**

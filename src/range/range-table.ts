@@ -25,6 +25,7 @@ import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
 import { referencePower } from '../decode.js'
 import { SecureGate } from './secure-gate.js'
+import { addTrackSample, bestTrackRssi, trackList } from './adapter-tracks.js'
 
 /** Where the table's events go (the scanner). */
 export interface RangeTableSink {
@@ -153,8 +154,9 @@ export class RangeTable {
    * shared by repeats of the same bytes (Decoder.decodeShared). Returns the entry the reading
    * was merged into when a repeat of it may take {@link RangeTable.repeat} while the entry's
    * version stays as it is now (it passed the secure gate as a plain or confirmed reading).
+   * `adapter` names the adapter that heard the packet, when there are several (AdapterTrack).
    */
-  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp): Entry | undefined {
+  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp, adapter?: string): Entry | undefined {
     if (this.tickPaused) this.resumeTick()
     const minRssi = this.opts.filter.minRssi
     if (minRssi !== undefined && rssi < minRssi) {
@@ -174,11 +176,11 @@ export class RangeTable {
     }
     const entry = this.index.resolve(r, linked, verdict === 'address')
     if (verdict === 'confirmed') {
-      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp)
+      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp, undefined)
       entry.confirmedSerial = r.serialNumber
       entry.version++
     }
-    this.apply(entry, r, hint, now, true, rssi, timestamp)
+    this.apply(entry, r, hint, now, true, rssi, timestamp, adapter)
     this.evaluate(entry, now)
     // An unverified encrypted reading ('address') changes the gate's state on every packet.
     return verdict === 'address' ? undefined : entry
@@ -189,7 +191,7 @@ export class RangeTable {
    * merge would change nothing, so only the packet's RSSI and time are taken. Returns false,
    * having done nothing, when the secure gate must see the reading (then it goes to `ingest`).
    */
-  repeat(e: Entry, rssi: number, timestamp: number): boolean {
+  repeat(e: Entry, rssi: number, timestamp: number, adapter?: string): boolean {
     // What the gate says of a repeat is only certain when no address awaits confirmation or
     // this beacon is confirmed (ingest marks only readings that passed).
     if (this.gate.size !== 0 && e.confirmedSerial === undefined) return false
@@ -199,7 +201,7 @@ export class RangeTable {
       return true
     }
     const now = this.opts.clock.now()
-    this.apply(e, undefined, undefined, now, true, rssi, timestamp)
+    this.apply(e, undefined, undefined, now, true, rssi, timestamp, adapter)
     this.evaluate(e, now)
     return true
   }
@@ -246,21 +248,22 @@ export class RangeTable {
   }
 
   /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */
-  private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number): void {
+  private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number, adapter: string | undefined): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
-    const before = wantChanges ? changeValues(e, Math.round(this.opts.smoothing.value(e, e.lastSeen))) : undefined
+    const before = wantChanges ? changeValues(e, Math.round(this.smoothed(e, e.lastSeen))) : undefined
     if (r !== undefined && mergeReading(e, r, e, hint)) e.version++
     e.rssi = rssi
     e.timestamp = timestamp
     // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
     if (announce) {
       // The filter reads the previous sample's time from lastSeen before it moves on.
-      this.opts.smoothing.add(e, rssi, now)
+      if (typeof adapter !== 'string') this.opts.smoothing.add(e, rssi, now)
+      else addTrackSample((e.tracks ??= []), adapter, rssi, now, this.opts.smoothing, this.opts.goneTimeoutMs)
       e.lastSeen = now
     }
     this.touch(e)
     if (before !== undefined) {
-      const changes = diffValues(before, changeValues(e, Math.round(this.opts.smoothing.value(e, now))))
+      const changes = diffValues(before, changeValues(e, Math.round(this.smoothed(e, now))))
       if (changes !== undefined) this.sink.changed(this.snapshot(e), changes)
     }
   }
@@ -270,7 +273,7 @@ export class RangeTable {
     if (!e.reported) {
       if (!e.matched) e.matched = !filter.identity || matchesFilter(e, filter)
       if (!e.matched) return
-      if (enterRssi !== undefined && !(this.opts.smoothing.value(e, now) >= enterRssi)) return
+      if (enterRssi !== undefined && !(this.smoothed(e, now) >= enterRssi)) return
       if (e.serialNumber === undefined && !e.settled) {
         // Its scan response, or the frames that confirm a private broadcast, may be a moment away.
         if (!e.settling) this.startSettling(e, now)
@@ -283,7 +286,7 @@ export class RangeTable {
       }
       e.reported = true
       this.sink.found(this.snapshot(e))
-    } else if (leaveRssi !== undefined && this.opts.smoothing.value(e, now) < leaveRssi) {
+    } else if (leaveRssi !== undefined && this.smoothed(e, now) < leaveRssi) {
       e.reported = false
       e.left = true
       this.sink.gone(this.copy(e, false))
@@ -316,11 +319,26 @@ export class RangeTable {
   }
 
   private copy(e: Entry, inRange: boolean): Beacon {
-    const tenths = Math.round(this.opts.smoothing.value(e, e.lastSeen) * 10)
+    const tracks = e.tracks
+    // In range: the adapters that heard it within the gone timeout before now; gone: before its last packet.
+    const ref = tracks === undefined ? e.lastSeen : inRange ? this.opts.clock.now() : e.lastSeen
+    const tenths = Math.round(this.smoothed(e, ref) * 10)
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
     const acc = this.accuracy.of(tenths, referencePower(e))
-    return snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
+    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange)
+    if (tracks !== undefined) b.adapters = trackList(tracks, ref, this.opts.smoothing, this.opts.goneTimeoutMs)
+    return b
+  }
+
+  /**
+   * The smoothed RSSI at `t`: the entry's own, or with several adapters the best among those
+   * that heard it within the gone timeout before `t` (AdapterTrack).
+   */
+  private smoothed(e: Entry, t: number): number {
+    const tracks = e.tracks
+    if (tracks === undefined) return this.opts.smoothing.value(e, t)
+    return bestTrackRssi(tracks, t, this.opts.smoothing, this.opts.goneTimeoutMs)
   }
 
   /** Queues `e` for its gone check if it is not queued yet, and makes sure the timer is armed. */

@@ -5,7 +5,7 @@
 import type { Beacon } from '../reading.js'
 
 /** What the range table keeps of a beacon: everything but the values computed for each snapshot. */
-export type BeaconRecord = Omit<Beacon, 'inRange' | 'smoothedRssi'>
+export type BeaconRecord = Omit<Beacon, 'inRange' | 'smoothedRssi' | 'adapters'>
 
 /** Which sources a beacon's contested fields came from. */
 export interface MergeState {

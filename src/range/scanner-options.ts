@@ -8,6 +8,8 @@ import { InvalidOptionError } from '../errors.js'
 import type { BroadcastKey } from '../secure/broadcast-key.js'
 import { Keyring } from '../secure/keyring.js'
 import type { AdvertisementSource } from '../sources/source.js'
+import { CombinedSource } from '../sources/combined.js'
+import type { SourceEntry } from '../sources/combined.js'
 import { checkProximityThresholds } from '../distance.js'
 import type { ProximityThresholds } from '../distance.js'
 import { compileFilter } from './filter.js'
@@ -18,8 +20,12 @@ import type { SmoothingOptions } from './rssi-filter.js'
 
 /** Options of {@link BeaconScanner}. */
 export interface ScannerOptions {
-  /** Where advertisements come from; a `NobleSource` (the local adapter) by default. */
-  source?: AdvertisementSource
+  /**
+   * Where advertisements come from; a `NobleSource` (the local adapter) by default. Several
+   * sources (adapters) are combined into one `CombinedSource`: each beacon then also lists the
+   * adapters hearing it (`Beacon.adapters`).
+   */
+  source?: AdvertisementSource | readonly SourceEntry[]
   /** Broadcast keys for private broadcasts: a Keyring, or key strings / parsed keys. */
   keys?: Keyring | Iterable<string | BroadcastKey>
   /** A beacon not heard for this long is gone. Default 8000 ms, as the vendor SDKs. */
@@ -89,7 +95,8 @@ function isSource(s: unknown): s is AdvertisementSource {
 /** Validates scanner options; throws InvalidOptionError (or BroadcastKeyError for a bad key). */
 export function resolveScannerOptions(options: ScannerOptions): ResolvedScannerOptions {
   if (typeof options !== 'object' || options === null) bad('options', 'must be an object.')
-  if (options.source !== undefined && !isSource(options.source)) bad('source', 'must be an AdvertisementSource (start(), stop(), on()).')
+  const source = Array.isArray(options.source) ? new CombinedSource(options.source as readonly SourceEntry[]) : options.source
+  if (source !== undefined && !isSource(source)) bad('source', 'must be an AdvertisementSource (start(), stop(), on()) or an array of them.')
   if (options.clock !== undefined && !isClock(options.clock)) bad('clock', 'must be a Clock (now(), setTimeout(), setInterval()).')
   for (const name of ['enterRssi', 'leaveRssi'] as const) {
     const v = options[name]
@@ -111,7 +118,7 @@ export function resolveScannerOptions(options: ScannerOptions): ResolvedScannerO
   }
   const thresholds = options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
   return {
-    source: options.source,
+    source: source as AdvertisementSource | undefined,
     clock: options.clock,
     keyring,
     eventBufferSize,

@@ -102,6 +102,11 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return { ...this.counters, ...this.scan.stats }
   }
 
+  /** `hci<n>` when an adapter number was given: names this source's advertisements in a CombinedSource. */
+  get adapter(): string | undefined {
+    return this.options.hciDeviceId === undefined ? undefined : `hci${this.options.hciDeviceId}`
+  }
+
   /**
    * Loads noble, waits for the adapter to be powered on and starts scanning; resolves once
    * the controller confirmed scanning. Calling it again while running does nothing.

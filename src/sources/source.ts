@@ -33,4 +33,9 @@ export interface AdvertisementSource extends EventEmitter<AdvertisementSourceEve
    * it instead of real time.
    */
   readonly clock?: Clock
+  /**
+   * The adapter this source scans (e.g. `hci1`), when it has a name of its own: a
+   * `CombinedSource` tags this source's advertisements with it unless told another name.
+   */
+  readonly adapter?: string
 }

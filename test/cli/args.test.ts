@@ -59,6 +59,15 @@ describe('parseCommandLine', () => {
     })
   })
 
+  it('parses a repeated --hci as several adapters for scan', () => {
+    expect(parseCommandLine(['scan', '--hci', '0', '--hci', '1', '--hci', '3'])).toEqual({
+      command: 'scan',
+      hci: 0,
+      extraHci: [1, 3],
+      view: { json: false, keys: [], filter: {} },
+    })
+  })
+
   it('parses keys check, emulate, record and simulate', () => {
     expect(parseCommandLine(['keys', 'check', '-', '--json'])).toEqual({ command: 'keys-check', key: '-', json: true })
     expect(parseCommandLine(['keys', 'check', '--keys-file', 'f', '--now', '2015-01-01T00:00:00Z'])).toEqual({
@@ -85,6 +94,8 @@ describe('parseCommandLine', () => {
     [['replay', 'f', '--key'], /option --key needs a value/],
     [['scan', '--hci', '-1'], /--hci must be an adapter number/],
     [['scan', '--hci', 'hci0'], /--hci must be an adapter number/],
+    [['scan', '--hci', '0', '--hci', 'x'], /--hci must be an adapter number/],
+    [['scan', '--hci', '1', '--hci', '1'], /--hci 1 is given twice/],
     [['scan', '--min-rssi', '-80.5'], /--min-rssi must be a whole number/],
     [['scan', '--serial', 'xyz'], /--serial takes a 12-digit hex serial/],
     [['scan', '--uuid', 'not-a-uuid'], /--uuid takes a proximity UUID/],

@@ -233,4 +233,12 @@ describe('beaconkit scan', () => {
     expect(r.stdout).toBe('')
     expect(r.stderr).toMatch(/^beaconkit: .*Bluetooth.* \[(unsupported|no_adapter|not_installed|permission_denied|start_failed)\]\n$/)
   })
+
+  it('with several adapters of which none can start: every adapter named in one message, exit 3', async () => {
+    const r = await runCli(['scan', '--hci', '0', '--hci', '1', '--json'])
+    expect(r.code).toBe(3)
+    expect(r.stdout).toBe('')
+    // One reason for both (no Bluetooth here at all), or each adapter's own.
+    expect(r.stderr).toMatch(/^beaconkit: No adapter could start \((hci0, hci1\): |hci0: .*; hci1: .*\)\. ).* \[(unsupported|no_adapter|not_installed|permission_denied|start_failed)\]\n$/)
+  })
 })

@@ -22,6 +22,13 @@ describe('JSONL advertisement lines', () => {
     expect(parseAdvertisementLine(line)).toEqual({ kind: 'advertisement', advertisement: adv })
   })
 
+  it('keeps the adapter that heard an advertisement (recordings of several adapters)', () => {
+    const adv: Advertisement = { address: 'aa:bb:cc:dd:ee:0f', rssi: -71, timestamp: 5, adapter: 'hci1' }
+    const line = formatAdvertisementLine(adv)
+    expect(line).toBe('{"t":5,"address":"aa:bb:cc:dd:ee:0f","rssi":-71,"adapter":"hci1"}')
+    expect(parseAdvertisementLine(line)).toEqual({ kind: 'advertisement', advertisement: adv })
+  })
+
   it('ignores unknown keys and lower-cases the address', () => {
     const r = parseAdvertisementLine('{"t":5,"address":"AA:BB:CC:DD:EE:FF","rssi":-50,"note":"x"}')
     expect(r).toEqual({ kind: 'advertisement', advertisement: { address: 'aa:bb:cc:dd:ee:ff', rssi: -50, timestamp: 5 } })
@@ -44,6 +51,8 @@ describe('JSONL advertisement lines', () => {
     ['{"t":1,"address":"aa:bb:cc:dd:ee:ff","rssi":-50,"serviceData":[{"uuid":"81e7"}]}', '"serviceData"'],
     ['{"t":1,"address":"aa:bb:cc:dd:ee:ff","rssi":-50,"addressType":"weird"}', '"addressType"'],
     ['{"format":"beaconkit-advertisements","version":2}', 'unsupported version'],
+    ['{"t":1,"address":"aa:bb:cc:dd:ee:ff","rssi":-50,"adapter":1}', '"adapter"'],
+    ['{"t":1,"address":"aa:bb:cc:dd:ee:ff","rssi":-50,"adapter":""}', '"adapter"'],
   ])('reports %s as malformed', (line, reason) => {
     const r = parseAdvertisementLine(line)
     expect(r.kind).toBe('malformed')

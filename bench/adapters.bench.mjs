@@ -1,0 +1,101 @@
+// Several adapters feeding one scanner: the same 10,000 beacons as scanner.bench.mjs, each
+// packet heard by two adapters (hci1 6 dB weaker, 1 ms later), tagged as a CombinedSource tags
+// them. Ingest rate and heap per tracked beacon, beside the same traffic from one adapter
+// (tagged with its name, so per-adapter state exists) for the cost of that state.
+//   npm run build && node --expose-gc bench/adapters.bench.mjs
+import { EventEmitter } from 'eventemitter3'
+import { BeaconScanner, SimulatedSource, VirtualClock } from '../dist/index.js'
+import { macAddress, row, settledHeap } from './lib.mjs'
+
+const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
+const T0 = Date.UTC(2026, 0, 1)
+const BEACONS = 10_000
+
+class PushSource extends EventEmitter {
+  constructor(clock) {
+    super()
+    this.clock = clock
+  }
+  async start() {}
+  async stop() {}
+}
+
+function makeAdverts(seconds) {
+  const devices = []
+  for (let i = 0; i < BEACONS; i++) {
+    devices.push({
+      address: macAddress(0xc0, i >> 24, i >> 16, 0, i >> 8, i),
+      ibeacon: { proximityUUID: UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
+      vendor: [{ frame: 'e781', mode: 0x30 }],
+      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
+      major: 1,
+      minor: i & 0xffff,
+      intervalMs: 1000,
+      distance: 1 + (i % 20),
+    })
+  }
+  return [...new SimulatedSource({ devices, seed: 1, lossRate: 0 }).advertisements(seconds * 1000, T0)]
+}
+
+const plain = makeAdverts(12)
+const one = plain.map((a) => ({ ...a, adapter: 'hci0' }))
+const two = []
+for (const a of plain) two.push({ ...a, adapter: 'hci0' }, { ...a, rssi: a.rssi - 6, timestamp: a.timestamp + 1, adapter: 'hci1' })
+two.sort((a, b) => a.timestamp - b.timestamp)
+globalThis.benchAdverts = [plain, one, two]
+
+async function newScanner() {
+  const clock = new VirtualClock(T0)
+  const source = new PushSource(clock)
+  const scanner = new BeaconScanner({ source })
+  scanner.on('found', () => {})
+  scanner.on('gone', () => {})
+  scanner.on('updated', () => {})
+  await scanner.start()
+  return { scanner, source, clock }
+}
+
+function feed(source, clock, advs, from = 0, to = advs.length) {
+  for (let i = from; i < to; i++) {
+    const adv = advs[i]
+    clock.advanceTo(adv.timestamp)
+    source.emit('advertisement', adv)
+  }
+}
+
+const warmOf = (advs) => advs.findIndex((a) => a.timestamp >= T0 + 2000)
+
+async function ingestRate(advs, runs = 5) {
+  const warm = warmOf(advs)
+  let best = Infinity
+  for (let r = 0; r < runs; r++) {
+    const { scanner, source, clock } = await newScanner()
+    feed(source, clock, advs, 0, warm)
+    const t = process.hrtime.bigint()
+    feed(source, clock, advs, warm)
+    const ns = Number(process.hrtime.bigint() - t)
+    if (ns < best) best = ns
+    if (scanner.beacons().length !== BEACONS) throw new Error(`expected ${BEACONS} beacons in range, got ${scanner.beacons().length}`)
+    await scanner.stop()
+  }
+  return ((advs.length - warm) * 1e9) / best
+}
+
+async function heap(advs) {
+  const { scanner, source, clock } = await newScanner()
+  const before = settledHeap()
+  feed(source, clock, advs, 0, warmOf(advs))
+  const after = settledHeap()
+  if (scanner.beacons().length !== BEACONS) throw new Error('not all beacons tracked')
+  await scanner.stop()
+  return (after - before) / BEACONS
+}
+
+console.log('| measurement | value | target |')
+console.log('|---|---|---|')
+row('ingest, 10,000 beacons, one adapter, unnamed (as scanner.bench)', await ingestRate(plain), 'adverts/s', '')
+row('ingest, same, one adapter named (per-adapter state)', await ingestRate(one), 'adverts/s', '')
+row('ingest, same, every packet heard by two adapters', await ingestRate(two), 'adverts/s', '')
+row('heap per tracked beacon, one adapter, unnamed', await heap(plain), 'bytes', '<= 1,024 bytes')
+row('heap per tracked beacon, one adapter, named', await heap(one), 'bytes', '')
+row('heap per tracked beacon, two adapters', await heap(two), 'bytes', '')
