@@ -76,6 +76,8 @@ export type BluetoothUnavailableCode =
   | 'unauthorized'
   | 'powered_off'
   | 'start_failed'
+  /** BluezSource: no bluetoothd (`org.bluez`) on the D-Bus system bus, or the bus itself is unreachable. */
+  | 'bluez_not_running'
 
 /** The BLE stack could not be started; the message says what to check. */
 export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailableCode> {}
