@@ -99,9 +99,9 @@ export class FakeBluez {
     })
   }
 
-  /** Spawns the fake and waits until it owns org.bluez. */
-  static async start(address: string): Promise<FakeBluez> {
-    const child = spawn(process.execPath, [FAKE_BLUEZ, address], { stdio: ['pipe', 'pipe', 'inherit'] })
+  /** Spawns the fake and waits until it owns org.bluez (an `impostor` connects without owning it). */
+  static async start(address: string, impostor = false): Promise<FakeBluez> {
+    const child = spawn(process.execPath, [FAKE_BLUEZ, address, ...(impostor ? ['impostor'] : [])], { stdio: ['pipe', 'pipe', 'inherit'] })
     const fake = new FakeBluez(child)
     await waitFor(() => fake.events.some((e) => e.ready === true || e.fatal !== undefined), 'the fake bluetoothd to own org.bluez')
     const fatal = fake.events.find((e) => e.fatal !== undefined)
