@@ -76,7 +76,8 @@ export function bluezErrorFrom(error: unknown, adapter: string, busAddress: stri
     name === 'org.freedesktop.DBus.Error.AccessDenied' ||
     name === 'org.bluez.Error.NotAuthorized' ||
     name === 'org.bluez.Error.NotPermitted' ||
-    /auth/i.test(why) && name === undefined && errno === undefined
+    // The bus refused our authentication handshake (no D-Bus error name, no errno).
+    (/auth/i.test(why) && name === undefined && errno === undefined)
   ) {
     code = 'permission_denied'
     message = `Not allowed to scan with ${adapter} through bluetoothd (${why}). ${GROUP}`
