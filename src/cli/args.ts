@@ -6,6 +6,8 @@
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { bool, durationMs, fail, hci, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { backend } from './backend.js'
+import type { Backend } from './backend.js'
 import type { Values } from './arg-values.js'
 
 /** The sub-commands of `beaconkit`. */
@@ -45,7 +47,7 @@ export interface ViewFlags {
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
   | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string }
+  | { command: 'scan'; view: ViewFlags; hci?: number; fallbackReplay?: string; backend?: Backend }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
@@ -73,7 +75,7 @@ const VIEW: Options = {
 }
 
 const OPTIONS: Record<CommandName, Options> = {
-  scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' } },
+  scan: { ...HELP, ...VIEW, hci: { type: 'string' }, 'fallback-replay': { type: 'string' }, backend: { type: 'string' } },
   replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' } },
   simulate: {
     ...HELP,
@@ -166,6 +168,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         view: parseView(values, command),
         ...optional('hci', hci(values, command)),
         ...optional('fallbackReplay', str(values, 'fallback-replay')),
+        ...optional('backend', backend(values, command)),
       }
     case 'replay': {
       const [file] = positionals(pos, 1, 'beaconkit replay <file.jsonl> [options]', command)

@@ -1,11 +1,11 @@
 /** The commands that run something (everything but help, version and keys check). */
 
 import { basename } from 'node:path'
-import { NobleSource } from '../sources/noble.js'
 import { ReplaySource } from '../sources/replay.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { ParsedCommand, ViewFlags } from './args.js'
 import { BluetoothUnavailableError } from '../errors.js'
+import { scanSource } from './backend.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from './scenario.js'
@@ -25,9 +25,9 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
     case 'emulate':
       return runEmulate(parsed)
     case 'scan': {
-      const source = new NobleSource(parsed.hci === undefined ? {} : { hciDeviceId: parsed.hci })
+      const source = scanSource(parsed)
       try {
-        return await runView({ source, label: `scan hci${parsed.hci ?? 0}`, view: parsed.view, adapter: true })
+        return await runView({ source, label: `scan hci${parsed.hci ?? 0}${parsed.backend === 'bluez' ? ' (bluez)' : ''}`, view: parsed.view, adapter: true })
       } catch (error) {
         if (!(error instanceof BluetoothUnavailableError) || parsed.fallbackReplay === undefined) throw error
         // The demo on a machine without Bluetooth: say why in one line, then show the recording.

@@ -38,6 +38,10 @@ refreshed every second on a terminal, JSON lines otherwise.
 
 Adapter:
   --hci <n>              use adapter hci<n> (default: the first one, hci0)
+  --backend <noble|bluez>
+                         noble: raw HCI socket (default); bluez: through bluetoothd
+                         over D-Bus (needs @homebridge/dbus-native; bluetoothd keeps
+                         running for other programs)
   --fallback-replay <file.jsonl>
                          when no Bluetooth adapter can be used, say why and replay
                          this recording instead (what \`npm run demo\` does)

@@ -2,8 +2,12 @@
 import { describe, expect, it } from 'vitest'
 import { BluezDevices, shortUuid } from '../../src/sources/bluez-devices.js'
 
-const t = (type: string, ...child: ReturnType<typeof t>[]): { type: string; child: ReturnType<typeof t>[] } => ({ type, child })
-const variant = (tree: ReturnType<typeof t>, value: unknown): unknown => [[tree], [value]]
+interface Tree {
+  type: string
+  child: Tree[]
+}
+const t = (type: string, ...child: Tree[]): Tree => ({ type, child })
+const variant = (tree: Tree, value: unknown): unknown => [[tree], [value]]
 const n = (v: number): unknown => variant(t('n'), v)
 const s = (v: string): unknown => variant(t('s'), v)
 const bytes = (hex: string): unknown => variant(t('a', t('y')), Buffer.from(hex, 'hex'))
