@@ -44,8 +44,8 @@ export async function startBus(options: { denyInterface?: string } = {}): Promis
   <policy context="default">
     <allow user="*"/>
     <allow own="*"/>
-    <allow send_destination="*" eavesdrop="true"/>
-    <allow eavesdrop="true"/>
+    <allow send_destination="*"/>
+    <allow receive_sender="*"/>
     ${deny}
   </policy>
 </busconfig>
