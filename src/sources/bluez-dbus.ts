@@ -50,6 +50,11 @@ export class DbusCallError extends Error {
 export interface DbusConnection {
   /** Calls a method; resolves with the reply's body. @throws DbusCallError */
   call(destination: string, path: string, iface: string, member: string, signature?: string, body?: unknown[]): Promise<unknown[]>
+  /**
+   * Serves a method on an object of ours (bluetoothd calling back an advertisement monitor);
+   * `fn` gets the call's arguments and returns the reply body's single value, if any.
+   */
+  serve(path: string, iface: string, member: string, replySignature: string | undefined, fn: (...args: unknown[]) => unknown): void
   /** Every signal delivered to this connection (the match rules decide which). */
   onSignal(listener: (message: DbusMessage) => void): void
   /** The connection closed or failed; called once. */
@@ -60,6 +65,7 @@ export interface DbusConnection {
 
 interface NativeBus {
   connection: NativeConnection
+  setMethodCallHandler(path: string, iface: string, member: string, handler: [(...args: unknown[]) => unknown, string | undefined]): void
   invoke(message: Record<string, unknown>, callback: (error: unknown, ...body: unknown[]) => void): void
 }
 
@@ -186,6 +192,10 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
           resolve(reply)
         })
       })
+    },
+    serve(path, iface, member, replySignature, fn) {
+      // dbus-native passes the message itself as a last argument: keep it from `fn`.
+      bus.setMethodCallHandler(path, iface, member, [(...args: unknown[]) => fn(...args.slice(0, -1)), replySignature])
     },
     onSignal(listener) {
       signalListeners.push(listener)

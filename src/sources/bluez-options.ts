@@ -19,6 +19,14 @@ export interface BluezSourceOptions {
   busAddress?: string
   /** Give up a D-Bus call (and `start()`) when bluetoothd does not answer within this long. Default 10 000 ms. */
   callTimeoutMs?: number
+  /**
+   * Register a passive advertisement monitor for beaconkit's beacon frames, which makes the
+   * kernel turn the controller's duplicate filter off: every advertisement of those beacons is
+   * reported instead of about one per 10 s. Needs bluetoothd's experimental interfaces
+   * (`Experimental = true` in /etc/bluetooth/main.conf); without them the source warns once and
+   * scans anyway. Default `true`.
+   */
+  monitor?: boolean
   /** Time source for timestamps. Default: real time. */
   clock?: Clock
 }
@@ -29,6 +37,7 @@ export interface ResolvedBluezOptions {
   adapterPath: string
   busAddress: string
   callTimeoutMs: number
+  monitor: boolean
   clock: Clock
   clockGiven: boolean
 }
@@ -69,6 +78,7 @@ export function resolveBluezOptions(options: unknown): ResolvedBluezOptions {
   if (typeof callTimeoutMs !== 'number' || !Number.isFinite(callTimeoutMs) || callTimeoutMs < 100) {
     throw invalid('callTimeoutMs', `expected a number of milliseconds ≥ 100, got ${describe(callTimeoutMs)}.`)
   }
+  if (o.monitor !== undefined && typeof o.monitor !== 'boolean') throw invalid('monitor', `expected true or false, got ${describe(o.monitor)}.`)
   if (o.clock !== undefined && !isClock(o.clock)) {
     throw invalid('clock', 'expected an object with now(), setTimeout() and setInterval() (RealClock or VirtualClock).')
   }
@@ -77,6 +87,7 @@ export function resolveBluezOptions(options: unknown): ResolvedBluezOptions {
     adapterPath: `/org/bluez/${adapter}`,
     busAddress,
     callTimeoutMs,
+    monitor: (o.monitor as boolean | undefined) ?? true,
     clock: (o.clock as Clock | undefined) ?? new RealClock(),
     clockGiven: o.clock !== undefined,
   }

@@ -10,10 +10,13 @@
  * on Device1 (advertisements, see bluez-devices.ts) and on Adapter1 (Powered), and the bus's
  * NameOwnerChanged for org.bluez (bluetoothd restarting). After each of those the source
  * re-reads bluetoothd's objects and resumes discovery by itself, emitting `state`
- * poweredOff/poweredOn on the way.
+ * poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive advertisement monitor
+ * for the beacon frames is registered too (bluez-monitor.ts: it turns the controller's duplicate
+ * filter off, which discovery alone leaves on).
  */
 
 import { EventEmitter } from 'eventemitter3'
+import type { Advertisement } from '../advertisement.js'
 import type { Clock } from '../clock.js'
 import { BluetoothUnavailableError } from '../errors.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
@@ -23,6 +26,8 @@ import { BluezDevices, managedInterfaces } from './bluez-devices.js'
 import { bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './bluez-errors.js'
 import { resolveBluezOptions } from './bluez-options.js'
 import type { BluezSourceOptions, ResolvedBluezOptions } from './bluez-options.js'
+import { exportMonitor, MONITOR_MANAGER, MonitorRegistration } from './bluez-monitor.js'
+import { ADAPTER, BLUEZ, classify, DBUS, DEVICE, matchRules, OBJECT_MANAGER } from './bluez-signals.js'
 import { propertyMap, variantBoolean } from './bluez-values.js'
 
 export type { BluezSourceOptions } from './bluez-options.js'
@@ -35,15 +40,11 @@ export interface BluezSourceStats {
   resumes: number
   /** Devices bluetoothd currently reports for the adapter. */
   devices: number
+  /** Our advertisement monitor is registered with bluetoothd (full update rate for beacons; see bluez-monitor.ts). */
+  monitoring: boolean
 }
 
-const BLUEZ = 'org.bluez'
-const DBUS = 'org.freedesktop.DBus'
 const DBUS_PATH = '/org/freedesktop/DBus'
-const OBJECT_MANAGER = 'org.freedesktop.DBus.ObjectManager'
-const PROPERTIES = 'org.freedesktop.DBus.Properties'
-const ADAPTER = 'org.bluez.Adapter1'
-const DEVICE = 'org.bluez.Device1'
 
 type Phase = 'stopped' | 'starting' | 'running'
 /** What bringing the adapter up found. */
@@ -77,17 +78,19 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private lastState: AdapterState | undefined
   private syncing = false
   private syncAgain = false
+  private readonly monitor: MonitorRegistration
 
   /** @throws InvalidOptionError (`invalid_option`) naming the bad option. */
   constructor(options: BluezSourceOptions = {}) {
     super()
     this.options = resolveBluezOptions(options)
     if (this.options.clockGiven) this.clock = this.options.clock
+    this.monitor = new MonitorRegistration(this.options.adapter, this.options.adapterPath, (message) => this.emit('warning', message))
   }
 
   /** A copy of the counters. */
   get stats(): BluezSourceStats {
-    return { ...this.counters, devices: this.devices.size }
+    return { ...this.counters, devices: this.devices.size, monitoring: this.monitor.registered }
   }
 
   /**
@@ -117,6 +120,7 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private teardown(): void {
     this.phase = 'stopped'
     this.up = this.wasUp = false
+    this.monitor.reset()
     this.owner = undefined
     this.lastState = undefined
     this.devices.clear()
@@ -144,14 +148,9 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.bus = bus
     bus.onSignal((message) => this.onSignal(message, generation))
     bus.onClose((error) => this.onBusClosed(error, generation))
+    if (this.options.monitor) exportMonitor(bus)
     try {
-      const adapterPath = this.options.adapterPath
-      const rules = [
-        `type='signal',sender='${DBUS}',interface='${DBUS}',member='NameOwnerChanged',arg0='${BLUEZ}'`,
-        `type='signal',sender='${BLUEZ}',interface='${OBJECT_MANAGER}'`,
-        `type='signal',sender='${BLUEZ}',interface='${PROPERTIES}',member='PropertiesChanged',path_namespace='${adapterPath}'`,
-      ]
-      for (const rule of rules) await bus.call(DBUS, DBUS_PATH, DBUS, 'AddMatch', 's', [rule])
+      for (const rule of matchRules(this.options.adapterPath)) await bus.call(DBUS, DBUS_PATH, DBUS, 'AddMatch', 's', [rule])
       this.owner = await this.nameOwner(bus)
       if (this.owner === undefined) throw bluezNotRunning()
       const outcome = await this.bringUp(bus)
@@ -200,6 +199,7 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
       // Our session is already running (a resync raced another): nothing to do.
       if (!(error instanceof DbusCallError && error.dbusName === 'org.bluez.Error.InProgress')) throw error
     }
+    if (this.options.monitor) await this.monitor.ensure(bus, managed.get(path)?.has(MONITOR_MANAGER) === true)
     // Known devices only seed identities and last RSSI: their properties are bluetoothd's cache.
     const now = this.options.clock.now()
     for (const [objectPath, ifaces] of managed) {
@@ -258,6 +258,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   private adapterLost(why: string): void {
     this.devices.clear()
+    // bluetoothd drops a monitor with its adapter (or with itself): register again when it is back.
+    this.monitor.lost()
     const wasUp = this.up
     this.setDown()
     if (wasUp) this.emit('warning', `${why}; discovery resumes by itself when it is back.`)
@@ -282,63 +284,33 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   private onSignal(message: DbusMessage, generation: number): void {
     if (this.generation !== generation || this.phase === 'stopped') return
-    const body = message.body ?? []
-    if (message.member === 'NameOwnerChanged' && message.interface === DBUS) {
-      if (body[0] !== BLUEZ) return
-      const owner = typeof body[2] === 'string' && body[2] !== '' ? body[2] : undefined
-      if (owner === undefined) {
-        this.owner = undefined
-        this.adapterLost('bluetoothd left the D-Bus bus (stopped or restarting)')
+    const event = classify(message, this.options.adapterPath, this.owner)
+    if (event === undefined) return
+    const now = this.options.clock.now()
+    switch (event.kind) {
+      case 'owner':
+        this.owner = event.owner
+        if (event.owner === undefined) this.adapterLost('bluetoothd left the D-Bus bus (stopped or restarting)')
+        else this.resync(generation)
         return
-      }
-      this.owner = owner
-      this.resync(generation)
-      return
-    }
-    if (this.owner === undefined || message.sender !== this.owner || typeof message.path !== 'string') return
-    if (message.member === 'PropertiesChanged' && message.interface === PROPERTIES) this.onPropertiesChanged(message.path, body)
-    else if (message.member === 'InterfacesAdded' && message.interface === OBJECT_MANAGER) this.onInterfacesAdded(body, generation)
-    else if (message.member === 'InterfacesRemoved' && message.interface === OBJECT_MANAGER) this.onInterfacesRemoved(body)
-  }
-
-  private onPropertiesChanged(path: string, body: unknown[]): void {
-    const [iface, changed] = body
-    if (iface === DEVICE) {
-      if (!path.startsWith(`${this.options.adapterPath}/`)) return
-      this.deliver(this.devices.changed(path, changed, this.options.clock.now()))
-    } else if (iface === ADAPTER && path === this.options.adapterPath) {
-      const powered = variantBoolean(propertyMap(changed).get('Powered'))
-      if (powered === true) this.resync(this.generation)
-      else if (powered === false) this.adapterLost(`${this.options.adapter} was powered off`)
+      case 'adapterAdded':
+        return this.resync(generation)
+      case 'adapterRemoved':
+        return this.adapterLost(`Bluetooth adapter ${this.options.adapter} disappeared (unplugged?)`)
+      case 'powered':
+        if (event.on) this.resync(generation)
+        else this.adapterLost(`${this.options.adapter} was powered off`)
+        return
+      case 'deviceAdded':
+        return this.deliver(this.devices.add(event.path, event.properties, now, true))
+      case 'deviceChanged':
+        return this.deliver(this.devices.changed(event.path, event.changed, now))
+      case 'deviceRemoved':
+        return this.devices.remove(event.path)
     }
   }
 
-  private onInterfacesAdded(body: unknown[], generation: number): void {
-    const [path, raw] = body
-    if (typeof path !== 'string') return
-    const ifaces = managedInterfaces([[path, raw]]).get(path)
-    if (ifaces === undefined) return
-    if (path === this.options.adapterPath && ifaces.has(ADAPTER)) {
-      this.resync(generation)
-      return
-    }
-    const device = ifaces.get(DEVICE)
-    if (device !== undefined && path.startsWith(`${this.options.adapterPath}/`)) {
-      this.deliver(this.devices.add(path, device, this.options.clock.now(), true))
-    }
-  }
-
-  private onInterfacesRemoved(body: unknown[]): void {
-    const [path, names] = body
-    if (typeof path !== 'string' || !Array.isArray(names)) return
-    if (path === this.options.adapterPath && names.includes(ADAPTER)) {
-      this.adapterLost(`Bluetooth adapter ${this.options.adapter} disappeared (unplugged?)`)
-    } else if (names.includes(DEVICE)) {
-      this.devices.remove(path)
-    }
-  }
-
-  private deliver(adv: ReturnType<BluezDevices['changed']>): void {
+  private deliver(adv: Advertisement | undefined): void {
     if (adv === undefined) return
     this.counters.advertisements++
     this.emit('advertisement', adv)

@@ -19,12 +19,16 @@ export interface BluezRig {
 }
 
 /** Builds the rig; the source is not started. `adapter: false` leaves the fake without adapters. */
-export async function bluezRig(options: { adapter?: false | { powered: boolean }; source?: BluezSourceOptions; denyInterface?: string } = {}): Promise<BluezRig> {
+export async function bluezRig(
+  options: { adapter?: false | { powered: boolean; monitor?: boolean }; source?: BluezSourceOptions; denyInterface?: string } = {},
+): Promise<BluezRig> {
   const bus = await startBus({ denyInterface: options.denyInterface })
   const fakes: FakeBluez[] = []
   const fake = await FakeBluez.start(bus.address)
   fakes.push(fake)
-  if (options.adapter !== false) await fake.send({ op: 'addAdapter', name: 'hci0', powered: options.adapter?.powered ?? true })
+  if (options.adapter !== false) {
+    await fake.send({ op: 'addAdapter', name: 'hci0', powered: options.adapter?.powered ?? true, monitor: options.adapter?.monitor ?? false })
+  }
   const source = new BluezSource({ busAddress: bus.address, ...options.source })
   const rig: BluezRig = {
     bus,

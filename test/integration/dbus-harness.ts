@@ -86,7 +86,7 @@ export interface FakeBluezEvent {
   body?: string
   ready?: boolean
   fatal?: string
-  state?: { name: string; powered: boolean; discovering: number; filter: string }[]
+  state?: { name: string; powered: boolean; discovering: number; filter: string; monitors: string[] }[]
 }
 
 /** Controls one fake bluetoothd process. */
@@ -116,6 +116,14 @@ export class FakeBluez {
     await waitFor(() => this.events.some((e) => e.ack === id), `the fake bluetoothd to run ${String(command.op)}`)
     const ack = this.events.find((e) => e.ack === id)
     if (ack?.error !== undefined) throw new Error(`fake bluetoothd ${String(command.op)}: ${ack.error}`)
+  }
+
+  /** The adapters as the fake sees them now (powered, discovery sessions, registered monitors). */
+  async state(): Promise<NonNullable<FakeBluezEvent['state']>> {
+    const before = this.events.length
+    await this.send({ op: 'state' })
+    const event = this.events.slice(before).find((e) => e.state !== undefined)
+    return event?.state ?? []
   }
 
   /** Method calls received, in order. */
