@@ -98,7 +98,8 @@ export class BluezDevices {
     const device = this.identity(path, props)
     if (device === undefined) return undefined
     const rssi = variantInteger(props.get('RSSI'))
-    if (rssi !== undefined) device.rssi = rssi
+    // A cached RSSI only fills a gap: a signal may already have brought a fresher one.
+    if (rssi !== undefined && (heardNow || device.rssi === undefined)) device.rssi = rssi
     if (!heardNow || rssi === undefined) return undefined
     return this.snapshot(device, props, now)
   }

@@ -138,7 +138,9 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     try {
       bus = await connectBus(this.options.busAddress, this.options.callTimeoutMs)
     } catch (error) {
-      if (this.generation === generation) this.phase = 'stopped'
+      // A start() cancelled by stop() resolves: the caller asked for the stop.
+      if (this.generation !== generation) return
+      this.phase = 'stopped'
       throw this.fail(error)
     }
     if (this.generation !== generation) {
@@ -157,7 +159,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
       if (outcome.kind === 'absent') throw bluezNoAdapter(this.options.adapter, outcome.adapters)
       if (outcome.kind === 'off') throw new BluetoothUnavailableError('powered_off', bluezPoweredOffMessage(this.options.adapter))
     } catch (error) {
-      if (this.generation === generation) this.teardown()
+      if (this.generation !== generation) return
+      this.teardown()
       throw this.fail(error)
     }
     if (this.generation === generation) this.phase = 'running'
@@ -266,7 +269,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   }
 
   private onBusClosed(error: Error | undefined, generation: number): void {
-    if (this.generation !== generation || this.phase === 'stopped') return
+    // While starting, the failed calls reject start() instead.
+    if (this.generation !== generation || this.phase !== 'running') return
     const cause = error ?? new Error('the D-Bus system bus closed the connection')
     this.generation++
     this.teardown()

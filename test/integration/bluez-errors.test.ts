@@ -9,6 +9,7 @@ import { BluezSource } from '../../src/sources/bluez.js'
 import { dbusUnavailable } from './dbus-harness.js'
 import { bluezRig } from './bluez-rig.js'
 import type { BluezRig } from './bluez-rig.js'
+import { waitFor } from './wait.js'
 
 const skip = dbusUnavailable()
 
@@ -133,6 +134,22 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
       const error = await startError(rig)
       expect(error.code).toBe('start_failed')
       expect((error.cause as Error).message).toMatch(/NoReply.*StartDiscovery got no reply within 300 ms/)
+    } finally {
+      await rig.cleanup()
+    }
+  })
+
+  it('stop() while start() waits for bluetoothd: start() resolves, nothing is emitted, and a new start() works', async () => {
+    const rig = await bluezRig()
+    try {
+      await rig.fake.send({ op: 'failNext', member: 'StartDiscovery', error: 'hang' })
+      const starting = rig.source.start()
+      await waitFor(() => rig.fake.calls('StartDiscovery').length === 1, 'StartDiscovery to be pending')
+      await rig.source.stop()
+      await expect(starting).resolves.toBeUndefined()
+      expect(rig.errors).toEqual([])
+      await rig.source.start()
+      expect(rig.states.at(-1)).toBe('poweredOn')
     } finally {
       await rig.cleanup()
     }

@@ -63,6 +63,9 @@ describe('BluezDevices', () => {
     const props = [['Address', s('AA:BB:CC:DD:EE:0F')], ['AddressType', s('random')], ['RSSI', n(-40)], ['ManufacturerData', mfr([[76, '01']])]]
     expect(devices.add(PATH, props, 1, false)).toBeUndefined()
     expect(devices.add(PATH, props, 2, true)).toMatchObject({ address: 'aa:bb:cc:dd:ee:0f', addressType: 'random', rssi: -40 })
+    // A later cached property set (bluetoothd's GetManagedObjects) does not overwrite the live RSSI.
+    devices.add(PATH, [['RSSI', n(-90)]], 3, false)
+    expect(devices.changed(PATH, [['ManufacturerData', mfr([[76, '02']])]], 4)?.rssi).toBe(-40)
     expect(devices.add('/org/bluez/hci0/dev_AA_BB_CC_DD_EE_10', [['Address', s('AA:BB:CC:DD:EE:10')]], 3, true)).toBeUndefined()
     expect(devices.size).toBe(2)
   })
