@@ -114,6 +114,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   /** Ends discovery (by closing our bus connection); safe to call twice, and `start()` works again afterwards. */
   async stop(): Promise<void> {
     this.generation++
+    // A start() right after this one starts afresh instead of joining the cancelled one.
+    this.starting = undefined
     this.teardown()
   }
 
