@@ -32,6 +32,16 @@ export function bluezNotRunning(cause?: unknown): BluetoothUnavailableError {
   )
 }
 
+/** The error for a running source whose system-bus connection closed (dbus-daemon restarted or died). */
+export function bluezBusLost(cause: Error): BluetoothUnavailableError {
+  return new BluetoothUnavailableError(
+    'bluez_not_running',
+    `Lost the connection to the D-Bus system bus (${cause.message}); scanning stopped. ` +
+      'The bus daemon restarted or died: restart this program (or call start() again) once `systemctl status dbus` is active.',
+    { cause },
+  )
+}
+
 /** The error for an adapter bluetoothd does not have. */
 export function bluezNoAdapter(adapter: string, present: string[]): BluetoothUnavailableError {
   const seen = present.length === 0 ? 'bluetoothd has no adapter at all' : `bluetoothd has ${present.join(', ')}`

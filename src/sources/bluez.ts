@@ -23,7 +23,7 @@ import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } fro
 import { connectBus, DbusCallError } from './bluez-dbus.js'
 import type { DbusConnection, DbusMessage } from './bluez-dbus.js'
 import { BluezDevices, managedInterfaces } from './bluez-devices.js'
-import { bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './bluez-errors.js'
+import { bluezBusLost, bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './bluez-errors.js'
 import { resolveBluezOptions } from './bluez-options.js'
 import type { BluezSourceOptions, ResolvedBluezOptions } from './bluez-options.js'
 import { exportMonitor, MONITOR_MANAGER, MonitorRegistration } from './bluez-monitor.js'
@@ -122,6 +122,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private teardown(): void {
     this.phase = 'stopped'
     this.up = this.wasUp = false
+    // A resync of the cancelled run may still be awaiting a call: it ends by itself, and must not block the next run's.
+    this.syncing = this.syncAgain = false
     this.monitor.reset()
     this.owner = undefined
     this.lastState = undefined
@@ -239,7 +241,7 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
           }
         } while (this.syncAgain && this.generation === generation)
       } finally {
-        this.syncing = false
+        if (this.generation === generation) this.syncing = false
       }
     })()
   }
@@ -277,15 +279,7 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.generation++
     this.teardown()
     this.emit('state', 'unknown')
-    this.emit(
-      'error',
-      new BluetoothUnavailableError(
-        'bluez_not_running',
-        `Lost the connection to the D-Bus system bus (${cause.message}); scanning stopped. ` +
-          'The bus daemon restarted or died: restart this program (or call start() again) once `systemctl status dbus` is active.',
-        { cause },
-      ),
-    )
+    this.emit('error', bluezBusLost(cause))
   }
 
   private onSignal(message: DbusMessage, generation: number): void {
