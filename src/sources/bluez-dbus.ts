@@ -142,15 +142,24 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
   }
 
   await new Promise<void>((resolve, reject) => {
+    // Something listening on the socket that never completes the handshake must not hang start().
+    const timer = setTimeout(() => {
+      reject(Object.assign(new Error(`no D-Bus handshake within ${callTimeoutMs} ms`), { code: 'ETIMEDOUT' }))
+      finish(undefined)
+      connection.end()
+    }, callTimeoutMs)
     connection.on('connect', () => {
+      clearTimeout(timer)
       connected = true
       resolve()
     })
     connection.on('error', (error: Error) => {
+      clearTimeout(timer)
       if (!connected) reject(error)
       finish(error)
     })
     connection.on('end', () => {
+      clearTimeout(timer)
       if (!connected) reject(Object.assign(new Error('the bus closed the connection during the handshake'), { code: 'ECONNRESET' }))
       finish(undefined)
     })

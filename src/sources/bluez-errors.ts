@@ -61,7 +61,8 @@ function errnoCode(error: unknown): string | undefined {
  * Maps an error met while connecting to the bus or calling bluetoothd to a
  * `BluetoothUnavailableError` whose message says what to do; the original is kept as `cause`.
  *
- * - socket ENOENT / ECONNREFUSED (no system bus) and ServiceUnknown / NameHasNoOwner → `bluez_not_running`
+ * - socket ENOENT / ECONNREFUSED / ECONNRESET or no handshake (no working system bus) and
+ *   ServiceUnknown / NameHasNoOwner → `bluez_not_running`
  * - AccessDenied / org.bluez.Error.NotAuthorized / NotPermitted, socket EACCES, a refused
  *   authentication → `permission_denied`
  * - org.bluez.Error.NotReady → `powered_off`
@@ -75,7 +76,7 @@ export function bluezErrorFrom(error: unknown, adapter: string, busAddress: stri
   const why = error instanceof Error ? error.message : String(error)
   let code: BluetoothUnavailableCode
   let message: string
-  if (errno === 'ENOENT' || errno === 'ECONNREFUSED') {
+  if (errno === 'ENOENT' || errno === 'ECONNREFUSED' || errno === 'ETIMEDOUT' || errno === 'ECONNRESET') {
     code = 'bluez_not_running'
     message = `The D-Bus system bus at ${busAddress} cannot be reached (${why}). Start it: \`sudo systemctl start dbus\`; in a container, mount the host's /run/dbus/system_bus_socket.`
   } else if (name === 'org.freedesktop.DBus.Error.ServiceUnknown' || name === 'org.freedesktop.DBus.Error.NameHasNoOwner') {

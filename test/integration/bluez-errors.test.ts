@@ -2,6 +2,8 @@
 // whose message says what to do.
 import { describe, expect, it } from 'vitest'
 import { mkdtempSync, rmSync } from 'node:fs'
+import { createServer } from 'node:net'
+import type { Socket } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { BluetoothUnavailableError, InvalidOptionError } from '../../src/errors.js'
@@ -45,6 +47,26 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
       expect(error?.message).toMatch(/systemctl start dbus/)
       await source.stop()
     } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  it('a socket that never answers the handshake → bluez_not_running after callTimeoutMs, not a hang', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-mute-'))
+    const sockets: Socket[] = []
+    const server = createServer((socket) => sockets.push(socket))
+    await new Promise<void>((resolve) => server.listen(join(dir, 'bus'), resolve))
+    try {
+      const source = new BluezSource({ busAddress: `unix:path=${join(dir, 'bus')}`, callTimeoutMs: 300 })
+      const error = await source.start().then(
+        () => undefined,
+        (e: unknown) => e as BluetoothUnavailableError,
+      )
+      expect(error?.code).toBe('bluez_not_running')
+      expect((error?.cause as Error).message).toMatch(/no D-Bus handshake within 300 ms/)
+    } finally {
+      for (const s of sockets) s.destroy()
+      await new Promise((resolve) => server.close(resolve))
       rmSync(dir, { recursive: true, force: true })
     }
   })
