@@ -106,12 +106,14 @@ export class BluezDevices {
 
   /**
    * A PropertiesChanged on Device1: an advertisement when the signal carries RSSI and/or data,
-   * built from the changed keys only plus the last RSSI.
+   * built from the changed keys only plus the last RSSI (forgotten when the signal invalidates it).
    */
-  changed(path: string, rawChanged: unknown, now: number): Advertisement | undefined {
+  changed(path: string, rawChanged: unknown, now: number, invalidated: readonly string[] = []): Advertisement | undefined {
     const props = propertyMap(rawChanged)
     const device = this.identity(path, props)
     if (device === undefined) return undefined
+    // No longer heard: a later data-only signal must not borrow the old RSSI.
+    if (invalidated.includes('RSSI')) device.rssi = undefined
     const rssi = variantInteger(props.get('RSSI'))
     if (rssi !== undefined) device.rssi = rssi
     if (rssi === undefined && !props.has('ManufacturerData') && !props.has('ServiceData')) return undefined

@@ -27,7 +27,8 @@ export type BluezEvent =
   | { kind: 'adapterRemoved' }
   | { kind: 'powered'; on: boolean }
   | { kind: 'deviceAdded'; path: string; properties: unknown }
-  | { kind: 'deviceChanged'; path: string; changed: unknown }
+  /** `invalidated`: properties that no longer have a value (bluetoothd invalidates RSSI when it stops hearing a device). */
+  | { kind: 'deviceChanged'; path: string; changed: unknown; invalidated: string[] }
   | { kind: 'deviceRemoved'; path: string }
 
 /** Match rules for the signals `classify` understands, for the adapter at `adapterPath`. */
@@ -49,8 +50,11 @@ export function classify(message: DbusMessage, adapterPath: string, owner: strin
   if (owner === undefined || message.sender !== owner || typeof message.path !== 'string') return undefined
   const underAdapter = (path: string): boolean => path.startsWith(`${adapterPath}/`)
   if (message.member === 'PropertiesChanged' && message.interface === PROPERTIES) {
-    const [iface, changed] = body
-    if (iface === DEVICE && underAdapter(message.path)) return { kind: 'deviceChanged', path: message.path, changed }
+    const [iface, changed, invalidated] = body
+    if (iface === DEVICE && underAdapter(message.path)) {
+      const names = Array.isArray(invalidated) ? invalidated.filter((n): n is string => typeof n === 'string') : []
+      return { kind: 'deviceChanged', path: message.path, changed, invalidated: names }
+    }
     if (iface !== ADAPTER || message.path !== adapterPath) return undefined
     const powered = variantBoolean(propertyMap(changed).get('Powered'))
     return powered === undefined ? undefined : { kind: 'powered', on: powered }

@@ -304,7 +304,7 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
       case 'deviceAdded':
         return this.deliver(this.devices.add(event.path, event.properties, now, true))
       case 'deviceChanged':
-        return this.deliver(this.devices.changed(event.path, event.changed, now))
+        return this.deliver(this.devices.changed(event.path, event.changed, now, event.invalidated))
       case 'deviceRemoved':
         return this.devices.remove(event.path)
     }

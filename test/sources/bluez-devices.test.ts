@@ -42,6 +42,13 @@ describe('BluezDevices', () => {
     expect(devices.changed(PATH, [['ServiceData', sd([['0000feaa-0000-1000-8000-00805f9b34fb', '00']])]], 1)?.rssi).toBe(127)
   })
 
+  it('forgets the RSSI bluetoothd invalidates (device no longer heard)', () => {
+    const devices = new BluezDevices()
+    devices.changed(PATH, [['RSSI', n(-50)]], 1)
+    expect(devices.changed(PATH, [], 2, ['RSSI'])).toBeUndefined()
+    expect(devices.changed(PATH, [['ManufacturerData', mfr([[76, '01']])]], 3)?.rssi).toBe(127)
+  })
+
   it('skips values of the wrong type and malformed entries instead of throwing', () => {
     const devices = new BluezDevices()
     const adv = devices.changed(PATH, [

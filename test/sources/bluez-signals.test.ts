@@ -27,6 +27,11 @@ describe('classify', () => {
     expect(classify(signal(':1.8', HCI0, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', powered), HCI0, OWNER)).toBeUndefined()
   })
 
+  it('passes on the invalidated property names of a device', () => {
+    const event = classify(signal(OWNER, DEV, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', ['org.bluez.Device1', [], ['RSSI', 7]]), HCI0, OWNER)
+    expect(event).toMatchObject({ kind: 'deviceChanged', invalidated: ['RSSI'] })
+  })
+
   it('keeps to its own adapter', () => {
     const other = '/org/bluez/hci1/dev_AA_BB_CC_DD_EE_01'
     expect(classify(signal(OWNER, other, 'org.freedesktop.DBus.Properties', 'PropertiesChanged', ['org.bluez.Device1', [], []]), HCI0, OWNER)).toBeUndefined()
