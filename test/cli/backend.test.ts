@@ -27,7 +27,7 @@ describe.skipIf(skip !== undefined)(`beaconkit scan --backend bluez${skip === un
       await fake.send({ op: 'beacon', adapter: 'hci1', address: 'c0:11:22:33:44:55', ms: 20, mfr: { 76: IBEACON } })
       const run = startCli(['scan', '--backend', 'bluez', '--hci', '1', '--json'], { env: { DBUS_SYSTEM_BUS_ADDRESS: bus.address } })
       await run.waitFor(/"event":"found".*E2C56DB5-DFFB-48D2-B060-D0F5A71096E0\|1\|2/)
-      expect(fake.calls('StartDiscovery').map((c) => c.path)).toEqual(['/org/bluez/hci1'])
+      expect((await fake.calls('StartDiscovery')).map((c) => c.path)).toEqual(['/org/bluez/hci1'])
       run.child.kill('SIGINT')
       const r = await run.done
       expect(r.code).toBe(0)

@@ -93,7 +93,7 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
       // Nothing left running: a retry after plugging the adapter in works.
       await rig.fake.send({ op: 'addAdapter', name: 'hci1', powered: true })
       await rig.source.start()
-      expect(rig.fake.calls('StartDiscovery').map((c) => c.path)).toEqual(['/org/bluez/hci1'])
+      expect((await rig.fake.calls('StartDiscovery')).map((c) => c.path)).toEqual(['/org/bluez/hci1'])
     } finally {
       await rig.cleanup()
     }
@@ -105,7 +105,7 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
       const error = await startError(rig)
       expect(error.code).toBe('powered_off')
       expect(error.message).toMatch(/bluetoothctl power on/)
-      expect(rig.fake.calls('StartDiscovery')).toHaveLength(0)
+      expect(await rig.fake.calls('StartDiscovery')).toHaveLength(0)
     } finally {
       await rig.cleanup()
     }
@@ -143,7 +143,7 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
       expect((error.cause as Error).message).toMatch(/org\.freedesktop\.DBus\.Error\.AccessDenied/)
       expect(error.message).toMatch(/bluetooth\.conf/)
       // The refusal came from the bus: bluetoothd never saw the call.
-      expect(rig.fake.calls('SetDiscoveryFilter')).toHaveLength(0)
+      expect(await rig.fake.calls('SetDiscoveryFilter')).toHaveLength(0)
     } finally {
       await rig.cleanup()
     }
@@ -166,14 +166,14 @@ describe.skipIf(skip !== undefined)(`BluezSource start() errors${skip === undefi
     try {
       await rig.fake.send({ op: 'failNext', member: 'StartDiscovery', error: 'hang' })
       const starting = rig.source.start()
-      await waitFor(() => rig.fake.calls('StartDiscovery').length === 1, 'StartDiscovery to be pending')
+      await waitFor(() => rig.fake.seen('StartDiscovery').length === 1, 'StartDiscovery to be pending')
       await rig.source.stop()
       // Started again at once, before the cancelled start() has settled: a fresh start, not a join.
       const again = rig.source.start()
       await expect(starting).resolves.toBeUndefined()
       await again
       expect(rig.errors).toEqual([])
-      expect(rig.fake.calls('StartDiscovery')).toHaveLength(2)
+      expect(await rig.fake.calls('StartDiscovery')).toHaveLength(2)
       expect(rig.states.at(-1)).toBe('poweredOn')
     } finally {
       await rig.cleanup()

@@ -31,15 +31,15 @@ describe.skipIf(skip !== undefined)(`BluezSource over a private dbus-daemon${ski
     try {
       await rig.source.start()
       expect(rig.states).toEqual(['poweredOn'])
-      const filter = rig.fake.calls('SetDiscoveryFilter')
+      const filter = await rig.fake.calls('SetDiscoveryFilter')
       expect(filter).toHaveLength(1)
       expect(filter[0].path).toBe('/org/bluez/hci0')
       expect(filter[0].body).toContain('"Transport"')
       expect(filter[0].body).toContain('["le"]')
       expect(filter[0].body).toContain('"DuplicateData"')
-      expect(rig.fake.calls('StartDiscovery')).toHaveLength(1)
+      expect(await rig.fake.calls('StartDiscovery')).toHaveLength(1)
       // Call order: the filter applies to the discovery it precedes.
-      expect(rig.fake.calls().map((c) => c.call)).toEqual(['GetManagedObjects', 'SetDiscoveryFilter', 'StartDiscovery'])
+      expect((await rig.fake.calls()).map((c) => c.call)).toEqual(['GetManagedObjects', 'SetDiscoveryFilter', 'StartDiscovery'])
     } finally {
       await rig.cleanup()
     }

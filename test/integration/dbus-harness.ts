@@ -126,9 +126,22 @@ export class FakeBluez {
     return event?.state ?? []
   }
 
-  /** Method calls received, in order. */
-  calls(member?: string): FakeBluezEvent[] {
+  /**
+   * Method calls logged so far, in order. The log travels over the fake's stdout, which can lag
+   * behind its D-Bus replies: for polling in waitFor only; assertions use `calls()`.
+   */
+  seen(member?: string): FakeBluezEvent[] {
     return this.events.filter((e) => e.call !== undefined && (member === undefined || e.call === member))
+  }
+
+  /**
+   * Method calls received, in order, complete up to now: the fake logs each call before it
+   * replies, and answers a later command after that, so once that command is acknowledged
+   * every earlier log line has arrived.
+   */
+  async calls(member?: string): Promise<FakeBluezEvent[]> {
+    await this.send({ op: 'sync' })
+    return this.seen(member)
   }
 
   /** Kills the process the way a crashing bluetoothd goes (SIGKILL): the bus drops its name. */
