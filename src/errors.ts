@@ -79,6 +79,8 @@ export type BluetoothUnavailableCode =
   | 'powered_off'
   | 'start_failed'
   | 'adapter_lost'
+  /** BluezSource: no bluetoothd (`org.bluez`) on the D-Bus system bus, or the bus itself is unreachable. */
+  | 'bluez_not_running'
 
 /** The BLE stack could not be started; the message says what to check. */
 export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailableCode> {}

@@ -1,6 +1,6 @@
 /**
- * beaconkit — public exports only. Importing this module never loads noble: the BLE stack
- * starts only inside `NobleSource.start()`.
+ * beaconkit — public exports only. Importing this module never loads noble or the D-Bus
+ * library: the BLE stack starts only inside `NobleSource.start()` / `BluezSource.start()`.
  */
 
 export type { Advertisement, ServiceData } from './advertisement.js'
@@ -82,6 +82,8 @@ export { accuracy, proximity, DEFAULT_PROXIMITY_THRESHOLDS } from './distance.js
 export type { ProximityThresholds } from './distance.js'
 export { NobleSource } from './sources/noble.js'
 export type { NobleSourceOptions, NobleSourceStats } from './sources/noble.js'
+export { BluezSource } from './sources/bluez.js'
+export type { BluezSourceOptions, BluezSourceStats } from './sources/bluez.js'
 export { formatAdvertisementLine, formatRecordingHeader, parseAdvertisementLine } from './advertisement.js'
 export type { ParsedLine, RecordingHeader } from './advertisement.js'
 export { BeaconScanner } from './scanner.js'

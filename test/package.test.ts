@@ -1,8 +1,9 @@
 // The built package as users get it: both module systems through the exports map, the public
-// names of DESIGN.md, and no noble loaded (or leaked into the types) by importing it.
+// names of DESIGN.md, and neither noble nor the D-Bus library loaded (or leaked into the types)
+// by importing it.
 // CI builds before testing; locally run `npm run build` first.
 import { describe, expect, it } from 'vitest'
-import { execFileSync } from 'node:child_process'
+import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync, readFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -11,8 +12,10 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const PUBLIC = [
   'BeaconScanner', 'decodeAdvertisement', 'parseBroadcastKey', 'Keyring', 'NobleSource', 'ReplaySource', 'SimulatedSource',
   'AdvertisementRecorder', 'AccountClient', 'Uploader', 'startEmulator', 'encodeIBeacon', 'encodeE780', 'encodeE781',
-  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
+  'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'BluezSource', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
 ]
+/** Optional peer dependencies that importing beaconkit must not load. */
+const LAZY = `(k) => k.includes('@abandonware') || k.includes('dbus-native')`
 
 function run(args: string[]): { names: string[]; nobleLoaded: boolean } {
   const out = execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
@@ -29,7 +32,7 @@ describe('the built package', () => {
     const r = run(['--input-type=module', '-e',
       `import * as m from 'beaconkit'; import { createRequire } from 'node:module';` +
       `const cache = createRequire(import.meta.url).cache;` +
-      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(cache).some((k) => k.includes('@abandonware')) }))`])
+      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(cache).some(${LAZY}) }))`])
     expect(r.names).toEqual(expect.arrayContaining(PUBLIC))
     expect(r.nobleLoaded).toBe(false)
   })
@@ -37,7 +40,7 @@ describe('the built package', () => {
   it('loads as CommonJS by its own name, exports the public API and loads no noble', () => {
     const r = run(['-e',
       `const m = require('beaconkit');` +
-      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(require.cache).some((k) => k.includes('@abandonware')) }))`])
+      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(require.cache).some(${LAZY}) }))`])
     expect(r.names).toEqual(expect.arrayContaining(PUBLIC))
     expect(r.nobleLoaded).toBe(false)
   })
@@ -49,10 +52,24 @@ describe('the built package', () => {
     expect(cjs).toBe(join(root, 'fixtures', 'demo.jsonl'))
   })
 
-  it('keeps noble out of the public type declarations', () => {
+  it('keeps noble and the D-Bus library out of the public type declarations', () => {
     for (const file of ['index.d.ts', 'index.d.cts']) {
-      // Prose may name noble; no import or type reference may point at it.
-      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"]@abandonware/)
+      // Prose may name them; no import or type reference may point at them.
+      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"](@abandonware|@homebridge)/)
+    }
+  })
+
+  it('BluezSource without @homebridge/dbus-native installed → BluetoothUnavailableError not_installed, saying what to install', () => {
+    // A resolve hook makes the package unresolvable, as on a machine that never installed it.
+    const hook = `export async function resolve(s, c, next) { if (s === '@homebridge/dbus-native') throw Object.assign(new Error('Cannot find package ' + s), { code: 'ERR_MODULE_NOT_FOUND' }); return next(s, c) }`
+    const register = `import { register } from 'node:module'; register('data:text/javascript,' + encodeURIComponent(${JSON.stringify(hook)}))`
+    for (const flavour of ['module', 'commonjs']) {
+      const load = flavour === 'module' ? `const { BluezSource } = await import('beaconkit')` : `const { BluezSource } = require('beaconkit')`
+      const script = `${load}; new BluezSource({ busAddress: 'unix:path=/nonexistent' }).start().then(() => console.log('started'), (e) => console.log(JSON.stringify({ name: e.name, code: e.code, message: e.message })))`
+      const r = spawnSync(process.execPath, ['--import', `data:text/javascript,${encodeURIComponent(register)}`, `--input-type=${flavour}`, '-e', flavour === 'module' ? script : `(async () => { ${script} })()`], { cwd: root, encoding: 'utf8' })
+      const out = JSON.parse(r.stdout.trim().split('\n').pop() as string) as { name: string; code: string; message: string }
+      expect(out, flavour).toMatchObject({ name: 'BluetoothUnavailableError', code: 'not_installed' })
+      expect(out.message).toMatch(/npm install @homebridge\/dbus-native/)
     }
   })
 })

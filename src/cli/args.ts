@@ -6,6 +6,7 @@
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { bool, durationMs, fail, hci, hciList, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
 import { COMMANDS } from './command-line.js'
@@ -35,7 +36,7 @@ const VIEW: Options = {
 }
 
 const OPTIONS: Record<CommandName, Options> = {
-  scan: { ...HELP, ...VIEW, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' } },
+  scan: { ...HELP, ...VIEW, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' }, backend: { type: 'string' } },
   replay: { ...HELP, ...VIEW, speed: { type: 'string' }, virtual: { type: 'boolean' }, demo: { type: 'boolean' } },
   simulate: {
     ...HELP,
@@ -136,6 +137,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('hci', first),
         ...optional('extraHci', extra.length > 0 ? extra : undefined),
         ...optional('fallbackReplay', str(values, 'fallback-replay')),
+        ...optional('backend', backend(values, command)),
       }
     }
     case 'replay': {

@@ -3,6 +3,9 @@
  * Types only (and the list of names), shared by the parser and the value readers.
  */
 
+/** The Bluetooth stacks `scan` can use (`--backend`). */
+export type Backend = 'noble' | 'bluez'
+
 /** The sub-commands of `beaconkit`. */
 export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
 
@@ -40,7 +43,7 @@ export interface ViewFlags {
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
   | { command: 'version' }
-  | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string }
+  | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string; backend?: Backend }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }

@@ -1,13 +1,12 @@
 /** The commands that run something (everything but help, version and keys check). */
 
 import { basename } from 'node:path'
-import { CombinedSource } from '../sources/combined.js'
-import { NobleSource } from '../sources/noble.js'
 import { ReplaySource } from '../sources/replay.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { ParsedCommand, ViewFlags } from './command-line.js'
 import { AdapterError, BluetoothUnavailableError, InvalidOptionError } from '../errors.js'
 import { pathForMessage } from '../secure/secret-file.js'
+import { scanSource } from './backend.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
@@ -54,9 +53,7 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
     case 'emulate':
       return runEmulate(parsed)
     case 'scan': {
-      const several = parsed.extraHci === undefined ? undefined : [parsed.hci ?? 0, ...parsed.extraHci]
-      const source = several === undefined ? new NobleSource(parsed.hci === undefined ? {} : { hciDeviceId: parsed.hci }) : new CombinedSource(several.map((id) => new NobleSource({ hciDeviceId: id })))
-      const label = several === undefined ? `scan hci${parsed.hci ?? 0}` : `scan ${several.map((id) => `hci${id}`).join(' + ')}`
+      const { source, label } = scanSource(parsed)
       try {
         try {
           return await runView({ source, label, view: parsed.view, adapter: true })

@@ -44,6 +44,10 @@ Adapter:
   --hci <n>              use adapter hci<n> (default: the first one, hci0); repeat
                          it to scan with several adapters at once (--hci 0 --hci 1):
                          each beacon then lists the adapters hearing it
+  --backend <noble|bluez>
+                         noble: raw HCI socket (default); bluez: through bluetoothd
+                         over D-Bus (needs @homebridge/dbus-native; bluetoothd keeps
+                         running for other programs)
   --fallback-replay <file.jsonl>
                          when no Bluetooth adapter can be used, say why and replay
                          this recording instead (what \`npm run demo\` does)
