@@ -94,3 +94,9 @@ export class InvalidOptionError extends BeaconkitError<'invalid_option' | 'file_
     if (details.option !== undefined) this.option = details.option
   }
 }
+
+/** Reasons the MQTT publisher or the embedded broker cannot do its work. */
+export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_failed'
+
+/** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
+export class MqttError extends BeaconkitError<MqttErrorCode> {}

@@ -1,6 +1,7 @@
 /**
- * beaconkit — public exports only. Importing this module never loads noble: the BLE stack
- * starts only inside `NobleSource.start()`.
+ * beaconkit — public exports only. Importing this module never loads noble, mqtt.js or aedes:
+ * the BLE stack starts only inside `NobleSource.start()`, mqtt.js inside
+ * `MqttPublisher.connect()`, aedes inside `startBroker()`.
  */
 
 export type { Advertisement, ServiceData } from './advertisement.js'
@@ -26,8 +27,9 @@ export {
   BluetoothUnavailableError,
   BroadcastKeyError,
   InvalidOptionError,
+  MqttError,
 } from './errors.js'
-export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode } from './errors.js'
+export type { AccountErrorCode, BluetoothUnavailableCode, BroadcastKeyErrorCode, MqttErrorCode } from './errors.js'
 export { RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'
@@ -94,3 +96,14 @@ export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'
+export type { JsonEvent } from './json-events.js'
+export { MqttPublisher } from './mqtt/publisher.js'
+export type { MqttConnectionState, MqttPublisherEvents, MqttPublisherOptions, MqttPublisherStats, PublisherEventSource } from './mqtt/publisher.js'
+export type { MqttClientLike, MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttDropInfo, MqttDropReason } from './mqtt/outbox.js'
+export type { GatewayStatus, RssiBatch, RssiReading } from './mqtt/payloads.js'
+export { anyGatewayBeaconTopic, anyGatewayStatusTopic, GatewayTopics, haObjectId } from './mqtt/topics.js'
+export { haConfig, haConfigTopic, HA_FIELDS } from './mqtt/home-assistant.js'
+export type { HaField, HaSettings } from './mqtt/home-assistant.js'
+export { startBroker } from './mqtt/broker.js'
+export type { BrokerOptions, RunningBroker } from './mqtt/broker.js'

@@ -6,6 +6,7 @@
 
 import { BeaconScanner } from '../scanner.js'
 import type { Beacon } from '../reading.js'
+import type { BeaconChanges } from '../range/merge.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 import type { ViewFlags } from './args.js'
 import { EXIT } from './exit.js'
@@ -104,7 +105,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     json?.write({ event: 'gone', time: clock.now(), beacon })
     screen?.forget(beacon.id)
   })
-  scanner.on('changed', (beacon: Beacon, changes: unknown) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
+  scanner.on('changed', (beacon: Beacon, changes: BeaconChanges) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
   scanner.on('updated', (beacons: Beacon[]) => {
     const now = clock.now()
     json?.write({ event: 'updated', time: now, beacons })

@@ -7,7 +7,7 @@ import { AccountClient } from '../cloud/account-client.js'
 import { Uploader } from '../cloud/uploader.js'
 import type { UploadEventSource } from '../cloud/uploader.js'
 import type { UploadFlags } from './args.js'
-import { readPasswordFile } from './password-file.js'
+import { readPasswordFile } from '../password-file.js'
 
 /** A running upload: `close()` flushes what is queued, then stops. */
 export interface RunningUpload {

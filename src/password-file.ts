@@ -1,7 +1,7 @@
 /** Passwords come from files so they stay out of the process list; they are never printed. */
 
 import { readFile } from 'node:fs/promises'
-import { InvalidOptionError } from '../errors.js'
+import { InvalidOptionError } from './errors.js'
 
 /** Reads a password file: its first line, without the line ending. */
 export async function readPasswordFile(path: string, option = 'password-file'): Promise<string> {

@@ -1,0 +1,119 @@
+/**
+ * What one gateway publishes, decided from scanner events: traffic is the feature. A beacon's
+ * retained state goes out when something other than RSSI changed (at most every `minIntervalMs`)
+ * and on a heartbeat; RSSI goes only in one batch per tick; events exclude RSSI-only changes.
+ */
+
+import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
+import type { BeaconChanges } from '../range/merge.js'
+import type { Beacon } from '../reading.js'
+import type { HaAnnouncer } from './home-assistant.js'
+import type { RssiBatch, RssiReading } from './payloads.js'
+import type { GatewayTopics } from './topics.js'
+
+/** Where the feed's messages go (the outbox). */
+export interface FeedSink {
+  putRetained(topic: string, payload: string): void
+  putEvent(topic: string, payload: string): void
+  putVolatile(topic: string, payload: string, kind: 'rssi'): void
+}
+
+/** Timing of the retained beacon states. */
+export interface FeedTiming {
+  minIntervalMs: number
+  heartbeatMs: number
+}
+
+interface StateMark {
+  /** Clock time of the latest state published. */
+  at: number
+  /** A non-RSSI value changed since. */
+  dirty: boolean
+}
+
+/** Changes that make a state "changed": RSSI-derived fields travel in the batch instead. */
+function hasNonRssiChange(changes: BeaconChanges): boolean {
+  for (const key in changes) if (key !== 'rssi') return true
+  return false
+}
+
+/** Turns scanner events into messages for one gateway's topics. */
+export class GatewayFeed {
+  private readonly marks = new Map<string, StateMark>()
+  /** Packets per address since the previous batch. */
+  private counts = new Map<string, number>()
+  private previousBatch = -Infinity
+
+  constructor(
+    private readonly topics: GatewayTopics,
+    private readonly timing: FeedTiming,
+    private readonly sink: FeedSink,
+    private readonly ha: HaAnnouncer | undefined,
+  ) {}
+
+  /** One advertisement from the source: counted for the next batch. */
+  packet(address: string): void {
+    const counts = this.counts
+    counts.set(address, (counts.get(address) ?? 0) + 1)
+  }
+
+  found(beacon: Beacon, now: number): void {
+    this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'found', time: now, beacon }))
+    this.publishState(beacon, now)
+  }
+
+  changed(beacon: Beacon, changes: BeaconChanges, now: number): void {
+    if (!hasNonRssiChange(changes)) return
+    this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon, changes }))
+    const mark = this.marks.get(beacon.id)
+    if (mark === undefined || now - mark.at >= this.timing.minIntervalMs) this.publishState(beacon, now)
+    else mark.dirty = true
+  }
+
+  gone(beacon: Beacon, now: number): void {
+    this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'gone', time: now, beacon }))
+    this.marks.delete(beacon.id)
+    this.sink.putRetained(this.topics.beacon(beacon.id), '')
+  }
+
+  /** The update tick: due states (throttled changes, heartbeats) and the RSSI batch. */
+  updated(beacons: readonly Beacon[], now: number): void {
+    const { minIntervalMs, heartbeatMs } = this.timing
+    const readings: RssiReading[] = []
+    const counts = this.counts
+    const since = this.previousBatch
+    for (const b of beacons) {
+      const mark = this.marks.get(b.id)
+      if (mark === undefined || now - mark.at >= (mark.dirty ? minIntervalMs : heartbeatMs)) this.publishState(b, now)
+      // Counted packets decide, not lastSeen alone: a packet at the tick's own ms may land after it.
+      const count = counts.get(b.address) ?? 0
+      if (count > 0 || b.lastSeen > since) {
+        const reading: RssiReading = { id: b.id, rssi: b.smoothedRssi, lastSeen: b.lastSeen, count: Math.max(1, count) }
+        if (b.measuredPower !== undefined) reading.measuredPower = b.measuredPower
+        readings.push(reading)
+      }
+    }
+    this.counts = new Map()
+    this.previousBatch = now
+    // A tick in which nothing was heard sends no batch.
+    if (readings.length === 0) return
+    const batch: RssiBatch = { gateway: this.topics.gateway, time: now, readings }
+    this.sink.putVolatile(this.topics.rssi, JSON.stringify(batch), 'rssi')
+  }
+
+  /** After a reconnect: every beacon's current state, replacing whatever waited. */
+  refresh(beacons: readonly Beacon[], now: number): void {
+    for (const b of beacons) this.publishState(b, now)
+  }
+
+  private publishState(beacon: Beacon, now: number): void {
+    if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
+    this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
+    const mark = this.marks.get(beacon.id)
+    if (mark === undefined) this.marks.set(beacon.id, { at: now, dirty: false })
+    else {
+      mark.at = now
+      mark.dirty = false
+    }
+  }
+}
