@@ -12,8 +12,8 @@ export const DEFAULT_TOPIC_PREFIX = 'beaconkit'
 export const DEFAULT_HA_PREFIX = 'homeassistant'
 
 const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
-// Wildcards and the empty level would make every topic below the prefix ambiguous.
-const PREFIX = /^[^#+\u0000]+$/
+// Wildcards, NUL and empty levels would make every topic below the prefix unusable.
+const PREFIX_FORBIDDEN = ['#', '+', String.fromCharCode(0)]
 
 /** Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]+`. */
 export function checkGatewayId(id: unknown): string {
@@ -26,7 +26,7 @@ export function checkGatewayId(id: unknown): string {
 
 /** Throws the InvalidOptionError for a prefix with wildcards, empty levels or a leading/trailing '/'. */
 export function checkTopicPrefix(prefix: unknown, option = 'topicPrefix'): string {
-  const ok = typeof prefix === 'string' && PREFIX.test(prefix) && !prefix.split('/').includes('')
+  const ok = typeof prefix === 'string' && prefix !== '' && !PREFIX_FORBIDDEN.some((c) => prefix.includes(c)) && !prefix.split('/').includes('')
   if (!ok) {
     throw new InvalidOptionError('invalid_option', `${option} must be topic levels without wildcards, e.g. 'beaconkit' or 'site/beaconkit'`, { option })
   }

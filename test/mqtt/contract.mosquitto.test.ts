@@ -10,7 +10,7 @@ import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import type { Beacon } from '../../src/reading.js'
 import type { BeaconChanges } from '../../src/range/merge.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
-import { Mosquitto, MOSQUITTO, MOSQUITTO_SKIP } from '../support/mosquitto.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import type { Received } from '../support/mqtt-subscriber.js'
 
@@ -63,7 +63,7 @@ async function replayThroughBroker(url: string): Promise<Run> {
   return run
 }
 
-describe.skipIf(!MOSQUITTO)('MqttPublisher against Mosquitto: the DESIGN.md section 6 contract', () => {
+describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher against Mosquitto: the DESIGN.md section 6 contract'), () => {
   let broker: Mosquitto
   let run: Run
 

@@ -1,7 +1,7 @@
 /**
  * A real Mosquitto for tests: a generated config in a temp dir, a free loopback port, started
  * and waited for (it accepts a connection), stopped and restarted on the same port. Tests that
- * need it use `describe.skipIf(!MOSQUITTO)` with {@link MOSQUITTO_SKIP} as the reason.
+ * need it use `describe.skipIf(!MOSQUITTO)(needsMosquitto('title'), …)`, so a skip says why.
  */
 
 import { spawn } from 'node:child_process'
@@ -19,6 +19,11 @@ export const MOSQUITTO: string | undefined = BINARY
 
 /** Why Mosquitto tests are skipped. */
 export const MOSQUITTO_SKIP = 'mosquitto is not installed (apt-get install -y mosquitto); skipping tests against a real broker'
+
+/** A describe title that says why it is skipped when Mosquitto is missing. */
+export function needsMosquitto(title: string): string {
+  return MOSQUITTO === undefined ? `${title} [skipped: ${MOSQUITTO_SKIP}]` : title
+}
 
 /** A free TCP port on loopback (the OS picks it; closed again before returning). */
 export async function freePort(): Promise<number> {
