@@ -9,10 +9,10 @@ import { bool, durationMs, fail, hci, number, parseView, positionals, quote, see
 import type { Values } from './arg-values.js'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'keys']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -31,6 +31,17 @@ export interface UploadFlags {
   queueDir?: string
 }
 
+/** `--mqtt` and its companions. */
+export interface MqttFlags {
+  url: string
+  /** Default: this machine's host name, cut to the characters a gateway id allows. */
+  gatewayId?: string
+  topicPrefix?: string
+  homeAssistant: boolean
+  username?: string
+  passwordFile?: string
+}
+
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {
   json: boolean
@@ -39,6 +50,7 @@ export interface ViewFlags {
   keysFile?: string
   filter: FilterFlags
   upload?: UploadFlags
+  mqtt?: MqttFlags
 }
 
 /** A parsed command line. */
@@ -50,6 +62,7 @@ export type ParsedCommand =
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
+  | { command: 'broker'; port: number; host: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
 
 type Options = NonNullable<ParseArgsConfig['options']>
@@ -70,6 +83,12 @@ const VIEW: Options = {
   email: { type: 'string' },
   'password-file': { type: 'string' },
   'queue-dir': { type: 'string' },
+  mqtt: { type: 'string' },
+  'gateway-id': { type: 'string' },
+  'mqtt-prefix': { type: 'string' },
+  ha: { type: 'boolean' },
+  'mqtt-user': { type: 'string' },
+  'mqtt-password-file': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {
@@ -99,6 +118,7 @@ const OPTIONS: Record<CommandName, Options> = {
     email: { type: 'string' },
     'password-file': { type: 'string' },
   },
+  broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
 }
 
@@ -212,6 +232,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('email', str(values, 'email')),
         ...optional('passwordFile', str(values, 'password-file')),
       }
+    }
+    case 'broker': {
+      positionals(pos, 0, 'beaconkit broker [options]', command)
+      const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
+      return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
     }
     case 'keys': {
       const [sub, key, ...extra] = pos

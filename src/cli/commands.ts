@@ -6,6 +6,7 @@ import { ReplaySource } from '../sources/replay.js'
 import { SimulatedSource } from '../sources/simulated.js'
 import type { ParsedCommand, ViewFlags } from './args.js'
 import { BluetoothUnavailableError } from '../errors.js'
+import { runBroker } from './broker.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from './scenario.js'
@@ -24,6 +25,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
   switch (parsed.command) {
     case 'emulate':
       return runEmulate(parsed)
+    case 'broker':
+      return runBroker(parsed)
     case 'scan': {
       const source = new NobleSource(parsed.hci === undefined ? {} : { hciDeviceId: parsed.hci })
       try {

@@ -17,6 +17,7 @@ import type { TerminalLike } from './screen.js'
 import { handleSignals } from './shutdown.js'
 import type { TableStatus } from './table.js'
 import { startUpload } from './upload.js'
+import { startMqtt } from './mqtt.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -77,6 +78,13 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (warnings.length > 10) warnings.shift()
   }
   const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn)
+  const mqtt =
+    view.mqtt === undefined
+      ? undefined
+      : await startMqtt(view.mqtt, scanner, warn).catch(async (error: unknown) => {
+          await upload?.close()
+          throw error
+        })
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
@@ -114,6 +122,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
       lastTick = { time: now, adverts }
       const notes: string[] = []
       if (upload !== undefined) notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
+      if (mqtt !== undefined) notes.push(mqtt.note())
       if (warnings.length > 0) notes.push(`⚠ ${warnings[warnings.length - 1]}`)
       const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label, notes }
       screen.update(beacons, status, now)
@@ -141,6 +150,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     await scanner.stop()
     json?.close()
     if (upload !== undefined) await upload.close()
+    // After the scanner stopped: its last gone events are out before status says offline.
+    if (mqtt !== undefined) await mqtt.close()
     restore()
     process.off('exit', restore)
     removeSignals()

@@ -73,8 +73,11 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   } catch (error) {
     aedes.close()
     const code = (error as NodeJS.ErrnoException).code
-    const hint = code === 'EADDRINUSE' ? `port ${port} is in use (another broker?); pick another with --port` : `cannot listen on ${host}:${port} (${code ?? 'error'})`
-    throw new MqttError('broker_failed', hint, { cause: error })
+    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use (another broker?); choose another port (0 picks a free one)`, { option: 'port', cause: error })
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new InvalidOptionError('invalid_option', `cannot listen on ${host}:${port} (${code}); check the host and port`, { option: 'host', cause: error })
+    }
+    throw new MqttError('broker_failed', `the embedded broker could not listen on ${host}:${port} (${code ?? 'error'})`, { cause: error })
   }
   const address = server.address()
   const actualPort = typeof address === 'object' && address !== null ? address.port : port
