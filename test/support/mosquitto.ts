@@ -45,6 +45,8 @@ export interface MosquittoTls {
 /** Options of {@link Mosquitto.start}. */
 export interface MosquittoOptions {
   tls?: MosquittoTls
+  /** Log every PUBLISH the broker receives (debug level), for {@link Mosquitto.received}. */
+  logPublishes?: boolean
   /** Extra config lines. */
   extra?: string[]
 }
@@ -90,6 +92,7 @@ export class Mosquitto {
       'log_type error',
       'log_type warning',
     ]
+    if (options.logPublishes === true) lines.push('log_type debug')
     if (options.tls !== undefined) lines.push(`cafile ${options.tls.caFile}`, `certfile ${options.tls.certFile}`, `keyfile ${options.tls.keyFile}`)
     lines.push(...(options.extra ?? []))
     const conf = join(dir, 'mosquitto.conf')
@@ -115,6 +118,19 @@ export class Mosquitto {
       if (Date.now() > deadline) throw new Error(`mosquitto did not listen on ${this.port}: ${this.log}`)
       await new Promise((resolve) => setTimeout(resolve, 20))
     }
+  }
+
+  /** The PUBLISH packets the broker has logged receiving from `clientId`, in order (needs `logPublishes`). */
+  received(clientId: string): { topic: string; qos: number; retain: boolean; bytes: number }[] {
+    const out: { topic: string; qos: number; retain: boolean; bytes: number }[] = []
+    const re = /Received PUBLISH from (\S+) \(d\d, q(\d), r(\d), m\d+, '([^']*)', \.\.\. \((\d+) bytes\)\)/g
+    for (const m of this.log.matchAll(re)) if (m[1] === clientId) out.push({ topic: m[4], qos: Number(m[2]), retain: m[3] === '1', bytes: Number(m[5]) })
+    return out
+  }
+
+  /** Forgets the log so far (e.g. before a restart). */
+  clearLog(): void {
+    this.log = ''
   }
 
   /** Stops the broker (SIGTERM) and waits for its exit; its retained messages are gone. */
