@@ -80,7 +80,8 @@ class EventQueue {
 
 /** Holds messages until a connected client can take them, in the order: status, retained state, events. */
 export class Outbox {
-  private client: MqttClientLike | undefined
+  // True private: util.inspect of anything holding the outbox cannot reach the client's password.
+  #client: MqttClientLike | undefined
   private readonly status = new Map<string, string>()
   private readonly retained = new Map<string, string>()
   /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
@@ -106,7 +107,7 @@ export class Outbox {
 
   /** The client to publish through while it is connected; undefined while it is not. */
   setClient(client: MqttClientLike | undefined): void {
-    this.client = client
+    this.#client = client
     this.pump()
   }
 
@@ -141,7 +142,7 @@ export class Outbox {
 
   /** A QoS 0 message sent now or never: stale RSSI is worth nothing after a reconnect. */
   putVolatile(topic: string, payload: string, kind: 'rssi'): void {
-    const client = this.client
+    const client = this.#client
     if (client === undefined || !client.connected) {
       this.hooks.dropped({ count: 1, reason: 'offline', kind })
       return
@@ -189,7 +190,7 @@ export class Outbox {
   }
 
   private pump(): void {
-    const client = this.client
+    const client = this.#client
     while (client !== undefined && client.connected && this.inflight < this.limits.maxInflight) {
       const m = this.next()
       if (m === undefined) break

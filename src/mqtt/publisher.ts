@@ -6,6 +6,7 @@
 
 import { EventEmitter } from 'eventemitter3'
 import { hostname } from 'node:os'
+import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { MqttError } from '../errors.js'
@@ -136,6 +137,16 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   get stats(): MqttPublisherStats {
     const c = this.counters
     return { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
+  }
+
+  /** Shows where it publishes, never the client (whose options hold the password). */
+  [inspect.custom](): string {
+    return `MqttPublisher { gatewayId: '${this.gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${this.state}' }`
+  }
+
+  /** What JSON.stringify shows: where it publishes and how it goes; never credentials. */
+  toJSON(): { gatewayId: string; topicPrefix: string; stats: MqttPublisherStats } {
+    return { gatewayId: this.gatewayId, topicPrefix: this.topics.prefix, stats: this.stats }
   }
 
   /**

@@ -71,7 +71,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher when Mosquitto restart
     expect(await retainedMessages(broker.url, `${P}/beacons/#`)).toHaveProperty('size', 2)
 
     // The broker goes away (and with it every retained message).
-    const disconnected = new Promise((resolve) => publisher.once('disconnected', resolve))
+    const disconnected = new Promise<void>((resolve) => publisher.once('disconnected', () => resolve()))
     await broker.stop()
     await disconnected
     broker.clearLog()

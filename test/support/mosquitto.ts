@@ -92,6 +92,9 @@ export class Mosquitto {
       'log_type error',
       'log_type warning',
     ]
+    // Started as root (CI), Mosquitto would switch to the user `mosquitto`, who cannot read the
+    // test's private temp dir (certificates, password file).
+    if (process.getuid?.() === 0) lines.push('user root')
     if (options.logPublishes === true) lines.push('log_type debug')
     if (options.tls !== undefined) lines.push(`cafile ${options.tls.caFile}`, `certfile ${options.tls.certFile}`, `keyfile ${options.tls.keyFile}`)
     lines.push(...(options.extra ?? []))
