@@ -2,6 +2,12 @@
  * What one gateway publishes, decided from scanner events: traffic is the feature. A beacon's
  * retained state goes out when something other than RSSI changed (at most every `minIntervalMs`)
  * and on a heartbeat; RSSI goes only in one batch per tick; events exclude RSSI-only changes.
+ *
+ * Changes are found on the update tick by comparing each beacon's sensor values with the last
+ * ones seen, not by listening to the scanner's `changed` event: that event fires on every whole
+ * dBm of RSSI, and merely listening to it doubles the scanner's cost per packet at 10,000
+ * beacons. A `changed` event therefore carries the tick's time and, when a value changed
+ * twice within one tick, the change from the previous tick's value to the latest.
  */
 
 import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
@@ -24,17 +30,36 @@ export interface FeedTiming {
   heartbeatMs: number
 }
 
+/** The values whose change makes a state "changed" (RSSI-derived fields travel in the batch). */
+const CHANGE_FIELDS = ['temperature', 'light', 'accelerometerCount', 'movingState', 'batteryLevel'] as const
+type ChangeField = (typeof CHANGE_FIELDS)[number]
+type Values = { [K in ChangeField]: Beacon[K] }
+
 interface StateMark {
   /** Clock time of the latest state published. */
   at: number
   /** A non-RSSI value changed since. */
   dirty: boolean
+  /** The values at the previous look (found or tick). */
+  values: Values
 }
 
-/** Changes that make a state "changed": RSSI-derived fields travel in the batch instead. */
-function hasNonRssiChange(changes: BeaconChanges): boolean {
-  for (const key in changes) if (key !== 'rssi') return true
-  return false
+function valuesOf(b: Beacon): Values {
+  return { temperature: b.temperature, light: b.light, accelerometerCount: b.accelerometerCount, movingState: b.movingState, batteryLevel: b.batteryLevel }
+}
+
+/** What changed since `values` (and updates them), or undefined. */
+function diff(values: Values, b: Beacon): BeaconChanges | undefined {
+  let changes: Record<string, { old: unknown; new: unknown }> | undefined
+  for (const field of CHANGE_FIELDS) {
+    const now = b[field]
+    if (now !== values[field]) {
+      changes ??= {}
+      changes[field] = { old: values[field], new: now }
+      ;(values as Record<ChangeField, unknown>)[field] = now
+    }
+  }
+  return changes as BeaconChanges | undefined
 }
 
 /** Turns scanner events into messages for one gateway's topics. */
@@ -62,21 +87,13 @@ export class GatewayFeed {
     this.publishState(beacon, now)
   }
 
-  changed(beacon: Beacon, changes: BeaconChanges, now: number): void {
-    if (!hasNonRssiChange(changes)) return
-    this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon, changes }))
-    const mark = this.marks.get(beacon.id)
-    if (mark === undefined || now - mark.at >= this.timing.minIntervalMs) this.publishState(beacon, now)
-    else mark.dirty = true
-  }
-
   gone(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'gone', time: now, beacon }))
     this.marks.delete(beacon.id)
     this.sink.putRetained(this.topics.beacon(beacon.id), '')
   }
 
-  /** The update tick: due states (throttled changes, heartbeats) and the RSSI batch. */
+  /** The update tick: changed events, due states (throttled changes, heartbeats) and the RSSI batch. */
   updated(beacons: readonly Beacon[], now: number): void {
     const { minIntervalMs, heartbeatMs } = this.timing
     const readings: RssiReading[] = []
@@ -84,6 +101,13 @@ export class GatewayFeed {
     const since = this.previousBatch
     for (const b of beacons) {
       const mark = this.marks.get(b.id)
+      if (mark !== undefined) {
+        const changes = diff(mark.values, b)
+        if (changes !== undefined) {
+          this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon: b, changes }))
+          mark.dirty = true
+        }
+      }
       if (mark === undefined || now - mark.at >= (mark.dirty ? minIntervalMs : heartbeatMs)) this.publishState(b, now)
       // Counted packets decide, not lastSeen alone: a packet at the tick's own ms may land after it.
       const count = counts.get(b.address) ?? 0
@@ -110,7 +134,7 @@ export class GatewayFeed {
     if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     const mark = this.marks.get(beacon.id)
-    if (mark === undefined) this.marks.set(beacon.id, { at: now, dirty: false })
+    if (mark === undefined) this.marks.set(beacon.id, { at: now, dirty: false, values: valuesOf(beacon) })
     else {
       mark.at = now
       mark.dirty = false

@@ -10,7 +10,6 @@ import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { MqttError } from '../errors.js'
-import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
@@ -64,10 +63,8 @@ export interface PublisherEventSource {
   readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
   beacons(): Beacon[]
   on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
-  on(event: 'changed', fn: (b: Beacon, c: BeaconChanges) => void): unknown
   on(event: 'updated', fn: (bs: Beacon[]) => void): unknown
   off(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
-  off(event: 'changed', fn: (b: Beacon, c: BeaconChanges) => void): unknown
   off(event: 'updated', fn: (bs: Beacon[]) => void): unknown
 }
 
@@ -222,18 +219,15 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const now = (): number => this.clock.now()
     const found = (b: Beacon): void => feed.found(b, now())
     const gone = (b: Beacon): void => feed.gone(b, now())
-    const changed = (b: Beacon, c: BeaconChanges): void => feed.changed(b, c, now())
     const updated = (bs: Beacon[]): void => feed.updated(bs, now())
     const packet = (adv: Advertisement): void => feed.packet(adv.address)
     scanner.on('found', found)
     scanner.on('gone', gone)
-    scanner.on('changed', changed)
     scanner.on('updated', updated)
     scanner.source?.on('advertisement', packet)
     const detach = (): void => {
       scanner.off('found', found)
       scanner.off('gone', gone)
-      scanner.off('changed', changed)
       scanner.off('updated', updated)
       scanner.source?.off('advertisement', packet)
       if (this.scanner === scanner) this.scanner = undefined

@@ -43,24 +43,33 @@ describe('GatewayFeed', () => {
     const { feed: f, sink } = feed()
     f.found(beacon('A1'), 0)
     expect(sink.states('A1')).toHaveLength(1)
-    // A change 1 s later is held...
-    f.changed(beacon('A1', { temperature: 22 }), { temperature: { old: 21, new: 22 } }, 1000)
-    f.changed(beacon('A1', { temperature: 23 }), { temperature: { old: 22, new: 23 } }, 2000)
-    for (let t = 1000; t < 5000; t += 1000) f.updated([beacon('A1', { temperature: 23 })], t)
+    // Changes at the 1 s and 2 s ticks are events at once; the state is held...
+    f.updated([beacon('A1', { temperature: 22 })], 1000)
+    f.updated([beacon('A1', { temperature: 23 })], 2000)
+    for (let t = 3000; t < 5000; t += 1000) f.updated([beacon('A1', { temperature: 23 })], t)
     expect(sink.states('A1')).toHaveLength(1)
     // ...and goes out once, with the latest value, when minIntervalMs has passed.
     f.updated([beacon('A1', { temperature: 23 })], 5000)
     const states = sink.states('A1')
     expect(states).toHaveLength(2)
     expect((JSON.parse(states[1]) as Beacon).temperature).toBe(23)
-    // Both changes were events, immediately.
-    expect(sink.out.filter((m) => m.kind === 'event').map((m) => (JSON.parse(m.payload) as { event: string; time: number }).time)).toEqual([0, 1000, 2000])
+    const events = sink.out.filter((m) => m.kind === 'event').map((m) => JSON.parse(m.payload) as { event: string; time: number; changes?: unknown })
+    expect(events.map((e) => [e.event, e.time])).toEqual([['found', 0], ['changed', 1000], ['changed', 2000]])
+    expect(events[2].changes).toEqual({ temperature: { old: 22, new: 23 } })
+  })
+
+  it('coalesces several changes within one tick into one changed event from the previous tick\'s value', () => {
+    const { feed: f, sink } = feed()
+    f.found(beacon('A1', { temperature: 21, batteryLevel: 90 }), 0)
+    f.updated([beacon('A1', { temperature: 25, batteryLevel: 89 })], 1000)
+    const changed = sink.out.filter((m) => m.kind === 'event').map((m) => JSON.parse(m.payload) as { event: string; changes?: unknown }).filter((e) => e.event === 'changed')
+    expect(changed).toEqual([expect.objectContaining({ changes: { temperature: { old: 21, new: 25 }, batteryLevel: { old: 90, new: 89 } } })])
   })
 
   it('publishes a change at once when the previous state is older than minIntervalMs', () => {
     const { feed: f, sink } = feed()
     f.found(beacon('A1'), 0)
-    f.changed(beacon('A1', { temperature: 25 }), { temperature: { old: 21, new: 25 } }, 7000)
+    f.updated([beacon('A1', { temperature: 25 })], 7000)
     expect(sink.states('A1')).toHaveLength(2)
   })
 
@@ -75,8 +84,8 @@ describe('GatewayFeed', () => {
     const { feed: f, sink } = feed()
     f.found(beacon('A1'), 0)
     sink.take()
-    f.changed(beacon('A1', { smoothedRssi: -70 }), { rssi: { old: -60, new: -70 } }, 6000)
-    expect(sink.out).toEqual([])
+    f.updated([beacon('A1', { rssi: -75, smoothedRssi: -70, accuracy: 4.2, proximity: 'far' })], 6000)
+    expect(sink.out.filter((m) => m.kind !== 'rssi')).toEqual([])
   })
 
   it('clears the retained state with an empty message when the beacon is gone', () => {
