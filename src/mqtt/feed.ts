@@ -50,6 +50,16 @@ function valuesOf(b: Beacon): Values {
 
 /** What changed since `values` (and updates them), or undefined. */
 function diff(values: Values, b: Beacon): BeaconChanges | undefined {
+  // The common case, spelled out: named property reads stay monomorphic, a keyed loop does not.
+  if (
+    b.temperature === values.temperature &&
+    b.light === values.light &&
+    b.accelerometerCount === values.accelerometerCount &&
+    b.movingState === values.movingState &&
+    b.batteryLevel === values.batteryLevel
+  ) {
+    return undefined
+  }
   let changes: Record<string, { old: unknown; new: unknown }> | undefined
   for (const field of CHANGE_FIELDS) {
     const now = b[field]
@@ -65,8 +75,11 @@ function diff(values: Values, b: Beacon): BeaconChanges | undefined {
 /** Turns scanner events into messages for one gateway's topics. */
 export class GatewayFeed {
   private readonly marks = new Map<string, StateMark>()
-  /** Packets per address since the previous batch. */
-  private counts = new Map<string, number>()
+  /**
+   * Packets per address since the previous batch. A counter object per address, reset after
+   * each batch rather than a new map: a get and an increment per packet instead of a set.
+   */
+  private readonly counts = new Map<string, { n: number }>()
   private previousBatch = -Infinity
 
   constructor(
@@ -78,8 +91,9 @@ export class GatewayFeed {
 
   /** One advertisement from the source: counted for the next batch. */
   packet(address: string): void {
-    const counts = this.counts
-    counts.set(address, (counts.get(address) ?? 0) + 1)
+    const counter = this.counts.get(address)
+    if (counter === undefined) this.counts.set(address, { n: 1 })
+    else counter.n++
   }
 
   found(beacon: Beacon, now: number): void {
@@ -110,14 +124,23 @@ export class GatewayFeed {
       }
       if (mark === undefined || now - mark.at >= (mark.dirty ? minIntervalMs : heartbeatMs)) this.publishState(b, now)
       // Counted packets decide, not lastSeen alone: a packet at the tick's own ms may land after it.
-      const count = counts.get(b.address) ?? 0
+      const counter = counts.get(b.address)
+      const count = counter === undefined ? 0 : counter.n
       if (count > 0 || b.lastSeen > since) {
-        const reading: RssiReading = { id: b.id, rssi: b.smoothedRssi, lastSeen: b.lastSeen, count: Math.max(1, count) }
-        if (b.measuredPower !== undefined) reading.measuredPower = b.measuredPower
-        readings.push(reading)
+        const n = count > 0 ? count : 1
+        // Two fixed literal shapes (in the contract's key order) keep JSON.stringify on its fast path.
+        readings.push(
+          b.measuredPower === undefined
+            ? { id: b.id, rssi: b.smoothedRssi, lastSeen: b.lastSeen, count: n }
+            : { id: b.id, rssi: b.smoothedRssi, measuredPower: b.measuredPower, lastSeen: b.lastSeen, count: n },
+        )
       }
     }
-    this.counts = new Map()
+    // Addresses not heard since the previous batch go (other devices, beacons gone); the rest restart at 0.
+    for (const [address, counter] of counts) {
+      if (counter.n === 0) counts.delete(address)
+      else counter.n = 0
+    }
     this.previousBatch = now
     // A tick in which nothing was heard sends no batch.
     if (readings.length === 0) return
