@@ -84,6 +84,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher when Mosquitto restart
     expect(pending).toBeLessThanOrEqual(20 + 3 + 1)
     const dropped = drops.filter((d) => d.kind === 'event' && d.reason === 'queue_full').reduce((s, d) => s + d.count, 0)
     expect(dropped).toBeGreaterThanOrEqual(60 - 20)
+    // RSSI batches are not kept while offline: one dropped per second heard.
+    expect(drops.filter((d) => d.kind === 'rssi' && d.reason === 'offline').length).toBeGreaterThanOrEqual(300)
     const current = new Map(scanner.beacons().map((b) => [b.id, b]))
     expect([...current.keys()].sort()).toEqual(['0117C5000001', '0117C5000003'])
 
