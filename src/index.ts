@@ -1,6 +1,7 @@
 /**
- * beaconkit — public exports only. Importing this module never loads noble or the D-Bus
- * library: the BLE stack starts only inside `NobleSource.start()` / `BluezSource.start()`.
+ * beaconkit — public exports only. Importing this module never loads noble, the D-Bus library,
+ * mqtt.js or aedes: the BLE stack starts only inside `NobleSource.start()` /
+ * `BluezSource.start()`, mqtt.js inside `MqttPublisher.connect()`, aedes inside `startBroker()`.
  */
 
 export type { Advertisement, ServiceData } from './advertisement.js'
@@ -29,8 +30,9 @@ export {
   BroadcastKeyError,
   InvalidOptionError,
   QueueError,
+  MqttError,
 } from './errors.js'
-export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, MqttErrorCode, QueueErrorCode, QueueLockHolder } from './errors.js'
 export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './unheard.js'
 export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
@@ -103,3 +105,14 @@ export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourc
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'
+export type { JsonEvent } from './json-events.js'
+export { MqttPublisher } from './mqtt/publisher.js'
+export type { MqttConnectionState, MqttPublisherEvents, MqttPublisherOptions, MqttPublisherStats, PublisherEventSource } from './mqtt/publisher.js'
+export type { MqttClientLike, MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttDropInfo, MqttDropReason } from './mqtt/outbox.js'
+export type { GatewayStatus, RssiBatch, RssiReading } from './mqtt/payloads.js'
+export { anyGatewayBeaconTopic, anyGatewayStatusTopic, GatewayTopics, haObjectId } from './mqtt/topics.js'
+export { haConfig, haConfigTopic, HA_FIELDS } from './mqtt/home-assistant.js'
+export type { HaField, HaSettings } from './mqtt/home-assistant.js'
+export { startBroker } from './mqtt/broker.js'
+export type { BrokerOptions, RunningBroker } from './mqtt/broker.js'

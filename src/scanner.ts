@@ -88,7 +88,8 @@ export interface ScannerStats {
 export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   /** The clock all scanner time comes from. */
   readonly clock: Clock
-  private readonly source: AdvertisementSource
+  /** Where advertisements come from (sinks such as MqttPublisher count packets on it). */
+  readonly source: AdvertisementSource
   /** Caches the two latest payloads per address, so an advertisement / scan-response pair both hit. */
   private readonly decoder: ScanDecoder<Entry>
   private readonly table: RangeTable

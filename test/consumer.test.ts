@@ -3,17 +3,19 @@
 // declarations and run by node there, and the commands `beaconkit --help` suggests run there.
 //
 // No network: a fresh CI machine has just run `npm ci`, which caches package tarballs but not
-// the registry's metadata, so an offline `npm install` cannot resolve a version range. The
-// runtime dependencies are therefore packed from this repository's node_modules and installed
-// as tarballs next to beaconkit's own (a new runtime dependency shows up here as a clear failure).
+// the registry's metadata, so an offline `npm install` cannot resolve the version ranges of
+// beaconkit's dependencies and theirs. The packed tarball is therefore unpacked where npm would
+// put it, and its runtime dependencies are linked to this repository's installed copies (what
+// is tested is the package's own files: exports map, declarations, command, docs).
 //
-// Snippets that need hardware or a cloud run with the substitutions in SNIPPETS below (a
-// replay of the bundled demo recording for the Bluetooth adapter, the simulator for the
-// recorder's adapter, the local emulator for the cloud); each names the README text it applies
-// to, and a ```ts block without an entry runs exactly as written.
+// Snippets that need hardware, a cloud or a broker run with the substitutions in SNIPPETS below
+// (a replay of the bundled demo recording for the Bluetooth adapter, the simulator for the
+// recorder's adapter, the local emulator for the cloud, an embedded broker for MQTT); each
+// names the README text it applies to, and a ```ts block without an entry runs exactly as
+// written.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { execFile, spawn } from 'node:child_process'
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -21,6 +23,8 @@ import { promisify } from 'node:util'
 import ts from 'typescript'
 import { startEmulator } from '../src/cloud/emulator.js'
 import type { Emulator } from '../src/cloud/emulator.js'
+import { startBroker } from '../src/mqtt/broker.js'
+import type { RunningBroker } from '../src/mqtt/broker.js'
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
 const SAMPLE_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
@@ -29,6 +33,7 @@ const exec = promisify(execFile)
 let dir = ''
 let app = ''
 let emulator: Emulator | undefined
+let broker: RunningBroker | undefined
 
 /** One ```ts block of the README. */
 interface Snippet {
@@ -167,6 +172,19 @@ const SNIPPETS: Rule[] = [
       expect(uploads.some((u) => u.beaconMac === '0117C5000003')).toBe(true)
     },
   },
+  {
+    match: "new MqttPublisher({ url: 'mqtt://127.0.0.1:1883'",
+    why: "publishes the tour's scanner to a broker: an embedded broker on a free port, the demo recording; then the shutdown its comment describes",
+    edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],
+    prelude: `${DEMO}\nconst scanner = new __Scanner({ source: __demo() })\n`,
+    postlude: "await scanner.start()\nawait scanner.drain()\nawait scanner.stop()\nawait publisher.close()\nconsole.log('published', JSON.stringify(publisher.stats.byKind))",
+    check: (out) => {
+      const byKind = JSON.parse(/^published (.*)$/m.exec(out)?.[1] ?? '{}') as Record<string, number>
+      expect(byKind.status).toBeGreaterThanOrEqual(2)
+      expect(byKind.retained).toBeGreaterThan(0)
+      expect(byKind.event).toBeGreaterThan(0)
+    },
+  },
 ]
 
 function ruleFor(snippet: Snippet): Rule | undefined {
@@ -181,7 +199,7 @@ function prepare(snippet: Snippet): string {
     code = typeof from === 'string' ? code.split(from).join(to) : code.replace(from, to)
     if (code === before) throw new Error(`README snippet under "${snippet.heading}": the substitution of ${String(from)} no longer applies; update SNIPPETS in test/consumer.test.ts`)
   }
-  return `${rule?.prelude ?? ''}\n${code}\n${rule?.postlude ?? ''}\n`.replace(/EMULATOR_URL/g, emulator?.url ?? '')
+  return `${rule?.prelude ?? ''}\n${code}\n${rule?.postlude ?? ''}\n`.replace(/EMULATOR_URL/g, emulator?.url ?? '').replace(/BROKER_URL/g, broker?.url ?? '')
 }
 
 function run(args: string[], options: { untilStdout?: RegExp } = {}): Promise<{ code: number | null; signal: string | null; stdout: string; stderr: string }> {
@@ -211,22 +229,33 @@ beforeAll(async () => {
   // What `npm publish` would upload (dist/ was built by `npm test`; prepack is not re-run).
   const packed = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir], { cwd: ROOT })
   const [pack] = JSON.parse(packed.stdout) as { filename: string }[]
-  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string> }
-  const tarballs = [join(dir, pack.filename)]
-  for (const dep of Object.keys(pkg.dependencies)) {
-    const out = await exec('npm', ['pack', '--ignore-scripts', '--json', '--pack-destination', dir, join(ROOT, 'node_modules', dep)], { cwd: dir })
-    tarballs.push(join(dir, (JSON.parse(out.stdout) as { filename: string }[])[0].filename))
-  }
+  const pkg = JSON.parse(await readFile(join(ROOT, 'package.json'), 'utf8')) as { dependencies: Record<string, string>; bin: Record<string, string> }
   await writeFile(join(app, 'package.json'), JSON.stringify({ name: 'consumer', version: '1.0.0', private: true, type: 'module' }))
-  await exec('npm', ['install', '--offline', '--no-audit', '--no-fund', '--ignore-scripts', ...tarballs], { cwd: app })
+  // Unpacked as npm unpacks it (the tarball's package/ folder becomes node_modules/beaconkit),
+  // its runtime dependencies linked to this repository's installed copies, its command linked
+  // into node_modules/.bin.
+  const modules = join(app, 'node_modules')
+  await mkdir(join(modules, 'beaconkit'), { recursive: true })
+  await exec('tar', ['-xzf', join(dir, pack.filename), '-C', join(modules, 'beaconkit'), '--strip-components=1'])
+  for (const dep of Object.keys(pkg.dependencies)) {
+    await mkdir(dirname(join(modules, dep)), { recursive: true })
+    await symlink(join(ROOT, 'node_modules', dep), join(modules, dep), 'dir')
+  }
+  await mkdir(join(modules, '.bin'))
+  for (const [name, target] of Object.entries(pkg.bin)) {
+    await chmod(join(modules, 'beaconkit', target), 0o755)
+    await symlink(join('..', 'beaconkit', target), join(modules, '.bin', name))
+  }
   // Readable only by its owner, as docs/private-broadcast.md asks of a keys file.
   await writeFile(join(app, 'keys.txt'), `# the public sample key\n${SAMPLE_KEY}\n`, { mode: 0o600 })
   emulator = await startEmulator({ accounts: [{ email: 'tour@example.com', password: 'tour-password' }] })
+  broker = await startBroker({ port: 0 })
   for (const [i, snippet] of snippets.entries()) await writeFile(join(app, 'snippets', `${String(i).padStart(2, '0')}.ts`), prepare(snippet))
 }, 120_000)
 
 afterAll(async () => {
   await emulator?.close()
+  await broker?.close()
   if (dir !== '') await rm(dir, { recursive: true, force: true })
 })
 

@@ -1,6 +1,6 @@
 // The built package as users get it: both module systems through the exports map, the public
-// names of DESIGN.md, and neither noble nor the D-Bus library loaded (or leaked into the types)
-// by importing it.
+// names of DESIGN.md, and no noble, D-Bus library, mqtt.js or aedes loaded (or leaked into the
+// types) by importing it.
 // CI builds before testing; locally run `npm run build` first.
 import { describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -13,13 +13,18 @@ const PUBLIC = [
   'BeaconScanner', 'decodeAdvertisement', 'parseBroadcastKey', 'Keyring', 'NobleSource', 'ReplaySource', 'SimulatedSource',
   'AdvertisementRecorder', 'AccountClient', 'Uploader', 'startEmulator', 'encodeIBeacon', 'encodeE780', 'encodeE781',
   'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'BluezSource', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
+  'MqttPublisher', 'startBroker', 'MqttError',
 ]
 /** Optional peer dependencies that importing beaconkit must not load. */
 const LAZY = `(k) => k.includes('@abandonware') || k.includes('dbus-native')`
 
-function run(args: string[]): { names: string[]; nobleLoaded: boolean } {
+// Loaded modules of the optional heavy dependencies, as the child's require cache shows them
+// (mqtt.js is CommonJS; aedes is ESM but loads CommonJS helpers such as mqtt-packet).
+const HEAVY = `(k) => /[\\/]node_modules[\\/](@abandonware|mqtt|mqtt-packet|aedes|aedes-[a-z-]+)[\\/]/.test(k)`
+
+function run(args: string[]): { names: string[]; nobleLoaded: boolean; heavy: string[] } {
   const out = execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
-  return JSON.parse(out.trim().split('\n').pop() as string) as { names: string[]; nobleLoaded: boolean }
+  return JSON.parse(out.trim().split('\n').pop() as string) as { names: string[]; nobleLoaded: boolean; heavy: string[] }
 }
 
 
@@ -32,17 +37,19 @@ describe('the built package', () => {
     const r = run(['--input-type=module', '-e',
       `import * as m from 'beaconkit'; import { createRequire } from 'node:module';` +
       `const cache = createRequire(import.meta.url).cache;` +
-      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(cache).some(${LAZY}) }))`])
+      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(cache).some(${LAZY}), heavy: Object.keys(cache).filter(${HEAVY}) }))`])
     expect(r.names).toEqual(expect.arrayContaining(PUBLIC))
     expect(r.nobleLoaded).toBe(false)
+    expect(r.heavy).toEqual([])
   })
 
   it('loads as CommonJS by its own name, exports the public API and loads no noble', () => {
     const r = run(['-e',
       `const m = require('beaconkit');` +
-      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(require.cache).some(${LAZY}) }))`])
+      `console.log(JSON.stringify({ names: Object.keys(m), nobleLoaded: Object.keys(require.cache).some(${LAZY}), heavy: Object.keys(require.cache).filter(${HEAVY}) }))`])
     expect(r.names).toEqual(expect.arrayContaining(PUBLIC))
     expect(r.nobleLoaded).toBe(false)
+    expect(r.heavy).toEqual([])
   })
 
   it('lets users resolve the bundled recordings by package path (ESM and CommonJS)', () => {
@@ -52,10 +59,21 @@ describe('the built package', () => {
     expect(cjs).toBe(join(root, 'fixtures', 'demo.jsonl'))
   })
 
-  it('keeps noble and the D-Bus library out of the public type declarations', () => {
+  it('loads mqtt.js and aedes when a broker and a publisher start (the check above can see them)', () => {
+    const r = run(['--input-type=module', '-e',
+      `import { startBroker, MqttPublisher } from 'beaconkit'; import { createRequire } from 'node:module';` +
+      `const cache = createRequire(import.meta.url).cache;` +
+      `const b = await startBroker({ port: 0 }); const p = new MqttPublisher({ url: b.url, gatewayId: 'pkg' });` +
+      `await new Promise((r) => { p.once('connected', r); void p.connect() }); await p.close(); await b.close();` +
+      `console.log(JSON.stringify({ names: [], nobleLoaded: false, heavy: Object.keys(cache).filter(${HEAVY}) }))`])
+    expect(r.heavy.some((k) => /[\\/]mqtt[\\/]/.test(k))).toBe(true)
+    expect(r.heavy.some((k) => /[\\/]aedes/.test(k))).toBe(true)
+  })
+
+  it('keeps noble, the D-Bus library, mqtt.js and aedes out of the public type declarations', () => {
     for (const file of ['index.d.ts', 'index.d.cts']) {
       // Prose may name them; no import or type reference may point at them.
-      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"](@abandonware|@homebridge)/)
+      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"](@abandonware|@homebridge|mqtt|aedes)/)
     }
   })
 

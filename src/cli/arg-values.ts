@@ -5,7 +5,7 @@
 
 import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
-import type { CommandName, FilterFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type { CommandName, FilterFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
@@ -124,6 +124,37 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
   return upload
 }
 
+function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
+  const url = str(values, 'mqtt')
+  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file'] as const
+  if (url === undefined) {
+    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : undefined)
+    if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
+    return undefined
+  }
+  let protocol = ''
+  try {
+    protocol = new URL(url).protocol
+  } catch {
+    // refused below
+  }
+  if (!['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(protocol)) fail('mqtt', `--mqtt takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quote(url)}`, command)
+  if (new URL(url).password !== '') fail('mqtt', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL', command)
+  const gatewayId = str(values, 'gateway-id')
+  if (gatewayId !== undefined && !/^[A-Za-z0-9_-]+$/.test(gatewayId)) fail('gateway-id', `--gateway-id takes letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`, command)
+  const prefix = str(values, 'mqtt-prefix')
+  if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes(''))) fail('mqtt-prefix', `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quote(prefix)}`, command)
+  const username = str(values, 'mqtt-user')
+  const passwordFile = str(values, 'mqtt-password-file')
+  if (passwordFile !== undefined && username === undefined) fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
+  const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
+  if (gatewayId !== undefined) flags.gatewayId = gatewayId
+  if (prefix !== undefined) flags.topicPrefix = prefix
+  if (username !== undefined) flags.username = username
+  if (passwordFile !== undefined) flags.passwordFile = passwordFile
+  return flags
+}
+
 /** The options of the commands that show beacons: output, keys, filters, upload. */
 export function parseView(values: Values, command: CommandName): ViewFlags {
   const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
@@ -131,6 +162,8 @@ export function parseView(values: Values, command: CommandName): ViewFlags {
   if (keysFile !== undefined) view.keysFile = keysFile
   const upload = parseUpload(values, command)
   if (upload !== undefined) view.upload = upload
+  const mqtt = parseMqtt(values, command)
+  if (mqtt !== undefined) view.mqtt = mqtt
   return view
 }
 

@@ -13,7 +13,7 @@ import { COMMANDS } from './command-line.js'
 import type { CommandName, ParsedCommand } from './command-line.js'
 
 // Kept for the modules that took these types from here before they moved.
-export type { CommandName, FilterFlags, ParsedCommand, UploadFlags, ViewFlags } from './command-line.js'
+export type { CommandName, FilterFlags, MqttFlags, ParsedCommand, UploadFlags, ViewFlags } from './command-line.js'
 
 type Options = NonNullable<ParseArgsConfig['options']>
 
@@ -33,6 +33,12 @@ const VIEW: Options = {
   email: { type: 'string' },
   'password-file': { type: 'string' },
   'queue-dir': { type: 'string' },
+  mqtt: { type: 'string' },
+  'gateway-id': { type: 'string' },
+  'mqtt-prefix': { type: 'string' },
+  ha: { type: 'boolean' },
+  'mqtt-user': { type: 'string' },
+  'mqtt-password-file': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {
@@ -63,6 +69,7 @@ const OPTIONS: Record<CommandName, Options> = {
     email: { type: 'string' },
     'password-file': { type: 'string' },
   },
+  broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
 }
 
@@ -193,6 +200,11 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('email', str(values, 'email')),
         ...optional('passwordFile', str(values, 'password-file')),
       }
+    }
+    case 'broker': {
+      positionals(pos, 0, 'beaconkit broker [options]', command)
+      const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
+      return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
     }
     case 'keys': {
       const [sub, key, ...extra] = pos

@@ -7,10 +7,10 @@
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'keys'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'keys']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -29,6 +29,17 @@ export interface UploadFlags {
   queueDir?: string
 }
 
+/** `--mqtt` and its companions. */
+export interface MqttFlags {
+  url: string
+  /** Default: this machine's host name, cut to the characters a gateway id allows. */
+  gatewayId?: string
+  topicPrefix?: string
+  homeAssistant: boolean
+  username?: string
+  passwordFile?: string
+}
+
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {
   json: boolean
@@ -37,6 +48,7 @@ export interface ViewFlags {
   keysFile?: string
   filter: FilterFlags
   upload?: UploadFlags
+  mqtt?: MqttFlags
 }
 
 /** A parsed command line. */
@@ -48,4 +60,5 @@ export type ParsedCommand =
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
+  | { command: 'broker'; port: number; host: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }

@@ -7,6 +7,7 @@ import type { ParsedCommand, ViewFlags } from './command-line.js'
 import { AdapterError, BluetoothUnavailableError, InvalidOptionError } from '../errors.js'
 import { pathForMessage } from '../secure/secret-file.js'
 import { scanSource } from './backend.js'
+import { runBroker } from './broker.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
@@ -52,6 +53,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
   switch (parsed.command) {
     case 'emulate':
       return runEmulate(parsed)
+    case 'broker':
+      return runBroker(parsed)
     case 'scan': {
       const { source, label } = scanSource(parsed)
       try {

@@ -5,7 +5,7 @@ import type { Emulator } from '../cloud/emulator.js'
 import { InvalidOptionError } from '../errors.js'
 import { EXIT } from './exit.js'
 import { handleSignals } from './shutdown.js'
-import { readPasswordFile } from './password-file.js'
+import { readPasswordFile } from '../password-file.js'
 
 /** Options of {@link runEmulate}, as parsed from the command line. */
 export interface EmulateOptions {

@@ -24,7 +24,15 @@ Upload (off unless --upload is given):
   --cloud-url <url>      the account interface, e.g. http://127.0.0.1:8080
   --email <address>      account e-mail
   --password-file <file> file holding the account password
-  --queue-dir <dir>      keep unsent records on disk here (survives restarts)`
+  --queue-dir <dir>      keep unsent records on disk here (survives restarts)
+MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
+  --mqtt <url>           publish to this broker, e.g. mqtt://127.0.0.1:1883
+  --gateway-id <id>      this gateway in topics (letters, digits, - and _;
+                         default: the host name)
+  --mqtt-prefix <p>      topic prefix (default beaconkit)
+  --ha                   announce beacons to Home Assistant (MQTT discovery)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>  file holding the broker password`
 
 const COMMON_TAIL = `  -h, --help             this help
 
@@ -124,6 +132,16 @@ AccountClient without a real account. Runs until Ctrl-C.
   --json                 print the listening address as a JSON line
 ${COMMON_TAIL}`,
 
+  broker: `Usage: beaconkit broker [options]
+
+Starts an MQTT broker (aedes, MQTT 3.1.1, retained messages in memory) for a
+one-machine setup or a demo, so \`--mqtt\` can be tried without installing
+Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
+
+  --port <port>          TCP port (default 1883; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1)
+${COMMON_TAIL}`,
+
   keys: `Usage: beaconkit keys check <key>
        beaconkit keys check -                (reads the key from standard input)
        beaconkit keys check --keys-file <file>
@@ -152,6 +170,7 @@ Commands:
   record <file.jsonl>    record advertisements to a file
   simulate               run the beacon simulator through the same views
   emulate                start a local emulator of the cloud account interface
+  broker                 start a local MQTT broker for --mqtt (aedes)
   keys check <key>       check a broadcast key (never prints it)
 
 Run \`beaconkit <command> --help\` for the options of a command.

@@ -3,13 +3,10 @@
  * the README ("The command line"), so `beaconkit … | jq` and log shippers can consume them.
  */
 
-import type { Beacon } from '../reading.js'
+import { serializeJsonEvent } from '../json-events.js'
+import type { JsonEvent } from '../json-events.js'
 
-/** One line of `--json` output. */
-export type JsonEvent =
-  | { event: 'found' | 'gone'; time: number; beacon: Beacon }
-  | { event: 'changed'; time: number; beacon: Beacon; changes: unknown }
-  | { event: 'updated'; time: number; beacons: readonly Beacon[] }
+export type { JsonEvent } from '../json-events.js'
 
 /** Where lines go (process.stdout, or a collecting array in tests). */
 export interface LineSink {
@@ -18,7 +15,7 @@ export interface LineSink {
 
 /** Formats one event as a line (with its newline). */
 export function formatJsonEvent(event: JsonEvent): string {
-  return `${JSON.stringify(event)}\n`
+  return `${serializeJsonEvent(event)}\n`
 }
 
 /** Writes scanner events as JSON lines. */

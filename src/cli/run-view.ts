@@ -7,6 +7,7 @@
 import { BeaconScanner } from '../scanner.js'
 import { BluetoothUnavailableError } from '../errors.js'
 import type { Beacon } from '../reading.js'
+import type { BeaconChanges } from '../range/merge.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 import type { ViewFlags } from './command-line.js'
 import { EXIT, errorLine } from './exit.js'
@@ -17,6 +18,7 @@ import type { TerminalLike } from './screen.js'
 import { handleSignals } from './shutdown.js'
 import type { TableStatus } from './table.js'
 import { startUpload } from './upload.js'
+import { startMqtt } from './mqtt.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -82,6 +84,13 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const clock = scanner.clock
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn, () => finish(EXIT.account))
+  const mqtt =
+    view.mqtt === undefined
+      ? undefined
+      : await startMqtt(view.mqtt, scanner, warn).catch(async (error: unknown) => {
+          await upload?.close()
+          throw error
+        })
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
@@ -113,7 +122,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     json?.write({ event: 'gone', time: clock.now(), beacon })
     screen?.forget(beacon.id)
   })
-  scanner.on('changed', (beacon: Beacon, changes: unknown) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
+  scanner.on('changed', (beacon: Beacon, changes: BeaconChanges) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
   scanner.on('updated', (beacons: Beacon[]) => {
     const now = clock.now()
     json?.write({ event: 'updated', time: now, beacons })
@@ -122,6 +131,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
       lastTick = { time: now, adverts }
       const notes: string[] = []
       if (upload !== undefined) notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
+      if (mqtt !== undefined) notes.push(mqtt.note())
       if (warnings.length > 0) notes.push(`⚠ ${warnings[warnings.length - 1]}`)
       const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label, notes }
       screen.update(beacons, status, now)
@@ -149,6 +159,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     await scanner.stop()
     json?.close()
     if (upload !== undefined) await upload.close()
+    // After the scanner stopped: its last gone events are out before status says offline.
+    if (mqtt !== undefined) await mqtt.close()
     restore()
     process.off('exit', restore)
     removeSignals()

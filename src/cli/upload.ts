@@ -10,7 +10,7 @@ import type { UploadEventSource } from '../cloud/uploader.js'
 import { AccountError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './args.js'
-import { readPasswordFile } from './password-file.js'
+import { readPasswordFile } from '../password-file.js'
 
 /**
  * Codes on which the Uploader stops for good (see its `deliver`): nothing will be delivered

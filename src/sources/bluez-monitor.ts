@@ -27,7 +27,7 @@ const OBJECT_MANAGER = 'org.freedesktop.DBus.ObjectManager'
 export const MONITOR_ROOT = '/io/beaconkit/monitor'
 const MONITOR_PATH = `${MONITOR_ROOT}/beacons`
 
-/** [start position, AD type, leading bytes]: the frames beaconkit decodes (PROTOCOL.md). */
+/** [start position, AD type, leading bytes]: the frames beaconkit decodes (docs/protocol.md). */
 export const BEACON_PATTERNS: readonly (readonly [number, number, readonly number[]])[] = [
   [0, 0xff, [0x4c, 0x00]], // manufacturer data of Apple (0x004C): iBeacon
   [0, 0x16, [0xe7, 0x80]], // service data 0x80E7 (legacy firmware frames)

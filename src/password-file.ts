@@ -1,7 +1,7 @@
 /** Passwords come from files so they stay out of the process list; they are never printed. */
 
-import { InvalidOptionError } from '../errors.js'
-import { pathForMessage, readSecretFile } from '../secure/secret-file.js'
+import { InvalidOptionError } from './errors.js'
+import { pathForMessage, readSecretFile } from './secure/secret-file.js'
 
 /**
  * Reads a password file: its first line, without the line ending (LF, CR LF or CR).

@@ -1,0 +1,62 @@
+/**
+ * `--mqtt`: an MqttPublisher attached to the scanner. The run waits for the first connection
+ * (a virtual replay would otherwise be over before the broker answered), but not forever: a
+ * broker that is down is retried while the publisher keeps the state.
+ */
+
+import { hostname } from 'node:os'
+import { MqttPublisher } from '../mqtt/publisher.js'
+import type { PublisherEventSource } from '../mqtt/publisher.js'
+import type { MqttFlags } from './args.js'
+
+/** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
+export interface RunningMqtt {
+  readonly publisher: MqttPublisher
+  /** e.g. `mqtt connected (hall)`. */
+  note(): string
+  close(): Promise<void>
+}
+
+/** This machine's name as a gateway id (`[A-Za-z0-9_-]+`). */
+export function defaultGatewayId(): string {
+  const id = hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64)
+  return id === '' || /^-+$/.test(id) ? 'gateway' : id
+}
+
+/** Starts publishing; waits up to `waitMs` for the first connection. */
+export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, warn: (text: string) => void, waitMs = 10_000): Promise<RunningMqtt> {
+  const publisher = new MqttPublisher({
+    url: flags.url,
+    gatewayId: flags.gatewayId ?? defaultGatewayId(),
+    homeAssistant: flags.homeAssistant,
+    ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
+    ...(flags.username === undefined ? {} : { username: flags.username }),
+    ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+  })
+  // One line per new problem, not one per retry.
+  let lastError = ''
+  publisher.on('error', (error) => {
+    if (error.message === lastError) return
+    lastError = error.message
+    warn(error.message)
+  })
+  publisher.on('connected', () => {
+    if (lastError !== '') warn('mqtt: connected again')
+    lastError = ''
+  })
+  publisher.on('dropped', (info) => {
+    if (info.kind === 'event') warn(`mqtt: dropped ${info.count} events (${info.reason})`)
+  })
+  publisher.attach(scanner)
+  const connected = new Promise<boolean>((resolve) => {
+    publisher.once('connected', () => resolve(true))
+    setTimeout(() => resolve(false), waitMs).unref()
+  })
+  await publisher.connect()
+  if (!(await connected)) warn(`mqtt: ${flags.url} not reachable yet; retrying, state is kept until it is`)
+  return {
+    publisher,
+    note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
+    close: () => publisher.close(30_000),
+  }
+}

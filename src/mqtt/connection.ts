@@ -1,0 +1,204 @@
+/**
+ * The link to the broker: mqtt.js loaded lazily, MQTT 5 first and 3.1.1 when the broker refuses
+ * it (aedes speaks 3.1.1 only), reconnects with a doubling delay, and no secret kept anywhere
+ * but inside the client.
+ */
+
+import { EventEmitter } from 'eventemitter3'
+import { MqttError } from '../errors.js'
+
+/** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
+export interface MqttClientLike {
+  readonly connected: boolean
+  publish(topic: string, message: string, opts: { qos: 0 | 1; retain: boolean }, callback?: (error?: Error) => void): unknown
+  end(force?: boolean, opts?: object, callback?: () => void): unknown
+  on(event: 'connect' | 'close' | 'reconnect' | 'offline', listener: () => void): unknown
+  on(event: 'error', listener: (error: Error) => void): unknown
+  removeListener(event: string, listener: (...args: never[]) => void): unknown
+}
+
+/** TLS settings (an `mqtts://` URL uses them; PEM text or file paths). */
+export interface MqttTlsOptions {
+  /** PEM of the CA that signed the broker's certificate (instead of the system's CAs). */
+  ca?: string | Buffer
+  /** File holding that PEM. */
+  caFile?: string
+  /** Client certificate PEM, for brokers that authenticate clients by certificate. */
+  cert?: string | Buffer
+  certFile?: string
+  /** Client key PEM; a secret, never printed. */
+  key?: string | Buffer
+  keyFile?: string
+  /** Default true: refuse a broker whose certificate does not check out. */
+  rejectUnauthorized?: boolean
+}
+
+/** What {@link MqttLink} needs to connect. */
+export interface LinkSettings {
+  url: string
+  clientId: string
+  username?: string
+  password?: string
+  tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
+  will: { topic: string; payload: string }
+  reconnect: { initialDelayMs: number; maxDelayMs: number }
+  connectTimeoutMs: number
+}
+
+/** Events of {@link MqttLink}. */
+export interface LinkEvents {
+  connected: [protocolVersion: 4 | 5]
+  disconnected: []
+  error: [error: Error]
+}
+
+interface MqttModule {
+  connect(url: string, options: object): MqttClientLike & { options: { reconnectPeriod?: number } }
+}
+
+/** Kept in a variable so bundlers leave the import alone (a real `import()` in the CJS build too). */
+const MQTT_MODULE = 'mqtt'
+
+/** mqtt.js, imported on first use only: importing beaconkit must not load it. */
+async function loadMqtt(): Promise<MqttModule> {
+  try {
+    const mod = (await import(MQTT_MODULE)) as MqttModule & { default?: MqttModule }
+    return typeof mod.connect === 'function' ? mod : (mod.default as MqttModule)
+  } catch (error) {
+    throw new MqttError('not_installed', 'the mqtt package (mqtt.js 5) is not installed: run `npm install mqtt@5` next to beaconkit', { cause: error })
+  }
+}
+
+/** A CONNACK refusing the protocol version: 1 in MQTT 3.1.1, 0x84 in MQTT 5. */
+function refusesProtocol(error: Error): boolean {
+  const code = (error as { code?: unknown }).code
+  return code === 1 || code === 0x84
+}
+
+/**
+ * One connection that lives until `close()`: owns the mqtt.js client, replaces it once with a
+ * 3.1.1 client when the broker refuses MQTT 5, and grows mqtt.js's reconnect period after each
+ * failed attempt (mqtt.js itself retries at a fixed period).
+ */
+export class MqttLink extends EventEmitter<LinkEvents> {
+  // A true private field: util.inspect and JSON.stringify cannot reach the client's options (the password).
+  #client: (MqttClientLike & { options?: { reconnectPeriod?: number } }) | undefined
+  #settings: LinkSettings | undefined
+  #protocolVersion: 4 | 5 = 5
+  #closed = false
+  #owned: boolean
+
+  private constructor(client: MqttClientLike | undefined, settings: LinkSettings | undefined) {
+    super()
+    this.#client = client
+    this.#settings = settings
+    this.#owned = client === undefined
+    if (client !== undefined) this.watch(client)
+  }
+
+  /** Wraps a client the caller made and keeps (its will, TLS and reconnects are the caller's). */
+  static wrap(client: MqttClientLike): MqttLink {
+    return new MqttLink(client, undefined)
+  }
+
+  /** Loads mqtt.js and starts connecting; resolves once the client exists, not once it is connected. */
+  static async open(settings: LinkSettings): Promise<MqttLink> {
+    const mqtt = await loadMqtt()
+    const link = new MqttLink(undefined, settings)
+    link.start(mqtt, 5)
+    return link
+  }
+
+  /** The client while connected, for publishing. */
+  get client(): MqttClientLike | undefined {
+    return this.#client?.connected === true ? this.#client : undefined
+  }
+
+  get connected(): boolean {
+    return this.#client?.connected === true
+  }
+
+  /** The protocol of the current client: 5, or 4 (MQTT 3.1.1) after a refusal. */
+  get protocolVersion(): 4 | 5 {
+    return this.#protocolVersion
+  }
+
+  private start(mqtt: MqttModule, version: 4 | 5): void {
+    const s = this.#settings as LinkSettings
+    this.#protocolVersion = version
+    const client = mqtt.connect(s.url, {
+      clientId: s.clientId,
+      protocolVersion: version,
+      clean: true,
+      reconnectPeriod: s.reconnect.initialDelayMs,
+      connectTimeout: s.connectTimeoutMs,
+      // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
+      queueQoSZero: false,
+      will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true },
+      ...(s.username === undefined ? {} : { username: s.username }),
+      ...(s.password === undefined ? {} : { password: s.password }),
+      ...s.tls,
+    })
+    this.#client = client
+    this.watch(client)
+    client.on('error', (error: Error) => {
+      if (version === 5 && refusesProtocol(error) && !this.#closed) {
+        // The broker speaks 3.1.1 only: drop this client and its reconnect loop, start over once.
+        this.unwatch()
+        client.end(true)
+        this.start(mqtt, 4)
+      }
+    })
+    client.on('reconnect', () => {
+      const period = client.options.reconnectPeriod ?? s.reconnect.initialDelayMs
+      client.options.reconnectPeriod = Math.min(s.reconnect.maxDelayMs, period * 2)
+    })
+    client.on('connect', () => {
+      client.options.reconnectPeriod = s.reconnect.initialDelayMs
+    })
+  }
+
+  private watched: { event: string; fn: (...args: never[]) => void }[] = []
+
+  private watch(client: MqttClientLike): void {
+    const onConnect = (): void => {
+      this.emit('connected', this.#protocolVersion)
+    }
+    const onClose = (): void => {
+      this.emit('disconnected')
+    }
+    const onError = (error: Error): void => {
+      if (this.#owned && this.#protocolVersion === 5 && refusesProtocol(error)) return
+      this.emit('error', new MqttError('connection', `MQTT broker: ${error.message}; retrying`, { cause: error }))
+    }
+    client.on('connect', onConnect)
+    client.on('close', onClose)
+    client.on('error', onError)
+    this.watched = [
+      { event: 'connect', fn: onConnect },
+      { event: 'close', fn: onClose },
+      { event: 'error', fn: onError as (...args: never[]) => void },
+    ]
+  }
+
+  private unwatch(): void {
+    for (const { event, fn } of this.watched) this.#client?.removeListener(event, fn)
+    this.watched = []
+  }
+
+  /**
+   * Disconnects. A client this link made is ended (DISCONNECT, so no last will); a wrapped
+   * client is left to its owner.
+   */
+  close(): Promise<void> {
+    this.#closed = true
+    const client = this.#client
+    this.unwatch()
+    if (client === undefined || !this.#owned) return Promise.resolve()
+    return new Promise((resolve) => {
+      // Connected: a clean DISCONNECT after what is in flight. Still connecting: mqtt.js's
+      // graceful end waits for a connection it no longer wants and leaves its socket open.
+      client.end(!client.connected, {}, () => resolve())
+    })
+  }
+}

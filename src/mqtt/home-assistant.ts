@@ -1,0 +1,141 @@
+/**
+ * Home Assistant MQTT discovery (docs/mqtt.md): one device per beacon, an entity per
+ * value the beacon has really reported. Configs depend only on the beacon id, the prefixes and
+ * the heartbeat, so every gateway announces the same config and one entity is fed by all of them
+ * through `<p>/gateways/+/beacons/<id>`.
+ */
+
+import type { Beacon } from '../reading.js'
+import { PACKAGE_VERSION } from './payloads.js'
+import { anyGatewayBeaconTopic, anyGatewayStatusTopic, haObjectId } from './topics.js'
+
+/** The values that become entities, by their object-id suffix. */
+export type HaField = 'temperature' | 'light' | 'battery' | 'rssi' | 'distance' | 'accelerometer_count' | 'moving'
+
+interface FieldSpec {
+  component: 'sensor' | 'binary_sensor'
+  name: string
+  /** The Beacon member the entity shows. */
+  member: keyof Beacon
+  /** Whether the beacon has reported a real value (not null, not an unknown accuracy of -1). */
+  has(b: Beacon): boolean
+  config: Record<string, string>
+}
+
+const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+/** Units and classes from Home Assistant's sensor device classes. */
+const FIELDS: Record<HaField, FieldSpec> = {
+  temperature: { component: 'sensor', name: 'Temperature', member: 'temperature', has: (b) => isNumber(b.temperature), config: { device_class: 'temperature', unit_of_measurement: '°C', state_class: 'measurement' } },
+  light: { component: 'sensor', name: 'Light', member: 'light', has: (b) => isNumber(b.light), config: { device_class: 'illuminance', unit_of_measurement: 'lx', state_class: 'measurement' } },
+  battery: { component: 'sensor', name: 'Battery', member: 'batteryLevel', has: (b) => isNumber(b.batteryLevel), config: { device_class: 'battery', unit_of_measurement: '%', state_class: 'measurement' } },
+  rssi: { component: 'sensor', name: 'RSSI', member: 'smoothedRssi', has: (b) => isNumber(b.smoothedRssi), config: { device_class: 'signal_strength', unit_of_measurement: 'dBm', state_class: 'measurement', entity_category: 'diagnostic' } },
+  distance: { component: 'sensor', name: 'Distance', member: 'accuracy', has: (b) => isNumber(b.accuracy) && b.accuracy >= 0, config: { device_class: 'distance', unit_of_measurement: 'm', state_class: 'measurement' } },
+  // A counter the beacon may reset (battery change): total_increasing treats a drop as a new cycle.
+  accelerometer_count: { component: 'sensor', name: 'Accelerometer count', member: 'accelerometerCount', has: (b) => isNumber(b.accelerometerCount), config: { state_class: 'total_increasing', icon: 'mdi:counter' } },
+  moving: { component: 'binary_sensor', name: 'Moving', member: 'moving', has: (b) => typeof b.moving === 'boolean', config: { device_class: 'moving' } },
+}
+
+/** Every field, in a fixed order. */
+export const HA_FIELDS = Object.keys(FIELDS) as HaField[]
+
+/**
+ * A template that renders `None` (Home Assistant's "unknown") for the empty message of a gone
+ * beacon, a beacon without the value, and a switched-off sensor (null).
+ */
+function valueTemplate(spec: FieldSpec): string {
+  const v = `value_json.${String(spec.member)}`
+  if (spec.component === 'binary_sensor') {
+    return `{% if value_json is defined and ${v} is boolean %}{{ 'ON' if ${v} else 'OFF' }}{% else %}None{% endif %}`
+  }
+  const real = spec.member === 'accuracy' ? ` and ${v} >= 0` : ''
+  return `{% if value_json is defined and ${v} is number${real} %}{{ ${v} }}{% else %}None{% endif %}`
+}
+
+/** Settings of the discovery configs. */
+export interface HaSettings {
+  /** Discovery prefix, default `homeassistant`. */
+  prefix: string
+  /** The beacon topic prefix `<p>`. */
+  topicPrefix: string
+  /** Seconds without a state message before Home Assistant marks an entity unavailable. */
+  expireAfterSeconds: number
+}
+
+/** `<ha>/<component>/beaconkit_<obj>_<field>/config` */
+export function haConfigTopic(settings: Pick<HaSettings, 'prefix'>, beaconId: string, field: HaField): string {
+  return `${settings.prefix}/${FIELDS[field].component}/beaconkit_${haObjectId(beaconId)}_${field}/config`
+}
+
+/** The discovery config of one entity of one beacon. */
+export function haConfig(settings: HaSettings, beaconId: string, field: HaField): Record<string, unknown> {
+  const spec = FIELDS[field]
+  const obj = haObjectId(beaconId)
+  return {
+    name: spec.name,
+    unique_id: `beaconkit_${obj}_${field}`,
+    state_topic: anyGatewayBeaconTopic(settings.topicPrefix, beaconId),
+    value_template: valueTemplate(spec),
+    ...spec.config,
+    expire_after: settings.expireAfterSeconds,
+    availability: [
+      {
+        topic: anyGatewayStatusTopic(settings.topicPrefix),
+        value_template: '{{ value_json.state if value_json is defined else "offline" }}',
+        payload_available: 'online',
+        payload_not_available: 'offline',
+      },
+    ],
+    device: {
+      identifiers: [`beaconkit_${obj}`],
+      name: `Beacon ${beaconId}`,
+      model: 'BLE beacon',
+      manufacturer: 'Device cloud platform',
+    },
+    origin: { name: 'beaconkit', sw_version: PACKAGE_VERSION },
+  }
+}
+
+/**
+ * Remembers which entities each beacon has announced, so a config goes out once per value
+ * (not on every state), bounded so a stream of passing beacons cannot grow it forever.
+ */
+export class HaAnnouncer {
+  private readonly announced = new Map<string, Set<HaField>>()
+
+  constructor(
+    private readonly settings: HaSettings,
+    private readonly maxBeacons = 100_000,
+  ) {}
+
+  /** Configs due for this beacon: one per value it now reports and had not announced yet. */
+  due(beacon: Beacon): { topic: string; payload: string }[] {
+    let done = this.announced.get(beacon.id)
+    const out: { topic: string; payload: string }[] = []
+    for (const field of HA_FIELDS) {
+      if (done?.has(field) === true || !FIELDS[field].has(beacon)) continue
+      if (done === undefined) {
+        done = new Set()
+        this.remember(beacon.id, done)
+      }
+      done.add(field)
+      out.push({ topic: haConfigTopic(this.settings, beacon.id, field), payload: JSON.stringify(haConfig(this.settings, beacon.id, field)) })
+    }
+    return out
+  }
+
+  /** Empty retained configs for every entity the beacon may have (from this run or an earlier one). */
+  forget(beaconId: string): { topic: string; payload: string }[] {
+    this.announced.delete(beaconId)
+    return HA_FIELDS.map((field) => ({ topic: haConfigTopic(this.settings, beaconId, field), payload: '' }))
+  }
+
+  private remember(id: string, fields: Set<HaField>): void {
+    if (this.announced.size >= this.maxBeacons) {
+      // Oldest first (Map order); a beacon forgotten here is simply announced again.
+      const oldest = this.announced.keys().next()
+      if (oldest.done !== true) this.announced.delete(oldest.value)
+    }
+    this.announced.set(id, fields)
+  }
+}

@@ -1,0 +1,229 @@
+/**
+ * What waits to go to the broker, bounded. mqtt.js queues every offline publish without limit;
+ * here nothing reaches mqtt.js unless it is connected, and a small in-flight window keeps its
+ * store small too. Retained messages (status, beacon states, discovery configs) are kept per
+ * topic, latest wins, so a reconnect sends the current state once instead of every stale update.
+ */
+
+import type { MqttClientLike } from './connection.js'
+
+/** One message. */
+export interface OutMessage {
+  kind: 'status' | 'retained' | 'event' | 'rssi'
+  topic: string
+  payload: string
+  qos: 0 | 1
+  retain: boolean
+}
+
+/** Why messages were dropped. */
+export type MqttDropReason = 'queue_full' | 'offline' | 'closed'
+
+/** Counted when messages are let go on purpose. */
+export interface MqttDropInfo {
+  count: number
+  reason: MqttDropReason
+  /** `event` for the events topic, `rssi` for batches (QoS 0: not kept while offline). */
+  kind: 'event' | 'rssi'
+}
+
+/** Callbacks of an {@link Outbox}. */
+export interface OutboxHooks {
+  sent(message: OutMessage): void
+  dropped(info: MqttDropInfo): void
+}
+
+/** Limits of an {@link Outbox}. */
+export interface OutboxLimits {
+  /** Events kept while the broker is away; the oldest go first beyond it. */
+  maxQueuedEvents: number
+  /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
+  maxInflight: number
+}
+
+/** Bounded FIFO of events. */
+class EventQueue {
+  private items: OutMessage[] = []
+  private head = 0
+
+  get size(): number {
+    return this.items.length - this.head
+  }
+
+  push(m: OutMessage): void {
+    this.items.push(m)
+  }
+
+  shift(): OutMessage | undefined {
+    if (this.head >= this.items.length) return undefined
+    const m = this.items[this.head++]
+    // Reclaim the consumed prefix once it dominates.
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head)
+      this.head = 0
+    }
+    return m
+  }
+
+  unshift(m: OutMessage): void {
+    if (this.head > 0) this.items[--this.head] = m
+    else this.items.unshift(m)
+  }
+
+  clear(): number {
+    const n = this.size
+    this.items = []
+    this.head = 0
+    return n
+  }
+}
+
+/** Holds messages until a connected client can take them, in the order: status, retained state, events. */
+export class Outbox {
+  // True private: util.inspect of anything holding the outbox cannot reach the client's password.
+  #client: MqttClientLike | undefined
+  private readonly status = new Map<string, string>()
+  private readonly retained = new Map<string, string>()
+  /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
+  private readonly onBroker = new Set<string>()
+  private readonly events = new EventQueue()
+  private inflight = 0
+  private idleWaiters: (() => void)[] = []
+
+  constructor(
+    private readonly limits: OutboxLimits,
+    private readonly hooks: OutboxHooks,
+  ) {}
+
+  /** Messages waiting (not yet handed to mqtt.js). */
+  get pending(): number {
+    return this.status.size + this.retained.size + this.events.size
+  }
+
+  /** Events waiting. */
+  get queuedEvents(): number {
+    return this.events.size
+  }
+
+  /** The client to publish through while it is connected; undefined while it is not. */
+  setClient(client: MqttClientLike | undefined): void {
+    this.#client = client
+    this.pump()
+  }
+
+  /** The gateway status: sent before anything else. */
+  putStatus(topic: string, payload: string): void {
+    this.status.set(topic, payload)
+    this.pump()
+  }
+
+  /**
+   * A retained message; an empty payload clears the topic. A clear of a topic this outbox never
+   * sent costs nothing: the pending message is simply forgotten (unless `always`: clearing
+   * what an earlier run left).
+   */
+  putRetained(topic: string, payload: string, always = false): void {
+    this.retained.delete(topic)
+    if (payload === '' && !always && !this.onBroker.has(topic)) return
+    this.retained.set(topic, payload)
+    this.pump()
+  }
+
+  /** An event (QoS 1, not retained): queued while offline, the oldest dropped beyond the bound. */
+  putEvent(topic: string, payload: string): void {
+    this.events.push({ kind: 'event', topic, payload, qos: 1, retain: false })
+    const over = this.events.size - this.limits.maxQueuedEvents
+    if (over > 0) {
+      for (let i = 0; i < over; i++) this.events.shift()
+      this.hooks.dropped({ count: over, reason: 'queue_full', kind: 'event' })
+    }
+    this.pump()
+  }
+
+  /** A QoS 0 message sent now or never: stale RSSI is worth nothing after a reconnect. */
+  putVolatile(topic: string, payload: string, kind: 'rssi'): void {
+    const client = this.#client
+    if (client === undefined || !client.connected) {
+      this.hooks.dropped({ count: 1, reason: 'offline', kind })
+      return
+    }
+    const m: OutMessage = { kind, topic, payload, qos: 0, retain: false }
+    client.publish(topic, payload, { qos: 0, retain: false })
+    this.hooks.sent(m)
+  }
+
+  /** Resolves when nothing waits and nothing is in flight, or after `timeoutMs`. */
+  idle(timeoutMs: number): Promise<boolean> {
+    if (this.pending === 0 && this.inflight === 0) return Promise.resolve(true)
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => {
+        this.idleWaiters = this.idleWaiters.filter((w) => w !== done)
+        resolve(false)
+      }, timeoutMs)
+      const done = (): void => {
+        clearTimeout(timer)
+        resolve(true)
+      }
+      this.idleWaiters.push(done)
+    })
+  }
+
+  /** Forgets everything still waiting; events lost this way are reported. */
+  clear(): void {
+    const events = this.events.clear()
+    if (events > 0) this.hooks.dropped({ count: events, reason: 'closed', kind: 'event' })
+    this.status.clear()
+    this.retained.clear()
+  }
+
+  private next(): OutMessage | undefined {
+    for (const kind of ['status', 'retained'] as const) {
+      const source = this[kind]
+      const first = source.entries().next()
+      if (first.done !== true) {
+        const [topic, payload] = first.value
+        source.delete(topic)
+        return { kind, topic, payload, qos: 1, retain: true }
+      }
+    }
+    return this.events.shift()
+  }
+
+  private pump(): void {
+    const client = this.#client
+    while (client !== undefined && client.connected && this.inflight < this.limits.maxInflight) {
+      const m = this.next()
+      if (m === undefined) break
+      this.send(client, m)
+    }
+    if (this.pending === 0 && this.inflight === 0 && this.idleWaiters.length > 0) {
+      const waiters = this.idleWaiters
+      this.idleWaiters = []
+      for (const w of waiters) w()
+    }
+  }
+
+  private send(client: MqttClientLike, m: OutMessage): void {
+    this.inflight++
+    if (m.retain) {
+      if (m.payload === '') this.onBroker.delete(m.topic)
+      else this.onBroker.add(m.topic)
+    }
+    client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, (error) => {
+      this.inflight--
+      if (error !== undefined && error !== null) this.requeue(m)
+      else this.hooks.sent(m)
+      // Called back inside mqtt.js: pump on the next tick, not re-entrantly.
+      queueMicrotask(() => this.pump())
+    })
+  }
+
+  /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */
+  private requeue(m: OutMessage): void {
+    if (m.kind === 'event') this.events.unshift(m)
+    else if (m.kind === 'status' || m.kind === 'retained') {
+      const map = this[m.kind]
+      if (!map.has(m.topic)) map.set(m.topic, m.payload)
+    }
+  }
+}

@@ -1,0 +1,120 @@
+/**
+ * Options of MqttPublisher, checked where the user typed them: a bad value is an
+ * InvalidOptionError naming the option; secrets (password, client key) are read from files
+ * at connect time and never kept outside the mqtt.js client.
+ */
+
+import { readFile } from 'node:fs/promises'
+import type { Clock } from '../clock.js'
+import { InvalidOptionError } from '../errors.js'
+import { readPasswordFile } from '../password-file.js'
+import type { MqttClientLike, MqttTlsOptions } from './connection.js'
+import { DEFAULT_TOPIC_PREFIX } from './topics.js'
+
+/** Options of {@link MqttPublisher}. Give `url` or `client`. */
+export interface MqttPublisherOptions {
+  /** `mqtt://host:1883`, `mqtts://host:8883`, `ws://…`. */
+  url?: string
+  /** A connected mqtt.js 5 client to publish through instead; its will, TLS and reconnects stay yours. */
+  client?: MqttClientLike
+  /** This gateway's id in topics: `[A-Za-z0-9_-]+`. */
+  gatewayId: string
+  /** Topic prefix `<p>`, default `beaconkit`. */
+  topicPrefix?: string
+  /** A beacon's retained state is republished on change at most this often. Default 5000. */
+  minIntervalMs?: number
+  /** …and at least this often while it is in range. Default 60000. */
+  heartbeatMs?: number
+  /** Home Assistant discovery; off by default. `true` uses the prefix `homeassistant`. */
+  homeAssistant?: boolean | { prefix?: string }
+  username?: string
+  /** File whose first line is the password: keeps it out of the process list and the code. */
+  passwordFile?: string
+  /** TLS for `mqtts://` (or `wss://`). */
+  tls?: MqttTlsOptions
+  /** Default `beaconkit-<gatewayId>-<host>`. */
+  clientId?: string
+  /** Events kept while the broker is away (the oldest go first beyond it). Default 10000. */
+  maxQueuedEvents?: number
+  /** QoS 1 messages in flight at once. Default 100. */
+  maxInflight?: number
+  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
+  /** Default 10000. */
+  connectTimeoutMs?: number
+  /** Time for status payloads before `attach()`; afterwards the scanner's clock. */
+  clock?: Clock
+}
+
+function positive(value: number | undefined, fallback: number, option: string, integer = true): number {
+  if (value === undefined) return fallback
+  if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
+    throw new InvalidOptionError('invalid_option', `${option} must be a positive ${integer ? 'whole ' : ''}number, not ${String(value)}`, { option })
+  }
+  return value
+}
+
+async function readPem(path: string, option: string): Promise<Buffer> {
+  try {
+    return await readFile(path)
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    throw new InvalidOptionError(code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `${option} ${path} cannot be read (${code ?? 'error'}); check the path and its permissions`, { option, cause: error })
+  }
+}
+
+/** Checked options with defaults; secrets stay behind `readSecrets()`. */
+export function resolvePublisherOptions(options: MqttPublisherOptions) {
+  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('invalid_option', 'MqttPublisher needs options: { url, gatewayId }', { option: 'options' })
+  const { url, client } = options
+  if ((url === undefined) === (client === undefined)) {
+    throw new InvalidOptionError('invalid_option', 'give MqttPublisher either url (e.g. mqtt://127.0.0.1:1883) or client, not both and not neither', { option: 'url' })
+  }
+  if (url !== undefined) {
+    let protocol = ''
+    try {
+      protocol = new URL(url).protocol
+    } catch {
+      // reported below
+    }
+    if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:', 'ssl:', 'tls:'].includes(protocol)) {
+      throw new InvalidOptionError('invalid_option', 'url must be a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883', { option: 'url' })
+    }
+    // user:password@ in the URL would put the password in logs and the process list.
+    if (new URL(url).password !== '') throw new InvalidOptionError('invalid_option', 'put the broker password in passwordFile, not in the URL', { option: 'url' })
+  }
+  const ha = options.homeAssistant
+  const tls = options.tls ?? {}
+  return {
+    url,
+    client,
+    gatewayId: options.gatewayId,
+    topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
+    minIntervalMs: positive(options.minIntervalMs, 5000, 'minIntervalMs'),
+    heartbeatMs: positive(options.heartbeatMs, 60_000, 'heartbeatMs'),
+    homeAssistant: ha === undefined || ha === false ? undefined : ha === true ? {} : ha,
+    username: options.username,
+    clientId: options.clientId,
+    maxQueuedEvents: positive(options.maxQueuedEvents, 10_000, 'maxQueuedEvents'),
+    maxInflight: positive(options.maxInflight, 100, 'maxInflight'),
+    reconnect: {
+      initialDelayMs: positive(options.reconnect?.initialDelayMs, 1000, 'reconnect.initialDelayMs'),
+      maxDelayMs: positive(options.reconnect?.maxDelayMs, 30_000, 'reconnect.maxDelayMs'),
+    },
+    connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),
+    clock: options.clock,
+    /** Reads the password and TLS files now, for the connection only. */
+    async readSecrets(): Promise<{ password?: string; tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } }> {
+      const password = options.passwordFile === undefined ? undefined : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
+      const out: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } = {}
+      const ca = tls.ca ?? (tls.caFile === undefined ? undefined : await readPem(tls.caFile, 'tls.caFile'))
+      const cert = tls.cert ?? (tls.certFile === undefined ? undefined : await readPem(tls.certFile, 'tls.certFile'))
+      const key = tls.key ?? (tls.keyFile === undefined ? undefined : await readPem(tls.keyFile, 'tls.keyFile'))
+      if (ca !== undefined) out.ca = ca
+      if (cert !== undefined) out.cert = cert
+      if (key !== undefined) out.key = key
+      if (tls.rejectUnauthorized !== undefined) out.rejectUnauthorized = tls.rejectUnauthorized
+      return password === undefined ? { tls: out } : { password, tls: out }
+    },
+  }
+}

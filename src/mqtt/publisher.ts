@@ -1,0 +1,273 @@
+/**
+ * MqttPublisher: a gateway's scanner events onto a broker, in the topics and payloads of the
+ * MQTT contract (docs/mqtt.md), with bounded memory while the broker is away and
+ * optional Home Assistant discovery.
+ */
+
+import { EventEmitter } from 'eventemitter3'
+import { hostname } from 'node:os'
+import { inspect } from 'node:util'
+import { RealClock } from '../clock.js'
+import type { Clock } from '../clock.js'
+import { MqttError } from '../errors.js'
+import type { Beacon } from '../reading.js'
+import type { Advertisement } from '../advertisement.js'
+import { GatewayFeed } from './feed.js'
+import { HaAnnouncer } from './home-assistant.js'
+import { MqttLink } from './connection.js'
+import { Outbox } from './outbox.js'
+import type { MqttDropInfo, OutMessage } from './outbox.js'
+import { statusPayload } from './payloads.js'
+import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
+import { resolvePublisherOptions } from './publisher-options.js'
+import type { MqttPublisherOptions } from './publisher-options.js'
+
+export type { MqttPublisherOptions } from './publisher-options.js'
+
+/** The broker connection as the publisher sees it. */
+export type MqttConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'closed'
+
+/** Events of an {@link MqttPublisher}. */
+export interface MqttPublisherEvents {
+  /** Connected (again); `protocolVersion` 5, or 4 for MQTT 3.1.1 when the broker refused 5. */
+  connected: [info: { protocolVersion: 4 | 5 }]
+  /** The connection was lost; publishing resumes, current state first, on reconnect. */
+  disconnected: []
+  /** Messages let go on purpose: events beyond the queue bound, RSSI batches while offline. */
+  dropped: [info: MqttDropInfo]
+  /** A connection problem (the publisher keeps retrying) or a listener that threw. */
+  error: [error: Error]
+}
+
+/** Counters of an {@link MqttPublisher}. */
+export interface MqttPublisherStats {
+  state: MqttConnectionState
+  /** Messages handed to the broker (QoS 1: acknowledged). */
+  messages: number
+  /** Topic plus payload bytes of those messages. */
+  bytes: number
+  /** By kind. */
+  byKind: Record<OutMessage['kind'], number>
+  /** Messages waiting for the broker. */
+  pending: number
+  /** Events dropped (queue full, closed) and RSSI batches dropped while offline. */
+  dropped: { event: number; rssi: number }
+  /** Connections made (1 + reconnects). */
+  connections: number
+}
+
+/** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
+export interface PublisherEventSource {
+  readonly clock: Clock
+  /** Advertisements, counted per beacon for the RSSI batch. */
+  readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
+  beacons(): Beacon[]
+  on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
+  on(event: 'updated', fn: (bs: Beacon[]) => void): unknown
+  off(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
+  off(event: 'updated', fn: (bs: Beacon[]) => void): unknown
+}
+
+/**
+ * Publishes a gateway's beacons to an MQTT broker.
+ *
+ * ```ts
+ * const publisher = new MqttPublisher({ url: 'mqtt://127.0.0.1:1883', gatewayId: 'hall', homeAssistant: true })
+ * publisher.attach(scanner)
+ * await publisher.connect()
+ * // …
+ * await publisher.close() // publishes status offline
+ * ```
+ *
+ * mqtt.js is loaded by `connect()` only.
+ */
+export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
+  /** The gateway's topics. */
+  readonly topics: GatewayTopics
+  readonly gatewayId: string
+  #options: ReturnType<typeof resolvePublisherOptions>
+  #link: MqttLink | undefined
+  #connecting: Promise<void> | undefined
+  private clock: Clock
+  private readonly outbox: Outbox
+  private readonly feed: GatewayFeed
+  private readonly ha: HaAnnouncer | undefined
+  private scanner: PublisherEventSource | undefined
+  private detachScanner: (() => void) | undefined
+  private state: MqttConnectionState = 'idle'
+  private readonly counters = { messages: 0, bytes: 0, connections: 0, byKind: { status: 0, retained: 0, event: 0, rssi: 0 }, dropped: { event: 0, rssi: 0 } }
+
+  constructor(options: MqttPublisherOptions) {
+    super()
+    this.#options = resolvePublisherOptions(options)
+    const o = this.#options
+    this.gatewayId = checkGatewayId(o.gatewayId)
+    this.topics = new GatewayTopics(checkTopicPrefix(o.topicPrefix), this.gatewayId)
+    this.clock = o.clock ?? new RealClock()
+    this.outbox = new Outbox(
+      { maxQueuedEvents: o.maxQueuedEvents, maxInflight: o.maxInflight },
+      {
+        sent: (m) => {
+          this.counters.messages++
+          this.counters.bytes += Buffer.byteLength(m.topic) + Buffer.byteLength(m.payload)
+          this.counters.byKind[m.kind]++
+        },
+        dropped: (info) => {
+          this.counters.dropped[info.kind] += info.count
+          this.emit('dropped', info)
+        },
+      },
+    )
+    this.ha =
+      o.homeAssistant === undefined
+        ? undefined
+        : new HaAnnouncer({
+            prefix: checkTopicPrefix(o.homeAssistant.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
+            topicPrefix: this.topics.prefix,
+            // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
+            expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
+          })
+    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha)
+  }
+
+  /** Counters and the connection state. */
+  get stats(): MqttPublisherStats {
+    const c = this.counters
+    return { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
+  }
+
+  /** Shows where it publishes, never the client (whose options hold the password). */
+  [inspect.custom](): string {
+    return `MqttPublisher { gatewayId: '${this.gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${this.state}' }`
+  }
+
+  /** What JSON.stringify shows: where it publishes and how it goes; never credentials. */
+  toJSON(): { gatewayId: string; topicPrefix: string; stats: MqttPublisherStats } {
+    return { gatewayId: this.gatewayId, topicPrefix: this.topics.prefix, stats: this.stats }
+  }
+
+  /**
+   * Loads mqtt.js and starts connecting (or takes over the given `client`). Resolves once the
+   * client exists, not once the broker answered: a broker that is down is retried with backoff
+   * while the outbox keeps state. Rejects with a typed error for what retrying cannot fix
+   * (mqtt.js not installed, an unreadable password or certificate file).
+   */
+  connect(): Promise<void> {
+    if (this.state === 'closed') return Promise.reject(new MqttError('closed', 'this MqttPublisher is closed; create a new one'))
+    this.#connecting ??= this.open()
+    return this.#connecting
+  }
+
+  private async open(): Promise<void> {
+    const o = this.#options
+    this.state = 'connecting'
+    let link: MqttLink
+    if (o.client !== undefined) link = MqttLink.wrap(o.client)
+    else {
+      const secrets = await o.readSecrets()
+      link = await MqttLink.open({
+        url: o.url as string,
+        clientId: o.clientId ?? `beaconkit-${this.gatewayId}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`,
+        ...(o.username === undefined ? {} : { username: o.username }),
+        ...(secrets.password === undefined ? {} : { password: secrets.password }),
+        tls: secrets.tls,
+        will: { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) },
+        reconnect: o.reconnect,
+        connectTimeoutMs: o.connectTimeoutMs,
+      })
+    }
+    // close() may have run while mqtt.js was loading.
+    if ((this.state as MqttConnectionState) === 'closed') {
+      await link.close()
+      return
+    }
+    this.#link = link
+    link.on('connected', (protocolVersion) => this.onConnected(protocolVersion))
+    link.on('disconnected', () => {
+      if (this.state === 'closed') return
+      this.outbox.setClient(undefined)
+      if (this.state === 'connected') {
+        this.state = 'offline'
+        this.emit('disconnected')
+      }
+    })
+    link.on('error', (error) => this.emit('error', error))
+    if (link.connected) this.onConnected(link.protocolVersion)
+  }
+
+  private onConnected(protocolVersion: 4 | 5): void {
+    if (this.state === 'closed') return
+    this.state = 'connected'
+    this.counters.connections++
+    const now = this.clock.now()
+    // Status first, then every beacon's current state, then the queued events.
+    this.outbox.putStatus(this.topics.status, statusPayload('online', now))
+    if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
+    this.outbox.setClient(this.#link?.client)
+    this.emit('connected', { protocolVersion })
+  }
+
+  /**
+   * Publishes the scanner's events from now on; returns a function that stops. The scanner's
+   * clock becomes the publisher's (replay time in a replay).
+   */
+  attach(scanner: PublisherEventSource): () => void {
+    this.detachScanner?.()
+    this.scanner = scanner
+    this.clock = this.#options.clock ?? scanner.clock
+    const feed = this.feed
+    const now = (): number => this.clock.now()
+    const found = (b: Beacon): void => feed.found(b, now())
+    const gone = (b: Beacon): void => feed.gone(b, now())
+    const updated = (bs: Beacon[]): void => feed.updated(bs, now())
+    const packet = (adv: Advertisement): void => feed.packet(adv.address)
+    scanner.on('found', found)
+    scanner.on('gone', gone)
+    scanner.on('updated', updated)
+    scanner.source?.on('advertisement', packet)
+    const detach = (): void => {
+      scanner.off('found', found)
+      scanner.off('gone', gone)
+      scanner.off('updated', updated)
+      scanner.source?.off('advertisement', packet)
+      if (this.scanner === scanner) this.scanner = undefined
+      if (this.detachScanner === detach) this.detachScanner = undefined
+    }
+    this.detachScanner = detach
+    return detach
+  }
+
+  /**
+   * Removes a beacon's Home Assistant entities: empty retained discovery configs for every
+   * entity it may have had. Its state topic is left to the scanner (cleared when it is gone).
+   */
+  forget(beaconId: string): void {
+    if (this.ha === undefined) return
+    for (const c of this.ha.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, true)
+  }
+
+  /** Resolves when everything queued has reached the broker, or after `timeoutMs` (false then). */
+  flush(timeoutMs = 10_000): Promise<boolean> {
+    return this.outbox.idle(timeoutMs)
+  }
+
+  /**
+   * Stops publishing: detaches, waits up to `timeoutMs` for what is queued, publishes status
+   * `offline` (retained) and disconnects cleanly. Whatever could not be sent is reported as dropped.
+   */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (this.state === 'closed') return
+    this.detachScanner?.()
+    const link = this.#link
+    const connecting = this.#connecting
+    if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
+    if (this.#link !== undefined && this.#link.connected) {
+      this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now()))
+      await this.outbox.idle(timeoutMs)
+    }
+    this.state = 'closed'
+    this.outbox.clear()
+    this.outbox.setClient(undefined)
+    await this.#link?.close()
+  }
+}

@@ -1,0 +1,76 @@
+/**
+ * Topic names of the MQTT contract (docs/mqtt.md). One place builds them, so the
+ * publisher, Home Assistant discovery, the tests and the fleet side cannot drift apart.
+ */
+
+import { InvalidOptionError } from '../errors.js'
+
+/** Default topic prefix. */
+export const DEFAULT_TOPIC_PREFIX = 'beaconkit'
+
+/** Default Home Assistant discovery prefix. */
+export const DEFAULT_HA_PREFIX = 'homeassistant'
+
+const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
+// Wildcards, NUL and empty levels would make every topic below the prefix unusable.
+const PREFIX_FORBIDDEN = ['#', '+', String.fromCharCode(0)]
+
+/** Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]+`. */
+export function checkGatewayId(id: unknown): string {
+  if (typeof id !== 'string' || !GATEWAY_ID.test(id)) {
+    const shown = typeof id === 'string' && id.length <= 40 ? `'${id}'` : typeof id
+    throw new InvalidOptionError('invalid_option', `gateway id ${shown} is not usable in a topic: use letters, digits, '-' and '_' only, e.g. 'hall' or 'pi-3'`, { option: 'gatewayId' })
+  }
+  return id
+}
+
+/** Throws the InvalidOptionError for a prefix with wildcards, empty levels or a leading/trailing '/'. */
+export function checkTopicPrefix(prefix: unknown, option = 'topicPrefix'): string {
+  const ok = typeof prefix === 'string' && prefix !== '' && !PREFIX_FORBIDDEN.some((c) => prefix.includes(c)) && !prefix.split('/').includes('')
+  if (!ok) {
+    throw new InvalidOptionError('invalid_option', `${option} must be topic levels without wildcards, e.g. 'beaconkit' or 'site/beaconkit'`, { option })
+  }
+  return prefix
+}
+
+/** The topics of one gateway. */
+export class GatewayTopics {
+  /** `<p>/gateways/<gw>/status` */
+  readonly status: string
+  /** `<p>/gateways/<gw>/events` */
+  readonly events: string
+  /** `<p>/gateways/<gw>/rssi` */
+  readonly rssi: string
+  private readonly beaconBase: string
+
+  constructor(
+    readonly prefix: string,
+    readonly gateway: string,
+  ) {
+    const base = `${prefix}/gateways/${gateway}`
+    this.status = `${base}/status`
+    this.events = `${base}/events`
+    this.rssi = `${base}/rssi`
+    this.beaconBase = `${base}/beacons/`
+  }
+
+  /** `<p>/gateways/<gw>/beacons/<id>` */
+  beacon(id: string): string {
+    return this.beaconBase + id
+  }
+}
+
+/** `<p>/gateways/+/beacons/<id>`: one beacon as heard by every gateway. */
+export function anyGatewayBeaconTopic(prefix: string, id: string): string {
+  return `${prefix}/gateways/+/beacons/${id}`
+}
+
+/** `<p>/gateways/+/status`: the status of every gateway. */
+export function anyGatewayStatusTopic(prefix: string): string {
+  return `${prefix}/gateways/+/status`
+}
+
+/** The `<obj>` of a Home Assistant object id: the beacon id lower-cased, every character outside `[a-z0-9]` replaced by `_`. */
+export function haObjectId(beaconId: string): string {
+  return beaconId.toLowerCase().replace(/[^a-z0-9]/g, '_')
+}

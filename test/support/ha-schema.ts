@@ -1,0 +1,102 @@
+/**
+ * Home Assistant's MQTT discovery rules for the sensor and binary_sensor configs we publish,
+ * written from HA's documentation (sensor.mqtt, binary_sensor.mqtt, sensor device classes):
+ * required keys, allowed device classes and their units, state classes, availability and
+ * device grouping. `renderTemplates` runs the value templates through real Jinja2 (HA's
+ * template engine) in python3, with `value_json` defined only when the payload is JSON, as HA does.
+ */
+
+import { spawnSync } from 'node:child_process'
+
+/** Units HA accepts per sensor device class (the ones a beacon can report). */
+const SENSOR_UNITS: Record<string, string[]> = {
+  temperature: ['°C', '°F', 'K'],
+  illuminance: ['lx'],
+  battery: ['%'],
+  signal_strength: ['dB', 'dBm'],
+  distance: ['km', 'm', 'cm', 'mm', 'mi', 'nmi', 'yd', 'in', 'ft'],
+}
+
+const BINARY_SENSOR_CLASSES = ['battery', 'battery_charging', 'carbon_monoxide', 'cold', 'connectivity', 'door', 'garage_door', 'gas', 'heat', 'light', 'lock', 'moisture', 'motion', 'moving', 'occupancy', 'opening', 'plug', 'power', 'presence', 'problem', 'running', 'safety', 'smoke', 'sound', 'tamper', 'update', 'vibration', 'window']
+
+const STATE_CLASSES = ['measurement', 'measurement_angle', 'total', 'total_increasing']
+
+/** Keys a sensor / binary_sensor discovery config may carry (the ones HA documents). */
+const COMMON_KEYS = ['availability', 'availability_mode', 'availability_template', 'availability_topic', 'device', 'device_class', 'enabled_by_default', 'encoding', 'entity_category', 'entity_picture', 'expire_after', 'force_update', 'icon', 'json_attributes_template', 'json_attributes_topic', 'name', 'default_entity_id', 'object_id', 'origin', 'payload_available', 'payload_not_available', 'platform', 'qos', 'state_topic', 'unique_id', 'value_template']
+const KEYS: Record<string, string[]> = {
+  sensor: [...COMMON_KEYS, 'last_reset_value_template', 'options', 'suggested_display_precision', 'state_class', 'unit_of_measurement'],
+  binary_sensor: [...COMMON_KEYS, 'off_delay', 'payload_off', 'payload_on'],
+}
+
+/** A subscribe topic as HA validates it: wildcards only as whole levels, `#` last. */
+function validSubscribeTopic(topic: unknown): boolean {
+  if (typeof topic !== 'string' || topic === '') return false
+  const levels = topic.split('/')
+  return levels.every((l, i) => (l.includes('+') ? l === '+' : true) && (l.includes('#') ? l === '#' && i === levels.length - 1 : true))
+}
+
+/** The problems of one discovery message, by HA's rules; empty when valid. */
+export function discoveryProblems(topic: string, payload: string): string[] {
+  const problems: string[] = []
+  const m = /^([^/]+(?:\/[^/]+)*)\/(sensor|binary_sensor)\/(?:[a-zA-Z0-9_-]+\/)?([a-zA-Z0-9_-]+)\/config$/.exec(topic)
+  if (m === null) return [`topic ${topic} is not <prefix>/<component>/[<node_id>/]<object_id>/config`]
+  const component = m[2]
+  let config: Record<string, unknown>
+  try {
+    config = JSON.parse(payload) as Record<string, unknown>
+  } catch {
+    return ['payload is not JSON']
+  }
+  for (const key of Object.keys(config)) if (!KEYS[component].includes(key)) problems.push(`unknown key ${key}`)
+  if (!validSubscribeTopic(config.state_topic)) problems.push('state_topic missing or not a valid subscribe topic')
+  if (typeof config.unique_id !== 'string' || config.unique_id === '') problems.push('unique_id missing (needed for a device)')
+  const device = config.device as { identifiers?: unknown; connections?: unknown; name?: unknown } | undefined
+  if (typeof device !== 'object' || device === null) problems.push('device missing')
+  else if (!(Array.isArray(device.identifiers) && device.identifiers.length > 0) && !Array.isArray(device.connections)) problems.push('device needs identifiers or connections')
+  const dc = config.device_class
+  if (component === 'sensor') {
+    if (dc !== undefined) {
+      const units = SENSOR_UNITS[dc as string]
+      if (units === undefined) problems.push(`device_class ${String(dc)} not checked here`)
+      else if (!units.includes(config.unit_of_measurement as string)) problems.push(`unit ${String(config.unit_of_measurement)} not valid for ${String(dc)}`)
+    }
+    if (config.state_class !== undefined && !STATE_CLASSES.includes(config.state_class as string)) problems.push(`state_class ${String(config.state_class)}`)
+  } else if (dc !== undefined && !BINARY_SENSOR_CLASSES.includes(dc as string)) problems.push(`binary_sensor device_class ${String(dc)}`)
+  if (config.availability !== undefined) {
+    if (config.availability_topic !== undefined) problems.push('availability and availability_topic together')
+    const list = config.availability
+    if (!Array.isArray(list) || list.length === 0) problems.push('availability must be a non-empty list')
+    else for (const a of list as { topic?: unknown }[]) if (!validSubscribeTopic(a.topic)) problems.push('availability entry without a valid topic')
+  }
+  if (config.expire_after !== undefined && !(Number.isInteger(config.expire_after) && (config.expire_after as number) > 0)) problems.push('expire_after must be a positive whole number of seconds')
+  if (config.entity_category !== undefined && !['config', 'diagnostic'].includes(config.entity_category as string)) problems.push('entity_category')
+  if (typeof config.value_template !== 'string') problems.push('value_template missing')
+  return problems
+}
+
+/** Whether python3 with Jinja2 is here to render templates. */
+export function jinjaAvailable(): boolean {
+  const r = spawnSync('python3', ['-c', 'import jinja2'], { encoding: 'utf8' })
+  return r.status === 0
+}
+
+const RENDER = `
+import json, sys, jinja2
+env = jinja2.sandbox.ImmutableSandboxedEnvironment() if hasattr(jinja2, 'sandbox') else jinja2.Environment()
+out = []
+for case in json.load(sys.stdin):
+    variables = {'value': case['payload']}
+    try:
+        variables['value_json'] = json.loads(case['payload'])
+    except ValueError:
+        pass
+    out.append(env.from_string(case['template']).render(**variables).strip())
+print(json.dumps(out))
+`
+
+/** Renders each template with HA's variables for its payload; returns the rendered text. */
+export function renderTemplates(cases: { template: string; payload: string }[]): string[] {
+  const r = spawnSync('python3', ['-c', `import jinja2.sandbox\n${RENDER}`], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+  if (r.status !== 0) throw new Error(`jinja2 render failed: ${r.stderr}`)
+  return JSON.parse(r.stdout) as string[]
+}
