@@ -1,0 +1,71 @@
+/**
+ * A site survey reduced while it streams: per reference point and anchor, the count, mean and
+ * spread of the RSSI. A survey of millions of packets becomes a few kilobytes, so calibration
+ * never holds the raw samples.
+ */
+import type { SurveySample } from './types.js'
+
+/** What one anchor heard at one reference point. */
+export interface SurveyCell {
+  count: number
+  mean: number
+  /** dB, the packets' standard deviation around the mean. */
+  sd: number
+}
+
+/** One reference point of the survey. */
+export interface SurveyPoint {
+  x: number
+  y: number
+  /** Per anchor id. */
+  anchors: Map<string, SurveyCell>
+}
+
+interface Running {
+  n: number
+  sum: number
+  sq: number
+}
+
+/** Accumulates survey samples; feed millions with `add`, read the reduced points with `points()`. */
+export class SurveyPoints {
+  private readonly byPoint = new Map<string, { x: number; y: number; anchors: Map<string, Running> }>()
+  /** Samples refused (non-finite numbers, empty anchor id). */
+  skipped = 0
+
+  /** Adds one sample; a malformed one is skipped and counted. */
+  add(s: SurveySample): void {
+    if (!Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.rssi) || typeof s.anchor !== 'string' || s.anchor === '') {
+      this.skipped++
+      return
+    }
+    // Reference points are marked spots: centimetre rounding merges the same spot's rows.
+    const key = `${Math.round(s.x * 100)},${Math.round(s.y * 100)}`
+    let p = this.byPoint.get(key)
+    if (p === undefined) this.byPoint.set(key, (p = { x: s.x, y: s.y, anchors: new Map() }))
+    let a = p.anchors.get(s.anchor)
+    if (a === undefined) p.anchors.set(s.anchor, (a = { n: 0, sum: 0, sq: 0 }))
+    a.n++
+    a.sum += s.rssi
+    a.sq += s.rssi * s.rssi
+  }
+
+  /** Number of reference points so far. */
+  get size(): number {
+    return this.byPoint.size
+  }
+
+  /** The reference points with each anchor's count, mean and spread. */
+  points(): SurveyPoint[] {
+    const out: SurveyPoint[] = []
+    for (const p of this.byPoint.values()) {
+      const anchors = new Map<string, SurveyCell>()
+      for (const [id, a] of p.anchors) {
+        const mean = a.sum / a.n
+        anchors.set(id, { count: a.n, mean, sd: Math.sqrt(Math.max(0, a.sq / a.n - mean * mean)) })
+      }
+      out.push({ x: p.x, y: p.y, anchors })
+    }
+    return out
+  }
+}
