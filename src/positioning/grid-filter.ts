@@ -21,7 +21,7 @@ export interface GridFilterParams {
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 0.8, dynamicSd: 3, nu: 4, blockedWeight: 0.05 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.2 })
 
 /** Scratch arrays shared by every beacon's filter of one positioner (single-threaded, so safe). */
 export class FilterScratch {

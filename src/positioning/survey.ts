@@ -35,19 +35,28 @@ export class SurveyPoints {
 
   /** Adds one sample; a malformed one is skipped and counted. */
   add(s: SurveySample): void {
-    if (!Number.isFinite(s.x) || !Number.isFinite(s.y) || !Number.isFinite(s.rssi) || typeof s.anchor !== 'string' || s.anchor === '') {
+    this.addAggregate(s.x, s.y, s.anchor, { count: 1, mean: s.rssi, sd: 0 })
+  }
+
+  /**
+   * Adds what an anchor heard at a point, already reduced (`count` packets of `mean` and `sd`
+   * dB): a survey kept as a summary, or a test fixture. Malformed input is skipped and counted.
+   */
+  addAggregate(x: number, y: number, anchor: string, c: SurveyCell): void {
+    if (![x, y, c.mean, c.sd].every(Number.isFinite) || !(c.count >= 1) || typeof anchor !== 'string' || anchor === '') {
       this.skipped++
       return
     }
+    const s = { x, y, anchor }
     // Reference points are marked spots: centimetre rounding merges the same spot's rows.
     const key = `${Math.round(s.x * 100)},${Math.round(s.y * 100)}`
     let p = this.byPoint.get(key)
     if (p === undefined) this.byPoint.set(key, (p = { x: s.x, y: s.y, anchors: new Map() }))
     let a = p.anchors.get(s.anchor)
     if (a === undefined) p.anchors.set(s.anchor, (a = { n: 0, sum: 0, sq: 0 }))
-    a.n++
-    a.sum += s.rssi
-    a.sq += s.rssi * s.rssi
+    a.n += c.count
+    a.sum += c.count * c.mean
+    a.sq += c.count * (c.sd * c.sd + c.mean * c.mean)
   }
 
   /** Number of reference points so far. */
