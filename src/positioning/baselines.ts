@@ -78,7 +78,6 @@ export function multilaterate(map: RadioMap, w: WindowMeans): Fix | undefined {
   let { x, y } = start
   let cxx = 0
   let cyy = 0
-  let cxy = 0
   const g = map.grid
   const [minX, maxX, minY, maxY] = [g.x(0), g.x(g.nx - 1), g.y(0), g.y(g.ny - 1)]
   for (let it = 0; it < 20; it++) {
@@ -102,7 +101,7 @@ export function multilaterate(map: RadioMap, w: WindowMeans): Fix | undefined {
     if (!(Math.abs(det) > 1e-12)) break
     cxx = hyy / det
     cyy = hxx / det
-    cxy = -hxy / det
+    const cxy = -hxy / det
     const dx = cxx * bx + cxy * by
     const dy = cxy * bx + cyy * by
     x = Math.min(maxX, Math.max(minX, x - dx))
