@@ -135,6 +135,7 @@ Commands:
   simulate               run the beacon simulator through the same views
   emulate                start a local emulator of the cloud account interface
   keys check <key>       check a broadcast key (never prints it)
+  locate <recording>     position the beacons of a recording on the site plan
 
 Run \`beaconkit <command> --help\` for the options of a command.
   -h, --help             this help

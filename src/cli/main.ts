@@ -7,6 +7,7 @@ import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
 import { runCommand } from './commands.js'
+import { runLocate } from './locate.js'
 import { requestStop } from './shutdown.js'
 
 function version(): string {
@@ -41,6 +42,8 @@ async function main(argv: string[]): Promise<number> {
     if (!requestStop()) process.exit(EXIT.ok)
   })
   try {
+    // `locate` parses its own options (src/cli/locate.ts), so it stays out of the shared parser.
+    if (argv[0] === 'locate') return await runLocate(argv.slice(1))
     return await dispatch(parseCommandLine(argv))
   } catch (error) {
     process.stderr.write(`${errorLine(error)}\n`)
