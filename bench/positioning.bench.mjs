@@ -46,7 +46,7 @@ const calib0 = process.cpuUsage()
 const map = RadioMap.fromSurvey(site, survey, { grid, tagHeight: zSum / rows })
 const calibCpu = cpuSeconds(process.cpuUsage(calib0))
 console.log(`survey: ${rows} packets, ${survey.size} reference points, read in ${((Date.now() - t0) / 1000).toFixed(1)} s; radio map built in ${calibCpu.toFixed(2)} CPU s`)
-console.log(`interpolation chosen by leave-one-point-out on the survey: length scale ${map.interpolation.lengthScale} m, shrinkage ${map.interpolation.shrinkage}, LOO RMS ${map.interpolation.looRmsDb.toFixed(2)} dB`)
+console.log(`interpolation chosen by leave-one-point-out on the survey: length scale ${map.interpolation.lengthScale} m, shrinkage ${map.interpolation.shrinkage}, LOO RMS ${map.interpolation.looRmsDb.toFixed(2)} dB; weak/strong spread ratio (skew) ${map.skew.toFixed(2)}`)
 
 function cpuSeconds(u) {
   return (u.user + u.system) / 1e6

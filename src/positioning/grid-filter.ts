@@ -3,7 +3,9 @@
  * position is a probability per cell; between updates it spreads by a walking-speed random walk
  * and leaks little into blocked cells; each update multiplies in how well every cell's expected
  * RSSI explains the window's per-anchor means. Robust (Student-t) likelihood, because body
- * shadowing and multipath give RSSI heavy tails a Gaussian would over-trust.
+ * shadowing and multipath give RSSI heavy tails a Gaussian would over-trust; wider below the
+ * expected value than above it by the radio map's skew (fades and bodies only ever take signal
+ * away).
  */
 import type { WindowMeans, Fix } from './baselines.js'
 import type { RadioMap } from './radio-map.js'
@@ -64,11 +66,12 @@ export class GridFilter {
       const m = map.anchors[a]
       const s2 = m.modelSd * m.modelSd + dynamicSd * dynamicSd + (m.packetSd * m.packetSd) / w.count[a]
       const k = 1 / (nu * s2)
+      const kWeak = k / (map.skew * map.skew)
       const base = a * size
       const obs = w.mean[a]
       for (let c = 0; c < size; c++) {
         const e = obs - map.mean[base + c]
-        tmp[c] -= half * Math.log1p(e * e * k)
+        tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
       }
     }
     let max = -Infinity

@@ -74,6 +74,11 @@ export class RadioMap {
   readonly anchors: readonly AnchorModel[]
   /** Expected RSSI, `mean[a * grid.size + cell]`, dBm. */
   readonly mean: Float32Array
+  /**
+   * Ratio of the spread of readings weaker than expected to that of stronger ones, from the
+   * survey's packets (1 without a survey, or from a survey of summaries).
+   */
+  readonly skew: number
   private readonly indexOf = new Map<string, number>()
 
   private constructor(
@@ -85,7 +90,9 @@ export class RadioMap {
     /** How the survey was interpolated; absent for default physics. */
     readonly interpolation?: Interpolation,
     residualAt?: (a: number, x: number, y: number) => number,
+    skew = 1,
   ) {
+    this.skew = skew
     this.anchors = anchors
     anchors.forEach((a, i) => this.indexOf.set(a.id, i))
     const size = grid.size
@@ -163,7 +170,10 @@ export class RadioMap {
     const anchors: AnchorModel[] = placed.map((a, i) => ({ ...a, pathLoss: pathLoss[i], modelSd: Math.max(1, chosen.perAnchorRms[i]), packetSd: pooledSd(points, a.id) }))
     const { lengthScale, shrinkage } = chosen
     const residualAt = (a: number, x: number, y: number): number => kernelResidual(refs, residual, a, x, y, lengthScale, shrinkage, -1)
-    return new RadioMap(grid, anchors, tagHeight, refs, { lengthScale, shrinkage, looRmsDb: chosen.rms }, residualAt)
+    // Held to 1–2: a survey cannot make strong readings the likelier tail, nor should a few
+    // deep fades make weak readings meaningless.
+    const skew = Math.min(2, Math.max(1, reduced.skew() ?? 1))
+    return new RadioMap(grid, anchors, tagHeight, refs, { lengthScale, shrinkage, looRmsDb: chosen.rms }, residualAt, skew)
   }
 }
 

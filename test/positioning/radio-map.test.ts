@@ -5,7 +5,7 @@ import { InvalidOptionError } from '../../src/errors.js'
 import { fitPathLoss } from '../../src/positioning/path-loss.js'
 import { RadioMap } from '../../src/positioning/radio-map.js'
 import { SurveyPoints } from '../../src/positioning/survey.js'
-import { N, P0, rssi, site, survey, TAG } from './synthetic.js'
+import { gaussian, N, P0, rssi, site, survey, TAG } from './synthetic.js'
 
 describe('RadioMap.fromSurvey', () => {
   it('recovers each anchor’s path loss from a noisy survey', () => {
@@ -73,6 +73,22 @@ describe('RadioMap.fromSurvey', () => {
   it('refuses a survey that hears none of the site’s anchors, saying what to check', () => {
     expect(() => RadioMap.fromSurvey(site, [{ x: 1, y: 1, anchor: 'other', rssi: -60 }])).toThrow(InvalidOptionError)
     expect(() => RadioMap.fromSurvey(site, [{ x: 1, y: 1, anchor: 'other', rssi: -60 }])).toThrow(/name the anchors alike/)
+  })
+
+  it('measures how much further weak packets stray than strong ones (the skew)', () => {
+    const g = gaussian(3)
+    const skewed = survey(40, 2).map((s, i) => {
+      // Deep fades: one packet in four loses a further 8·|noise| dB, so the low tail is the long one.
+      return i % 4 === 0 ? { ...s, rssi: s.rssi - 8 * Math.abs(g()) } : s
+    })
+    expect(RadioMap.fromSurvey(site, skewed, { tagHeight: TAG }).skew).toBeGreaterThan(1.2)
+    const symmetric = RadioMap.fromSurvey(site, survey(40, 3), { tagHeight: TAG }).skew
+    expect(symmetric).toBeGreaterThanOrEqual(1)
+    expect(symmetric).toBeLessThan(1.1)
+    // A survey of summaries cannot tell: symmetric.
+    const summary = new SurveyPoints()
+    summary.addAggregate(1, 1, 'sw', { count: 100, mean: -60, sd: 4 })
+    expect(RadioMap.fromSurvey(site, summary, { tagHeight: TAG }).skew).toBe(1)
   })
 
   it('default physics works without a survey', () => {
