@@ -76,7 +76,8 @@ function run(method, track) {
   const errors = []
   let inside = 0
   const c0 = process.cpuUsage()
-  let next = track[0].time + 1000
+  // Whole seconds of the clock, as a live tracker ticks.
+  let next = Math.ceil(track[0].time / 1000) * 1000 + 1000
   let estimates = 0
   for (let i = 0; i < track.length; i++) {
     // Estimate at each whole second before this packet: only packets up to then are in.

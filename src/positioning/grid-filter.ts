@@ -86,6 +86,12 @@ export class GridFilter {
     else for (let c = 0; c < size; c++) this.p[c] /= s
   }
 
+  /** Becomes a copy of `other` (same grid): the positioner's look-ahead over the newest packets. */
+  copyFrom(other: GridFilter): void {
+    this.p.set(other.p)
+    this.time = other.time
+  }
+
   /** Back to the prior: nothing known. */
   reset(): void {
     const prior = this.scratch.prior

@@ -23,6 +23,12 @@ export interface PositionerOptions {
   windowMs?: number
   /** ms of packets the filter folds into one update (default 1000). */
   stepMs?: number
+  /**
+   * ms a packet may arrive after an estimate for a later time and still count (default 1000):
+   * gateways report in batches, so the newest packets are held back from the filter for good
+   * until this old. Packets older than that are counted in `stats.late` and skipped.
+   */
+  lagMs?: number
   /** Grid filter tuning. */
   filter?: Partial<GridFilterParams>
   /** Neighbours of the kNN method (default 3). */
@@ -40,7 +46,7 @@ export interface PositionerStats {
   unknownAnchor: number
   /** Not finite, or RSSI outside −130…20 dBm. */
   invalid: number
-  /** Older than what the filter had already folded in. */
+  /** Older than what the filter had already folded in for good (see `lagMs`). */
   late: number
   /** Beacons let go because `maxBeacons` was reached. */
   evicted: number
@@ -86,6 +92,8 @@ export class Positioner {
   private readonly maxBeacons: number
   private readonly params: GridFilterParams
   private scratch?: FilterScratch
+  private preview?: GridFilter
+  private readonly lagMs: number
   private readonly means: WindowMeans
   private readonly sums: Float64Array
 
@@ -96,6 +104,7 @@ export class Positioner {
     this.radioMap = options.radioMap ?? RadioMap.defaultPhysics(options.site)
     this.windowMs = positiveOption(options.windowMs, 'windowMs', 2000)
     this.stepMs = positiveOption(options.stepMs, 'stepMs', 1000)
+    this.lagMs = options.lagMs === 0 ? 0 : positiveOption(options.lagMs, 'lagMs', 1000)
     this.k = Math.round(positiveOption(options.k, 'k', 3))
     this.bufferSize = Math.round(positiveOption(options.bufferSize, 'bufferSize', 256))
     this.maxBeacons = Math.round(positiveOption(options.maxBeacons, 'maxBeacons', 10_000))
@@ -169,35 +178,55 @@ export class Positioner {
       for (const h of t.history) if (h.time <= time) found = h.fix
       return found
     }
-    this.fold(t, time)
-    if (t.filter === undefined || Number.isNaN(t.filter.time)) return undefined
-    const fix = t.filter.estimate(time)
+    // Packets older than the lag are folded in for good; the newest ones only into a copy, so a
+    // gateway's batch that arrives a little after this estimate still counts for the next.
+    this.fold(t, time - this.lagMs)
+    const scratch = (this.scratch ??= new FilterScratch(this.radioMap, this.params))
+    const preview = (this.preview ??= new GridFilter(scratch, this.params))
+    if (t.filter !== undefined) preview.copyFrom(t.filter)
+    else {
+      preview.reset()
+      preview.time = Number.NaN
+    }
+    this.foldInto(preview, t.buffer, t.foldedUntil, time)
+    if (Number.isNaN(preview.time)) return undefined
+    const fix = preview.estimate(time)
     t.history.push({ time, fix })
     if (t.history.length > HISTORY) t.history.shift()
     return fix
   }
 
-  /** Folds the packets in (foldedUntil, until] into the filter, one update per step. */
+  /** Folds the packets in (foldedUntil, until] into the beacon's filter for good. */
   private fold(t: Track, until: number): void {
+    if (until <= t.foldedUntil) return
+    const from = t.foldedUntil
+    t.foldedUntil = until
     const b = t.buffer
-    let i = b.firstAfter(t.foldedUntil)
-    t.foldedUntil = Math.max(t.foldedUntil, until)
+    const i = b.firstAfter(from)
     if (i >= b.length || b.time(i) > until) return
-    if (t.filter === undefined) t.filter = new GridFilter((this.scratch ??= new FilterScratch(this.radioMap, this.params)), this.params)
+    t.filter ??= new GridFilter((this.scratch ??= new FilterScratch(this.radioMap, this.params)), this.params)
+    this.foldInto(t.filter, b, from, until)
+  }
+
+  /** Updates `filter` with the packets in (from, until], one update per step of packets. */
+  private foldInto(filter: GridFilter, b: TrackBuffer, from: number, until: number): void {
     const { mean, count } = this.means
+    let i = b.firstAfter(from)
     while (i < b.length && b.time(i) <= until) {
-      const chunkStart = b.time(i)
+      // Steps are fixed slots of the clock (not counted from the first packet), so folding for
+      // good and folding into the look-ahead copy cut the packets alike.
+      const chunkEnd = (Math.floor(b.time(i) / this.stepMs) + 1) * this.stepMs
       this.sums.fill(0)
       count.fill(0)
-      let last = chunkStart
-      for (; i < b.length && b.time(i) <= until && b.time(i) < chunkStart + this.stepMs; i++) {
+      let last = b.time(i)
+      for (; i < b.length && b.time(i) <= until && b.time(i) < chunkEnd; i++) {
         const a = b.anchor(i)
         this.sums[a] += b.value(i)
         if (count[a] < 65535) count[a]++
         last = b.time(i)
       }
       for (let a = 0; a < mean.length; a++) mean[a] = count[a] === 0 ? Number.NaN : this.sums[a] / count[a]
-      t.filter.update(this.means, last)
+      filter.update(this.means, last)
     }
   }
 

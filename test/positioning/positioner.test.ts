@@ -116,7 +116,7 @@ describe('Positioner', () => {
   })
 
   it('skips bad packets and counts them, never throws', () => {
-    const p = new Positioner({ site, radioMap: map })
+    const p = new Positioner({ site, radioMap: map, lagMs: 0 })
     p.observe({ time: Number.NaN, anchor: 'sw', beacon: 'b', rssi: -60 })
     p.observe({ time: 1, anchor: 'sw', beacon: 'b', rssi: 200 })
     p.observe({ time: 1, anchor: 'nowhere', beacon: 'b', rssi: -60 })
@@ -124,6 +124,37 @@ describe('Positioner', () => {
     p.estimate('b', 10)
     p.observe({ time: 8, anchor: 'se', beacon: 'b', rssi: -60 })
     expect(p.stats).toMatchObject({ invalid: 2, unknownAnchor: 1, late: 1, observations: 1 })
+  })
+
+  it('a packet that arrives after an estimate for a later time still counts, within the lag', () => {
+    // Gateways report in batches: the fleet tracker estimates at `now`, then a batch arrives
+    // with readings from before `now`.
+    const packets = walk('tag', 2, 10)
+    const early = packets.filter((o) => o.anchor !== 'ne' || o.time <= 8000 || o.time > 9000)
+    const lateOnes = packets.filter((o) => o.anchor === 'ne' && o.time > 8000 && o.time <= 9000)
+    const p = new Positioner({ site, radioMap: map })
+    const dropped = new Positioner({ site, radioMap: map })
+    for (const o of early) {
+      if (o.time > 9000) continue
+      p.observe(o)
+      dropped.observe(o)
+    }
+    p.estimate('tag', 9000)
+    dropped.estimate('tag', 9000)
+    for (const o of lateOnes) p.observe(o)
+    expect(p.stats.late).toBe(0)
+    const all = new Positioner({ site, radioMap: map })
+    for (const o of packets) if (o.time <= 9000) all.observe(o)
+    const after = p.estimate('tag', 9500)
+    const reference = all.estimate('tag', 9500)
+    // The late packets made a difference, and the answer is (up to where steps begin) the one
+    // given had they come in time.
+    expect(after).not.toEqual(dropped.estimate('tag', 9500))
+    expect(Math.hypot((after?.x ?? 99) - (reference?.x ?? 0), (after?.y ?? 99) - (reference?.y ?? 0))).toBeLessThan(0.2)
+    // Beyond the lag, a packet is late: skipped and counted.
+    p.estimate('tag', 20_000)
+    p.observe({ time: 9000, anchor: 'sw', beacon: 'tag', rssi: -70 })
+    expect(p.stats.late).toBe(1)
   })
 
   it('refuses an unknown method with the list of known ones', () => {
