@@ -181,16 +181,21 @@ export class Positioner {
     // Packets older than the lag are folded in for good; the newest ones only into a copy, so a
     // gateway's batch that arrives a little after this estimate still counts for the next.
     this.fold(t, time - this.lagMs)
-    const scratch = (this.scratch ??= new FilterScratch(this.radioMap, this.params))
-    const preview = (this.preview ??= new GridFilter(scratch, this.params))
-    if (t.filter !== undefined) preview.copyFrom(t.filter)
-    else {
-      preview.reset()
-      preview.time = Number.NaN
+    let filter = t.filter
+    const next = t.buffer.firstAfter(t.foldedUntil)
+    if (next < t.buffer.length && t.buffer.time(next) <= time) {
+      const scratch = (this.scratch ??= new FilterScratch(this.radioMap, this.params))
+      const preview = (this.preview ??= new GridFilter(scratch, this.params))
+      if (t.filter !== undefined) preview.copyFrom(t.filter)
+      else {
+        preview.reset()
+        preview.time = Number.NaN
+      }
+      this.foldInto(preview, t.buffer, t.foldedUntil, time)
+      filter = preview
     }
-    this.foldInto(preview, t.buffer, t.foldedUntil, time)
-    if (Number.isNaN(preview.time)) return undefined
-    const fix = preview.estimate(time)
+    if (filter === undefined || Number.isNaN(filter.time)) return undefined
+    const fix = filter.estimate(time)
     t.history.push({ time, fix })
     if (t.history.length > HISTORY) t.history.shift()
     return fix
