@@ -172,6 +172,7 @@ Commands:
   emulate                start a local emulator of the cloud account interface
   broker                 start a local MQTT broker for --mqtt (aedes)
   keys check <key>       check a broadcast key (never prints it)
+  locate <recording>     position the beacons of a recording on the site plan
 
 Run \`beaconkit <command> --help\` for the options of a command.
   -h, --help             this help

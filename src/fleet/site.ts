@@ -150,6 +150,34 @@ export class Site {
     return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, ...(area === undefined ? {} : { area }) })
   }
 
+  /**
+   * A site of fixed beacons from a deployment map (what `AccountClient.getMap()` returns): the
+   * mobile case, where a moving scanner locates itself from the beacons placed on the map.
+   * `PosX`/`PosY` are read as fractions (0…1) of the map's width and height, and `xScale`/`yScale`
+   * as that width and height in metres, so a beacon stands at (PosX · xScale, PosY · yScale) with y
+   * running the way the map image's rows do. `options` override the scales (for a map that has
+   * none) and give the beacons' mounting height. Anchor ids are the MACs, lower case without
+   * separators, as the scanner reports them. Throws `InvalidOptionError` without a usable scale.
+   */
+  static fromDeploymentMap(
+    map: { xScale?: number; yScale?: number; beacons: readonly { mac: string; PosX: number; PosY: number; title?: string }[] },
+    options: { xScale?: number; yScale?: number; z?: number } = {},
+  ): Site {
+    const xScale = options.xScale ?? map.xScale
+    const yScale = options.yScale ?? map.yScale
+    for (const [name, v] of [['xScale', xScale], ['yScale', yScale]] as const) {
+      if (v === undefined || !(v > 0) || !Number.isFinite(v)) throw bad(`the deployment map's ${name} is ${JSON.stringify(v)}`, `pass the map's ${name === 'xScale' ? 'width' : 'height'} in metres as options.${name}`)
+    }
+    const anchors: Anchor[] = []
+    for (const b of map.beacons) {
+      if (!Number.isFinite(b.PosX) || !Number.isFinite(b.PosY) || typeof b.mac !== 'string') continue
+      const a: Anchor = { id: b.mac.toLowerCase().replace(/[^0-9a-z]/g, ''), x: b.PosX * (xScale as number), y: b.PosY * (yScale as number) }
+      if (options.z !== undefined) a.z = options.z
+      anchors.push(a)
+    }
+    return new Site({ kind: 'beacons', anchors, area: { minX: 0, minY: 0, maxX: xScale as number, maxY: yScale as number } })
+  }
+
   /** An anchor by id. */
   anchor(id: string): Anchor | undefined {
     return this.anchors.get(id)

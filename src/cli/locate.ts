@@ -1,0 +1,204 @@
+/**
+ * `beaconkit locate`: offline positioning of a recording. Reads a site file, optionally a survey
+ * and an occupancy grid, then the recording (the tetam track CSV, or JSON lines
+ * `{time, gateway, id, rssi}`), and writes one JSON line `{time, beacon, x, y, accuracy, room}`
+ * per beacon per step. Bad lines are skipped and counted on stderr, never fatal.
+ */
+import { createReadStream } from 'node:fs'
+import { readFile } from 'node:fs/promises'
+import { createInterface } from 'node:readline'
+import { parseArgs } from 'node:util'
+import { createGunzip } from 'node:zlib'
+import { InvalidOptionError } from '../errors.js'
+import { Site } from '../fleet/site.js'
+import { WalkableGrid } from '../positioning/grid.js'
+import { Positioner } from '../positioning/positioner.js'
+import { RadioMap } from '../positioning/radio-map.js'
+import { SurveyPoints } from '../positioning/survey.js'
+import { POSITIONING_METHODS, type Observation, type PositioningMethod } from '../positioning/types.js'
+import { EXIT } from './exit.js'
+
+/** Help of `beaconkit locate`. */
+export const LOCATE_HELP = `Usage: beaconkit locate --site <site.json> [options] <recording>
+
+Positions the beacons of a recording on the site's plan, offline, and writes one
+JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
+(time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
+
+Recording formats (detected per line):
+  CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
+  JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
+Options:
+  --site <file>          the site: anchor positions (required)
+  --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi;
+                         or x,y,anchor,count,mean,sd; or the tetam fingerprints
+                         set,x,y,z,timestamp,sensor,beacon,rssi. Without it the
+                         engine uses default physics (metres of error)
+  --occupancy <file>     walkable grid (the tetam occupancy format)
+  --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
+  --every <ms>           one estimate per beacon this often (default 1000)
+  --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
+  -h, --help             this help
+Exit codes: 0 done, 2 bad option or file.`
+
+function bad(message: string, option: string): InvalidOptionError {
+  return new InvalidOptionError('invalid_option', message, { option })
+}
+
+function lines(path: string): AsyncIterable<string> {
+  const raw = createReadStream(path)
+  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
+  return createInterface({ input, crlfDelay: Infinity })
+}
+
+async function readSurvey(path: string): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
+  const survey = new SurveyPoints()
+  let header: string[] | undefined
+  let zSum = 0
+  let zCount = 0
+  try {
+    for await (const line of lines(path)) {
+      const f = line.split(',').map((s) => s.trim())
+      if (header === undefined) {
+        header = f
+        continue
+      }
+      const col = (name: string): string | undefined => f[(header as string[]).indexOf(name)]
+      if (header.includes('sensor')) {
+        survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('sensor') ?? '', rssi: Number(col('rssi')) })
+        const z = Number(col('z'))
+        if (Number.isFinite(z)) {
+          zSum += z
+          zCount++
+        }
+      } else if (header.includes('mean')) {
+        survey.addAggregate(Number(col('x')), Number(col('y')), col('anchor') ?? '', { count: Number(col('count')), mean: Number(col('mean')), sd: Number(col('sd')) })
+      } else survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('anchor') ?? '', rssi: Number(col('rssi')) })
+    }
+  } catch (error) {
+    throw new InvalidOptionError('invalid_option', `locate: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`, { option: 'survey', cause: error })
+  }
+  if (survey.size === 0) throw bad(`locate: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`, 'survey')
+  return zCount > 0 ? { survey, tagHeight: zSum / zCount } : { survey }
+}
+
+/** One recording line as an observation, or undefined when it is not one. */
+export function parseRecordingLine(line: string): Observation | undefined {
+  const s = line.trim()
+  if (s === '') return undefined
+  if (s.startsWith('{')) {
+    let o: unknown
+    try {
+      o = JSON.parse(s)
+    } catch {
+      return undefined
+    }
+    if (typeof o !== 'object' || o === null) return undefined
+    const { time, gateway, id, rssi } = o as Record<string, unknown>
+    const t = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : Number.NaN
+    if (typeof gateway !== 'string' || typeof id !== 'string' || typeof rssi !== 'number' || !Number.isFinite(t)) return undefined
+    return { time: t, anchor: gateway, beacon: id, rssi }
+  }
+  const f = s.split(',')
+  const time = Number(f[0]) * 1000
+  const rssi = Number(f[3])
+  if (f.length < 4 || f[0] === '' || !Number.isFinite(time) || !Number.isFinite(rssi) || f[1] === '' || f[2] === '') return undefined
+  return { time, anchor: f[1], beacon: f[2], rssi }
+}
+
+/** Runs `beaconkit locate` with the arguments after the command name. */
+export async function runLocate(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  let parsed
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        site: { type: 'string' },
+        survey: { type: 'string' },
+        occupancy: { type: 'string' },
+        method: { type: 'string' },
+        every: { type: 'string' },
+        'tag-height': { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    })
+  } catch (error) {
+    throw bad(`locate: ${(error as Error).message}; see beaconkit locate --help`, 'locate')
+  }
+  const { values, positionals } = parsed
+  if (values.help === true) {
+    out.write(`${LOCATE_HELP}\n`)
+    return EXIT.ok
+  }
+  if (values.site === undefined) throw bad('locate: --site is required; give the site file with the anchor positions', 'site')
+  if (positionals.length !== 1) throw bad('locate: give exactly one recording file after the options', 'recording')
+  const method = (values.method ?? 'filter') as PositioningMethod
+  if (!POSITIONING_METHODS.includes(method)) throw bad(`locate: --method ${values.method} is unknown; use one of ${POSITIONING_METHODS.join(', ')}`, 'method')
+  const every = Number(values.every ?? 1000)
+  if (!(every >= 10) || !Number.isFinite(every)) throw bad(`locate: --every ${values.every} is not a number of milliseconds ≥ 10`, 'every')
+  let siteJson: unknown
+  try {
+    siteJson = JSON.parse(await readFile(values.site, 'utf8'))
+  } catch (error) {
+    throw new InvalidOptionError('invalid_option', `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
+  }
+  const site = Site.fromJSON(siteJson)
+  let grid: WalkableGrid | undefined
+  if (values.occupancy !== undefined) {
+    try {
+      grid = WalkableGrid.parseOccupancy(await readFile(values.occupancy, 'utf8')).grid
+    } catch (error) {
+      if (error instanceof InvalidOptionError) throw error
+      throw new InvalidOptionError('invalid_option', `locate: cannot read the occupancy grid ${values.occupancy} (${(error as Error).message})`, { option: 'occupancy', cause: error })
+    }
+  }
+  const survey = values.survey === undefined ? undefined : await readSurvey(values.survey)
+  const heightArg = values['tag-height'] === undefined ? undefined : Number(values['tag-height'])
+  if (heightArg !== undefined && !Number.isFinite(heightArg)) throw bad(`locate: --tag-height ${values['tag-height']} is not a number of metres`, 'tag-height')
+  const tagHeight = heightArg ?? survey?.tagHeight
+  const mapOptions = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
+  const radioMap = survey === undefined ? RadioMap.defaultPhysics(site, mapOptions) : RadioMap.fromSurvey(site, survey.survey, mapOptions)
+  const positioner = new Positioner({ site, radioMap, method })
+
+  const lastHeard = new Map<string, number>()
+  let next = Number.NaN
+  let skipped = 0
+  let estimates = 0
+  const emit = (time: number): void => {
+    for (const [beacon, heard] of lastHeard) {
+      // A beacon unheard for ten steps has left: stop writing it out.
+      if (time - heard > 10 * every) continue
+      const e = positioner.estimate(beacon, time)
+      if (e === undefined) continue
+      estimates++
+      out.write(`${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`)
+    }
+  }
+  try {
+    for await (const line of lines(positionals[0])) {
+      const o = parseRecordingLine(line)
+      if (o === undefined) {
+        if (line.trim() !== '' && !/^[a-z_]+,/i.test(line)) skipped++
+        continue
+      }
+      if (Number.isNaN(next)) next = Math.ceil(o.time / every) * every
+      while (o.time > next) {
+        emit(next)
+        next += every
+      }
+      positioner.observe(o)
+      lastHeard.set(o.beacon, o.time)
+    }
+  } catch (error) {
+    throw new InvalidOptionError('invalid_option', `locate: cannot read the recording ${positionals[0]} (${(error as Error).message})`, { option: 'recording', cause: error })
+  }
+  if (!Number.isNaN(next)) emit(next)
+  const s = positioner.stats
+  err.write(`locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`)
+  return EXIT.ok
+}
+
+function round(v: number): number {
+  return Math.round(v * 100) / 100
+}

@@ -1,0 +1,264 @@
+/**
+ * The positioner: observations in, one position per beacon out. Holds each beacon's recent
+ * packets in a bounded ring and, for the default method, its grid filter; everything runs on the
+ * caller's time, so it is causal (an estimate at `time` uses no packet later than `time`) and
+ * works the same live and on a recording.
+ */
+import { InvalidOptionError } from '../errors.js'
+import type { Site } from '../fleet/site.js'
+import { multilaterate, nearestAnchor, nearestFingerprints, weightedCentroid, type Fix, type WindowMeans } from './baselines.js'
+import { DEFAULT_GRID_FILTER, FilterScratch, GridFilter, type GridFilterParams } from './grid-filter.js'
+import { RadioMap } from './radio-map.js'
+import { TrackBuffer } from './track-buffer.js'
+import { POSITIONING_METHODS, type Observation, type PositionEstimate, type PositioningMethod } from './types.js'
+
+/** Options of {@link Positioner}. */
+export interface PositionerOptions {
+  site: Site
+  /** The observation model; default physics from the site when absent (expect metres of error). */
+  radioMap?: RadioMap
+  /** Default `'filter'` (the grid filter); the others are the single-shot baselines. */
+  method?: PositioningMethod
+  /** ms of packets the single-shot methods average (default 2000). */
+  windowMs?: number
+  /** ms of packets the filter folds into one update (default 1000). */
+  stepMs?: number
+  /**
+   * ms a packet may arrive after an estimate for a later time and still count (default 1000):
+   * gateways report in batches, so the newest packets are held back from the filter for good
+   * until this old. Packets older than that are counted in `stats.late` and skipped.
+   */
+  lagMs?: number
+  /** Grid filter tuning. */
+  filter?: Partial<GridFilterParams>
+  /** Neighbours of the kNN method (default 3). */
+  k?: number
+  /** Packets kept per beacon (default 256). */
+  bufferSize?: number
+  /** Beacons tracked at once; the one heard least recently is let go beyond it (default 10000). */
+  maxBeacons?: number
+}
+
+/** Counters of a {@link Positioner}. */
+export interface PositionerStats {
+  observations: number
+  /** From anchors the site does not place. */
+  unknownAnchor: number
+  /** Not finite, or RSSI outside −130…20 dBm. */
+  invalid: number
+  /** Older than what the filter had already folded in for good (see `lagMs`). */
+  late: number
+  /** Beacons let go because `maxBeacons` was reached. */
+  evicted: number
+}
+
+interface Track {
+  buffer: TrackBuffer
+  filter?: GridFilter
+  /** ms: packets at or before this are in the filter. */
+  foldedUntil: number
+  /** Estimates already given, for questions about an earlier time than the filter has reached. */
+  history: { time: number; fix: Fix }[]
+}
+
+const HISTORY = 16
+
+function positiveOption(v: number | undefined, name: string, fallback: number): number {
+  if (v === undefined) return fallback
+  if (!(v > 0) || !Number.isFinite(v)) throw new InvalidOptionError('invalid_option', `positioner: ${name} is ${v}; give a positive number`, { option: name })
+  return v
+}
+
+/**
+ * Positions beacons from the RSSI the site's anchors hear (or, with a site of fixed beacons, a
+ * scanner from the beacons it hears). Implements the fleet tracker's `PositionEstimator`.
+ *
+ * ```ts
+ * const positioner = new Positioner({ site, radioMap: RadioMap.fromSurvey(site, samples) })
+ * positioner.observe({ time: 1000, anchor: 'gw-1', beacon: 'tag-7', rssi: -71 })
+ * positioner.estimate('tag-7', 1000) // { x, y, accuracy, room? }
+ * ```
+ */
+export class Positioner {
+  readonly stats: PositionerStats = { observations: 0, unknownAnchor: 0, invalid: 0, late: 0, evicted: 0 }
+  readonly method: PositioningMethod
+  readonly radioMap: RadioMap
+  private readonly site: Site
+  private readonly tracks = new Map<string, Track>()
+  private readonly windowMs: number
+  private readonly stepMs: number
+  private readonly k: number
+  private readonly bufferSize: number
+  private readonly maxBeacons: number
+  private readonly params: GridFilterParams
+  private scratch?: FilterScratch
+  private preview?: GridFilter
+  private readonly lagMs: number
+  private readonly means: WindowMeans
+  private readonly sums: Float64Array
+
+  constructor(options: PositionerOptions) {
+    this.site = options.site
+    this.method = options.method ?? 'filter'
+    if (!POSITIONING_METHODS.includes(this.method)) throw new InvalidOptionError('invalid_option', `positioner: unknown method ${JSON.stringify(this.method)}; use one of ${POSITIONING_METHODS.join(', ')}`, { option: 'method' })
+    this.radioMap = options.radioMap ?? RadioMap.defaultPhysics(options.site)
+    this.windowMs = positiveOption(options.windowMs, 'windowMs', 2000)
+    this.stepMs = positiveOption(options.stepMs, 'stepMs', 1000)
+    this.lagMs = options.lagMs === 0 ? 0 : positiveOption(options.lagMs, 'lagMs', 1000)
+    this.k = Math.round(positiveOption(options.k, 'k', 3))
+    this.bufferSize = Math.round(positiveOption(options.bufferSize, 'bufferSize', 256))
+    this.maxBeacons = Math.round(positiveOption(options.maxBeacons, 'maxBeacons', 10_000))
+    this.params = { ...DEFAULT_GRID_FILTER, ...options.filter }
+    const A = this.radioMap.anchors.length
+    this.means = { mean: new Float64Array(A), count: new Uint16Array(A) }
+    this.sums = new Float64Array(A)
+  }
+
+  /** Beacons with state. */
+  get size(): number {
+    return this.tracks.size
+  }
+
+  /** Takes one packet; bad ones are skipped and counted in `stats`, never thrown. */
+  observe(o: Observation): void {
+    if (!Number.isFinite(o.time) || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20 || typeof o.beacon !== 'string') {
+      this.stats.invalid++
+      return
+    }
+    const a = this.radioMap.index(o.anchor)
+    if (a < 0) {
+      this.stats.unknownAnchor++
+      return
+    }
+    let t = this.tracks.get(o.beacon)
+    if (t === undefined) {
+      if (this.tracks.size >= this.maxBeacons) {
+        const oldest = this.tracks.keys().next().value as string
+        this.tracks.delete(oldest)
+        this.stats.evicted++
+      }
+      t = { buffer: new TrackBuffer(this.bufferSize), foldedUntil: -Infinity, history: [] }
+    } else this.tracks.delete(o.beacon)
+    // Re-inserting keeps the map in order of last packet, so eviction takes the stalest beacon.
+    this.tracks.set(o.beacon, t)
+    if (o.time <= t.foldedUntil) {
+      this.stats.late++
+      return
+    }
+    // The ring is about to drop a packet the filter has not seen yet: fold it in first.
+    if (this.method === 'filter' && t.buffer.full && t.buffer.time(0) > t.foldedUntil) this.fold(t, t.buffer.time(0))
+    t.buffer.push(o.time, a, o.rssi)
+    this.stats.observations++
+  }
+
+  /**
+   * Where `beacon` was at `time` (ms), from packets up to `time` only; undefined before its
+   * first packet or when nothing recent enough is known.
+   */
+  estimate(beacon: string, time: number): PositionEstimate | undefined {
+    const t = this.tracks.get(beacon)
+    if (t === undefined || !Number.isFinite(time)) return undefined
+    const fix = this.method === 'filter' ? this.filtered(t, time) : this.single(t, time)
+    if (fix === undefined) return undefined
+    const out: PositionEstimate = { x: fix.x, y: fix.y, accuracy: fix.accuracy }
+    const room = this.site.roomAt(fix.x, fix.y)
+    if (room !== undefined) out.room = room
+    return out
+  }
+
+  /** Lets go of a beacon's state. */
+  forget(beacon: string): void {
+    this.tracks.delete(beacon)
+  }
+
+  private filtered(t: Track, time: number): Fix | undefined {
+    if (time < t.foldedUntil) {
+      // Asked about the past: answer from what was said then, never from later packets.
+      let found: Fix | undefined
+      for (const h of t.history) if (h.time <= time) found = h.fix
+      return found
+    }
+    // Packets older than the lag are folded in for good; the newest ones only into a copy, so a
+    // gateway's batch that arrives a little after this estimate still counts for the next.
+    this.fold(t, time - this.lagMs)
+    let filter = t.filter
+    const next = t.buffer.firstAfter(t.foldedUntil)
+    if (next < t.buffer.length && t.buffer.time(next) <= time) {
+      const scratch = (this.scratch ??= new FilterScratch(this.radioMap, this.params))
+      const preview = (this.preview ??= new GridFilter(scratch, this.params))
+      if (t.filter !== undefined) preview.copyFrom(t.filter)
+      else {
+        preview.reset()
+        preview.time = Number.NaN
+      }
+      this.foldInto(preview, t.buffer, t.foldedUntil, time)
+      filter = preview
+    }
+    if (filter === undefined || Number.isNaN(filter.time)) return undefined
+    const fix = filter.estimate(time)
+    t.history.push({ time, fix })
+    if (t.history.length > HISTORY) t.history.shift()
+    return fix
+  }
+
+  /** Folds the packets in (foldedUntil, until] into the beacon's filter for good. */
+  private fold(t: Track, until: number): void {
+    if (until <= t.foldedUntil) return
+    const from = t.foldedUntil
+    t.foldedUntil = until
+    const b = t.buffer
+    const i = b.firstAfter(from)
+    if (i >= b.length || b.time(i) > until) return
+    t.filter ??= new GridFilter((this.scratch ??= new FilterScratch(this.radioMap, this.params)), this.params)
+    this.foldInto(t.filter, b, from, until)
+  }
+
+  /** Updates `filter` with the packets in (from, until], one update per step of packets. */
+  private foldInto(filter: GridFilter, b: TrackBuffer, from: number, until: number): void {
+    const { mean, count } = this.means
+    let i = b.firstAfter(from)
+    while (i < b.length && b.time(i) <= until) {
+      // Steps are fixed slots of the clock (not counted from the first packet), so folding for
+      // good and folding into the look-ahead copy cut the packets alike.
+      const chunkEnd = (Math.floor(b.time(i) / this.stepMs) + 1) * this.stepMs
+      this.sums.fill(0)
+      count.fill(0)
+      let last = b.time(i)
+      for (; i < b.length && b.time(i) <= until && b.time(i) < chunkEnd; i++) {
+        const a = b.anchor(i)
+        this.sums[a] += b.value(i)
+        if (count[a] < 65535) count[a]++
+        last = b.time(i)
+      }
+      for (let a = 0; a < mean.length; a++) mean[a] = count[a] === 0 ? Number.NaN : this.sums[a] / count[a]
+      filter.update(this.means, last)
+    }
+  }
+
+  private single(t: Track, time: number): Fix | undefined {
+    const b = t.buffer
+    const { mean, count } = this.means
+    this.sums.fill(0)
+    count.fill(0)
+    const end = b.firstAfter(time)
+    let any = false
+    for (let i = b.firstAfter(time - this.windowMs); i < end; i++) {
+      const a = b.anchor(i)
+      this.sums[a] += b.value(i)
+      if (count[a] < 65535) count[a]++
+      any = true
+    }
+    if (!any) return undefined
+    for (let a = 0; a < mean.length; a++) mean[a] = count[a] === 0 ? Number.NaN : this.sums[a] / count[a]
+    switch (this.method) {
+      case 'nearest':
+        return nearestAnchor(this.radioMap, this.means)
+      case 'centroid':
+        return weightedCentroid(this.radioMap, this.means)
+      case 'multilateration':
+        return multilaterate(this.radioMap, this.means)
+      default:
+        return nearestFingerprints(this.radioMap, this.means, this.k)
+    }
+  }
+}
