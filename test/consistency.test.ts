@@ -2,14 +2,13 @@
 // level with its dBm): in one advertisement carrying two frames, and across the packets merged
 // into a tracked beacon. The fuzz test checks the same rule on random traffic.
 import { describe, expect, it } from 'vitest'
-import { EventEmitter } from 'eventemitter3'
 import { decodeAdvertisement } from '../src/decode.js'
 import { encodeE780 } from '../src/frames/e780.js'
 import { encodeE781 } from '../src/frames/e781.js'
 import { VirtualClock } from '../src/clock.js'
 import { BeaconScanner } from '../src/scanner.js'
 import type { Advertisement } from '../src/advertisement.js'
-import type { AdvertisementSourceEvents } from '../src/sources/source.js'
+import { PushSource } from './support/push-source.js'
 import { inconsistencies } from './support/consistency.js'
 
 const SERIAL = '0117C5000001'
@@ -36,13 +35,6 @@ describe('one advertisement with two frames', () => {
   })
 })
 
-class PushSource extends EventEmitter<AdvertisementSourceEvents> {
-  constructor(readonly clock: VirtualClock) {
-    super()
-  }
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
-}
 
 /** The beacon tracked from `packets`; with `adapters`, the packets arrive through each in turn. */
 async function track(packets: Advertisement['serviceData'][], adapters?: string[]): Promise<ReturnType<BeaconScanner['beacons']>[number]> {

@@ -14,10 +14,9 @@ import { Keyring } from '../src/secure/keyring.js'
 import { parseBroadcastKey } from '../src/secure/broadcast-key.js'
 import type { Advertisement } from '../src/advertisement.js'
 import type { Beacon, BeaconReading } from '../src/reading.js'
-import { EventEmitter } from 'eventemitter3'
 import { VirtualClock } from '../src/clock.js'
 import { BeaconScanner } from '../src/scanner.js'
-import type { AdvertisementSourceEvents } from '../src/sources/source.js'
+import { PushSource } from './support/push-source.js'
 import { inconsistencies } from './support/consistency.js'
 
 const key = parseBroadcastKey('7b4b5ff594fdaf8f9fc7f2b494e400016f461205')
@@ -131,13 +130,6 @@ describe('100,000 random and mutated advertisements', () => {
   })
 })
 
-class PushSource extends EventEmitter<AdvertisementSourceEvents> {
-  constructor(readonly clock: VirtualClock) {
-    super()
-  }
-  async start(): Promise<void> {}
-  async stop(): Promise<void> {}
-}
 
 describe('tracked beacons merged from random and mutated advertisements', () => {
   // Few addresses and usable envelopes, so most packets merge into a beacon that earlier frames

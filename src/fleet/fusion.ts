@@ -1,6 +1,6 @@
 /**
  * The fused view of many gateways: one record per beacon, fed by every gateway's per-second
- * RSSI batch (docs/mqtt.md). A beacon is present while any gateway hears it, so one
+ * RSSI batch (docs/mqtt.md; the shapes are the publisher's own, from mqtt/payloads.ts). A beacon is present while any gateway hears it, so one
  * gateway losing it never makes it go; it goes when no gateway has heard it for the gone
  * timeout. Pure state driven by `ingest` and `tick` with the caller's time: no I/O, no timers,
  * so the tracker can run it on a real clock and tests on a virtual one.
@@ -9,26 +9,7 @@ import { accuracy } from '../distance.js'
 import { ClockOffset } from './clock-offset.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from './site.js'
-
-/** One beacon in a gateway's RSSI batch. */
-export interface RssiBatchReading {
-  id: string
-  /** Smoothed RSSI, dBm. */
-  rssi: number
-  measuredPower?: number
-  /** ms on the gateway's clock. */
-  lastSeen: number
-  /** Packets since the previous batch. */
-  count: number
-}
-
-/** A gateway's RSSI batch, as published on `<p>/gateways/<gw>/rssi`. */
-export interface RssiBatch {
-  gateway: string
-  /** ms on the gateway's clock. */
-  time: number
-  readings: RssiBatchReading[]
-}
+import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
 
 /** What one gateway hears of a beacon. */
 export interface FleetGatewayReading {
@@ -110,7 +91,7 @@ interface Fused extends RoomState {
 
 const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
 
-function isReading(r: unknown): r is RssiBatchReading {
+function isReading(r: unknown): r is RssiReading {
   if (typeof r !== 'object' || r === null) return false
   const o = r as Record<string, unknown>
   return (
@@ -181,7 +162,7 @@ export class FleetState {
     }
   }
 
-  private observe(gateway: string, r: RssiBatchReading, seen: number): void {
+  private observe(gateway: string, r: RssiReading, seen: number): void {
     let b = this.beacons.get(r.id)
     const fresh = b === undefined
     if (b === undefined) {

@@ -22,31 +22,19 @@ import {
   serviceData16,
 } from './hci-packets.js'
 import { settle, waitFor } from './wait.js'
+import { nobleRig } from './noble-rig.js'
 import { NobleSource } from '../../src/sources/noble.js'
 import { loadNoble } from '../../src/sources/noble-load.js'
 import { nobleControl } from '../../src/sources/noble-control.js'
 import { VirtualClock } from '../../src/clock.js'
 import { BluetoothUnavailableError } from '../../src/errors.js'
 import type { Advertisement } from '../../src/advertisement.js'
-import type { AdapterState } from '../../src/sources/source.js'
 
 const hci = installFakeHciSocket()
 const flags = adStructure(AD_FLAGS, [FLAGS_LE_GENERAL_NO_BREDR])
 const UUID = 'fda50693-a4e2-4fb1-afcf-c6eb07647825'
 
-function rig(id: number, options: ConstructorParameters<typeof NobleSource>[0] = {}) {
-  const device = hci.device(id)
-  const source = new NobleSource({ hciDeviceId: id, ...options })
-  const ads: Advertisement[] = []
-  const states: AdapterState[] = []
-  const warnings: string[] = []
-  const errors: Error[] = []
-  source.on('advertisement', (a) => ads.push(a))
-  source.on('state', (s) => states.push(s))
-  source.on('warning', (w) => warnings.push(w))
-  source.on('error', (e) => errors.push(e))
-  return { device, source, ads, states, warnings, errors }
-}
+const rig = nobleRig(hci)
 
 const iBeacon = (address: string, rssi = -60) => ({
   type: ADV_NONCONN_IND,

@@ -20,6 +20,7 @@ import {
   serviceData16,
 } from './hci-packets.js'
 import { settle, waitFor } from './wait.js'
+import { nobleRig } from './noble-rig.js'
 import { NobleSource } from '../../src/sources/noble.js'
 import { loadNoble } from '../../src/sources/noble-load.js'
 import { VirtualClock } from '../../src/clock.js'
@@ -28,27 +29,13 @@ import { decodeAdvertisement } from '../../src/decode.js'
 import { encodeIBeacon } from '../../src/frames/ibeacon.js'
 import { E781_MODE, encodeE781 } from '../../src/frames/e781.js'
 import type { Advertisement } from '../../src/advertisement.js'
-import type { AdapterState } from '../../src/sources/source.js'
 
 const hci = installFakeHciSocket()
 const UUID = 'fda50693-a4e2-4fb1-afcf-c6eb07647825'
 const flags = adStructure(AD_FLAGS, [FLAGS_LE_GENERAL_NO_BREDR])
 const hex = (b: Uint8Array | undefined): string | undefined => (b === undefined ? undefined : Buffer.from(b).toString('hex'))
 
-/** A source on its own fake adapter, with everything it emits collected. */
-function rig(id: number, options: ConstructorParameters<typeof NobleSource>[0] = {}) {
-  const device = hci.device(id)
-  const source = new NobleSource({ hciDeviceId: id, ...options })
-  const ads: Advertisement[] = []
-  const states: AdapterState[] = []
-  const warnings: string[] = []
-  const errors: Error[] = []
-  source.on('advertisement', (a) => ads.push(a))
-  source.on('state', (s) => states.push(s))
-  source.on('warning', (w) => warnings.push(w))
-  source.on('error', (e) => errors.push(e))
-  return { device, source, ads, states, warnings, errors }
-}
+const rig = nobleRig(hci)
 
 function beaconPacket(address: string, rssi = -60) {
   const data = Buffer.concat([flags, adStructure(AD_MANUFACTURER_SPECIFIC, iBeaconManufacturerData(UUID, 1, 2, -59))])
