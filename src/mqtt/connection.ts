@@ -40,7 +40,8 @@ export interface LinkSettings {
   username?: string
   password?: string
   tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
-  will: { topic: string; payload: string }
+  /** The last will (retained, QoS 1); none for a link that only listens. */
+  will?: { topic: string; payload: string }
   reconnect: { initialDelayMs: number; maxDelayMs: number }
   connectTimeoutMs: number
 }
@@ -50,6 +51,14 @@ export interface LinkEvents {
   connected: [protocolVersion: 4 | 5]
   disconnected: []
   error: [error: Error]
+  /** A message on a subscribed topic. */
+  message: [topic: string, payload: Buffer]
+}
+
+/** What a subscribing link needs of a client besides {@link MqttClientLike}: mqtt.js 5 has both. */
+interface SubscribingClient {
+  subscribe(filters: string[], opts: { qos: 0 | 1 }, callback?: (error?: Error | null) => void): unknown
+  on(event: 'message', listener: (topic: string, payload: Buffer) => void): unknown
 }
 
 interface MqttModule {
@@ -134,7 +143,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       connectTimeout: s.connectTimeoutMs,
       // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
       queueQoSZero: false,
-      will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true },
+      ...(s.will === undefined ? {} : { will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true } }),
       ...(s.username === undefined ? {} : { username: s.username }),
       ...(s.password === undefined ? {} : { password: s.password }),
       ...s.tls,
@@ -171,14 +180,38 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       if (this.#owned && this.#protocolVersion === 5 && refusesProtocol(error)) return
       this.emit('error', new MqttError('connection', `MQTT broker: ${error.message}; retrying`, { cause: error }))
     }
-    client.on('connect', onConnect)
-    client.on('close', onClose)
-    client.on('error', onError)
+    const onMessage = (topic: string, payload: Buffer): void => {
+      this.emit('message', topic, payload)
+    }
+    const listening = client as MqttClientLike & Partial<SubscribingClient>
+    listening.on('connect', onConnect)
+    listening.on('close', onClose)
+    listening.on('error', onError)
+    // A publishing link subscribes to nothing, so no message ever arrives on it.
+    listening.on('message', onMessage)
     this.watched = [
       { event: 'connect', fn: onConnect },
       { event: 'close', fn: onClose },
       { event: 'error', fn: onError as (...args: never[]) => void },
+      { event: 'message', fn: onMessage as (...args: never[]) => void },
     ]
+  }
+
+  /**
+   * Subscribes the current client at QoS `qos`. The session is clean, so a subscriber calls this
+   * again on every `connected`. Rejects when not connected or when the client cannot subscribe.
+   */
+  subscribe(filters: string[], qos: 0 | 1 = 1): Promise<void> {
+    const client = this.#client as (MqttClientLike & Partial<SubscribingClient>) | undefined
+    if (client === undefined || !client.connected || typeof client.subscribe !== 'function') {
+      return Promise.reject(new MqttError('connection', 'cannot subscribe: the MQTT client is not connected (or cannot subscribe); wait for the connection'))
+    }
+    return new Promise((resolve, reject) => {
+      client.subscribe?.(filters, { qos }, (error) => {
+        if (error === undefined || error === null) resolve()
+        else reject(new MqttError('connection', `MQTT subscribe to ${filters.join(', ')} failed: ${error.message}`, { cause: error }))
+      })
+    })
   }
 
   private unwatch(): void {
