@@ -79,7 +79,7 @@ export interface FleetTrackerEvents {
 
 /** Counters of a {@link FleetTracker}. */
 export interface FleetTrackerStats extends FleetStateStats {
-  /** Messages on the gateway topics that were not JSON (skipped; also counted in `malformed`). */
+  /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
   unparsable: number
   /** Fleet messages handed to the broker. */
   published: number

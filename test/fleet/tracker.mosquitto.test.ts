@@ -147,4 +147,40 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
     expect(found.map((f) => f.id).sort()).toEqual([X, Y].sort())
     await fleet.close()
   }, 90_000)
+
+  it('skips what is not the contract, isolates listeners that throw, and keeps its own retained status', async () => {
+    const t = new FleetTracker({ url: broker.url, clientId: 'fleet-test-tracker-2', topicPrefix: 'site2', goneTimeoutMs: 2000 })
+    const errors: Error[] = []
+    t.on('error', (e) => errors.push(e))
+    t.on('found', () => {
+      throw new Error('listener bug')
+    })
+    const seen: string[] = []
+    t.on('found', (b) => seen.push(b.id))
+    await t.start()
+    const raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-test-raw', reconnectPeriod: 0 })
+    try {
+      await raw.publishAsync('site2/gateways/x/rssi', 'not json {', { qos: 1 })
+      await raw.publishAsync('site2/gateways/x/rssi', JSON.stringify({ gateway: 'x', time: 'soon', readings: [] }), { qos: 1 })
+      await raw.publishAsync('site2/gateways/x/status', JSON.stringify({ state: 'sleepy' }), { qos: 1 })
+      const now = Date.now()
+      const batch = { gateway: 'x', time: now, readings: [{ id: 'tag-1', rssi: -60, lastSeen: now, count: 3 }, { id: 'bad', rssi: 'loud', lastSeen: now, count: 1 }] }
+      await raw.publishAsync('site2/gateways/x/rssi', JSON.stringify(batch), { qos: 1 })
+      await waitFor(() => seen.length === 1, 'the good reading', 20_000)
+      expect(seen).toEqual(['tag-1'])
+      // The first listener threw: reported as 'error', the second one still ran.
+      expect(errors.map((e) => e.message)).toEqual(['listener bug'])
+      expect(t.stats).toMatchObject({ unparsable: 2, malformed: 4, batches: 1, observations: 1 })
+      const status = await Subscriber.connect(broker.url, ['site2/fleet/status', 'beaconkit-test/marker/#'])
+      await status.sync()
+      expect(JSON.parse(status.on('site2/fleet/status').at(-1)?.payload ?? '{}')).toMatchObject({ state: 'online' })
+      await t.stop()
+      await status.until((ms) => ms.some((m) => m.topic === 'site2/fleet/status' && m.payload.includes('"offline"')), 'offline on stop')
+      await status.close()
+    } finally {
+      await t.stop()
+      await raw.endAsync()
+    }
+    await expect(t.start()).rejects.toMatchObject({ code: 'closed' })
+  })
 })
