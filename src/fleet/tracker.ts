@@ -11,81 +11,19 @@ import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { MqttLink } from '../mqtt/connection.js'
-import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
+import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
+import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 import { FleetState } from './fusion.js'
-import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
-import type { RoomChange } from './room-choice.js'
+import type { FleetBeacon } from './fusion.js'
+import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 
-/** Options of {@link FleetTracker}. Give `url` or `client`. */
-export interface FleetTrackerOptions extends FleetStateOptions {
-  /** `mqtt://host:1883`, `mqtts://host:8883`, `ws://…`. */
-  url?: string
-  /** A connected mqtt.js 5 client to listen and publish through instead; its will and reconnects stay yours. */
-  client?: MqttClientLike
-  /** Topic prefix `<p>`, default `beaconkit`. */
-  topicPrefix?: string
-  /**
-   * A present beacon's retained `<p>/fleet/beacons/<id>` is republished at most this often
-   * (default 5000 ms); found, room changes and gone go out at once.
-   */
-  publishIntervalMs?: number
-  /** Time of the fused state and the 1 s tick; default the real clock. */
-  clock?: Clock
-  /** Default `beaconkit-fleet-<host>`. */
-  clientId?: string
-  username?: string
-  /** File whose first line is the broker password. */
-  passwordFile?: string
-  tls?: MqttTlsOptions
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
-  reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
-  /** Default 10000. */
-  connectTimeoutMs?: number
-}
-
-/** A gateway's status as the tracker saw it change. */
-export interface FleetGatewayEvent {
-  gateway: string
-  state: 'online' | 'offline'
-  /** ms on the tracker's clock, when the status arrived. */
-  time: number
-}
-
-/** Events of a {@link FleetTracker}. */
-export interface FleetTrackerEvents {
-  /** A beacon heard by some gateway for the first time, or again after it was gone. */
-  found: [beacon: FleetBeacon]
-  /** No gateway heard it for `goneTimeoutMs`. */
-  gone: [beacon: FleetBeacon]
-  /** The beacon was placed in a room, or moved to another (with hysteresis). */
-  room: [beacon: FleetBeacon, change: RoomChange]
-  /** Its position moved (with a positioner). */
-  moved: [beacon: FleetBeacon]
-  /** A gateway's status changed (`offline` includes its last will). */
-  gateway: [info: FleetGatewayEvent]
-  /** Every second: the beacons present. */
-  updated: [beacons: FleetBeacon[]]
-  /** Connected to the broker (again) and subscribed. */
-  connected: [info: { protocolVersion: 4 | 5 }]
-  /** The broker connection was lost; mqtt.js reconnects. */
-  disconnected: []
-  /** A connection problem (retried) or a listener that threw. */
-  error: [error: Error]
-}
-
-/** Counters of a {@link FleetTracker}. */
-export interface FleetTrackerStats extends FleetStateStats {
-  /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
-  unparsable: number
-  /** Fleet messages handed to the broker. */
-  published: number
-}
+export type { FleetGatewayEvent, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 
 const TICK_MS = 1000
+const MAX_ANNOUNCED = 100_000
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -113,6 +51,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** When each present beacon's fleet topic was last put in the outbox. */
   private readonly published = new Map<string, number>()
   private readonly gateways = new Map<string, 'online' | 'offline'>()
+  private readonly haPrefix: string | undefined
+  /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
+  private readonly announced = new Set<string>()
   private readonly counters = { unparsable: 0, published: 0 }
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
@@ -129,9 +70,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const interval = options.publishIntervalMs ?? 5000
     if (!Number.isFinite(interval) || interval <= 0) throw new InvalidOptionError('invalid_option', `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`, { option: 'publishIntervalMs' })
     this.publishIntervalMs = interval
+    const ha = this.#options.homeAssistant
+    this.haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
     this.state = new FleetState(options, {
       found: (b) => {
+        this.announce(b.id)
         this.put(b)
         this.emit('found', b)
       },
@@ -297,6 +241,18 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     for (const b of list) if (now - (this.published.get(b.id) ?? -Infinity) >= this.publishIntervalMs) this.put(b)
     this.emit('updated', list)
+  }
+
+  /**
+   * The device_tracker config, once per beacon and run, before its first state. It stays when the
+   * beacon goes: Home Assistant then shows it `not_home`, which is the point of away detection.
+   */
+  private announce(id: string): void {
+    if (this.haPrefix === undefined || this.announced.has(id)) return
+    // Bounded: a stream of passing tags must not grow it forever; one forgotten is announced again.
+    if (this.announced.size >= MAX_ANNOUNCED) this.announced.delete(this.announced.values().next().value as string)
+    this.announced.add(id)
+    this.outbox.putRetained(haTrackerConfigTopic(this.haPrefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id)))
   }
 
   private put(b: FleetBeacon): void {

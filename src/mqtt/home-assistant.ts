@@ -86,15 +86,18 @@ export function haConfig(settings: HaSettings, beaconId: string, field: HaField)
         payload_not_available: 'offline',
       },
     ],
-    device: {
-      identifiers: [`beaconkit_${obj}`],
-      name: `Beacon ${beaconId}`,
-      model: 'BLE beacon',
-      manufacturer: 'Device cloud platform',
-    },
-    origin: { name: 'beaconkit', sw_version: PACKAGE_VERSION },
+    device: haDevice(beaconId),
+    origin: HA_ORIGIN,
   }
 }
+
+/** The Home Assistant device of a beacon: every gateway's entities and the fleet's tracker join it. */
+export function haDevice(beaconId: string): { identifiers: string[]; name: string; model: string; manufacturer: string } {
+  return { identifiers: [`beaconkit_${haObjectId(beaconId)}`], name: `Beacon ${beaconId}`, model: 'BLE beacon', manufacturer: 'Device cloud platform' }
+}
+
+/** The `origin` of every discovery config. */
+export const HA_ORIGIN: Readonly<{ name: string; sw_version: string }> = Object.freeze({ name: 'beaconkit', sw_version: PACKAGE_VERSION })
 
 /**
  * Remembers which entities each beacon has announced, so a config goes out once per value

@@ -16,7 +16,8 @@ import type { FleetBeacon } from '../../src/fleet/fusion.js'
 import { Site } from '../../src/fleet/site.js'
 import { RealClock } from '../../src/clock.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
-import { Subscriber } from '../support/mqtt-subscriber.js'
+import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
+import { discoveryProblems, jinjaAvailable, renderTemplates } from '../support/ha-schema.js'
 import { PushSource } from '../support/push-source.js'
 import { waitFor } from '../integration/wait.js'
 import { ibeaconLine, T0 } from '../sources/helpers.js'
@@ -113,8 +114,10 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
     await waitFor(() => t.get(X)?.room === 'Kitchen' && t.get(Y)?.room === 'Lab', 'rooms from the strongest gateway', 20_000)
 
     // The retained fleet topic carries the FleetBeacon shape.
-    await fleet.until((ms) => ms.some((m) => m.topic === `beaconkit/fleet/beacons/${X}` && (JSON.parse(m.payload) as FleetBeacon).room === 'Kitchen'), 'the fleet topic of X')
-    const published = JSON.parse(fleet.on(`beaconkit/fleet/beacons/${X}`).at(-1)?.payload ?? '{}') as FleetBeacon
+    // (The message of 'found' may name one gateway; the periodic refresh names both.)
+    const both = (m: { topic: string; payload: string }): boolean => m.topic === `beaconkit/fleet/beacons/${X}` && m.payload !== '' && (JSON.parse(m.payload) as FleetBeacon).gateways.length === 2
+    await fleet.until((ms) => ms.some(both), 'the fleet topic of X naming both gateways')
+    const published = JSON.parse(fleet.messages.find(both)?.payload ?? '{}') as FleetBeacon
     expect(published).toMatchObject({ id: X, present: true, room: 'Kitchen' })
     expect(typeof published.time).toBe('number')
     expect(published.gateways.map((g) => g.gateway)).toEqual(['a', 'b'])
@@ -182,5 +185,39 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
       await raw.endAsync()
     }
     await expect(t.start()).rejects.toMatchObject({ code: 'closed' })
+  })
+
+  it('announces a Home Assistant device_tracker whose state is the room, not_home once gone', async () => {
+    const site = Site.fromJSON({ gateways: { k: {} }, rooms: { Kitchen: ['k'] } })
+    const t = new FleetTracker({ url: broker.url, clientId: 'fleet-test-tracker-3', topicPrefix: 'site3', site, goneTimeoutMs: 1500, hearingMs: 1000, homeAssistant: { prefix: 'ha3' } })
+    const gone: string[] = []
+    t.on('gone', (b) => gone.push(b.id))
+    await t.start()
+    const raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-test-raw-3', reconnectPeriod: 0 })
+    const configTopic = 'ha3/device_tracker/beaconkit_tag_1_a/config'
+    try {
+      const now = Date.now()
+      await raw.publishAsync('site3/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: now, readings: [{ id: 'Tag-1.a', rssi: -60, lastSeen: now, count: 3 }] }), { qos: 1 })
+      await waitFor(() => t.get('Tag-1.a')?.room === 'Kitchen', 'the tag in the kitchen', 20_000)
+      await waitFor(() => gone.length === 1, 'the tag gone', 20_000)
+      expect(await t.flush()).toBe(true)
+      const retained = await retainedMessages(broker.url, ['ha3/#', 'site3/fleet/#'])
+      const config = retained.get(configTopic)
+      expect(config).toBeDefined()
+      expect(discoveryProblems(configTopic, config ?? '')).toEqual([])
+      const parsed = JSON.parse(config ?? '{}') as { state_topic: string; value_template: string; device: { identifiers: string[] } }
+      expect(parsed.state_topic).toBe('site3/fleet/beacons/Tag-1.a')
+      expect(parsed.device.identifiers).toEqual(['beaconkit_tag_1_a'])
+      // Gone: the fleet state is cleared, the tracker's config stays (the tag is away, not deleted).
+      expect(retained.has('site3/fleet/beacons/Tag-1.a')).toBe(false)
+      if (jinjaAvailable()) {
+        const present = (room?: string): string => JSON.stringify({ id: 'Tag-1.a', time: now, present: true, ...(room === undefined ? {} : { room }), gateways: [], firstSeen: now, lastSeen: now })
+        const cases = [present('Kitchen'), present(), ''].map((payload) => ({ template: parsed.value_template, payload }))
+        expect(renderTemplates(cases)).toEqual(['Kitchen', 'home', 'not_home'])
+      }
+    } finally {
+      await t.stop()
+      await raw.endAsync()
+    }
   })
 })

@@ -1,6 +1,6 @@
 /**
- * Home Assistant's MQTT discovery rules for the sensor and binary_sensor configs we publish,
- * written from HA's documentation (sensor.mqtt, binary_sensor.mqtt, sensor device classes):
+ * Home Assistant's MQTT discovery rules for the sensor, binary_sensor and device_tracker configs
+ * we publish, written from HA's documentation (sensor.mqtt, binary_sensor.mqtt, device_tracker.mqtt, sensor device classes):
  * required keys, allowed device classes and their units, state classes, availability and
  * device grouping. `renderTemplates` runs the value templates through real Jinja2 (HA's
  * template engine) in python3, with `value_json` defined only when the payload is JSON, as HA does.
@@ -26,7 +26,11 @@ const COMMON_KEYS = ['availability', 'availability_mode', 'availability_template
 const KEYS: Record<string, string[]> = {
   sensor: [...COMMON_KEYS, 'last_reset_value_template', 'options', 'suggested_display_precision', 'state_class', 'unit_of_measurement'],
   binary_sensor: [...COMMON_KEYS, 'off_delay', 'payload_off', 'payload_on'],
+  // device_tracker.mqtt: no device_class, expire_after or force_update.
+  device_tracker: ['availability', 'availability_mode', 'availability_template', 'availability_topic', 'device', 'icon', 'json_attributes_template', 'json_attributes_topic', 'name', 'default_entity_id', 'object_id', 'origin', 'payload_available', 'payload_home', 'payload_not_available', 'payload_not_home', 'payload_reset', 'platform', 'qos', 'source_type', 'state_topic', 'unique_id', 'value_template'],
 }
+
+const SOURCE_TYPES = ['gps', 'router', 'bluetooth', 'bluetooth_le']
 
 /** A subscribe topic as HA validates it: wildcards only as whole levels, `#` last. */
 function validSubscribeTopic(topic: unknown): boolean {
@@ -38,7 +42,7 @@ function validSubscribeTopic(topic: unknown): boolean {
 /** The problems of one discovery message, by HA's rules; empty when valid. */
 export function discoveryProblems(topic: string, payload: string): string[] {
   const problems: string[] = []
-  const m = /^([^/]+(?:\/[^/]+)*)\/(sensor|binary_sensor)\/(?:[a-zA-Z0-9_-]+\/)?([a-zA-Z0-9_-]+)\/config$/.exec(topic)
+  const m = /^([^/]+(?:\/[^/]+)*)\/(sensor|binary_sensor|device_tracker)\/(?:[a-zA-Z0-9_-]+\/)?([a-zA-Z0-9_-]+)\/config$/.exec(topic)
   if (m === null) return [`topic ${topic} is not <prefix>/<component>/[<node_id>/]<object_id>/config`]
   const component = m[2]
   let config: Record<string, unknown>
@@ -61,7 +65,9 @@ export function discoveryProblems(topic: string, payload: string): string[] {
       else if (!units.includes(config.unit_of_measurement as string)) problems.push(`unit ${String(config.unit_of_measurement)} not valid for ${String(dc)}`)
     }
     if (config.state_class !== undefined && !STATE_CLASSES.includes(config.state_class as string)) problems.push(`state_class ${String(config.state_class)}`)
-  } else if (dc !== undefined && !BINARY_SENSOR_CLASSES.includes(dc as string)) problems.push(`binary_sensor device_class ${String(dc)}`)
+  } else if (component === 'binary_sensor') {
+    if (dc !== undefined && !BINARY_SENSOR_CLASSES.includes(dc as string)) problems.push(`binary_sensor device_class ${String(dc)}`)
+  } else if (config.source_type !== undefined && !SOURCE_TYPES.includes(config.source_type as string)) problems.push(`source_type ${String(config.source_type)}`)
   if (config.availability !== undefined) {
     if (config.availability_topic !== undefined) problems.push('availability and availability_topic together')
     const list = config.availability

@@ -1,0 +1,79 @@
+/**
+ * Options, events and counters of FleetTracker: the tracker's public shapes, kept apart from its
+ * wiring so each file holds one idea.
+ */
+
+import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
+import type { Clock } from '../clock.js'
+import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
+import type { RoomChange } from './room-choice.js'
+
+/** Options of {@link FleetTracker}. Give `url` or `client`. */
+export interface FleetTrackerOptions extends FleetStateOptions {
+  /** `mqtt://host:1883`, `mqtts://host:8883`, `ws://…`. */
+  url?: string
+  /** A connected mqtt.js 5 client to listen and publish through instead; its will and reconnects stay yours. */
+  client?: MqttClientLike
+  /** Topic prefix `<p>`, default `beaconkit`. */
+  topicPrefix?: string
+  /**
+   * A present beacon's retained `<p>/fleet/beacons/<id>` is republished at most this often
+   * (default 5000 ms); found, room changes and gone go out at once.
+   */
+  publishIntervalMs?: number
+  /** Time of the fused state and the 1 s tick; default the real clock. */
+  clock?: Clock
+  /** Default `beaconkit-fleet-<host>`. */
+  clientId?: string
+  username?: string
+  /** File whose first line is the broker password. */
+  passwordFile?: string
+  tls?: MqttTlsOptions
+  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
+  reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
+  /** Default 10000. */
+  connectTimeoutMs?: number
+  /**
+   * Home Assistant discovery: a `device_tracker` per beacon whose state is its room, `home` when
+   * present without a room, `not_home` when gone. Off by default; `true` uses the prefix `homeassistant`.
+   */
+  homeAssistant?: boolean | { prefix?: string }
+}
+
+/** A gateway's status as the tracker saw it change. */
+export interface FleetGatewayEvent {
+  gateway: string
+  state: 'online' | 'offline'
+  /** ms on the tracker's clock, when the status arrived. */
+  time: number
+}
+
+/** Events of a {@link FleetTracker}. */
+export interface FleetTrackerEvents {
+  /** A beacon heard by some gateway for the first time, or again after it was gone. */
+  found: [beacon: FleetBeacon]
+  /** No gateway heard it for `goneTimeoutMs`. */
+  gone: [beacon: FleetBeacon]
+  /** The beacon was placed in a room, or moved to another (with hysteresis). */
+  room: [beacon: FleetBeacon, change: RoomChange]
+  /** Its position moved (with a positioner). */
+  moved: [beacon: FleetBeacon]
+  /** A gateway's status changed (`offline` includes its last will). */
+  gateway: [info: FleetGatewayEvent]
+  /** Every second: the beacons present. */
+  updated: [beacons: FleetBeacon[]]
+  /** Connected to the broker (again) and subscribed. */
+  connected: [info: { protocolVersion: 4 | 5 }]
+  /** The broker connection was lost; mqtt.js reconnects. */
+  disconnected: []
+  /** A connection problem (retried) or a listener that threw. */
+  error: [error: Error]
+}
+
+/** Counters of a {@link FleetTracker}. */
+export interface FleetTrackerStats extends FleetStateStats {
+  /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
+  unparsable: number
+  /** Fleet messages handed to the broker. */
+  published: number
+}
