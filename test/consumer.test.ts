@@ -185,6 +185,15 @@ const SNIPPETS: Rule[] = [
       expect(byKind.event).toBeGreaterThan(0)
     },
   },
+  {
+    match: "new FleetTracker({ url: 'mqtt://127.0.0.1:1883'",
+    why: 'subscribes on a broker: the embedded broker on a free port; then the shutdown its comment describes',
+    edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],
+    postlude: "console.log('fleet', tracker.beacons().length, tracker.statusTopic)\nawait tracker.stop()",
+    check: (out) => {
+      expect(out).toMatch(/^fleet 0 beaconkit\/fleet\/status$/m)
+    },
+  },
 ]
 
 function ruleFor(snippet: Snippet): Rule | undefined {
