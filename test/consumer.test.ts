@@ -174,10 +174,10 @@ const SNIPPETS: Rule[] = [
   },
   {
     match: "new MqttPublisher({ url: 'mqtt://127.0.0.1:1883'",
-    why: "publishes the tour's scanner to a broker: an embedded broker on a free port, the demo recording; then the shutdown its comment describes",
+    why: "publishes the tour's scanner to a broker: an embedded broker on a free port, the demo recording; then the shutdown its comment describes. connect() resolves before the broker has answered (a live scan queues until then), and the virtual replay is over in milliseconds, so it waits for the connection first",
     edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],
     prelude: `${DEMO}\nconst scanner = new __Scanner({ source: __demo() })\n`,
-    postlude: "await scanner.start()\nawait scanner.drain()\nawait scanner.stop()\nawait publisher.close()\nconsole.log('published', JSON.stringify(publisher.stats.byKind))",
+    postlude: "if (publisher.stats.state !== 'connected') await new Promise((r) => publisher.once('connected', r))\nawait scanner.start()\nawait scanner.drain()\nawait scanner.stop()\nawait publisher.close()\nconsole.log('published', JSON.stringify(publisher.stats.byKind))",
     check: (out) => {
       const byKind = JSON.parse(/^published (.*)$/m.exec(out)?.[1] ?? '{}') as Record<string, number>
       expect(byKind.status).toBeGreaterThanOrEqual(2)
