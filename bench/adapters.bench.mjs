@@ -3,37 +3,14 @@
 // them. Ingest rate and heap per tracked beacon, beside the same traffic from one adapter
 // (tagged with its name, so per-adapter state exists) for the cost of that state.
 //   npm run build && node --expose-gc bench/adapters.bench.mjs
-import { EventEmitter } from 'eventemitter3'
 import { BeaconScanner, SimulatedSource, VirtualClock } from '../dist/index.js'
-import { macAddress, row, settledHeap } from './lib.mjs'
+import { row, settledHeap, siteDevices, SITE_T0, PushSource } from './lib.mjs'
 
-const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
-const T0 = Date.UTC(2026, 0, 1)
+const T0 = SITE_T0
 const BEACONS = 10_000
 
-class PushSource extends EventEmitter {
-  constructor(clock) {
-    super()
-    this.clock = clock
-  }
-  async start() {}
-  async stop() {}
-}
-
 function makeAdverts(seconds) {
-  const devices = []
-  for (let i = 0; i < BEACONS; i++) {
-    devices.push({
-      address: macAddress(0xc0, i >> 24, i >> 16, 0, i >> 8, i),
-      ibeacon: { proximityUUID: UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
-      vendor: [{ frame: 'e781', mode: 0x30 }],
-      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
-      major: 1,
-      minor: i & 0xffff,
-      intervalMs: 1000,
-      distance: 1 + (i % 20),
-    })
-  }
+  const devices = siteDevices(BEACONS)
   return [...new SimulatedSource({ devices, seed: 1, lossRate: 0 }).advertisements(seconds * 1000, T0)]
 }
 

@@ -1,5 +1,7 @@
-// Shared timing helpers for the *.bench.mjs files: warm up, then take the best of several
-// runs (the least disturbed by the other core), and print one aligned row per measurement.
+// Shared helpers for the *.bench.mjs files: timing (warm up, then take the best of several
+// runs, the least disturbed by the other core), one aligned row per measurement, and the
+// simulated site and bare source the traffic benches share.
+import { EventEmitter } from 'eventemitter3'
 
 /** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
 export function opsPerSecond(fn, iterations, { runs = 5, warmup = 1 } = {}) {
@@ -72,4 +74,41 @@ export function seededData(seed) {
  */
 export function macAddress(...bytes) {
   return bytes.map((b) => (b & 0xff).toString(16).padStart(2, '0')).join(':')
+}
+
+/** The bench site's proximity UUID and start time. */
+export const SITE_UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
+export const SITE_T0 = Date.UTC(2026, 0, 1)
+
+/**
+ * The simulated devices every traffic bench uses: `count` beacons, each sending an iBeacon
+ * frame and a 0x81E7 mode 0x30 scan response every `intervalMs`, at `distance(i)` metres
+ * (1–20 m by default). One definition, so the scanner, adapters, MQTT and whole-stack tables
+ * measure the same traffic.
+ */
+export function siteDevices(count, { intervalMs = 1000, distance = (i) => 1 + (i % 20) } = {}) {
+  const devices = []
+  for (let i = 0; i < count; i++) {
+    devices.push({
+      address: macAddress(0xc0, i >> 24, i >> 16, 0, i >> 8, i),
+      ibeacon: { proximityUUID: SITE_UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
+      vendor: [{ frame: 'e781', mode: 0x30 }],
+      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
+      major: 1,
+      minor: i & 0xffff,
+      intervalMs,
+      distance: distance(i),
+    })
+  }
+  return devices
+}
+
+/** The smallest possible source: a bench pushes advertisements itself, on `clock`. */
+export class PushSource extends EventEmitter {
+  constructor(clock) {
+    super()
+    this.clock = clock
+  }
+  async start() {}
+  async stop() {}
 }

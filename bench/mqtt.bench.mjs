@@ -4,21 +4,10 @@
 // The publisher writes to a counting client (no broker, no socket): what is measured is what
 // the publisher decides to send and what deciding costs, not a broker's speed.
 //   npm run build && node --expose-gc bench/mqtt.bench.mjs
-import { EventEmitter } from 'eventemitter3'
 import { BeaconScanner, MqttPublisher, SimulatedSource, VirtualClock } from '../dist/index.js'
-import { macAddress, row } from './lib.mjs'
+import { row, siteDevices, SITE_T0, PushSource } from './lib.mjs'
 
-const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
-const T0 = Date.UTC(2026, 0, 1)
-
-class PushSource extends EventEmitter {
-  constructor(clock) {
-    super()
-    this.clock = clock
-  }
-  async start() {}
-  async stop() {}
-}
+const T0 = SITE_T0
 
 /** Counts what would go on the wire: topic + payload bytes (MQTT framing adds 4–9 bytes a message). */
 class CountingClient {
@@ -39,19 +28,7 @@ class CountingClient {
 
 /** Beacons with an iBeacon frame and a 0x81E7 scan response (sensors), one packet pair a second; one in ten walks. */
 function makeAdverts(beacons, seconds, intervalMs = 1000) {
-  const devices = []
-  for (let i = 0; i < beacons; i++) {
-    devices.push({
-      address: macAddress(0xc0, i >> 24, i >> 16, 0, i >> 8, i),
-      ibeacon: { proximityUUID: UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
-      vendor: [{ frame: 'e781', mode: 0x30 }],
-      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
-      major: 1,
-      minor: i & 0xffff,
-      intervalMs,
-      distance: i % 10 === 0 ? { from: 1, to: 15, startMs: 0, durationMs: seconds * 1000 } : 1 + (i % 20),
-    })
-  }
+  const devices = siteDevices(beacons, { intervalMs, distance: (i) => i % 10 === 0 ? { from: 1, to: 15, startMs: 0, durationMs: seconds * 1000 } : 1 + (i % 20) })
   const sim = new SimulatedSource({ devices, seed: 1, lossRate: 0 })
   return [...sim.advertisements(seconds * 1000, T0)]
 }

@@ -3,40 +3,16 @@
 // devices came and went. Advertisements come from the simulator (iBeacon + 0x81E7 mode 0x30
 // scan response per device), fed through a bare source in virtual time.
 //   npm run build && node --expose-gc bench/scanner.bench.mjs
-import { EventEmitter } from 'eventemitter3'
 import { BeaconScanner, Decoder, SimulatedSource, VirtualClock, decodeAdvertisement, encodeIBeacon } from '../dist/index.js'
-import { macAddress, row, settledHeap } from './lib.mjs'
+import { macAddress, row, settledHeap, siteDevices, SITE_T0, SITE_UUID, PushSource } from './lib.mjs'
 
-const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
-const T0 = Date.UTC(2026, 0, 1)
+const T0 = SITE_T0
 const BEACONS = 10_000
-
-/** The smallest possible source: the bench pushes advertisements itself. */
-class PushSource extends EventEmitter {
-  constructor(clock) {
-    super()
-    this.clock = clock
-  }
-  async start() {}
-  async stop() {}
-}
 
 const address = (i, prefix = 0xc0) => macAddress(prefix, i >> 24, i >> 16, 0, i >> 8, i)
 
 function makeAdverts(seconds) {
-  const devices = []
-  for (let i = 0; i < BEACONS; i++) {
-    devices.push({
-      address: address(i),
-      ibeacon: { proximityUUID: UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
-      vendor: [{ frame: 'e781', mode: 0x30 }],
-      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
-      major: 1,
-      minor: i & 0xffff,
-      intervalMs: 1000,
-      distance: 1 + (i % 20),
-    })
-  }
+  const devices = siteDevices(BEACONS)
   const sim = new SimulatedSource({ devices, seed: 1, lossRate: 0 })
   return [...sim.advertisements(seconds * 1000, T0)]
 }
@@ -165,7 +141,7 @@ async function heapPerBeacon() {
 // A million distinct devices come and go: 2,000 new addresses per virtual second, one packet each.
 async function millionDevices() {
   const { scanner, source, clock } = await newScanner()
-  const md = encodeIBeacon({ proximityUUID: UUID, major: 9, minor: 9, measuredPower: -59 })
+  const md = encodeIBeacon({ proximityUUID: SITE_UUID, major: 9, minor: 9, measuredPower: -59 })
   const one = (i, t) => ({ address: address(i, 0xd0), rssi: -70, timestamp: t, manufacturerData: md })
   // Warm up with a first wave, so the baseline includes what a running scanner always holds.
   for (let i = 0; i < 200_000; i++) {

@@ -22,10 +22,9 @@ import { setTimeout as sleep } from 'node:timers/promises'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { build } from 'tsup'
 import { BeaconScanner, NobleSource, SimulatedSource } from '../dist/index.js'
-import { macAddress, row } from './lib.mjs'
+import { row, siteDevices } from './lib.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
-const UUID = '23A01AF0-232A-4518-9C0E-323FB773F5EF'
 // Each timed run delivers PACKETS advertisements: passes over every beacon's iBeacon packet and
 // its 0x81E7 packet (two passes at 10,000 beacons, fifteen at 1,000).
 const PACKETS = 30_000
@@ -63,19 +62,7 @@ const BeaconScannerNbs = require('node-beacon-scanner')
 
 /** Prebuilt HCI packets: `passes + 1` seconds of N beacons (iBeacon + 0x81E7 frame each), one report per event. */
 function packets(beacons, passes) {
-  const devices = []
-  for (let i = 0; i < beacons; i++) {
-    devices.push({
-      address: macAddress(0xc0, i >> 24, i >> 16, 0, i >> 8, i),
-      ibeacon: { proximityUUID: UUID, major: i >> 16, minor: i & 0xffff, measuredPower: -59 },
-      vendor: [{ frame: 'e781', mode: 0x30 }],
-      serialNumber: `0117C5${i.toString(16).toUpperCase().padStart(6, '0')}`,
-      major: 1,
-      minor: i & 0xffff,
-      intervalMs: 1000,
-      distance: 1 + (i % 20),
-    })
-  }
+  const devices = siteDevices(beacons)
   const flags = hci.adStructure(hci.AD_FLAGS, [hci.FLAGS_LE_GENERAL_NO_BREDR])
   const out = []
   for (const adv of new SimulatedSource({ devices, seed: 1, lossRate: 0 }).advertisements((passes + 1) * 1000, 0)) {
