@@ -10,10 +10,10 @@ import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
-import { MqttLink } from '../mqtt/connection.js'
+import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
-import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 import { FleetState } from './fusion.js'
@@ -147,21 +147,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   private async open(): Promise<void> {
     const o = this.#options
-    let link: MqttLink
-    if (o.client !== undefined) link = MqttLink.wrap(o.client)
-    else {
-      const secrets = await o.readSecrets()
-      link = await MqttLink.open({
-        url: o.url as string,
-        clientId: this.clientId ?? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`,
-        ...(o.username === undefined ? {} : { username: o.username }),
-        ...(secrets.password === undefined ? {} : { password: secrets.password }),
-        tls: secrets.tls,
-        will: { topic: this.statusTopic, payload: statusPayload('offline', this.clock.now()) },
-        reconnect: o.reconnect,
-        connectTimeoutMs: o.connectTimeoutMs,
-      })
-    }
+    const link = await openLink(o, this.clientId ?? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.statusTopic, payload: statusPayload('offline', this.clock.now()) })
     if (this.stopped) {
       await link.close()
       return

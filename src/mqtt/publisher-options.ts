@@ -8,7 +8,8 @@ import { readFile } from 'node:fs/promises'
 import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import { readPasswordFile } from '../password-file.js'
-import type { MqttClientLike, MqttTlsOptions } from './connection.js'
+import { MqttLink } from './connection.js'
+import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
 
 /** Options of {@link MqttPublisher}. Give `url` or `client`. */
@@ -117,4 +118,24 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
       return password === undefined ? { tls: out } : { password, tls: out }
     },
   }
+}
+
+/**
+ * The link for checked options: the caller's own client wrapped, else a client made from the
+ * options (password and TLS files read now, not kept). Shared by the publisher and the fleet
+ * tracker, which differ only in client id and last will.
+ */
+export async function openLink(o: ReturnType<typeof resolvePublisherOptions>, clientId: string, will: LinkSettings['will']): Promise<MqttLink> {
+  if (o.client !== undefined) return MqttLink.wrap(o.client)
+  const secrets = await o.readSecrets()
+  return MqttLink.open({
+    url: o.url as string,
+    clientId,
+    ...(o.username === undefined ? {} : { username: o.username }),
+    ...(secrets.password === undefined ? {} : { password: secrets.password }),
+    tls: secrets.tls,
+    will,
+    reconnect: o.reconnect,
+    connectTimeoutMs: o.connectTimeoutMs,
+  })
 }

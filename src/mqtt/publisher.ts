@@ -14,12 +14,12 @@ import type { Beacon } from '../reading.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
-import { MqttLink } from './connection.js'
+import type { MqttLink } from './connection.js'
 import { Outbox } from './outbox.js'
 import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
-import { resolvePublisherOptions } from './publisher-options.js'
+import { openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
 export type { MqttPublisherOptions } from './publisher-options.js'
@@ -161,21 +161,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   private async open(): Promise<void> {
     const o = this.#options
     this.state = 'connecting'
-    let link: MqttLink
-    if (o.client !== undefined) link = MqttLink.wrap(o.client)
-    else {
-      const secrets = await o.readSecrets()
-      link = await MqttLink.open({
-        url: o.url as string,
-        clientId: o.clientId ?? `beaconkit-${this.gatewayId}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`,
-        ...(o.username === undefined ? {} : { username: o.username }),
-        ...(secrets.password === undefined ? {} : { password: secrets.password }),
-        tls: secrets.tls,
-        will: { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) },
-        reconnect: o.reconnect,
-        connectTimeoutMs: o.connectTimeoutMs,
-      })
-    }
+    const link = await openLink(o, o.clientId ?? `beaconkit-${this.gatewayId}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
