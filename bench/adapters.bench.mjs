@@ -4,7 +4,7 @@
 // (tagged with its name, so per-adapter state exists) for the cost of that state.
 //   npm run build && node --expose-gc bench/adapters.bench.mjs
 import { BeaconScanner, SimulatedSource, VirtualClock } from '../dist/index.js'
-import { row, settledHeap, siteDevices, SITE_T0, PushSource } from './lib.mjs'
+import { row, settledHeap, siteDevices, SITE_T0, PushSource, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 const BEACONS = 10_000
@@ -30,14 +30,6 @@ async function newScanner() {
   scanner.on('updated', () => {})
   await scanner.start()
   return { scanner, source, clock }
-}
-
-function feed(source, clock, advs, from = 0, to = advs.length) {
-  for (let i = from; i < to; i++) {
-    const adv = advs[i]
-    clock.advanceTo(adv.timestamp)
-    source.emit('advertisement', adv)
-  }
 }
 
 const warmOf = (advs) => advs.findIndex((a) => a.timestamp >= T0 + 2000)

@@ -112,3 +112,12 @@ export class PushSource extends EventEmitter {
   async start() {}
   async stop() {}
 }
+
+/** Pushes `advs[from..to)` through `source`, moving the virtual `clock` to each packet's time. */
+export function feed(source, clock, advs, from = 0, to = advs.length) {
+  for (let i = from; i < to; i++) {
+    const adv = advs[i]
+    clock.advanceTo(adv.timestamp)
+    source.emit('advertisement', adv)
+  }
+}

@@ -5,7 +5,7 @@
 // the publisher decides to send and what deciding costs, not a broker's speed.
 //   npm run build && node --expose-gc bench/mqtt.bench.mjs
 import { BeaconScanner, MqttPublisher, SimulatedSource, VirtualClock } from '../dist/index.js'
-import { row, siteDevices, SITE_T0, PushSource } from './lib.mjs'
+import { row, siteDevices, SITE_T0, PushSource, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 
@@ -49,14 +49,6 @@ async function setup(withPublisher) {
   }
   await scanner.start()
   return { scanner, source, clock, client, publisher }
-}
-
-function feed(source, clock, advs, from, to) {
-  for (let i = from; i < to; i++) {
-    const adv = advs[i]
-    clock.advanceTo(adv.timestamp)
-    source.emit('advertisement', adv)
-  }
 }
 
 /** Steady-state traffic after everything is in range (the found burst is left out). */

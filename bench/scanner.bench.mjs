@@ -4,7 +4,7 @@
 // scan response per device), fed through a bare source in virtual time.
 //   npm run build && node --expose-gc bench/scanner.bench.mjs
 import { BeaconScanner, Decoder, SimulatedSource, VirtualClock, decodeAdvertisement, encodeIBeacon } from '../dist/index.js'
-import { macAddress, row, settledHeap, siteDevices, SITE_T0, SITE_UUID, PushSource } from './lib.mjs'
+import { macAddress, row, settledHeap, siteDevices, SITE_T0, SITE_UUID, PushSource, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 const BEACONS = 10_000
@@ -26,14 +26,6 @@ async function newScanner({ updated = true, ...extra } = {}) {
   if (updated) scanner.on('updated', () => {})
   await scanner.start()
   return { scanner, source, clock }
-}
-
-function feed(source, clock, advs, from = 0, to = advs.length) {
-  for (let i = from; i < to; i++) {
-    const adv = advs[i]
-    clock.advanceTo(adv.timestamp)
-    source.emit('advertisement', adv)
-  }
 }
 
 const advs = makeAdverts(12)
