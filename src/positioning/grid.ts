@@ -45,10 +45,12 @@ export class WalkableGrid {
 
   /**
    * Reads the occupancy format of the tetam data set: a header `[[minX, minY], [maxX, maxY]]::cell`,
-   * then one line per cell `[x, y]::v`, (x, y) the cell's lower-left corner, v 1 for an occupied
-   * cell (desk, wall) and 0 for a free one. (The data set's README calls 1 "walkable", but its own
-   * ground-truth tracks lie on `::0` cells 98 % of the time, so 1 is read as occupied; pass
-   * `{ walkableValue: '1' }` for a file that means the opposite.) Cells not listed are free.
+   * then one line per cell `[x, y]::v`, (x, y) the cell's centre, v 1 for an occupied cell (desk,
+   * wall) and 0 for a free one. Both readings are the data's, not its README's: the README calls
+   * 1 "walkable", but the file's border (the hall's walls) is all 1 and the ground-truth tracks
+   * lie on `::0` cells 97 % of the time when (x, y) is the centre, against 90 % if it were the
+   * lower-left corner. Pass `{ walkableValue: '1' }` for a file that means the opposite. Cells
+   * not listed are free.
    * Throws `InvalidOptionError` on a malformed header; malformed cell lines are skipped and counted.
    */
   static parseOccupancy(text: string, options: { walkableValue?: '0' | '1' } = {}): { grid: WalkableGrid; skipped: number } {
@@ -79,7 +81,7 @@ export class WalkableGrid {
     }
     const walkable = new Uint8Array(nx * ny).fill(1)
     for (const [ix, iy, free] of cells) walkable[ix + iy * nx] = free ? 1 : 0
-    return { grid: new WalkableGrid(minX + cell / 2, minY + cell / 2, cell, nx, ny, walkable), skipped }
+    return { grid: new WalkableGrid(minX, minY, cell, nx, ny, walkable), skipped }
   }
 
   /** Number of cells. */

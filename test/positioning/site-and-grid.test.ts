@@ -22,6 +22,14 @@ describe('WalkableGrid.parseOccupancy', () => {
     expect(WalkableGrid.parseOccupancy('[[0, 0], [1, 1]]::0.5\n[0, 0]::1', { walkableValue: '1' }).grid.walkable[0]).toBe(1)
   })
 
+  it('a cell line gives the cell centre, not its corner', () => {
+    const { grid } = WalkableGrid.parseOccupancy('[[0.0, 0.0], [2.0, 1.0]]::0.5\n[0.0, 0.0]::1\n[0.5, 0.0]::0\n')
+    expect([grid.x(1), grid.y(0)]).toEqual([0.5, 0])
+    // 0.3 m is past the half cell around 0.0: in the free cell centred at 0.5.
+    expect(grid.walkable[grid.cellAt(0.3, 0.1)]).toBe(1)
+    expect(grid.walkable[grid.cellAt(0.2, 0.1)]).toBe(0)
+  })
+
   it('the tetam grid: the recorded walk stays on free cells', () => {
     const { grid, track } = loadFixture()
     const free = track.filter((r) => grid.walkable[grid.cellAt(r.x, r.y)] === 1).length
