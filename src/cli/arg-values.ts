@@ -5,6 +5,7 @@
 
 import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
+import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
 import type { CommandName, FilterFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
@@ -206,4 +207,12 @@ export function speed(values: Values, command: CommandName): number {
   const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
   if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
   return s
+}
+
+/** `--method <name>`: a positioning method, default the grid filter. */
+export function positioningMethod(values: Values, command: CommandName): PositioningMethod {
+  const text = str(values, 'method') ?? 'filter'
+  const method = POSITIONING_METHODS.find((m) => m === text)
+  if (method === undefined) fail('method', `--method takes one of ${POSITIONING_METHODS.join(', ')}, not ${quote(text)}`, command)
+  return method
 }

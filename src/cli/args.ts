@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, hciList, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
 import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
@@ -71,6 +71,7 @@ const OPTIONS: Record<CommandName, Options> = {
   },
   broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
+  locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
 }
 
 function isCommand(text: string): text is CommandName {
@@ -225,6 +226,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('key', key),
         ...optional('keysFile', keysFile),
         ...optional('now', now),
+      }
+    }
+    case 'locate': {
+      const [recording] = positionals(pos, 1, 'beaconkit locate --site <site.json> [options] <recording>', command)
+      const site = str(values, 'site')
+      if (site === undefined) fail('site', '--site is required: give the site file with the anchor positions', command)
+      return {
+        command,
+        site,
+        recording,
+        method: positioningMethod(values, command),
+        everyMs: number(values, 'every', command, { min: 10, max: 86_400_000, what: 'a number of milliseconds of at least 10' }) ?? 1000,
+        ...optional('survey', str(values, 'survey')),
+        ...optional('occupancy', str(values, 'occupancy')),
+        ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
       }
     }
   }

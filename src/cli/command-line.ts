@@ -3,14 +3,16 @@
  * Types only (and the list of names), shared by the parser and the value readers.
  */
 
+import type { PositioningMethod } from '../positioning/types.js'
+
 /** The Bluetooth stacks `scan` can use (`--backend`). */
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys' | 'locate'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys', 'locate']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -51,6 +53,21 @@ export interface ViewFlags {
   mqtt?: MqttFlags
 }
 
+/** `beaconkit locate`: files in, the positioning method and the output's pace. */
+export interface LocateFlags {
+  /** The site file (anchor positions). */
+  site: string
+  /** The recording to position. */
+  recording: string
+  survey?: string
+  occupancy?: string
+  method: PositioningMethod
+  /** One estimate per beacon this often, ms. */
+  everyMs: number
+  /** Metres; default the survey's, else 1.2. */
+  tagHeight?: number
+}
+
 /** A parsed command line. */
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
@@ -62,3 +79,4 @@ export type ParsedCommand =
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'broker'; port: number; host: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
+  | ({ command: 'locate' } & LocateFlags)

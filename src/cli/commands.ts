@@ -9,6 +9,7 @@ import { pathForMessage } from '../secure/secret-file.js'
 import { scanSource } from './backend.js'
 import { runBroker } from './broker.js'
 import { runEmulate } from './emulate.js'
+import { runLocate } from './locate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
@@ -55,6 +56,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       return runEmulate(parsed)
     case 'broker':
       return runBroker(parsed)
+    case 'locate':
+      return runLocate(parsed)
     case 'scan': {
       const { source, label } = scanSource(parsed)
       try {

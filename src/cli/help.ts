@@ -1,5 +1,6 @@
 /** The help texts of `beaconkit` and each of its commands. */
 
+import { POSITIONING_METHODS } from '../positioning/types.js'
 import type { CommandName } from './command-line.js'
 
 const VIEW_OPTIONS = `Output:
@@ -155,6 +156,28 @@ malformed) or expired, with the key id and the expiry date.
   -h, --help             this help
 
 Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
+
+  locate: `Usage: beaconkit locate --site <site.json> [options] <recording>
+
+Positions the beacons of a recording on the site's plan, offline, and writes one
+JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
+(time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
+
+Recording formats (detected per line):
+  CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
+  JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
+Options:
+  --site <file>          the site: anchor positions (required)
+  --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi
+                         (what \`beaconkit survey\` writes); or x,y,anchor,count,mean,sd;
+                         or the tetam fingerprints set,x,y,z,timestamp,sensor,beacon,rssi.
+                         Without it the engine uses default physics (metres of error)
+  --occupancy <file>     walkable grid (the tetam occupancy format)
+  --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
+  --every <ms>           one estimate per beacon this often (default 1000)
+  --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
+  -h, --help             this help
+Exit codes: 0 done, 2 bad option or file.`,
 }
 
 /** Help of one command, or the overview when `topic` is absent. */

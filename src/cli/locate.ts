@@ -7,7 +7,6 @@
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
-import { parseArgs } from 'node:util'
 import { createGunzip } from 'node:zlib'
 import { InvalidOptionError } from '../errors.js'
 import { Site } from '../fleet/site.js'
@@ -15,31 +14,9 @@ import { WalkableGrid } from '../positioning/grid.js'
 import { Positioner } from '../positioning/positioner.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import { SurveyPoints } from '../positioning/survey.js'
-import { POSITIONING_METHODS, type Observation, type PositioningMethod } from '../positioning/types.js'
+import type { Observation } from '../positioning/types.js'
+import type { LocateFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-
-/** Help of `beaconkit locate`. */
-export const LOCATE_HELP = `Usage: beaconkit locate --site <site.json> [options] <recording>
-
-Positions the beacons of a recording on the site's plan, offline, and writes one
-JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
-(time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
-
-Recording formats (detected per line):
-  CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
-  JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
-Options:
-  --site <file>          the site: anchor positions (required)
-  --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi;
-                         or x,y,anchor,count,mean,sd; or the tetam fingerprints
-                         set,x,y,z,timestamp,sensor,beacon,rssi. Without it the
-                         engine uses default physics (metres of error)
-  --occupancy <file>     walkable grid (the tetam occupancy format)
-  --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
-  --every <ms>           one estimate per beacon this often (default 1000)
-  --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
-  -h, --help             this help
-Exit codes: 0 done, 2 bad option or file.`
 
 function bad(message: string, option: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', message, { option })
@@ -106,37 +83,9 @@ export function parseRecordingLine(line: string): Observation | undefined {
   return { time, anchor: f[1], beacon: f[2], rssi }
 }
 
-/** Runs `beaconkit locate` with the arguments after the command name. */
-export async function runLocate(argv: string[], out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
-  let parsed
-  try {
-    parsed = parseArgs({
-      args: argv,
-      allowPositionals: true,
-      options: {
-        site: { type: 'string' },
-        survey: { type: 'string' },
-        occupancy: { type: 'string' },
-        method: { type: 'string' },
-        every: { type: 'string' },
-        'tag-height': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
-    })
-  } catch (error) {
-    throw bad(`locate: ${(error as Error).message}; see beaconkit locate --help`, 'locate')
-  }
-  const { values, positionals } = parsed
-  if (values.help === true) {
-    out.write(`${LOCATE_HELP}\n`)
-    return EXIT.ok
-  }
-  if (values.site === undefined) throw bad('locate: --site is required; give the site file with the anchor positions', 'site')
-  if (positionals.length !== 1) throw bad('locate: give exactly one recording file after the options', 'recording')
-  const method = (values.method ?? 'filter') as PositioningMethod
-  if (!POSITIONING_METHODS.includes(method)) throw bad(`locate: --method ${values.method} is unknown; use one of ${POSITIONING_METHODS.join(', ')}`, 'method')
-  const every = Number(values.every ?? 1000)
-  if (!(every >= 10) || !Number.isFinite(every)) throw bad(`locate: --every ${values.every} is not a number of milliseconds ≥ 10`, 'every')
+/** Runs `beaconkit locate` (its flags parsed by the shared command-line parser). */
+export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+  const { method, everyMs: every } = values
   let siteJson: unknown
   try {
     siteJson = JSON.parse(await readFile(values.site, 'utf8'))
@@ -154,9 +103,7 @@ export async function runLocate(argv: string[], out: NodeJS.WritableStream = pro
     }
   }
   const survey = values.survey === undefined ? undefined : await readSurvey(values.survey)
-  const heightArg = values['tag-height'] === undefined ? undefined : Number(values['tag-height'])
-  if (heightArg !== undefined && !Number.isFinite(heightArg)) throw bad(`locate: --tag-height ${values['tag-height']} is not a number of metres`, 'tag-height')
-  const tagHeight = heightArg ?? survey?.tagHeight
+  const tagHeight = values.tagHeight ?? survey?.tagHeight
   const mapOptions = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
   const radioMap = survey === undefined ? RadioMap.defaultPhysics(site, mapOptions) : RadioMap.fromSurvey(site, survey.survey, mapOptions)
   const positioner = new Positioner({ site, radioMap, method })
@@ -176,7 +123,7 @@ export async function runLocate(argv: string[], out: NodeJS.WritableStream = pro
     }
   }
   try {
-    for await (const line of lines(positionals[0])) {
+    for await (const line of lines(values.recording)) {
       const o = parseRecordingLine(line)
       if (o === undefined) {
         if (line.trim() !== '' && !/^[a-z_]+,/i.test(line)) skipped++
@@ -191,7 +138,7 @@ export async function runLocate(argv: string[], out: NodeJS.WritableStream = pro
       lastHeard.set(o.beacon, o.time)
     }
   } catch (error) {
-    throw new InvalidOptionError('invalid_option', `locate: cannot read the recording ${positionals[0]} (${(error as Error).message})`, { option: 'recording', cause: error })
+    throw new InvalidOptionError('invalid_option', `locate: cannot read the recording ${values.recording} (${(error as Error).message})`, { option: 'recording', cause: error })
   }
   if (!Number.isNaN(next)) emit(next)
   const s = positioner.stats

@@ -7,7 +7,6 @@ import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
 import { runCommand } from './commands.js'
-import { runLocate } from './locate.js'
 import { requestStop } from './shutdown.js'
 
 function version(): string {
@@ -50,8 +49,6 @@ async function main(argv: string[]): Promise<number> {
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
   try {
-    // `locate` parses its own options (src/cli/locate.ts), so it stays out of the shared parser.
-    if (argv[0] === 'locate') return await runLocate(argv.slice(1))
     const code = await dispatch(parseCommandLine(argv))
     return outputFailure === undefined ? code : EXIT.failure
   } catch (error) {

@@ -13,6 +13,20 @@ function error(argv: string[]): InvalidOptionError {
 }
 
 describe('parseCommandLine', () => {
+  it('parses locate: the site, the recording, the method and the pace, each checked', () => {
+    expect(parseCommandLine(['locate', '--site', 's.json', '--survey', 'v.csv', '--method', 'knn', '--every', '500', '--tag-height', '1.5', 'rec.csv'])).toEqual({
+      command: 'locate', site: 's.json', recording: 'rec.csv', survey: 'v.csv', method: 'knn', everyMs: 500, tagHeight: 1.5,
+    })
+    expect(parseCommandLine(['locate', '--site', 's.json', 'rec.csv'])).toEqual({ command: 'locate', site: 's.json', recording: 'rec.csv', method: 'filter', everyMs: 1000 })
+    expect(parseCommandLine(['locate', '--help'])).toEqual({ command: 'help', topic: 'locate' })
+    expect(error(['locate', 'rec.csv']).message).toMatch(/--site is required.*beaconkit locate --help/)
+    expect(error(['locate', '--site', 's.json']).message).toMatch(/missing argument/)
+    expect(error(['locate', '--site', 's.json', '--method', 'magic', 'r.csv']).option).toBe('method')
+    expect(error(['locate', '--site', 's.json', '--every', '5', 'r.csv']).option).toBe('every')
+    expect(error(['locate', '--site', 's.json', '--tag-height', 'tall', 'r.csv']).option).toBe('tag-height')
+    expect(error(['locate', '--site', 's.json', '--sight', 'x', 'r.csv']).message).toMatch(/unknown option --sight/)
+  })
+
   it('gives help for no arguments, --help, help <command> and <command> --help', () => {
     expect(parseCommandLine([])).toEqual({ command: 'help' })
     expect(parseCommandLine(['--help'])).toEqual({ command: 'help' })
