@@ -132,6 +132,7 @@ export type { Observation, PositionEstimate, PositioningMethod, SurveySample } f
 export { Site } from './fleet/site.js'
 export { FleetTracker } from './fleet/tracker.js'
 export type { FleetGatewayEvent, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './fleet/tracker.js'
+export type { FleetPositioning } from './fleet/site-positioner.js'
 export type { FleetBeacon, FleetGatewayReading, FleetPosition, FleetStateOptions, FleetStateStats, PositionEstimator } from './fleet/fusion.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
 export type { Anchor, AnchorKind, Area, Room } from './fleet/site.js'

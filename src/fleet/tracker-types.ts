@@ -7,6 +7,7 @@ import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
 import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
+import type { FleetPositioning } from './site-positioner.js'
 
 /** Options of {@link FleetTracker}. Give `url` or `client`. */
 export interface FleetTrackerOptions extends FleetStateOptions {
@@ -38,6 +39,12 @@ export interface FleetTrackerOptions extends FleetStateOptions {
    * present without a room, `not_home` when gone. Off by default; `true` uses the prefix `homeassistant`.
    */
   homeAssistant?: boolean | { prefix?: string }
+  /**
+   * Without a `positioner`, a site that places its gateways (x, y) gets one made by the tracker,
+   * and `<p>/fleet/beacons/<id>` carries `position`: choose its `method` or give a `radioMap`
+   * (from a survey) here, or `false` for none.
+   */
+  positioning?: false | FleetPositioning
 }
 
 /** A gateway's status as the tracker saw it change. */

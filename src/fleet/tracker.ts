@@ -17,6 +17,7 @@ import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 import { FleetState } from './fusion.js'
+import { withSitePositioner } from './site-positioner.js'
 import type { FleetBeacon } from './fusion.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 
@@ -73,7 +74,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const ha = this.#options.homeAssistant
     this.haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
-    this.state = new FleetState(options, {
+    this.state = new FleetState(withSitePositioner(options), {
       found: (b) => {
         this.announce(b.id)
         this.put(b)
