@@ -194,6 +194,30 @@ const SNIPPETS: Rule[] = [
       expect(out).toMatch(/^fleet 0 beaconkit\/fleet\/status$/m)
     },
   },
+  {
+    match: 'new ScannerLocator(scanner, { site })',
+    why: "needs a cloud account and a scanner among the map's beacons: the local emulator's demo map, and the simulator playing each placed beacon from where it stands relative to a spot (6, 9) m on the map; then the shutdown",
+    edits: [
+      ['https://cloud.example.com', 'EMULATOR_URL'],
+      ['new BeaconScanner()', 'new BeaconScanner({ source: __source })'],
+    ],
+    prelude: `import { AccountClient as __Account, E781_MODE as __MODE, SimulatedSource as __Sim, VENDOR_DEFAULT_UUID as __UUID } from 'beaconkit'
+const email = 'tour@example.com'
+const password = 'tour-password'
+const __map = await new __Account({ email, password, baseUrl: 'EMULATOR_URL' }).getMap('demo')
+const __source = new __Sim({ virtual: true, durationMs: 20_000, seed: 5, noiseDb: 3, pathLossExponent: 2.2, devices: __map.beacons.map((b, i) => ({
+  address: \`c0:de:00:00:\${(16 + i).toString(16)}:01\`, serialNumber: b.mac, hardwareModelName: 'C0', firmwareVersion: '4.1', intervalMs: 200,
+  ibeacon: { proximityUUID: __UUID, major: 1, minor: i + 1, measuredPower: -59 }, vendor: [{ frame: 'e781' as const, mode: __MODE.full }],
+  distance: Math.hypot(b.PosX * (__map.xScale ?? 1) - 6, b.PosY * (__map.yScale ?? 1) - 9, 2.5 - 1.2),
+})) })
+`,
+    postlude: "await new Promise<void>((r) => __source.once('end', () => r()))\nconsole.log('final', JSON.stringify(locator.position))\nawait scanner.stop()",
+    check: (out) => {
+      expect(out).toMatch(/^at \d+\.\d \d+\.\d ± \d+\.\d m$/m)
+      const final = JSON.parse(/^final (.*)$/m.exec(out)?.[1] ?? '{}') as { x: number; y: number; accuracy: number }
+      expect(Math.hypot(final.x - 6, final.y - 9)).toBeLessThan(Math.max(2, final.accuracy))
+    },
+  },
 ]
 
 function ruleFor(snippet: Snippet): Rule | undefined {
