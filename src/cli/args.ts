@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, hciList, number, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseMqtt, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
 import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
@@ -72,6 +72,7 @@ const OPTIONS: Record<CommandName, Options> = {
   broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
   locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
+  survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' } },
 }
 
 function isCommand(text: string): text is CommandName {
@@ -241,6 +242,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('survey', str(values, 'survey')),
         ...optional('occupancy', str(values, 'occupancy')),
         ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
+      }
+    }
+    case 'survey': {
+      const [out] = positionals(pos, 1, 'beaconkit survey --mqtt <url> --beacon <id> [--points points.csv] <samples.csv>', command)
+      const mqtt = parseMqtt(values, command)
+      if (mqtt === undefined) fail('mqtt', '--mqtt <url> is required: the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883', command)
+      const beacon = str(values, 'beacon')
+      if (beacon === undefined || beacon === '') fail('beacon', '--beacon <id> is required: the carried beacon, as the gateways publish it (see beaconkit scan)', command)
+      return {
+        command,
+        mqtt,
+        beacon,
+        out,
+        seconds: number(values, 'seconds', command, { positive: true, max: 3600, what: 'a positive number of seconds up to 3600' }) ?? 10,
+        ...optional('points', str(values, 'points')),
       }
     }
   }

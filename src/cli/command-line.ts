@@ -9,10 +9,10 @@ import type { PositioningMethod } from '../positioning/types.js'
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys' | 'locate'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys' | 'locate' | 'survey'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys', 'locate']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys', 'locate', 'survey']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -68,6 +68,20 @@ export interface LocateFlags {
   tagHeight?: number
 }
 
+/** `beaconkit survey`: the broker, the carried beacon, the points and where the samples go. */
+export interface SurveyFlags {
+  /** The broker the gateways publish to (`--mqtt`, `--mqtt-prefix`, `--mqtt-user`, `--mqtt-password-file`). */
+  mqtt: MqttFlags
+  /** The id of the carried beacon as the gateways publish it. */
+  beacon: string
+  /** The samples file (CSV x,y,anchor,rssi), appended to. */
+  out: string
+  /** CSV name,x,y; without it the command asks for x,y at each point. */
+  points?: string
+  /** Seconds recorded per point. */
+  seconds: number
+}
+
 /** A parsed command line. */
 export type ParsedCommand =
   | { command: 'help'; topic?: CommandName }
@@ -80,3 +94,4 @@ export type ParsedCommand =
   | { command: 'broker'; port: number; host: string }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
   | ({ command: 'locate' } & LocateFlags)
+  | ({ command: 'survey' } & SurveyFlags)

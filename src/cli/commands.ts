@@ -10,6 +10,7 @@ import { scanSource } from './backend.js'
 import { runBroker } from './broker.js'
 import { runEmulate } from './emulate.js'
 import { runLocate } from './locate.js'
+import { runSurvey } from './survey.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
@@ -58,6 +59,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       return runBroker(parsed)
     case 'locate':
       return runLocate(parsed)
+    case 'survey':
+      return runSurvey(parsed)
     case 'scan': {
       const { source, label } = scanSource(parsed)
       try {

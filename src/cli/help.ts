@@ -178,6 +178,25 @@ Options:
   --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
+
+  survey: `Usage: beaconkit survey --mqtt <url> --beacon <id> [options] <samples.csv>
+
+Records a calibration walk from a live fleet of gateways. Carry the beacon to each
+marked point; at each, press Enter and stand still: every gateway's RSSI of that
+beacon is recorded for --seconds, then appended to <samples.csv> as x,y,anchor,rssi
+(what beaconkit locate --survey and RadioMap.fromSurvey read). See docs/positioning.md.
+
+  --mqtt <url>           the broker the gateways publish to (required)
+  --mqtt-prefix <p>      their topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>
+                         file whose first line is the broker password
+  --beacon <id>          the carried beacon's id as the gateways publish it (required)
+  --points <file>        CSV name,x,y (metres): the points in order; without it the
+                         command asks for x,y at each point (an empty line ends)
+  --seconds <n>          seconds recorded per point (default 10; 60 is better)
+  -h, --help             this help
+Exit codes: 0 done, 2 bad option or file.`,
 }
 
 /** Help of one command, or the overview when `topic` is absent. */
@@ -196,6 +215,7 @@ Commands:
   broker                 start a local MQTT broker for --mqtt (aedes)
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan
+  survey <samples.csv>   record a calibration walk from the gateways on a broker
 
 Run \`beaconkit <command> --help\` for the options of a command.
   -h, --help             this help

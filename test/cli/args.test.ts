@@ -13,6 +13,17 @@ function error(argv: string[]): InvalidOptionError {
 }
 
 describe('parseCommandLine', () => {
+  it('parses survey: the broker, the carried beacon, the points, the seconds', () => {
+    expect(parseCommandLine(['survey', '--mqtt', 'mqtt://127.0.0.1:1883', '--mqtt-prefix', 'site/a', '--beacon', 'tag-1', '--points', 'p.csv', '--seconds', '30', 'out.csv'])).toEqual({
+      command: 'survey', mqtt: { url: 'mqtt://127.0.0.1:1883', topicPrefix: 'site/a', homeAssistant: false }, beacon: 'tag-1', points: 'p.csv', seconds: 30, out: 'out.csv',
+    })
+    expect(parseCommandLine(['survey', '--mqtt', 'mqtt://h', '--beacon', 'b', 'o.csv'])).toMatchObject({ seconds: 10 })
+    expect(error(['survey', '--beacon', 'b', 'o.csv']).option).toBe('mqtt')
+    expect(error(['survey', '--mqtt', 'mqtt://h', 'o.csv']).option).toBe('beacon')
+    expect(error(['survey', '--mqtt', 'mqtt://h', '--beacon', 'b', '--seconds', '0', 'o.csv']).option).toBe('seconds')
+    expect(error(['survey', '--mqtt', 'mqtt://u:secret@h', '--beacon', 'b', 'o.csv']).message).not.toMatch(/secret/)
+  })
+
   it('parses locate: the site, the recording, the method and the pace, each checked', () => {
     expect(parseCommandLine(['locate', '--site', 's.json', '--survey', 'v.csv', '--method', 'knn', '--every', '500', '--tag-height', '1.5', 'rec.csv'])).toEqual({
       command: 'locate', site: 's.json', recording: 'rec.csv', survey: 'v.csv', method: 'knn', everyMs: 500, tagHeight: 1.5,

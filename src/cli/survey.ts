@@ -1,0 +1,228 @@
+/**
+ * `beaconkit survey`: records a calibration walk from a live fleet. A person carries a beacon to
+ * marked points; at each, the command waits for Enter, then keeps what every gateway reports of
+ * that beacon over the broker for a few seconds, and appends it as survey samples
+ * `x,y,anchor,rssi` (what `RadioMap.fromSurvey` and `beaconkit locate --survey` read). Samples
+ * are appended point by point, so an interrupted walk keeps what it recorded.
+ */
+import { appendFile, readFile, stat } from 'node:fs/promises'
+import { createInterface } from 'node:readline'
+import { InvalidOptionError } from '../errors.js'
+import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import type { SurveySample } from '../positioning/types.js'
+import type { SurveyFlags } from './command-line.js'
+import { EXIT } from './exit.js'
+
+/** A marked point of the walk. */
+export interface SurveyPointSpec {
+  name: string
+  x: number
+  y: number
+}
+
+/** The standard streams the command talks through (the test drives them as a child process's). */
+export interface SurveyIo {
+  input: NodeJS.ReadableStream
+  out: NodeJS.WritableStream
+  err: NodeJS.WritableStream
+}
+
+/** Reads a points file: `name,x,y` per line (metres), an optional header; bad lines are skipped and counted. */
+export function parsePoints(text: string): { points: SurveyPointSpec[]; skipped: number } {
+  const points: SurveyPointSpec[] = []
+  let skipped = 0
+  for (const [i, raw] of text.split(/\r?\n/).entries()) {
+    const line = raw.trim()
+    if (line === '' || line.startsWith('#')) continue
+    const f = line.split(',').map((s) => s.trim())
+    const x = Number(f[1])
+    const y = Number(f[2])
+    if (f.length < 3 || f[1] === '' || f[2] === '' || !Number.isFinite(x) || !Number.isFinite(y)) {
+      // The first line may be a header (name,x,y).
+      if (!(i === 0 && /^[a-z_ ]+$/i.test(f[1] ?? ''))) skipped++
+      continue
+    }
+    points.push({ name: f[0] === '' ? `P${points.length + 1}` : f[0], x, y })
+  }
+  return { points, skipped }
+}
+
+/** `x,y` or `x y` typed at the prompt, or undefined. */
+function typedPoint(line: string): { x: number; y: number } | undefined {
+  const f = line.trim().split(/[\s,;]+/)
+  const x = Number(f[0])
+  const y = Number(f[1])
+  return f.length === 2 && f[0] !== '' && f[1] !== '' && Number.isFinite(x) && Number.isFinite(y) ? { x, y } : undefined
+}
+
+/** Collects one beacon's readings from every gateway's RSSI batches while a point is being recorded. */
+class Recorder {
+  private current: { x: number; y: number; samples: SurveySample[]; gateways: Set<string> } | undefined
+  malformed = 0
+
+  constructor(
+    private readonly prefix: string,
+    private readonly beacon: string,
+  ) {}
+
+  onMessage(topic: string, payload: Buffer): void {
+    const c = this.current
+    const base = `${this.prefix}/gateways/`
+    if (c === undefined || !topic.startsWith(base) || payload.length === 0) return
+    const [gateway, kind, extra] = topic.slice(base.length).split('/')
+    if (kind !== 'rssi' || extra !== undefined || gateway === undefined || gateway === '') return
+    let batch: unknown
+    try {
+      batch = JSON.parse(payload.toString('utf8'))
+    } catch {
+      this.malformed++
+      return
+    }
+    const readings = (batch as { readings?: unknown } | null)?.readings
+    if (!Array.isArray(readings)) {
+      this.malformed++
+      return
+    }
+    for (const r of readings as unknown[]) {
+      const o = r as { id?: unknown; rssi?: unknown } | null
+      if (o === null || typeof o !== 'object' || o.id !== this.beacon) continue
+      if (typeof o.rssi !== 'number' || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20) {
+        this.malformed++
+        continue
+      }
+      c.samples.push({ x: c.x, y: c.y, anchor: gateway, rssi: o.rssi })
+      c.gateways.add(gateway)
+    }
+  }
+
+  begin(x: number, y: number): void {
+    this.current = { x, y, samples: [], gateways: new Set() }
+  }
+
+  end(): { samples: SurveySample[]; gateways: Set<string> } {
+    const c = this.current ?? { samples: [], gateways: new Set<string>() }
+    this.current = undefined
+    return c
+  }
+}
+
+async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, err: NodeJS.WritableStream): Promise<MqttLink> {
+  const options = resolvePublisherOptions({
+    url: flags.mqtt.url,
+    gatewayId: 'survey',
+    topicPrefix: prefix,
+    ...(flags.mqtt.username === undefined ? {} : { username: flags.mqtt.username }),
+    ...(flags.mqtt.passwordFile === undefined ? {} : { passwordFile: flags.mqtt.passwordFile }),
+  })
+  const link = await openLink(options, `beaconkit-survey-${process.pid}`, undefined)
+  let subscribed: () => void = () => undefined
+  const ready = new Promise<void>((resolve) => {
+    subscribed = resolve
+  })
+  const subscribe = async (): Promise<void> => {
+    try {
+      // A clean session forgets subscriptions: subscribe on every connection.
+      await link.subscribe([`${prefix}/gateways/+/rssi`], 0)
+      subscribed()
+    } catch (error) {
+      err.write(`survey: subscribing failed (${(error as Error).message}); retrying on the next connection\n`)
+    }
+  }
+  let lastError = ''
+  link.on('error', (error) => {
+    if (error.message !== lastError) err.write(`survey: ${error.message}\n`)
+    lastError = error.message
+  })
+  link.on('connected', () => void subscribe())
+  link.on('message', (topic, payload) => recorder.onMessage(topic, payload))
+  if (link.connected) void subscribe()
+  await ready
+  return link
+}
+
+function csv(samples: readonly SurveySample[]): string {
+  return samples.map((s) => `${s.x},${s.y},${s.anchor},${s.rssi}\n`).join('')
+}
+
+/** Runs `beaconkit survey`; resolves with the exit code. */
+export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: process.stdin, out: process.stdout, err: process.stderr }): Promise<number> {
+  const { out, err } = io
+  let points: SurveyPointSpec[] | undefined
+  if (flags.points !== undefined) {
+    let text: string
+    try {
+      text = await readFile(flags.points, 'utf8')
+    } catch (error) {
+      throw new InvalidOptionError('unreadable_file', `survey: cannot read the points file ${flags.points} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`, { option: 'points', cause: error })
+    }
+    const parsed = parsePoints(text)
+    if (parsed.points.length === 0) throw new InvalidOptionError('invalid_option', `survey: the points file ${flags.points} has no point; give one line name,x,y (metres) per point`, { option: 'points' })
+    if (parsed.skipped > 0) err.write(`survey: skipped ${parsed.skipped} unreadable lines of ${flags.points} (each line is name,x,y in metres)\n`)
+    points = parsed.points
+  }
+  const prefix = flags.mqtt.topicPrefix ?? 'beaconkit'
+  const recorder = new Recorder(prefix, flags.beacon)
+  out.write(`survey: connecting to ${flags.mqtt.url} …\n`)
+  const link = await connect(flags, recorder, prefix, err)
+  const lines = createInterface({ input: io.input, crlfDelay: Infinity })[Symbol.asyncIterator]()
+  const ask = async (prompt: string): Promise<string | undefined> => {
+    out.write(prompt)
+    const r = await lines.next()
+    return r.done === true ? undefined : r.value
+  }
+  let header = true
+  try {
+    header = (await stat(flags.out)).size === 0
+  } catch {
+    // A new file: it gets the header.
+  }
+  let recorded = 0
+  let samples = 0
+  let silent = 0
+  try {
+    for (let i = 0; ; i++) {
+      let at: { name: string; x: number; y: number }
+      if (points !== undefined) {
+        const p = points[i]
+        if (p === undefined) break
+        const line = await ask(`point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ${flags.beacon} and press Enter (s Enter skips it)\n`)
+        if (line === undefined) break
+        if (line.trim().toLowerCase() === 's') continue
+        at = p
+      } else {
+        let typed: { x: number; y: number } | undefined
+        for (;;) {
+          const line = await ask(`point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and press Enter (an empty line ends the survey)\n`)
+          if (line === undefined || line.trim() === '') break
+          typed = typedPoint(line)
+          if (typed !== undefined) break
+          out.write(`survey: ${JSON.stringify(line.trim().slice(0, 40))} is not x,y (two numbers in metres, e.g. 3.5,7)\n`)
+        }
+        if (typed === undefined) break
+        at = { name: `${i + 1}`, ...typed }
+      }
+      out.write(`recording ${flags.seconds} s at (${at.x}, ${at.y}) …\n`)
+      recorder.begin(at.x, at.y)
+      await new Promise((resolve) => setTimeout(resolve, flags.seconds * 1000))
+      const got = recorder.end()
+      if (got.samples.length === 0) {
+        silent++
+        out.write(`point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`)
+        continue
+      }
+      await appendFile(flags.out, `${header ? 'x,y,anchor,rssi\n' : ''}${csv(got.samples)}`)
+      header = false
+      recorded++
+      samples += got.samples.length
+      out.write(`point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways (${[...got.gateways].sort().join(', ')})\n`)
+    }
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw error
+    throw new InvalidOptionError('unwritable_file', `survey: cannot append to ${flags.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`, { option: 'out', cause: error })
+  } finally {
+    await link.close()
+  }
+  err.write(`survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`)
+  return EXIT.ok
+}
