@@ -7,10 +7,10 @@
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -40,6 +40,14 @@ export interface MqttFlags {
   passwordFile?: string
 }
 
+/** `webhook --mqtt` and its companions: where pushes are forwarded. */
+export interface WebhookMqttFlags {
+  url: string
+  topicPrefix?: string
+  username?: string
+  passwordFile?: string
+}
+
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {
   json: boolean
@@ -61,4 +69,5 @@ export type ParsedCommand =
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'broker'; port: number; host: string }
+  | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }

@@ -10,6 +10,7 @@ import { scanSource } from './backend.js'
 import { runBroker } from './broker.js'
 import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
+import { runWebhook } from './webhook.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
 
@@ -55,6 +56,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       return runEmulate(parsed)
     case 'broker':
       return runBroker(parsed)
+    case 'webhook':
+      return runWebhook(parsed)
     case 'scan': {
       const { source, label } = scanSource(parsed)
       try {
