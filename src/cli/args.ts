@@ -68,6 +68,7 @@ const OPTIONS: Record<CommandName, Options> = {
     json: { type: 'boolean' },
     email: { type: 'string' },
     'password-file': { type: 'string' },
+    'webhook-url': { type: 'string' },
   },
   broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   webhook: {
@@ -209,6 +210,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         json: bool(values, 'json'),
         ...optional('email', str(values, 'email')),
         ...optional('passwordFile', str(values, 'password-file')),
+        ...optional('webhookUrl', str(values, 'webhook-url')),
       }
     }
     case 'broker': {

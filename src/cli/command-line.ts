@@ -67,7 +67,7 @@ export type ParsedCommand =
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
-  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
+  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }
   | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }

@@ -123,13 +123,16 @@ ${COMMON_TAIL}`,
   emulate: `Usage: beaconkit emulate [options]
 
 Starts a local emulator of the cloud account interface, for trying \`--upload\` and
-AccountClient without a real account. Runs until Ctrl-C.
+AccountClient without a real account, and of the developer interface (paths under
+/developers, for DeveloperClient; docs/developer-interface.md). Runs until Ctrl-C.
 
   --port <port>          TCP port (default 8080; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
   --email <address>      the emulated account (default demo@example.com)
   --password-file <file> its password (default: demo-password)
   --json                 print the listening address as a JSON line
+  --webhook-url <url>    push task events of the developer interface to this
+                         receiver (e.g. \`beaconkit webhook\`'s URL)
 ${COMMON_TAIL}`,
 
   broker: `Usage: beaconkit broker [options]

@@ -45,6 +45,7 @@ describe('beaconkit webhook', () => {
     })
     expect(() => parseCommandLine(['webhook', '--mqtt-prefix', 'x'])).toThrow(InvalidOptionError)
     expect(() => parseCommandLine(['webhook', '--port', 'x'])).toThrow(/--port must be a TCP port/)
+    expect(parseCommandLine(['emulate', '--port', '0', '--webhook-url', 'http://127.0.0.1:8081/'])).toMatchObject({ command: 'emulate', webhookUrl: 'http://127.0.0.1:8081/' })
   })
 
   it('prints each push as a JSON line, and stops cleanly with its counters', async () => {
