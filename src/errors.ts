@@ -234,7 +234,7 @@ export class DeveloperApiError extends BeaconkitError<DeveloperApiErrorCode> {
  */
 export type WebhookErrorCode = 'malformed' | 'too_large' | 'unverified' | 'encrypted' | 'decrypt_failed' | 'handler_failed' | 'method_not_allowed'
 
-/** A webhook push was refused; the platform gets a non-2xx answer and pushes it again (spec 6.4). */
+/** A webhook push was refused; the platform gets a non-2xx answer and pushes it again (platform docs 6.4). */
 export class WebhookError extends BeaconkitError<WebhookErrorCode> {
   /** The status answered to the platform. */
   readonly status: number

@@ -194,6 +194,15 @@ const SNIPPETS: Rule[] = [
       expect(out).toMatch(/^fleet 0 beaconkit\/fleet\/status$/m)
     },
   },
+  {
+    match: 'const receiver = await startWebhookServer(',
+    why: 'runs as written (the emulator is the platform); checked: the downlink created a task and its event reached the receiver',
+    check: (out) => {
+      const id = /^tasks \[ (\d+) \]$/m.exec(out)?.[1]
+      expect(id).toBeDefined()
+      expect(out).toMatch(new RegExp(`^task ${id} done$`, 'm'))
+    },
+  },
 ]
 
 function ruleFor(snippet: Snippet): Rule | undefined {

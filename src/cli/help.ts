@@ -147,8 +147,8 @@ ${COMMON_TAIL}`,
 
   webhook: `Usage: beaconkit webhook [options]
 
-Receives the platform's webhook pushes (sensor data and task events, spec part 6) and
-prints each as a JSON line: {"event": "data" | "task", "time", "message"}. A push is
+Receives the platform's webhook pushes (sensor data and task events) and prints
+each as a JSON line: {"event": "data" | "task", "time", "message"}. A push is
 answered 2xx once it is printed (and, with --mqtt, accepted by the broker); otherwise
 the platform pushes it again, three times in all. Re-pushes of a message already taken
 are dropped by msgId. Safe-mode (encrypted) pushes are refused: decrypting needs a

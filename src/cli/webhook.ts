@@ -1,9 +1,9 @@
 /**
- * `beaconkit webhook`: a webhook receiver (spec 6) that prints each push as a JSON line (or a
+ * `beaconkit webhook`: a webhook receiver (platform docs 6) that prints each push as a JSON line (or a
  * short line on a terminal) and, with `--mqtt`, forwards it to the broker. A push is
  * acknowledged only once it is printed and, with `--mqtt`, the broker has acknowledged it
  * (QoS 1): while the broker is away the platform gets a non-2xx answer and pushes again
- * (spec 6.4).
+ * (platform docs 6.4).
  */
 
 import { InvalidOptionError, MqttError } from '../errors.js'

@@ -1,5 +1,5 @@
 /**
- * The emulator's webhook push (spec 6.2–6.4): POSTs a message to the configured URL and, when
+ * The emulator's webhook push (platform docs 6.2–6.4): POSTs a message to the configured URL and, when
  * the answer is not 2xx (or there is none), pushes it again — three pushes in all, then it
  * gives up. Every attempt is recorded so tests can check the redelivery path end to end.
  */
@@ -28,7 +28,7 @@ export interface PushSettings {
   timeoutMs: number
 }
 
-/** Pushes in all per message (spec 6.4). */
+/** Pushes in all per message (platform docs 6.4). */
 export const PUSHES_PER_MESSAGE = 3
 
 /** Sends messages and keeps the record; `idle()` waits for every one under way. */

@@ -1,5 +1,5 @@
 /**
- * The developer interface's routes in the emulator (spec 4.2–4.13): the spec's validation and
+ * The developer interface's routes in the emulator (platform docs 4.2–4.13): the spec's validation and
  * error codes, answered in the `{err_code, data}` envelope. Rules are the client's own
  * (developer/rules.ts), so the two cannot drift apart.
  */

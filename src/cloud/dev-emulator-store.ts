@@ -1,5 +1,5 @@
 /**
- * The developer emulator's data (spec 2.1–2.4): sensors of every named type, base stations,
+ * The developer emulator's data (platform docs 2.1–2.4): sensors of every named type, base stations,
  * each sensor's history, which merchant owns which device, and downlink tasks. Seeded from a
  * number so every run with the same seed sees the same devices.
  */

@@ -18,7 +18,7 @@ export interface DeveloperEmulatorOptions {
   taskDelayMs?: number
   /** Pause before each re-push of a message answered non-2xx. Default 1000 ms. */
   redeliveryDelayMs?: number
-  /** Safe mode (spec 6.1): turns each pushed message's JSON into `encryptData`. The platform's cipher is not published: bring your own. */
+  /** Safe mode (platform docs 6.1): turns each pushed message's JSON into `encryptData`. The platform's cipher is not published: bring your own. */
   encrypt?: (plaintext: string) => string
   /** Headers added to each push (e.g. a signature over the body) for a receiver's `verify` hook. */
   sign?: (body: string) => Record<string, string>

@@ -44,7 +44,7 @@ export interface EmulatorOptions {
   faults?: EmulatorFaults
   /** Largest request body accepted. Default 16 MiB. */
   maxBodyBytes?: number
-  /** Where the developer interface pushes sensor data and task events (spec 6); none when unset. */
+  /** Where the developer interface pushes sensor data and task events (platform docs 6); none when unset. */
   webhookUrl?: string
   /** The developer interface's task delay, redelivery pause, safe mode and push signature. */
   developer?: DeveloperEmulatorOptions
@@ -212,7 +212,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       try {
         body = JSON.parse(text)
       } catch {
-        // The developer interface answers in its envelope (spec 4.1), the account interface as it always did.
+        // The developer interface answers in its envelope (platform docs 4.1), the account interface as it always did.
         if ((req.url ?? '').startsWith('/developers/')) {
           send(res, 400, { err_code: 5020601, err_msg: 'invalid params: the body is not JSON' })
           return

@@ -1,5 +1,5 @@
 /**
- * The developer interface's answer envelope `{err_code, data}` (spec 4.1, 7): unwrapped on
+ * The developer interface's answer envelope `{err_code, data}` (platform docs 4.1, 7): unwrapped on
  * success, turned into a `DeveloperApiError` otherwise, whatever the HTTP status (the spec does
  * not say which statuses accompany failures, so both a 200 and a 4xx carrying `err_code` count).
  */

@@ -1,4 +1,4 @@
-/** Walking a paged list (spec 4.7, 4.9) by its `page_info`. */
+/** Walking a paged list (platform docs 4.7, 4.9) by its `page_info`. */
 import { DeveloperApiError } from '../errors.js'
 import type { Page } from './types.js'
 

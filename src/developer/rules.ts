@@ -1,5 +1,5 @@
 /**
- * The developer interface's request rules (spec 4.2–4.13, 8), in one place: the client checks
+ * The developer interface's request rules (platform docs 4.2–4.13, 8), in one place: the client checks
  * a request with them before it sends anything, and the emulator answers with the spec's error
  * code when a request breaks one. Pure: values in, the first broken rule out.
  */
@@ -11,7 +11,7 @@ export interface Violation {
   errCode: number
 }
 
-/** Threshold keys per device type (spec 4.3). */
+/** Threshold keys per device type (platform docs 4.3). */
 export const THRESHOLD_KEYS: Readonly<Record<string, readonly string[]>> = {
   co: ['coAlarmHigh'],
   co2: ['co2AlarmHigh'],

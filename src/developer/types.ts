@@ -4,10 +4,10 @@
  * on whatever else the platform adds.
  */
 
-/** Numeric status of a device or station (spec 3.1): -1 inactive, 0 normal, 1 error, 2 danger, 3 timeout, 4 offline. */
+/** Numeric status of a device or station (platform docs 3.1): -1 inactive, 0 normal, 1 error, 2 danger, 3 timeout, 4 offline. */
 export type NormalStatus = -1 | 0 | 1 | 2 | 3 | 4
 
-/** A sensor device (spec 2.1). */
+/** A sensor device (platform docs 2.1). */
 export interface SensorDevice {
   sn: string
   name: string
@@ -24,7 +24,7 @@ export interface SensorDevice {
   status: 'inactive' | 'normal' | 'error' | 'danger' | 'timeout' | 'offline'
 }
 
-/** A base station (spec 2.2). */
+/** A base station (platform docs 2.2). */
 export interface Station {
   sn: string
   name: string
@@ -42,7 +42,7 @@ export interface Station {
   prevUpTime: number
 }
 
-/** One sensor history record (spec 2.4). */
+/** One sensor history record (platform docs 2.4). */
 export interface HistoryRecord {
   msgId: string
   createdTime: number
@@ -51,7 +51,7 @@ export interface HistoryRecord {
   data: Record<string, unknown>
 }
 
-/** Where a paged list is (spec 4.7). */
+/** Where a paged list is (platform docs 4.7). */
 export interface PageInfo {
   current_page: number
   /** Total number of pages. */
@@ -66,7 +66,7 @@ export interface Page<T> {
   page_info: PageInfo
 }
 
-/** What a downlink request created (spec 4.1). */
+/** What a downlink request created (platform docs 4.1). */
 export interface DownlinkResult {
   /** The batch id. */
   scheduleNo: string

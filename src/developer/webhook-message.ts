@@ -1,5 +1,5 @@
 /**
- * The webhook's two messages (spec 6.2 sensor data, 6.3 task event): checked field by field,
+ * The webhook's two messages (platform docs 6.2 sensor data, 6.3 task event): checked field by field,
  * so a handler only ever sees a message of the documented shape. Pure: JSON value in, a typed
  * message or the first problem out.
  */

@@ -1,5 +1,5 @@
 /**
- * The webhook receiver (spec 6.1–6.4; docs/developer-interface.md): a `node:http` request
+ * The webhook receiver (platform docs 6.1–6.4; docs/developer-interface.md): a `node:http` request
  * listener that mounts in any server or framework. It answers 2xx only once the handler's
  * promise resolved, so a message the application could not take is pushed again by the
  * platform; re-pushes of a message already taken are answered 2xx without calling the handler
@@ -27,7 +27,7 @@ export interface WebhookHandlerOptions {
   /** Takes a task event (6.3), as `onData`. */
   onTaskEvent?: (event: TaskEvent) => void | Promise<void>
   /**
-   * Checks a push's signature (spec 5.3; the platform's scheme is not published: plug yours in).
+   * Checks a push's signature (platform docs 5.3; the platform's scheme is not published: plug yours in).
    * False, or a throw, refuses the push with 401.
    */
   verify?: (request: WebhookRequest) => boolean | Promise<boolean>
