@@ -84,6 +84,16 @@ describe('DeveloperApiError', () => {
     })
   }
 
+  it('500 (server error) as 4.11–4.13 raise it, none of them retried', async () => {
+    const client = new DeveloperClient({ baseUrl: emu.url, retry: { retries: 3, initialDelayMs: 1, maxDelayMs: 5 } })
+    const before = emu.requests
+    for (const call of [() => client.linkDevices([sn()]), () => client.unlinkDevices([sn()]), () => client.updateInfo('device', [{ sn: sn(), name: 'x' }])]) {
+      emu.developer.failNext(500)
+      await expect(call()).rejects.toMatchObject({ code: 'server_error', errCode: 500, meaning: 'server error' })
+    }
+    expect(emu.requests - before).toBe(3)
+  })
+
   it('704 carries err_info from the parser', async () => {
     const client = new DeveloperClient({ baseUrl: emu.url })
     const error = await client.sendParserData('tracker', [sn()], { command: '' }).catch((e: unknown) => e)
