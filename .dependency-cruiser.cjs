@@ -37,6 +37,13 @@ module.exports = {
       to: { path: '^src/(sources|cloud|mqtt|web|cli|developer)/|^src/scanner[.]ts$|^node:(fs|net|http|https|dgram|child_process)$' },
     },
     {
+      name: 'developer-is-platform-side',
+      comment: 'The developer client and webhook receiver talk to the platform (DESIGN.md 1, "platform"): they share the cloud transport but know nothing of scanning, MQTT or the fleet.',
+      severity: 'error',
+      from: { path: '^src/developer/' },
+      to: { path: '^src/(sources|range|frames|secure|mqtt|fleet|positioning|web|cli)/|^src/(scanner|decoder|decode)[.]ts$' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

@@ -166,3 +166,84 @@ export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_
 
 /** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
 export class MqttError extends BeaconkitError<MqttErrorCode> {}
+
+/**
+ * Reasons a call to the developer interface failed. The spec's own error codes (part 7) map to
+ * `system_busy` (-1), `server_error` (500), `parser_rejected` (704), `sns_required` (5010101),
+ * `device_not_found` (5010107), `invalid_count` (5010108), `invalid_params` (5020601),
+ * `invalid_sns` (5020610), `invalid_interval` (5020612), `invalid_hex` (5020613),
+ * `invalid_threshold` (5020614–5020620) and `api_error` (any other non-zero `err_code`); the
+ * rest are the transport's (no answer, a redirect, a non-JSON answer, …) and `sign_failed`
+ * (the caller's `sign` hook threw).
+ */
+export type DeveloperApiErrorCode =
+  | 'system_busy'
+  | 'server_error'
+  | 'parser_rejected'
+  | 'sns_required'
+  | 'device_not_found'
+  | 'invalid_count'
+  | 'invalid_params'
+  | 'invalid_sns'
+  | 'invalid_interval'
+  | 'invalid_hex'
+  | 'invalid_threshold'
+  | 'api_error'
+  | 'sign_failed'
+  | Exclude<AccountErrorCode, 'insecure_url'>
+
+/**
+ * A call to the developer interface failed: the platform answered a non-zero `err_code`
+ * (`errCode`, with the spec's meaning in `meaning`), or the call got no usable answer
+ * (`errCode` absent). Never carries the AppSecret or a signature.
+ */
+export class DeveloperApiError extends BeaconkitError<DeveloperApiErrorCode> {
+  /** HTTP status of the answer; 0 when there was none. */
+  readonly status: number
+  /** The envelope's `err_code`, when the platform sent one. */
+  readonly errCode?: number
+  /** What the spec (part 7) says `errCode` means, when it lists it. */
+  readonly meaning?: string
+  /** The platform's own message (`err_msg`, `errmsg`), scrubbed and cut to 200 characters. */
+  readonly serverMessage?: string
+  /** `err_info` (the parser's detail of a 704), scrubbed and cut to 500 characters. */
+  readonly errInfo?: string
+  /** Seconds the server asked us to wait (Retry-After), when it did. */
+  readonly retryAfterSeconds?: number
+
+  constructor(
+    code: DeveloperApiErrorCode,
+    message: string,
+    details: { status?: number; errCode?: number; meaning?: string; serverMessage?: string; errInfo?: string; retryAfterSeconds?: number; cause?: unknown } = {},
+  ) {
+    super(code, message, { cause: details.cause })
+    this.status = details.status ?? 0
+    if (details.errCode !== undefined) this.errCode = details.errCode
+    if (details.meaning !== undefined) this.meaning = details.meaning
+    if (details.serverMessage !== undefined) this.serverMessage = details.serverMessage
+    if (details.errInfo !== undefined) this.errInfo = details.errInfo
+    if (details.retryAfterSeconds !== undefined) this.retryAfterSeconds = details.retryAfterSeconds
+  }
+}
+
+/**
+ * Reasons a webhook push was refused (see `createWebhookHandler`'s `onError`): `malformed`
+ * (not JSON, or fields of the wrong type), `too_large`, `unverified` (the `verify` hook said no),
+ * `encrypted` (an `encryptData` message and no `decrypt` hook), `decrypt_failed`,
+ * `handler_failed` (`onData` / `onTaskEvent` rejected), `method_not_allowed` (not a POST).
+ */
+export type WebhookErrorCode = 'malformed' | 'too_large' | 'unverified' | 'encrypted' | 'decrypt_failed' | 'handler_failed' | 'method_not_allowed'
+
+/** A webhook push was refused; the platform gets a non-2xx answer and pushes it again (platform docs 6.4). */
+export class WebhookError extends BeaconkitError<WebhookErrorCode> {
+  /** The status answered to the platform. */
+  readonly status: number
+  /** The push's `msgId`, when it could be read. */
+  readonly msgId?: string
+
+  constructor(code: WebhookErrorCode, message: string, details: { status: number; msgId?: string; cause?: unknown }) {
+    super(code, message, { cause: details.cause })
+    this.status = details.status
+    if (details.msgId !== undefined) this.msgId = details.msgId
+  }
+}

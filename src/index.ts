@@ -33,6 +33,8 @@ export {
   MqttError,
 } from './errors.js'
 export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, MqttErrorCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export { DeveloperApiError, WebhookError } from './errors.js'
+export type { DeveloperApiErrorCode, WebhookErrorCode } from './errors.js'
 export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './unheard.js'
 export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
@@ -61,6 +63,19 @@ export type { FileQueueOptions, FileQueueStats } from './cloud/file-queue.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './cloud/emulator.js'
 export type { Emulator, EmulatorFaults, EmulatorOptions } from './cloud/emulator.js'
 export type { CatalogueDevice, EmulatorAccount, EmulatorStore, LogSource, StoredLog } from './cloud/emulator-store.js'
+export type { DeveloperEmulator, DeveloperEmulatorOptions } from './cloud/dev-emulator.js'
+export type { Delivery } from './cloud/dev-emulator-push.js'
+export type { DeveloperStore, EmulatorTask } from './cloud/dev-emulator-store.js'
+export { DeveloperClient } from './developer/client.js'
+export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client.js'
+export { THRESHOLD_KEYS } from './developer/rules.js'
+export type { DownlinkResult, HistoryQuery, HistoryRecord, InfoUpdate, LinkResult, NormalStatus, Page, PageInfo, PageQuery, SensorDevice, Station, UpdateResult } from './developer/types.js'
+export { createWebhookHandler } from './developer/webhook.js'
+export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook.js'
+export { startWebhookServer } from './developer/webhook-server.js'
+export type { WebhookServer, WebhookServerOptions } from './developer/webhook-server.js'
+export { parseWebhookMessage } from './developer/webhook-message.js'
+export type { DataMessage, SensorData, TaskEvent, Vector3, WebhookMessage } from './developer/webhook-message.js'
 export type {
   AccountBeacon,
   BeaconLogRecord,

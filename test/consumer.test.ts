@@ -218,6 +218,15 @@ const __source = new __Sim({ virtual: true, durationMs: 20_000, seed: 5, noiseDb
       expect(Math.hypot(final.x - 6, final.y - 9)).toBeLessThan(Math.max(2, final.accuracy))
     },
   },
+  {
+    match: 'const receiver = await startWebhookServer(',
+    why: 'runs as written (the emulator is the platform); checked: the downlink created a task and its event reached the receiver',
+    check: (out) => {
+      const id = /^tasks \[ (\d+) \]$/m.exec(out)?.[1]
+      expect(id).toBeDefined()
+      expect(out).toMatch(new RegExp(`^task ${id} done$`, 'm'))
+    },
+  },
 ]
 
 function ruleFor(snippet: Snippet): Rule | undefined {

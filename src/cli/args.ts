@@ -68,8 +68,19 @@ const OPTIONS: Record<CommandName, Options> = {
     json: { type: 'boolean' },
     email: { type: 'string' },
     'password-file': { type: 'string' },
+    'webhook-url': { type: 'string' },
   },
   broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
+  webhook: {
+    ...HELP,
+    port: { type: 'string' },
+    host: { type: 'string' },
+    json: { type: 'boolean' },
+    mqtt: { type: 'string' },
+    'mqtt-prefix': { type: 'string' },
+    'mqtt-user': { type: 'string' },
+    'mqtt-password-file': { type: 'string' },
+  },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
   locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
   survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' } },
@@ -201,12 +212,31 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         json: bool(values, 'json'),
         ...optional('email', str(values, 'email')),
         ...optional('passwordFile', str(values, 'password-file')),
+        ...optional('webhookUrl', str(values, 'webhook-url')),
       }
     }
     case 'broker': {
       positionals(pos, 0, 'beaconkit broker [options]', command)
       const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
       return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
+    }
+    case 'webhook': {
+      positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>]', command)
+      const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+      const url = str(values, 'mqtt')
+      for (const companion of ['mqtt-prefix', 'mqtt-user', 'mqtt-password-file']) {
+        if (url === undefined && str(values, companion) !== undefined) fail(companion, `--${companion} needs --mqtt <url>`, command)
+      }
+      const mqtt =
+        url === undefined
+          ? undefined
+          : {
+              url,
+              ...optional('topicPrefix', str(values, 'mqtt-prefix')),
+              ...optional('username', str(values, 'mqtt-user')),
+              ...optional('passwordFile', str(values, 'mqtt-password-file')),
+            }
+      return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt) }
     }
     case 'keys': {
       const [sub, key, ...extra] = pos

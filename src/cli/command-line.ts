@@ -9,10 +9,10 @@ import type { PositioningMethod } from '../positioning/types.js'
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys' | 'locate' | 'survey'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys' | 'locate' | 'survey'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys', 'locate', 'survey']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys', 'locate', 'survey']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -38,6 +38,14 @@ export interface MqttFlags {
   gatewayId?: string
   topicPrefix?: string
   homeAssistant: boolean
+  username?: string
+  passwordFile?: string
+}
+
+/** `webhook --mqtt` and its companions: where pushes are forwarded. */
+export interface WebhookMqttFlags {
+  url: string
+  topicPrefix?: string
   username?: string
   passwordFile?: string
 }
@@ -90,8 +98,9 @@ export type ParsedCommand =
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
-  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
+  | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }
+  | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
   | ({ command: 'locate' } & LocateFlags)
   | ({ command: 'survey' } & SurveyFlags)

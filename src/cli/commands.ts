@@ -12,6 +12,7 @@ import { runEmulate } from './emulate.js'
 import { runLocate } from './locate.js'
 import { runSurvey } from './survey.js'
 import { runRecord } from './record.js'
+import { runWebhook } from './webhook.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
 
@@ -61,6 +62,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       return runLocate(parsed)
     case 'survey':
       return runSurvey(parsed)
+    case 'webhook':
+      return runWebhook(parsed)
     case 'scan': {
       const { source, label } = scanSource(parsed)
       try {

@@ -14,6 +14,8 @@ export interface EmulateOptions {
   json: boolean
   email?: string
   passwordFile?: string
+  /** Where the developer interface pushes sensor data and task events. */
+  webhookUrl?: string
 }
 
 /** Starts the emulator, prints where it listens, and runs until SIGINT/SIGTERM. */
@@ -23,7 +25,7 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
   const email = options.email ?? DEFAULT_EMULATOR_ACCOUNT.email
   let emulator: Emulator
   try {
-    emulator = await startEmulator({ port: options.port, host: options.host, accounts: [{ email, password }] })
+    emulator = await startEmulator({ port: options.port, host: options.host, accounts: [{ email, password }], ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }) })
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
@@ -50,6 +52,7 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
       `cloud emulator listening on ${emulator.url}\n` +
         `account ${email} (${pw})\n` +
         `upload to it: beaconkit replay --demo --upload --cloud-url ${emulator.url} --email ${email} --password-file <file>\n` +
+        `developer interface under ${emulator.url}/developers${options.webhookUrl === undefined ? '' : `, pushing to ${options.webhookUrl}`}\n` +
         'Ctrl-C stops it.\n',
     )
   }

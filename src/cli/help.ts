@@ -124,13 +124,16 @@ ${COMMON_TAIL}`,
   emulate: `Usage: beaconkit emulate [options]
 
 Starts a local emulator of the cloud account interface, for trying \`--upload\` and
-AccountClient without a real account. Runs until Ctrl-C.
+AccountClient without a real account, and of the developer interface (paths under
+/developers, for DeveloperClient; docs/developer-interface.md). Runs until Ctrl-C.
 
   --port <port>          TCP port (default 8080; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
   --email <address>      the emulated account (default demo@example.com)
   --password-file <file> its password (default: demo-password)
   --json                 print the listening address as a JSON line
+  --webhook-url <url>    push task events of the developer interface to this
+                         receiver (e.g. \`beaconkit webhook\`'s URL)
 ${COMMON_TAIL}`,
 
   broker: `Usage: beaconkit broker [options]
@@ -141,6 +144,26 @@ Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
 
   --port <port>          TCP port (default 1883; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
+${COMMON_TAIL}`,
+
+  webhook: `Usage: beaconkit webhook [options]
+
+Receives the platform's webhook pushes (sensor data and task events) and prints
+each as a JSON line: {"event": "data" | "task", "time", "message"}. A push is
+answered 2xx once it is printed (and, with --mqtt, accepted by the broker); otherwise
+the platform pushes it again, three times in all. Re-pushes of a message already taken
+are dropped by msgId. Safe-mode (encrypted) pushes are refused: decrypting needs a
+decrypt hook (createWebhookHandler; docs/developer-interface.md). Runs until Ctrl-C.
+
+  --port <port>          TCP port (default 8080; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1; put an https proxy in
+                         front before opening it to the platform)
+  --json                 JSON lines (the default when standard output is not a terminal)
+  --mqtt <url>           forward each push to this broker, QoS 1, not retained:
+                         <p>/webhook/data/<sn> and <p>/webhook/tasks/<taskId>
+  --mqtt-prefix <p>      topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>  file holding the broker password
 ${COMMON_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>
@@ -213,6 +236,7 @@ Commands:
   simulate               run the beacon simulator through the same views
   emulate                start a local emulator of the cloud account interface
   broker                 start a local MQTT broker for --mqtt (aedes)
+  webhook                receive the platform's webhook pushes; JSON lines or MQTT
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan
   survey <samples.csv>   record a calibration walk from the gateways on a broker

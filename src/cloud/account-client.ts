@@ -4,7 +4,7 @@
  */
 import { inspect } from 'node:util'
 import { AccountError, InvalidOptionError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from './http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from './http.js'
 import type { FetchLike } from './http.js'
 import { withRetries } from './retry.js'
 import type { RetryPolicy } from './retry.js'
@@ -64,12 +64,6 @@ export interface UploadResult {
   duplicates?: number
 }
 
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
-
-function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
-
 function invalid(option: string, message: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', message, { option })
 }
@@ -117,21 +111,14 @@ export class AccountClient {
     if (typeof options.password !== 'string' || options.password.length === 0) {
       throw invalid('password', 'password must be a non-empty string')
     }
-    let url: URL
-    try {
-      url = new URL(options.baseUrl)
-    } catch {
-      throw invalid('baseUrl', 'baseUrl must be an absolute URL such as https://cloud.example.com/api')
-    }
-    if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('baseUrl', 'baseUrl must use https')
-    if (url.username !== '' || url.password !== '') throw invalid('baseUrl', 'put credentials in email and password, not in baseUrl')
-    if (url.protocol === 'http:' && !isLoopback(url.hostname) && options.allowInsecureHttp !== true) {
+    const url = parseBaseUrl(options.baseUrl, 'email and password')
+    if (url.insecure && options.allowInsecureHttp !== true) {
       throw new AccountError(
         'insecure_url',
         `refusing to send credentials over plain http to ${url.host}; use https, or set allowInsecureHttp if you accept the risk`,
       )
     }
-    this.baseUrl = `${url.origin}${url.pathname}`.replace(/\/+$/, '')
+    this.baseUrl = url.baseUrl
     this.email = options.email
     this.#password = options.password
     const basic = Buffer.from(`${options.email}:${options.password}`, 'utf8').toString('base64')

@@ -12,6 +12,8 @@ import { seededRandom } from '../random.js'
 import type { EmulatorAccount } from './emulator-store.js'
 import { normalizeSerial, parseLogRecord, ShapeError } from './records.js'
 import type { BeaconLogRecord } from './records.js'
+import { DeveloperEmulatorCore } from './dev-emulator.js'
+import type { DeveloperEmulator, DeveloperEmulatorOptions } from './dev-emulator.js'
 
 /** Injected misbehaviour. Rates are probabilities from 0 to 1 per request. */
 export interface EmulatorFaults {
@@ -42,6 +44,10 @@ export interface EmulatorOptions {
   faults?: EmulatorFaults
   /** Largest request body accepted. Default 16 MiB. */
   maxBodyBytes?: number
+  /** Where the developer interface pushes sensor data and task events (platform docs 6); none when unset. */
+  webhookUrl?: string
+  /** The developer interface's task delay, redelivery pause, safe mode and push signature. */
+  developer?: DeveloperEmulatorOptions
 }
 
 /** A running emulator. */
@@ -51,6 +57,8 @@ export interface Emulator {
   port: number
   /** The data, for tests and the demo. */
   store: EmulatorStore
+  /** The developer interface (paths under `/developers`): its data, pushes and injected failures. */
+  developer: DeveloperEmulator
   /** Requests received so far (including failed and reset ones). */
   readonly requests: number
   /** Replaces the injected faults. */
@@ -89,6 +97,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
   const host = options.host ?? '127.0.0.1'
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024
   const store = new EmulatorStore(accounts, seed, options.persistPath)
+  const developer = new DeveloperEmulatorCore(seed, options.webhookUrl, options.developer)
   const faultRng = seededRandom(seed ^ 0x5eed5)
   let faults = checkFaults(options.faults ?? {})
   let requests = 0
@@ -114,6 +123,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const method = req.method ?? 'GET'
     const parts = url.pathname.split('/').filter((p) => p.length > 0)
     const path = `/${parts.join('/')}`
+    if (parts[0] === 'developers') return developer.handle(method, parts.slice(1).map(pathSegment), url.searchParams, body)
     if (method === 'POST' && path === '/sessions') {
       const b = body as { email?: unknown; password?: unknown } | undefined
       if (typeof b?.email !== 'string' || typeof b.password !== 'string') throw new HttpError(400, 'email and password are required strings', 'bad_param')
@@ -202,6 +212,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       try {
         body = JSON.parse(text)
       } catch {
+        // The developer interface answers in its envelope (platform docs 4.1), the account interface as it always did.
+        if ((req.url ?? '').startsWith('/developers/')) {
+          send(res, 400, { err_code: 5020601, err_msg: 'invalid params: the body is not JSON' })
+          return
+        }
         throw new HttpError(400, 'body is not JSON', 'bad_json')
       }
     }
@@ -244,6 +259,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     url: `http://${urlHost}:${actualPort}`,
     port: actualPort,
     store,
+    developer,
     get requests() {
       return requests
     },
@@ -251,6 +267,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       faults = checkFaults(next)
     },
     async close() {
+      developer.close()
       await new Promise<void>((resolve) => {
         server.close(() => resolve())
         server.closeAllConnections()

@@ -5,7 +5,7 @@
  * login page's 200 look like an accepted upload); answers are read with a size cap; and every
  * message is scrubbed of the secrets, whatever the server or the network stack put in it.
  */
-import { AccountError } from '../errors.js'
+import { AccountError, InvalidOptionError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import { discardBody, readCapped } from './http-body.js'
 import { Scrubber } from './scrub.js'
@@ -31,11 +31,21 @@ export interface Exchange {
   /** Path and query, e.g. `/users/me/beacons?x=1`. */
   path: string
   body?: unknown
+  /** The body already serialised as JSON (a signed body must be sent byte for byte as signed); wins over `body`. */
+  bodyText?: string
   authorization?: string
+  /** More request headers (e.g. a signature); their values never reach an error message. */
+  headers?: Readonly<Record<string, string>>
   signal?: AbortSignal
   timeoutMs: number
   /** `false` ignores the body; `'optional'` parses it when it is JSON and ignores it otherwise. */
   wantBody: boolean | 'optional'
+  /**
+   * Looks at every answer whose body is JSON (any status) and returns the error to throw
+   * instead of the usual outcome, or undefined to go on: an interface that reports failures
+   * in its body (`{err_code, err_msg}`) turns them into its own error here.
+   */
+  check?: (status: number, body: unknown, retryAfterSeconds: number | undefined, scrub: (text: string, maxLength?: number) => string) => Error | undefined
 }
 
 /** How a transport talks to one server. */
@@ -47,6 +57,43 @@ export interface TransportOptions {
   secrets: readonly string[]
   /** Largest answer body read; a longer one fails with code `response_too_large`. */
   maxResponseBytes?: number
+  /** Names the server in messages; default the account interface. */
+  service?: ServiceWording
+}
+
+/** How messages name the server and what they advise on a refusal. */
+export interface ServiceWording {
+  /** e.g. `the account interface`. */
+  name: string
+  /** Advice on 401/403, e.g. `check the account e-mail and password`. */
+  unauthorizedHint: string
+}
+
+const ACCOUNT_WORDING: ServiceWording = { name: "the account interface", unauthorizedHint: 'check the account e-mail and password' }
+
+const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
+
+/** A host name that never leaves this machine: plain http to it exposes nothing. */
+export function isLoopback(hostname: string): boolean {
+  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
+}
+
+/**
+ * Checks a client's `baseUrl` (absolute, http or https, no credentials in it) and returns it
+ * without a trailing slash, plus whether it is plain http off loopback (the caller decides
+ * whether that is allowed). `credentialsWhere` says where credentials go instead.
+ */
+export function parseBaseUrl(text: unknown, credentialsWhere: string): { baseUrl: string; insecure: boolean; host: string } {
+  const invalid = (message: string): InvalidOptionError => new InvalidOptionError('invalid_option', message, { option: 'baseUrl' })
+  let url: URL
+  try {
+    url = new URL(String(text))
+  } catch {
+    throw invalid('baseUrl must be an absolute URL such as https://cloud.example.com/api')
+  }
+  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('baseUrl must use https')
+  if (url.username !== '' || url.password !== '') throw invalid(`put credentials in ${credentialsWhere}, not in baseUrl`)
+  return { baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''), insecure: url.protocol === 'http:' && !isLoopback(url.hostname), host: url.host }
 }
 
 /** Parses Retry-After (delta-seconds or an HTTP date) into seconds, or undefined. */
@@ -98,12 +145,16 @@ export class HttpTransport {
   readonly maxResponseBytes: number
   readonly #fetch: FetchLike
   readonly #scrubber: Scrubber
+  readonly #secrets: readonly string[]
+  readonly #wording: ServiceWording
 
   constructor(options: TransportOptions) {
+    this.#wording = options.service ?? ACCOUNT_WORDING
     this.baseUrl = options.baseUrl
     this.maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     this.#fetch = options.fetch ?? ((input, init) => fetch(input, init))
     this.#scrubber = new Scrubber(options.secrets)
+    this.#secrets = [...options.secrets]
   }
 
   /** `text` without any secret, cut to `maxLength` after scrubbing. */
@@ -114,8 +165,11 @@ export class HttpTransport {
   /** Performs `ex`; resolves to the parsed JSON body (or undefined). */
   async exchange(ex: Exchange): Promise<unknown> {
     const what = `${ex.method} ${ex.path.split('?')[0]}`
+    // Extra headers (a signature) are secrets of this exchange: a server may echo them.
+    const scrubber = ex.headers === undefined ? this.#scrubber : new Scrubber([...this.#secrets, ...Object.values(ex.headers)])
+    const scrub = (text: string, maxLength?: number): string => scrubber.scrub(text, maxLength)
     const fail = (code: AccountErrorCode, message: string, details: { status?: number; retryAfterSeconds?: number } = {}): AccountError =>
-      new AccountError(code, this.scrub(message), details)
+      new AccountError(code, scrub(message), details)
     if (ex.signal?.aborted) throw fail('aborted', `${what} was aborted before it started`)
     const timeout = AbortSignal.timeout(ex.timeoutMs)
     // Ours: stops an answer that grew past the cap, which closes its connection.
@@ -123,10 +177,11 @@ export class HttpTransport {
     const signal = AbortSignal.any(ex.signal === undefined ? [timeout, stop.signal] : [ex.signal, timeout, stop.signal])
     const headers: Record<string, string> = { accept: 'application/json' }
     if (ex.authorization !== undefined) headers.authorization = ex.authorization
+    if (ex.headers !== undefined) Object.assign(headers, ex.headers)
     let body: string | undefined
-    if (ex.body !== undefined) {
+    if (ex.bodyText !== undefined || ex.body !== undefined) {
       headers['content-type'] = 'application/json'
-      body = JSON.stringify(ex.body)
+      body = ex.bodyText ?? JSON.stringify(ex.body)
     }
     const failed = (e: unknown): AccountError => {
       if (ex.signal?.aborted === true) return fail('aborted', `${what} was aborted`)
@@ -154,7 +209,7 @@ export class HttpTransport {
       const how = followed
         ? `was redirected to ${to} by the injected fetch, which must not follow redirects (pass init.redirect on); its answer is not trusted`
         : `was redirected${status === 0 ? '' : ` (HTTP ${status})`} to ${to}, and redirects are not followed`
-      throw fail('redirected', `${what} ${how}. Set the base URL to the account interface's own address; a proxy or captive portal in the way also causes this`, { status })
+      throw fail('redirected', `${what} ${how}. Set the base URL to ${this.#wording.name}'s own address; a proxy or captive portal in the way also causes this`, { status })
     }
     const ok = status >= 200 && status < 300
     if (ok && !ex.wantBody) {
@@ -168,7 +223,7 @@ export class HttpTransport {
       if (read.truncated && ok) {
         throw fail(
           'response_too_large',
-          `${what} answered with more than ${this.maxResponseBytes} bytes, so the answer was abandoned; check that the base URL points at the account interface, or raise maxResponseBytes (for large log pages, ask for a smaller count)`,
+          `${what} answered with more than ${this.maxResponseBytes} bytes, so the answer was abandoned; check that the base URL points at ${this.#wording.name}, or raise maxResponseBytes (for large log pages, ask for a smaller count)`,
           { status },
         )
       }
@@ -176,6 +231,18 @@ export class HttpTransport {
     } catch (e) {
       if (e instanceof AccountError) throw e
       throw failed(e)
+    }
+    const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'))
+    if (ex.check !== undefined && text.length > 0) {
+      let parsed: unknown
+      let isJson = true
+      try {
+        parsed = JSON.parse(text) as unknown
+      } catch {
+        isJson = false
+      }
+      const error = isJson ? ex.check(status, parsed, retryAfterSeconds, scrub) : undefined
+      if (error !== undefined) throw error
     }
     if (ok) {
       if (text.length === 0) return undefined
@@ -186,13 +253,12 @@ export class HttpTransport {
         throw fail('invalid_response', `${what} answered ${status} with a body that is not JSON`, { status })
       }
     }
-    const retryAfterSeconds = parseRetryAfter(res.headers.get('retry-after'))
     const details = retryAfterSeconds === undefined ? { status } : { status, retryAfterSeconds }
     const said = serverMessage(text)
     // Scrubbed before it is cut: a secret straddling the cut must not leave its start behind.
-    const serverSays = said === undefined ? '' : `: ${this.scrub(said, SERVER_MESSAGE_CHARS)}`
+    const serverSays = said === undefined ? '' : `: ${scrub(said, SERVER_MESSAGE_CHARS)}`
     if (status === 401 || status === 403) {
-      throw fail('unauthorized', `${what} was refused (HTTP ${status}); check the account e-mail and password`, details)
+      throw fail('unauthorized', `${what} was refused (HTTP ${status}); ${this.#wording.unauthorizedHint}`, details)
     }
     if (status === 404) throw fail('not_found', `${what}: not found (HTTP 404)${serverSays}`, details)
     if (status === 429) {

@@ -16,18 +16,27 @@ export interface RetryPolicy {
   maxDelayMs: number
 }
 
-/** Runs `attempt` until it succeeds, fails for good, or the retries are used up. */
-export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal): Promise<T> {
+/** The account interface's transient failures: {@link withRetries}' default test. */
+export function isTransientAccountError(e: unknown): boolean {
+  return e instanceof AccountError && RETRYABLE.has(e.code)
+}
+
+/**
+ * Runs `attempt` until it succeeds, fails for good, or the retries are used up. `transient`
+ * says which failures may pass (the error's `retryAfterSeconds`, when it has one, is honoured).
+ */
+export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal, transient: (e: unknown) => boolean = isTransientAccountError): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt()
     } catch (e) {
-      if (!(e instanceof AccountError) || !RETRYABLE.has(e.code) || n > policy.retries) throw e
+      if (!transient(e) || n > policy.retries) throw e
+      const retryAfterSeconds = (e as { retryAfterSeconds?: number }).retryAfterSeconds ?? 0
       // A server asking for a longer pause than we would ever wait gets its answer to the caller.
-      if ((e.retryAfterSeconds ?? 0) * 1000 > policy.maxDelayMs) throw e
+      if (retryAfterSeconds * 1000 > policy.maxDelayMs) throw e
       const backoff = Math.min(policy.maxDelayMs, policy.initialDelayMs * 2 ** (n - 1))
       const jittered = backoff / 2 + Math.random() * (backoff / 2)
-      await sleep(Math.max(jittered, (e.retryAfterSeconds ?? 0) * 1000), signal)
+      await sleep(Math.max(jittered, retryAfterSeconds * 1000), signal)
     }
   }
 }

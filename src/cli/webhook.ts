@@ -1,0 +1,133 @@
+/**
+ * `beaconkit webhook`: a webhook receiver (platform docs 6) that prints each push as a JSON line (or a
+ * short line on a terminal) and, with `--mqtt`, forwards it to the broker. A push is
+ * acknowledged only once it is printed and, with `--mqtt`, the broker has acknowledged it
+ * (QoS 1): while the broker is away the platform gets a non-2xx answer and pushes again
+ * (platform docs 6.4).
+ */
+
+import { InvalidOptionError, MqttError } from '../errors.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
+import { startWebhookServer } from '../developer/webhook-server.js'
+import type { WebhookServer } from '../developer/webhook-server.js'
+import type { WebhookMessage } from '../developer/webhook-message.js'
+import type { WebhookMqttFlags } from './command-line.js'
+import { EXIT } from './exit.js'
+import { handleSignals } from './shutdown.js'
+
+/** Options of {@link runWebhook}, as parsed from the command line. */
+export interface WebhookCommandOptions {
+  port: number
+  host: string
+  json: boolean
+  mqtt?: WebhookMqttFlags
+}
+
+/** A serial number or task id as one topic level: MQTT forbids `/`, `+`, `#` there. */
+function level(text: string): string {
+  const safe = text.replace(/[^A-Za-z0-9_.:-]/g, '_').slice(0, 128)
+  return safe === '' ? '_' : safe
+}
+
+/** `<p>/webhook/data/<sn>` for sensor data, `<p>/webhook/tasks/<taskId>` for task events. */
+export function webhookTopic(prefix: string, message: WebhookMessage): string {
+  return message.type === 'text' ? `${prefix}/webhook/data/${level(message.sn)}` : `${prefix}/webhook/tasks/${level(message.taskId)}`
+}
+
+/** How long a forwarded push may wait for the broker's PUBACK. */
+const PUBLISH_TIMEOUT_MS = 5000
+
+/** One line of output per push. */
+function line(message: WebhookMessage, json: boolean): string {
+  if (json) return `${JSON.stringify({ event: message.type === 'text' ? 'data' : 'task', time: Date.now(), message })}\n`
+  if (message.type === 'text') return `data ${message.sn} ${message.deviceType} ${JSON.stringify(message.data)}\n`
+  return `task ${message.taskId} ${message.data.resultCode === 0 ? 'success' : 'fail'}\n`
+}
+
+function publish(link: MqttLink, topic: string, payload: string): Promise<void> {
+  const client = link.client
+  if (client === undefined) return Promise.reject(new MqttError('connection', 'the MQTT broker is not connected; the push is refused so the platform pushes it again'))
+  return new Promise((resolve, reject) => {
+    // A broker that vanished before the client noticed never acknowledges: give up in time to answer the platform.
+    const timer = setTimeout(() => reject(new MqttError('connection', 'the MQTT broker did not acknowledge the forwarded push within 5 s')), PUBLISH_TIMEOUT_MS)
+    client.publish(topic, payload, { qos: 1, retain: false }, (error) => {
+      clearTimeout(timer)
+      if (error === undefined || error === null) resolve()
+      else reject(error)
+    })
+  })
+}
+
+async function connect(flags: WebhookMqttFlags, warn: (text: string) => void): Promise<MqttLink> {
+  const o = resolvePublisherOptions({
+    url: flags.url,
+    gatewayId: 'webhook',
+    ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
+    ...(flags.username === undefined ? {} : { username: flags.username }),
+    ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+  })
+  const link = await openLink(o, `beaconkit-webhook-${process.pid}`, undefined)
+  let lastError = ''
+  link.on('error', (error) => {
+    if (error.message !== lastError) warn(error.message)
+    lastError = error.message
+  })
+  const connected = new Promise<boolean>((resolve) => {
+    link.once('connected', () => resolve(true))
+    setTimeout(() => resolve(false), 10_000).unref()
+  })
+  if (!(await connected)) warn(`mqtt: ${flags.url} not reachable yet; pushes are refused (and pushed again by the platform) until it is`)
+  return link
+}
+
+/** Starts the receiver, prints where it listens, and runs until SIGINT/SIGTERM. */
+export async function runWebhook(
+  options: WebhookCommandOptions,
+  out: { write(text: string): unknown } = process.stdout,
+  err: { write(text: string): unknown } = process.stderr,
+): Promise<number> {
+  const warn = (text: string): void => void err.write(`beaconkit: warning: ${text}\n`)
+  const json = options.json || process.stdout.isTTY !== true
+  const prefix = options.mqtt?.topicPrefix ?? DEFAULT_TOPIC_PREFIX
+  const link = options.mqtt === undefined ? undefined : await connect(options.mqtt, warn)
+  let server: WebhookServer
+  try {
+    server = await startWebhookServer({
+      port: options.port,
+      host: options.host,
+      onData: (m) => take(m),
+      onTaskEvent: (e) => take(e),
+      onError: (e) => warn(`push refused (${e.code}): ${e.message}`),
+    })
+  } catch (error) {
+    await link?.close()
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`, { option: 'port', cause: error })
+    if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
+      throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })
+    }
+    throw error
+  }
+  async function take(message: WebhookMessage): Promise<void> {
+    if (link !== undefined) await publish(link, webhookTopic(prefix, message), JSON.stringify(message))
+    out.write(line(message, json))
+  }
+  // Listen for Ctrl-C before saying we listen: whoever reads that line may signal at once.
+  const stopped = new Promise<void>((resolve) => {
+    const remove = handleSignals(() => {
+      remove()
+      resolve()
+    })
+  })
+  if (json) out.write(`${JSON.stringify({ event: 'listening', url: server.url, port: server.port, ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }) })}\n`)
+  else out.write(`webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`)
+  await stopped
+  await server.close()
+  await link?.close()
+  const s = server.stats
+  if (json) out.write(`${JSON.stringify({ event: 'stopped', stats: s })}\n`)
+  else out.write(`webhook receiver stopped: ${s.data} data, ${s.events} task events, ${s.duplicates} duplicates\n`)
+  return EXIT.ok
+}
