@@ -6,18 +6,20 @@
 // and gones of beacons a gateway heard within the gone timeout (must be 0), with gateway b1 killed
 // at 50 s as in the test. Run: npm run build && node bench/fleet-rooms.bench.mjs [seeds]
 import { readFileSync } from 'node:fs'
+import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import { FleetTracker, SiteSimulator, runSite, startBroker } from '../dist/index.js'
 
 const SEEDS = Number(process.argv[2] ?? process.env.BEACONKIT_SEEDS ?? 20)
 const RUN_MS = 130_000
 const GONE_TIMEOUT_MS = 30_000
-const json = JSON.parse(readFileSync(new URL('../fixtures/site-eight.json', import.meta.url), 'utf8'))
+const json = JSON.parse(readFileSync(fileURLToPath(import.meta.resolve('../fixtures/site-eight.json')), 'utf8'))
 
 async function until(check, what) {
   const deadline = Date.now() + 60_000
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`)
-    await new Promise((resolve) => setTimeout(resolve, 2))
+    await sleep(2)
   }
 }
 
