@@ -240,7 +240,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     return new SiteGatewaySource(this, id)
   }
 
-  /** @internal called by a gateway source on start(). */
+  /** Called by a gateway source on start(): it hears from now on. Not for users; start the source instead. */
   attachSource(source: SiteGatewaySource): void {
     this.live[this.gateways.indexOf(source.gateway)].add(source)
     // A source started on its own (not by advanceTo) runs the simulation in real time, or in virtual
@@ -248,7 +248,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     if (this.clock === undefined || this.durationMs !== Infinity) void this.start()
   }
 
-  /** @internal called by a gateway source on stop(). */
+  /** Called by a gateway source on stop(). Not for users; stop the source instead. */
   detachSource(source: SiteGatewaySource): void {
     this.live[this.gateways.indexOf(source.gateway)].delete(source)
   }
