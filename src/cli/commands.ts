@@ -15,6 +15,8 @@ import { runRecord } from './record.js'
 import { runWebhook } from './webhook.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
+import { runFleet } from './fleet.js'
+import { runSimulateSite } from './simulate-site.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>
 
@@ -81,7 +83,12 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
     }
     case 'replay':
       return replay(parsed.file, parsed.view, parsed.speed, parsed.virtual)
+    case 'fleet':
+      return runFleet(parsed)
     case 'simulate': {
+      if (parsed.site !== undefined && parsed.view.mqtt !== undefined) {
+        return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })
+      }
       const devices = siteScenario(parsed.beacons, parsed.seed)
       if (parsed.virtual) {
         // Virtual time needs an end: the source stops at the duration, then the beacons age out.
