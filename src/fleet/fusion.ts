@@ -52,6 +52,9 @@ export interface PositionEstimator {
   forget?(beacon: string): void
 }
 
+/** How long a new beacon's first room waits for the other gateways' batches (one batch interval). */
+const FIRST_ROOM_WAIT_MS = 1000
+
 /** Options of {@link FleetState}. */
 export interface FleetStateOptions extends RoomOptions {
   site?: Site
@@ -63,6 +66,12 @@ export interface FleetStateOptions extends RoomOptions {
   positioner?: PositionEstimator
   /** A position change below this many metres is not reported as `moved` (default 1). */
   moveThresholdM?: number
+  /**
+   * A position counts as evidence for the room it lies in only when its accuracy radius is at
+   * most this many metres (default 4): a filter that has just started spreads its first
+   * estimates over the whole plan, and their centre names a room the beacon may not be in.
+   */
+  roomAccuracyM?: number
 }
 
 /** What the fused state reports. */
@@ -112,6 +121,7 @@ export class FleetState {
   private readonly dwellMs: number
   private readonly marginDb: number
   private readonly moveThresholdM: number
+  private readonly roomAccuracyM: number
 
   constructor(
     private readonly options: FleetStateOptions,
@@ -122,6 +132,7 @@ export class FleetState {
     this.dwellMs = options.dwellMs ?? 4_000
     this.marginDb = options.marginDb ?? 3
     this.moveThresholdM = options.moveThresholdM ?? 1
+    this.roomAccuracyM = options.roomAccuracyM ?? 4
   }
 
   /** Number of beacons present. */
@@ -252,12 +263,15 @@ export class FleetState {
       const room = site.anchor(g.gateway)?.room
       if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)
     }
-    const at = estimate === undefined ? undefined : (estimate.room ?? site.roomAt(estimate.x, estimate.y))
+    const at = estimate === undefined || estimate.accuracy > this.roomAccuracyM ? undefined : (estimate.room ?? site.roomAt(estimate.x, estimate.y))
     if (at !== undefined) {
       let best = -Infinity
       for (const v of evidence.values()) if (v > best) best = v
       evidence.set(at, (best === -Infinity ? -100 : best) + this.marginDb)
     }
+    // A beacon just found has been heard by whichever gateway's batch came first; its first
+    // room waits one batch interval so that every gateway hearing it has had its say.
+    if (b.room === undefined && now - b.firstSeen < FIRST_ROOM_WAIT_MS) return
     const change = decideRoom(b, evidence, now, this.dwellMs, this.marginDb)
     if (change !== undefined) this.on.room(this.view(b, now), change)
   }

@@ -2,7 +2,8 @@
  * Which room a beacon is in, with hysteresis. Two gateways in neighbouring rooms often hear a
  * tag at nearly the same strength, and nearest-gateway-wins then flips the room with every
  * batch. Here a beacon changes room only when the new room's evidence beats the current room's
- * by `marginDb` continuously for `dwellMs`; the first room is taken at once.
+ * by `marginDb` continuously for `dwellMs`. The first room is taken at once when it leads every
+ * other by the margin, else once it has led for `dwellMs`.
  */
 
 /** Options of the room decision. */
@@ -45,6 +46,17 @@ export function decideRoom(st: RoomState, evidence: ReadonlyMap<string, number>,
     return undefined
   }
   if (st.room === undefined) {
+    // The first batches are often one gateway's single packet: a clear leader is taken at
+    // once, a close call only once the same room has led for the dwell time.
+    let second = -Infinity
+    for (const [room, rssi] of evidence) if (room !== leader && rssi > second) second = rssi
+    if (best < second + marginDb) {
+      if (st.candidate !== leader) {
+        st.candidate = leader
+        st.candidateSince = now
+      }
+      if (now - st.candidateSince < dwellMs) return undefined
+    }
     st.room = leader
     st.candidate = undefined
     return { to: leader }

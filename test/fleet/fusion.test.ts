@@ -98,6 +98,51 @@ describe('rooms with hysteresis', () => {
     // The hall led from 20 s on; the change comes once it has led for the dwell time.
     expect(state.get('tag', 60_000)?.room).toBe('Office')
   })
+
+  it('a first batch that barely favours one room does not place the tag there', () => {
+    // The hall's batch comes first, and alone; in the first second the hall leads by less than
+    // the margin. From then on the kitchen leads clearly: the tag is reported in the kitchen
+    // only, never in the hall first.
+    const { state, rooms, batch } = harness({ site, dwellMs: 4000, marginDb: 3 })
+    state.ingest(batch('hall', 0, [['tag', -61]]), 0)
+    state.ingest(batch('kitchen', 0, [['tag', -62]]), 0)
+    state.tick(0)
+    for (let t = 1000; t <= 10_000; t += 1000) {
+      state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.ingest(batch('hall', t, [['tag', -70]]), t)
+      state.tick(t)
+    }
+    expect(rooms).toEqual([{ to: 'Kitchen' }])
+  })
+
+  it('a close call for the first room is settled once one room has led for the dwell time', () => {
+    const { state, rooms, batch } = harness({ site, dwellMs: 4000, marginDb: 3 })
+    for (let t = 0; t <= 10_000; t += 1000) {
+      state.ingest(batch('kitchen', t, [['tag', -61]]), t)
+      state.ingest(batch('hall', t, [['tag', -62]]), t)
+      state.tick(t)
+    }
+    expect(rooms).toEqual([{ to: 'Kitchen' }])
+  })
+
+  it('a position counts as room evidence only once the positioner is sure enough of it', () => {
+    // A positioner that has just started puts the tag in the middle of the plan (the hall) with
+    // a wide radius; the gateways say kitchen. Only a confident position may overrule them.
+    let accuracy = 6
+    const positioner = { observe: () => undefined, estimate: () => ({ x: 6, y: 1.5, accuracy }) }
+    const { state, rooms, batch } = harness({ site, positioner, dwellMs: 4000, marginDb: 3 })
+    for (let t = 0; t <= 10_000; t += 1000) {
+      state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.tick(t)
+    }
+    expect(rooms).toEqual([{ to: 'Kitchen' }])
+    accuracy = 1.5
+    for (let t = 11_000; t <= 20_000; t += 1000) {
+      state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.tick(t)
+    }
+    expect(rooms).toEqual([{ to: 'Kitchen' }, { from: 'Kitchen', to: 'Hall' }])
+  })
 })
 
 describe('clock skew and bad input', () => {

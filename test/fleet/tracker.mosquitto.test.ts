@@ -197,8 +197,16 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
     const configTopic = 'ha3/device_tracker/beaconkit_tag_1_a/config'
     try {
       const now = Date.now()
-      await raw.publishAsync('site3/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: now, readings: [{ id: 'Tag-1.a', rssi: -60, lastSeen: now, count: 3 }] }), { qos: 1 })
-      await waitFor(() => t.get('Tag-1.a')?.room === 'Kitchen', 'the tag in the kitchen', 20_000)
+      // The gateway publishes while it hears the tag (a new beacon's first room waits one batch interval).
+      const publishing = setInterval(() => {
+        const at = Date.now()
+        void raw.publishAsync('site3/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: at, readings: [{ id: 'Tag-1.a', rssi: -60, lastSeen: at, count: 3 }] }), { qos: 1 })
+      }, 300)
+      try {
+        await waitFor(() => t.get('Tag-1.a')?.room === 'Kitchen', 'the tag in the kitchen', 20_000)
+      } finally {
+        clearInterval(publishing)
+      }
       await waitFor(() => gone.length === 1, 'the tag gone', 20_000)
       expect(await t.flush()).toBe(true)
       const retained = await retainedMessages(broker.url, ['ha3/#', 'site3/fleet/#'])
