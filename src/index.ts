@@ -135,3 +135,7 @@ export type { FleetGatewayEvent, FleetTrackerEvents, FleetTrackerOptions, FleetT
 export type { FleetBeacon, FleetGatewayReading, FleetPosition, FleetStateOptions, FleetStateStats, PositionEstimator } from './fleet/fusion.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
 export type { Anchor, AnchorKind, Area, Room } from './fleet/site.js'
+export { startMapServer } from './web/map-server.js'
+export type { MapServer, MapServerOptions } from './web/map-server.js'
+export type { DetailsSource, LiveSnapshot, LiveUpdate } from './web/live-view.js'
+export type { ViewBeacon, ViewDetails, ViewGateway, ViewLogEntry, ViewPlan } from './web/view.js'
