@@ -165,7 +165,8 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
   }
 
   private fleetBeacon(b: FleetBeacon): void {
-    for (const g of b.gateways) if (!this.gateways.has(g.gateway)) this.gatewayState(g.gateway, 'online', b.time)
+    // A gateway that sends readings is up, even if its retained status came before we listened.
+    for (const g of b.gateways) if ((this.gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown') this.gatewayState(g.gateway, 'online', b.time)
     this.put(viewOfFleetBeacon(b, this.options.details?.details(b.id)))
   }
 

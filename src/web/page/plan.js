@@ -67,8 +67,15 @@ export function drawPlan(el, legend, state, select) {
       // A room given only by its gateways: a soft zone around them.
       for (const g of state.gateways.values()) if (g.room === r.name && g.x !== undefined) layers.push(svg('circle', { cx: g.x, cy: g.y, r: 3 * Math.max(1, unit * 2), class: 'room zone', fill: colour, stroke: colour }))
     }
-    const c = roomCentre(state, r.name)
-    if (c !== undefined) layers.push(svg('text', { x: c[0], y: c[1] - 2.2 * unit * 2, class: 'room-label', 'font-size': unit * 2.4, fill: colour }, r.name))
+    // A polygon's name sits in its top-left corner, clear of the beacons gathered in the middle.
+    if (r.polygon !== undefined) {
+      const x = Math.min(...r.polygon.map((p) => p[0]))
+      const y = Math.min(...r.polygon.map((p) => p[1]))
+      layers.push(svg('text', { x: x + unit, y: y + unit * 3, class: 'room-label corner', 'font-size': unit * 2.2, fill: colour }, r.name))
+    } else {
+      const c = roomCentre(state, r.name)
+      if (c !== undefined) layers.push(svg('text', { x: c[0], y: c[1] - 4.4 * unit, class: 'room-label', 'font-size': unit * 2.2, fill: colour }, r.name))
+    }
   }
   for (const g of state.gateways.values()) {
     if (g.x === undefined || g.y === undefined) continue
@@ -76,7 +83,7 @@ export function drawPlan(el, legend, state, select) {
     layers.push(
       svg('g', { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${g.x} ${g.y})` },
         svg('rect', { x: -s, y: -s, width: 2 * s, height: 2 * s, rx: s * 0.3 }),
-        svg('text', { y: s * 2.6, 'font-size': unit * 1.8 }, `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`),
+        svg('text', { y: s * 2.4, 'font-size': unit * 1.5 }, `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`),
         svg('title', {}, `gateway ${g.id}: ${g.state}`)),
     )
   }
