@@ -39,6 +39,8 @@ const VIEW: Options = {
   ha: { type: 'boolean' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
+  http: { type: 'string' },
+  'http-token': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {

@@ -40,6 +40,14 @@ export interface MqttFlags {
   passwordFile?: string
 }
 
+/** `--http [host:]port` and `--http-token`: the live map in a browser. */
+export interface HttpFlags {
+  host: string
+  port: number
+  /** A secret: never printed but in the page URL shown once. */
+  token?: string
+}
+
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {
   json: boolean
@@ -49,6 +57,7 @@ export interface ViewFlags {
   filter: FilterFlags
   upload?: UploadFlags
   mqtt?: MqttFlags
+  http?: HttpFlags
 }
 
 /** A parsed command line. */

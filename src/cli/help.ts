@@ -32,7 +32,14 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --ha                   announce beacons to Home Assistant (MQTT discovery)
   --mqtt-user <name>     broker user name
-  --mqtt-password-file <file>  file holding the broker password`
+  --mqtt-password-file <file>  file holding the broker password
+Live map in a browser (off unless --http is given; docs/web-map.md):
+  --http [host:]port     serve the range table with sparklines and the found/gone
+                         log, e.g. --http 8080 (host default 127.0.0.1); the address
+                         is printed once on standard error
+  --http-token <token>   access token the page must show (16+ characters of
+                         A-Z a-z 0-9 . _ ~ -); any host but loopback requires one,
+                         so without it a token is generated and printed once`
 
 const COMMON_TAIL = `  -h, --help             this help
 

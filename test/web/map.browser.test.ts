@@ -112,9 +112,9 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     await driver.run(2)
     await phone.locator('#plan g.beacon').first().waitFor(WAIT)
     // One column: nothing wider than the screen.
-    const width = await phone.evaluate(() => document.documentElement.scrollWidth)
+    const width = await phone.evaluate<number>('document.documentElement.scrollWidth')
     expect(width).toBeLessThanOrEqual(390)
-    const background = await phone.evaluate(() => getComputedStyle(document.body).backgroundColor)
+    const background = await phone.evaluate<string>('getComputedStyle(document.body).backgroundColor')
     expect(background).toBe('rgb(11, 17, 32)')
     await screenshot(phone, 'map-phone-dark.png')
     expect(phoneErrors).toEqual([])

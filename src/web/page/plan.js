@@ -11,8 +11,12 @@ function extent(state) {
   if (area !== undefined) return area
   const xs = []
   const ys = []
-  for (const g of state.gateways.values()) if (g.x !== undefined && g.y !== undefined) xs.push(g.x) && ys.push(g.y)
-  for (const r of state.plan?.rooms ?? []) for (const [x, y] of r.polygon ?? []) xs.push(x) && ys.push(y)
+  const add = (x, y) => {
+    xs.push(x)
+    ys.push(y)
+  }
+  for (const g of state.gateways.values()) if (g.x !== undefined && g.y !== undefined) add(g.x, g.y)
+  for (const r of state.plan?.rooms ?? []) for (const [x, y] of r.polygon ?? []) add(x, y)
   if (xs.length === 0) return { minX: 0, minY: 0, maxX: 10, maxY: 10 }
   return { minX: Math.min(...xs) - MARGIN, minY: Math.min(...ys) - MARGIN, maxX: Math.max(...xs) + MARGIN, maxY: Math.max(...ys) + MARGIN }
 }
