@@ -158,7 +158,8 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       beacons: [...this.beacons.values()],
       history: Object.fromEntries(this.history),
       trails: Object.fromEntries(this.trails),
-      log: this.log.slice(),
+      // Entries not flushed yet come in the next update: not twice.
+      log: this.log.filter((e) => !this.newLog.includes(e)),
     }
     if (this.plan !== undefined) s.plan = this.plan
     return s

@@ -27,8 +27,11 @@ export function html(tag, attrs = {}, ...children) {
 export function sparkline(el, values, width = 200, height = 40) {
   el.replaceChildren()
   if (values === undefined || values.length < 2) return
-  const lo = Math.min(...values, -100)
-  const hi = Math.max(...values, -40)
+  // Scaled to what the values span (at least 10 dB), so a few dB of change can be seen.
+  const mid = (Math.min(...values) + Math.max(...values)) / 2
+  const half = Math.max(5, (Math.max(...values) - Math.min(...values)) / 2 + 1)
+  const lo = mid - half
+  const hi = mid + half
   const step = width / (values.length - 1)
   const points = values.map((v, i) => `${(i * step).toFixed(1)},${(height - ((v - lo) / (hi - lo || 1)) * height).toFixed(1)}`).join(' ')
   el.append(svg('polyline', { points, fill: 'none', class: 'spark-line' }))
