@@ -68,17 +68,25 @@ function round(n: number, digits: number): number {
   return Math.round(n * f) / f
 }
 
-/** The details of a scanner's (or a gateway's) tracked beacon. */
+const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 128
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+/**
+ * The details of a scanner's tracked beacon, or of one a gateway published (then parsed from
+ * JSON, so each field is checked for its type: a field of another shape is left out).
+ */
 export function detailsOf(b: Beacon): ViewDetails {
-  const d: ViewDetails = { address: b.address }
-  if (b.serialNumber !== undefined) d.serialNumber = b.serialNumber
-  if (b.hardwareModelName !== undefined) d.model = b.hardwareModelName
-  if (b.batteryLevel !== undefined) d.battery = b.batteryLevel
-  if (b.temperature !== undefined) d.temperature = b.temperature
-  if (b.light !== undefined) d.light = b.light
-  if (b.moving !== undefined) d.moving = b.moving
-  if (b.movingState !== undefined) d.movingState = b.movingState
-  if (b.secure !== undefined) d.verified = b.secure.verified
+  const d: ViewDetails = {}
+  if (text(b.address)) d.address = b.address
+  if (text(b.serialNumber)) d.serialNumber = b.serialNumber
+  if (text(b.hardwareModelName)) d.model = b.hardwareModelName
+  if (num(b.batteryLevel)) d.battery = b.batteryLevel
+  if (num(b.temperature) || b.temperature === null) d.temperature = b.temperature
+  if (num(b.light) || b.light === null) d.light = b.light
+  if (typeof b.moving === 'boolean') d.moving = b.moving
+  if (text(b.movingState)) d.movingState = b.movingState
+  const secure: unknown = b.secure
+  if (typeof secure === 'object' && secure !== null && typeof (secure as { verified?: unknown }).verified === 'boolean') d.verified = (secure as { verified: boolean }).verified
   return d
 }
 

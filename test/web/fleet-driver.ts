@@ -66,6 +66,20 @@ export class SiteDriver {
       await client.publishAsync(`beaconkit/gateways/${a.id}/status`, statusPayload('online', this.clock.now()), { qos: 1, retain: true })
       this.clients.set(a.id, client)
     }
+    // What each gateway's publisher keeps retained per beacon: the details panel reads it.
+    let n = 0
+    for (const [id, room] of Object.entries(BEACONS)) {
+      const gw = SITE.anchorList().find((a) => a.room === room)?.id as string
+      const beacon = {
+        id, address: `c0:00:00:00:00:0${++n}`, serialNumber: id, hardwareModelName: 'C0', batteryLevel: 80 + n, temperature: 21.5, light: 320,
+        moving: false, movingState: 'still', secure: { encrypted: true, keyId: '0001', verified: true }, inRange: true, firstSeen: this.clock.now(), lastSeen: this.clock.now(),
+        rssi: -58, smoothedRssi: -58, frames: ['e781'],
+      }
+      await this.clients.get(gw)?.publishAsync(`beaconkit/gateways/${gw}/beacons/${id}`, JSON.stringify(beacon), { qos: 1, retain: true })
+    }
+    // Junk a broken gateway might leave: skipped, never shown, never a crash.
+    await this.clients.get('gw-lab')?.publishAsync('beaconkit/gateways/gw-lab/beacons/JUNK', 'not json', { qos: 1, retain: true })
+    await this.clients.get('gw-lab')?.publishAsync('beaconkit/gateways/gw-lab/beacons/0117C5400006', JSON.stringify({ lastSeen: 0, secure: null, batteryLevel: 'full' }), { qos: 1, retain: true })
   }
 
   /** RSSI of a beacon at a gateway: strong in its own room, weak next door, unheard across. */

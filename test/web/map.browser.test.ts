@@ -9,9 +9,11 @@ import type { RunningBroker } from '../../src/mqtt/broker.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import { VirtualClock } from '../../src/clock.js'
 import { startMapServer } from '../../src/web/map-server.js'
+import { MqttBeaconDetails } from '../../src/web/beacon-details.js'
 import type { MapServer } from '../../src/web/map-server.js'
 import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import { BEACONS, SITE, SiteDriver } from './fleet-driver.js'
+import { waitFor } from '../integration/wait.js'
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0)
 const WAIT = { timeout: 20_000 }
@@ -21,6 +23,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
   let tracker: FleetTracker
   let driver: SiteDriver
   let map: MapServer
+  let details: MqttBeaconDetails
   let browser: Browser
   let page: Page
   let errors: string[]
@@ -30,10 +33,13 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     broker = await startBroker({ port: 0 })
     tracker = new FleetTracker({ url: broker.url, site: SITE, clock, goneTimeoutMs: 20_000, dwellMs: 2000 })
     // The map listens before the tracker subscribes, so it sees every gateway's retained status.
-    map = await startMapServer({ fleet: tracker, site: SITE, port: 0, flushIntervalMs: 250 })
+    details = new MqttBeaconDetails({ url: broker.url })
+    await details.start()
+    map = await startMapServer({ fleet: tracker, site: SITE, port: 0, flushIntervalMs: 250, details })
     await tracker.start()
     driver = new SiteDriver(broker.url, tracker, clock)
     await driver.start()
+    await waitFor(() => details.details('0117C5400008') !== undefined && details.malformed > 0, 'the gateways\' retained beacon states', 20_000)
     browser = await launch()
     page = await browser.newPage({ viewport: { width: 1280, height: 820 } })
     errors = consoleErrors(page)
@@ -43,6 +49,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     await browser?.close()
     await map?.close()
     await driver?.close()
+    await details?.stop()
     await tracker?.stop()
     await broker?.close()
   })
@@ -68,6 +75,10 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     await expect.poll(() => page.locator('#details-title').textContent(), WAIT).toBe(id)
     await page.locator('#details-gateways li[data-gateway="gw-hall"]').waitFor(WAIT)
     expect(await page.locator('#details [data-field="room"]').textContent()).toBe('Hall')
+    // Sensor values come from the gateways' retained beacon states.
+    expect(await page.locator('#details [data-field="battery"]').textContent()).toBe('83 %')
+    expect(await page.locator('#details [data-field="verified"]').textContent()).toContain('verified')
+    expect(await page.locator('#details [data-field="model"]').textContent()).toBe('C0')
     await page.locator('#details-spark polyline').waitFor(WAIT)
     await screenshot(page, 'map-details.png')
   })
