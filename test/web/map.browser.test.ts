@@ -41,7 +41,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     await driver.start()
     await waitFor(() => details.details('0117C5400008') !== undefined && details.malformed > 0, 'the gateways\' retained beacon states', 20_000)
     browser = await launch()
-    page = await browser.newPage({ viewport: { width: 1280, height: 820 } })
+    page = await browser.newPage({ viewport: { width: 1100, height: 660 } })
     errors = consoleErrors(page)
   })
 

@@ -1,6 +1,6 @@
 // The floor plan: the site's image or a drawn outline of the area and rooms, gateways as
 // markers, beacons as dots with an accuracy circle and a short trail, coloured by room.
-import { svg } from './svg.js'
+import { html, svg } from './svg.js'
 import { hash, label, roomColour } from './colours.js'
 
 const MARGIN = 1
@@ -108,8 +108,13 @@ export function drawPlan(el, legend, state, select) {
     layers.push(dot)
   }
   el.replaceChildren(...layers)
-  legend.replaceChildren()
-  legend.textContent = state.plan?.area === undefined && state.plan?.image === undefined ? 'outline drawn from the gateways (the site file has no area)' : ''
+  const positioned = [...state.beacons.values()].some((b) => b.position !== undefined)
+  legend.replaceChildren(
+    html('span', { class: 'key gw-on', text: 'gateway online' }),
+    html('span', { class: 'key gw-off', text: 'offline' }),
+    html('span', { class: 'key dot', text: positioned ? 'beacon, circle: accuracy' : 'beacon beside the gateway hearing it best, dashed circle: distance' }),
+    ...(state.plan?.area === undefined && state.plan?.image === undefined ? [html('span', { text: '· outline drawn from the gateways (the site file has no area)' })] : []),
+  )
 }
 
 function tokenQuery() {
