@@ -141,3 +141,5 @@ export type { DetailsSource, LiveSnapshot, LiveUpdate } from './web/live-view.js
 export type { ViewBeacon, ViewDetails, ViewGateway, ViewLogEntry, ViewPlan } from './web/view.js'
 export { MqttBeaconDetails } from './web/beacon-details.js'
 export type { MqttBeaconDetailsOptions } from './web/beacon-details.js'
+export { FleetRecorder, FLEET_RECORDING_FORMAT } from './fleet/fleet-recorder.js'
+export { FleetTimeline } from './web/timeline.js'

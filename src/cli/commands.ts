@@ -12,6 +12,7 @@ import { runEmulate } from './emulate.js'
 import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
+import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>
 
@@ -71,6 +72,7 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       }
     }
     case 'replay':
+      if (await isFleetRecordingFile(parsed.file)) return replayFleet(parsed.file, parsed.view)
       return replay(parsed.file, parsed.view, parsed.speed, parsed.virtual)
     case 'simulate': {
       const devices = siteScenario(parsed.beacons, parsed.seed)

@@ -6,6 +6,7 @@
 import type { BeaconScanner } from '../scanner.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { Site } from '../fleet/site.js'
+import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'
 import type { HttpFlags } from './command-line.js'
@@ -13,7 +14,7 @@ import type { HttpFlags } from './command-line.js'
 /** Starts the map server for a scanner or a fleet and says where it is. */
 export async function startWeb(
   flags: HttpFlags,
-  what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string },
+  what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string } | { timeline: FleetTimeline },
   stderr: { write(text: string): unknown },
 ): Promise<MapServer> {
   const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what })

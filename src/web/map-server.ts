@@ -22,9 +22,10 @@ import { authorized, checkToken, generateToken, isLoopbackHost } from './auth.js
 import { imageType, pageAssets } from './assets.js'
 import { EventStreams } from './event-stream.js'
 import { LiveView } from './live-view.js'
-import type { DetailsSource } from './live-view.js'
+import type { DetailsSource, LiveSnapshot } from './live-view.js'
+import type { FleetTimeline } from './timeline.js'
 
-/** Options of {@link startMapServer}. Give `fleet` or `scanner`. */
+/** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
   /** Interface to listen on; default 127.0.0.1. Anything but loopback requires a token. */
   host?: string
@@ -39,6 +40,8 @@ export interface MapServerOptions {
   fleet?: FleetTracker
   /** A single scanner: the range table with sparklines and the found/gone log. */
   scanner?: BeaconScanner
+  /** A recorded fleet run to scrub through with a time slider (`FleetTimeline.load(path)`). */
+  timeline?: FleetTimeline
   /** Gateways, rooms and area of the floor plan (fleet mode; the tracker's own site). */
   site?: Site
   /** Floor-plan image covering the site's area: an http(s) URL, or a file served by this server. */
@@ -94,7 +97,9 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 8080
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, { option: 'port' })
-  if ((options.fleet === undefined) === (options.scanner === undefined)) throw new InvalidOptionError('invalid_option', 'give the map server either a fleet (FleetTracker) or a scanner (BeaconScanner)', { option: 'fleet' })
+  if ([options.fleet, options.scanner, options.timeline].filter((x) => x !== undefined).length !== 1) {
+    throw new InvalidOptionError('invalid_option', 'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) or a timeline (a recorded fleet run)', { option: 'fleet' })
+  }
   const loopback = isLoopbackHost(host)
   const token = options.token !== undefined ? checkToken(options.token) : loopback ? undefined : generateToken()
   let imageUrl: string | undefined
@@ -112,6 +117,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const assets = pageAssets()
   const security = headersFor(imageOrigin)
+  const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
     ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
@@ -122,6 +128,12 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   })
   const streams = new EventStreams()
   view.on('update', (u) => streams.send('update', u))
+  // A recording is scrubbed through: the page asks for a moment (`?at=ms`); live, it is now.
+  const snapshot = (url: URL): LiveSnapshot => {
+    if (timeline === undefined) return view.snapshot()
+    const at = Number(url.searchParams.get('at') ?? Number.NaN)
+    return timeline.snapshot(Number.isFinite(at) ? at : timeline.start)
+  }
 
   const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void => {
     res.writeHead(status, { ...security, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra })
@@ -140,8 +152,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan'
     if (!data) return plain(res, 404, 'not found')
     if (!authorized(req, url, token)) return plain(res, 401, 'this map needs its access token: open the URL printed when it started (the part after #token=)')
-    if (url.pathname === '/api/snapshot') return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(view.snapshot()), { 'Cache-Control': 'no-store' })
-    if (url.pathname === '/api/events') return streams.add(res, { event: 'snapshot', data: view.snapshot() })
+    if (url.pathname === '/api/snapshot') return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), { 'Cache-Control': 'no-store' })
+    if (url.pathname === '/api/events') return streams.add(res, { event: 'snapshot', data: snapshot(url) })
     if (url.pathname === '/floorplan' && imageFile !== undefined) {
       try {
         return send(res, 200, imageType(imageFile) as string, await readFile(imageFile), { 'Cache-Control': 'no-cache' })
@@ -176,7 +188,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for the map (0 picks a free one)`, { option: 'http', cause: error })
     throw new InvalidOptionError('invalid_option', `the map cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option: 'http', cause: error })
   }
-  view.start()
+  if (timeline === undefined) view.start()
   const address = server.address()
   const actualPort = typeof address === 'object' && address !== null ? address.port : port
   const url = `http://${hostForUrl(host)}:${actualPort}/`

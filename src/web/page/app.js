@@ -5,6 +5,7 @@ import { drawRooms } from './rooms.js'
 import { drawTable } from './range-table.js'
 import { drawDetails } from './details.js'
 import { drawLog } from './log.js'
+import { setupReplay } from './replay.js'
 
 // The token comes in the URL fragment, which browsers never send to a server or in a Referer.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined
@@ -43,6 +44,7 @@ function notice(text) {
 }
 
 function applySnapshot(s) {
+  state.replay = s.replay
   state.mode = s.mode
   state.time = s.time
   state.plan = s.plan
@@ -118,9 +120,15 @@ function connect() {
   const url = token === undefined ? 'api/events' : `api/events?token=${encodeURIComponent(token)}`
   source = new EventSource(url)
   source.addEventListener('snapshot', (e) => {
-    applySnapshot(JSON.parse(e.data))
-    setConnection('live', 'live')
+    const s = JSON.parse(e.data)
+    applySnapshot(s)
+    setConnection('live', s.replay === undefined ? 'live' : 'recording')
     notice(undefined)
+    if (s.replay !== undefined) {
+      // A recording does not change by itself: the slider asks for moments instead.
+      source.close()
+      setupReplay(s.replay, fetchAt)
+    }
     scheduleRender()
   })
   source.addEventListener('update', (e) => {
@@ -133,6 +141,14 @@ function connect() {
     setConnection('down', 'reconnecting…')
     if (source.readyState === EventSource.CLOSED) setTimeout(check, 2000)
   })
+}
+
+/** The view at one moment of a recording. */
+async function fetchAt(at) {
+  const res = await fetch(`api/snapshot?at=${Math.round(at)}`, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })
+  if (!res.ok) return
+  applySnapshot(await res.json())
+  scheduleRender()
 }
 
 async function check() {

@@ -38,15 +38,17 @@ function roomCentre(state, room) {
  * A beacon without a position stands near the gateway that hears it best, on a small circle
  * whose angle comes from its id, so beacons at one gateway do not hide each other.
  */
-function placeOf(state, b) {
+function placeOf(state, b, span) {
   if (b.position !== undefined) return { x: b.position.x, y: b.position.y, r: b.position.accuracy, estimated: false }
   const best = b.gateways?.map((g) => state.gateways.get(g.gateway)).find((g) => g?.x !== undefined)
   const centre = best !== undefined ? [best.x, best.y] : roomCentre(state, b.room)
   if (centre === undefined) return undefined
   const angle = ((hash(b.id) % 360) * Math.PI) / 180
   const ring = 0.8 + (hash(`${b.id}r`) % 100) / 100
-  const distance = b.gateways?.[0]?.distance
-  return { x: centre[0] + ring * Math.cos(angle), y: centre[1] + ring * Math.sin(angle), r: distance ?? 1.5, estimated: true }
+  // A distance from RSSI alone is rough, and far out meaningless: capped so one weakly heard tag
+  // does not wash the whole plan in its colour.
+  const distance = Math.min(b.gateways?.[0]?.distance ?? 1.5, span * 0.12)
+  return { x: centre[0] + ring * Math.cos(angle), y: centre[1] + ring * Math.sin(angle), r: distance, estimated: true }
 }
 
 /** Redraws the plan and its legend. */
@@ -92,7 +94,7 @@ export function drawPlan(el, legend, state, select) {
     )
   }
   for (const b of state.beacons.values()) {
-    const p = placeOf(state, b)
+    const p = placeOf(state, b, Math.max(w, h))
     if (p === undefined) continue
     const colour = roomColour(state, b.room)
     const trail = state.trails.get(b.id)
