@@ -124,7 +124,8 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
   return upload
 }
 
-function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
+/** `--mqtt` and its companions; undefined without `--mqtt`. */
+export function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
   const url = str(values, 'mqtt')
   const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file'] as const
   if (url === undefined) {

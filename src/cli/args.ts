@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, hciList, number, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseMqtt, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
@@ -53,6 +53,7 @@ const OPTIONS: Record<CommandName, Options> = {
     beacons: { type: 'string' },
     duration: { type: 'string' },
     virtual: { type: 'boolean' },
+    site: { type: 'string' },
   },
   record: {
     ...HELP,
@@ -73,6 +74,25 @@ const OPTIONS: Record<CommandName, Options> = {
   },
   broker: { ...HELP, port: { type: 'string' }, host: { type: 'string' } },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
+  fleet: {
+    ...HELP,
+    json: { type: 'boolean' },
+    mqtt: { type: 'string' },
+    'mqtt-prefix': { type: 'string' },
+    ha: { type: 'boolean' },
+    'mqtt-user': { type: 'string' },
+    'mqtt-password-file': { type: 'string' },
+    // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).
+    'embedded-broker': { type: 'string' },
+    site: { type: 'string' },
+    survey: { type: 'string' },
+    duration: { type: 'string' },
+  },
+}
+
+/** `--embedded-broker` takes an optional port: alone (or before another option) it means 1883. */
+function embeddedBrokerArg(argv: string[]): string[] {
+  return argv.map((arg, i) => (arg === '--embedded-broker' && !/^\d+$/.test(argv[i + 1] ?? '') ? '--embedded-broker=1883' : arg))
 }
 
 function isCommand(text: string): text is CommandName {
@@ -132,7 +152,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
   if (first.startsWith('-')) fail('command', `put the command first: beaconkit <${COMMANDS.join('|')}> [options]`)
   if (!isCommand(first)) fail('command', `unknown command ${quote(first)}: commands are ${COMMANDS.join(', ')}`)
   const command = first
-  const { values, positionals: pos } = parseWith(rest, command)
+  const { values, positionals: pos } = parseWith(command === 'fleet' ? embeddedBrokerArg(rest) : rest, command)
   if (bool(values, 'help')) return { command: 'help', topic: command }
 
   switch (command) {
@@ -165,6 +185,13 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       const beacons = number(values, 'beacons', command, { integer: true, min: 1, max: 100_000, what: 'a whole number between 1 and 100000' }) ?? 12
       const duration = durationMs(values, command)
       const virtual = bool(values, 'virtual')
+      const site = str(values, 'site')
+      if (site !== undefined) {
+        // The site names the beacons and the gateways; each gateway publishes, nothing is shown.
+        const clash = ['beacons', 'virtual', 'gateway-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
+        if (clash !== undefined) fail(clash, `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`, command)
+        if (str(values, 'mqtt') === undefined) fail('site', '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)', command)
+      }
       if (virtual && duration === undefined) fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
       return {
         command,
@@ -173,6 +200,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         beacons,
         virtual,
         ...optional('durationMs', duration),
+        ...optional('site', site),
       }
     }
     case 'record': {
@@ -207,6 +235,28 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       positionals(pos, 0, 'beaconkit broker [options]', command)
       const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
       return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
+    }
+    case 'fleet': {
+      positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)
+      const embedded = number(values, 'embedded-broker', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
+      const given = str(values, 'mqtt')
+      if (embedded !== undefined && given !== undefined) fail('mqtt', '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours', command)
+      if (embedded === undefined && given === undefined) fail('mqtt', 'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process', command)
+      // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
+      const mqtt = parseMqtt(embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` }, command)
+      if (mqtt === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
+      const survey = str(values, 'survey')
+      const site = str(values, 'site')
+      if (survey !== undefined && site === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+      return {
+        command,
+        mqtt,
+        json: bool(values, 'json'),
+        ...optional('embeddedBroker', embedded),
+        ...optional('site', site),
+        ...optional('survey', survey),
+        ...optional('durationMs', durationMs(values, command)),
+      }
     }
     case 'keys': {
       const [sub, key, ...extra] = pos

@@ -7,10 +7,10 @@
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'keys' | 'fleet'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'keys', 'fleet']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -66,7 +66,8 @@ export type ParsedCommand =
   | { command: 'version' }
   | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string; backend?: Backend }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
-  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean }
+  | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean; site?: string }
+  | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string }
   | { command: 'broker'; port: number; host: string }

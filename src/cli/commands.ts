@@ -13,6 +13,8 @@ import { runRecord } from './record.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
 import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
+import { runFleet } from './fleet.js'
+import { runSimulateSite } from './simulate-site.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>
 
@@ -74,7 +76,12 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
     case 'replay':
       if (await isFleetRecordingFile(parsed.file)) return replayFleet(parsed.file, parsed.view)
       return replay(parsed.file, parsed.view, parsed.speed, parsed.virtual)
+    case 'fleet':
+      return runFleet(parsed)
     case 'simulate': {
+      if (parsed.site !== undefined && parsed.view.mqtt !== undefined) {
+        return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })
+      }
       const devices = siteScenario(parsed.beacons, parsed.seed)
       if (parsed.virtual) {
         // Virtual time needs an end: the source stops at the duration, then the beacons age out.

@@ -121,6 +121,10 @@ Simulation:
   --duration <seconds>   stop after this much (simulated) time
   --virtual              run in virtual time, as fast as possible (needs --duration);
                          at the end the beacons age out, then the command exits
+  --site <site.json>     simulate a whole site instead: every gateway of the file
+                         hears its beacons (walls, walks, noise) and publishes to
+                         --mqtt under its own gateway id (docs/fleet.md); try
+                         --site fixtures/site-demo.json
 
 Every fourth device is encrypted with the public sample key of the protocol
 documentation; add --key 7b4b5ff594fdaf8f9fc7f2b494e400016f461205 to verify them.
@@ -147,6 +151,29 @@ Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
 
   --port <port>          TCP port (default 1883; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
+${COMMON_TAIL}`,
+
+  fleet: `Usage: beaconkit fleet --mqtt <url> [options]
+       beaconkit fleet --embedded-broker [port] [options]
+
+One view of many gateways: listens to every gateway's status and RSSI batches on the
+broker and shows each beacon once — its room (with hysteresis), position (with a site
+plan), the gateways hearing it, the best RSSI and its age. A beacon goes only when no
+gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
+
+  --mqtt <url>           the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883
+  --embedded-broker [port]  run an MQTT broker (aedes) in this process on 127.0.0.1
+                         (default port 1883; 0 picks a free one) and listen to it;
+                         gateways publish with --mqtt mqtt://127.0.0.1:<port>
+  --site <site.json>     gateways, rooms (and positions) of the site (docs/fleet.md)
+  --survey <file.csv>    calibration survey for positions (x,y,anchor,rssi; needs --site)
+  --ha                   Home Assistant: a device_tracker per beacon (room or not_home)
+  --mqtt-prefix <p>      topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>  file holding the broker password
+  --json                 print events as JSON lines (found, gone, room, moved,
+                         gateway, updated) instead of the live table
+  --duration <seconds>   stop after this long
 ${COMMON_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>
@@ -178,6 +205,7 @@ Commands:
   simulate               run the beacon simulator through the same views
   emulate                start a local emulator of the cloud account interface
   broker                 start a local MQTT broker for --mqtt (aedes)
+  fleet                  one view of many gateways through a broker
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan
 

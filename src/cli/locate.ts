@@ -51,7 +51,8 @@ function lines(path: string): AsyncIterable<string> {
   return createInterface({ input, crlfDelay: Infinity })
 }
 
-async function readSurvey(path: string): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
+/** A survey CSV (`x,y,anchor,rssi`, `x,y,sensor,rssi[,z]` or `x,y,anchor,count,mean,sd`); shared with `fleet --survey`. */
+export async function readSurvey(path: string, command = 'locate'): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
   const survey = new SurveyPoints()
   let header: string[] | undefined
   let zSum = 0
@@ -76,9 +77,9 @@ async function readSurvey(path: string): Promise<{ survey: SurveyPoints; tagHeig
       } else survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('anchor') ?? '', rssi: Number(col('rssi')) })
     }
   } catch (error) {
-    throw new InvalidOptionError('invalid_option', `locate: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`, { option: 'survey', cause: error })
+    throw new InvalidOptionError('invalid_option', `${command}: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`, { option: 'survey', cause: error })
   }
-  if (survey.size === 0) throw bad(`locate: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`, 'survey')
+  if (survey.size === 0) throw bad(`${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`, 'survey')
   return zCount > 0 ? { survey, tagHeight: zSum / zCount } : { survey }
 }
 

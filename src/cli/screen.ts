@@ -25,16 +25,15 @@ const HOME = '\x1b[H'
 const CLEAR_LINE_RIGHT = '\x1b[K'
 const CLEAR_BELOW = '\x1b[J'
 
-/** Draws the live table on a terminal. */
-export class TableScreen {
-  private readonly history = new RssiHistory()
-  private last?: { beacons: readonly Beacon[]; status: TableStatus; now: number }
+/**
+ * A full-screen live view: the alternate screen, redrawn from its render function per update and
+ * on resize. The scanner's table and the fleet's table are two renderings on it.
+ */
+export class TerminalScreen {
+  private render: ((width: number, height: number) => string[]) | undefined
   private active = false
-  private readonly onResize = (): void => {
-    if (this.last !== undefined) this.draw(this.last.beacons, this.last.status, this.last.now)
-  }
-
   private lastDraw = -Infinity
+  private readonly onResize = (): void => this.draw()
 
   /**
    * @param minRedrawMs real milliseconds between two redraws; a virtual-time replay ticks
@@ -53,19 +52,13 @@ export class TableScreen {
     this.term.on('resize', this.onResize)
   }
 
-  /** One tick: records the RSSI history and redraws. */
-  update(beacons: readonly Beacon[], status: TableStatus, now: number): void {
-    this.history.record(beacons, now)
-    this.last = { beacons, status, now }
+  /** Shows what `render` draws for the terminal's size (now, or at the next redraw when too soon). */
+  show(render: (width: number, height: number) => string[]): void {
+    this.render = render
     const real = Date.now()
     if (real - this.lastDraw < this.minRedrawMs) return
     this.lastDraw = real
-    this.draw(beacons, status, now)
-  }
-
-  /** A beacon left: its sparkline history goes with it. */
-  forget(id: string): void {
-    this.history.forget(id)
+    this.draw()
   }
 
   /** Shows the cursor and leaves the alternate screen; safe to call twice. */
@@ -76,16 +69,27 @@ export class TableScreen {
     this.term.write(CURSOR_SHOW + ALT_SCREEN_OFF)
   }
 
-  private draw(beacons: readonly Beacon[], status: TableStatus, now: number): void {
-    if (!this.active) return
-    const lines = renderTable(beacons, status, {
-      width: this.term.columns ?? 80,
-      height: this.term.rows ?? 24,
-      now,
-      history: (id) => this.history.samples(id),
-    })
+  private draw(): void {
+    if (!this.active || this.render === undefined) return
+    const lines = this.render(this.term.columns ?? 80, this.term.rows ?? 24)
     // One write per frame, each line cleared to its end, so the old frame never shows through.
     this.term.write(HOME + lines.map((l) => l + CLEAR_LINE_RIGHT).join('\r\n') + CLEAR_BELOW)
+  }
+}
+
+/** Draws the scanner's live table on a terminal. */
+export class TableScreen extends TerminalScreen {
+  private readonly history = new RssiHistory()
+
+  /** One tick: records the RSSI history and redraws. */
+  update(beacons: readonly Beacon[], status: TableStatus, now: number): void {
+    this.history.record(beacons, now)
+    this.show((width, height) => renderTable(beacons, status, { width, height, now, history: (id) => this.history.samples(id) }))
+  }
+
+  /** A beacon left: its sparkline history goes with it. */
+  forget(id: string): void {
+    this.history.forget(id)
   }
 }
 

@@ -36,7 +36,8 @@ export interface TableOptions {
   history?: (id: string) => readonly RssiSample[]
 }
 
-interface Column {
+/** One column of a live table: of the scanner's beacons here, of the fleet's in fleet-table.ts. */
+export interface Column<Row, Context> {
   header: string
   /** Higher survives longer when the terminal is narrow. */
   priority: number
@@ -45,8 +46,10 @@ interface Column {
   minWidth?: number
   /** How to cut a value to the column width; default: keep the start. */
   shrink?: (text: string, width: number) => string
-  cell(b: Beacon, o: TableOptions): string
+  cell(row: Row, o: Context): string
 }
+
+type BeaconColumn = Column<Beacon, TableOptions>
 
 const SPARK_WIDTH = 15
 
@@ -85,7 +88,7 @@ function shrinkBeaconId(text: string, width: number): string {
   return head >= 4 ? `${text.slice(0, head)}…${tail}` : truncate(text, width)
 }
 
-const COLUMNS: Column[] = [
+const COLUMNS: BeaconColumn[] = [
   { header: 'SERIAL/ADDRESS', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.serialNumber ?? b.address },
   {
     header: 'MODEL/FW',
@@ -121,7 +124,7 @@ const COLUMNS: Column[] = [
 const GAP = '  '
 
 /** Device-supplied text reaches the terminal: strip control characters so no escape sequence gets through. */
-function clean(text: string): string {
+export function clean(text: string): string {
   // eslint-disable-next-line no-control-regex
   return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, '?')
 }
@@ -133,7 +136,7 @@ export function truncate(text: string, width: number): string {
   return width === 1 ? '…' : `${text.slice(0, width - 1)}…`
 }
 
-function pad(text: string, width: number, col: Column): string {
+function pad<R, C>(text: string, width: number, col: Column<R, C>): string {
   const cut = (col.shrink ?? truncate)(text, width)
   return col.align === 'left' ? cut.padEnd(width) : cut.padStart(width)
 }
@@ -148,22 +151,26 @@ function byAccuracy(a: Beacon, b: Beacon): number {
 
 const STATUS_SEPARATOR = ' │ '
 
+/** A status line of parts, cleaned of control characters. */
+export function statusLine(parts: readonly string[]): string {
+  return clean(parts.join(STATUS_SEPARATOR))
+}
+
 /** The status line. */
 export function renderStatus(status: TableStatus): string {
-  const parts = [
+  return statusLine([
     status.label === undefined ? 'beaconkit' : `beaconkit ${status.label}`,
     ...(status.adapterState === undefined ? [] : [`adapter ${status.adapterState}`]),
     `${Math.round(status.advertsPerSecond)} adverts/s`,
     `${status.inRange} in range`,
     `${status.rejected} rejected`,
     ...(status.notes ?? []),
-  ]
-  return clean(parts.join(STATUS_SEPARATOR))
+  ])
 }
 
 /** Chooses which columns fit in `width` and how wide each is. */
-function layout(cells: string[][], width: number): { col: Column; index: number; width: number }[] {
-  let chosen = COLUMNS.map((col, index) => ({
+function layout<R, C>(columns: readonly Column<R, C>[], cells: string[][], width: number): { col: Column<R, C>; index: number; width: number }[] {
+  let chosen = columns.map((col, index) => ({
     col,
     index,
     width: Math.max(col.header.length, ...cells.map((row) => row[index].length)),
@@ -186,40 +193,54 @@ function layout(cells: string[][], width: number): { col: Column; index: number;
   return chosen
 }
 
+/** How {@link renderGrid} lays out rows. */
+export interface GridOptions<Context> {
+  /** Terminal columns; every line is cut to this. */
+  width: number
+  /** Terminal rows; rows that do not fit are summarised in a last line. Unlimited when absent. */
+  height?: number
+  /** What the cells are computed with. */
+  context: Context
+  /** The line shown instead of a header when there are no rows. */
+  empty: string
+  /** What a row is called in the "… N more" line: [one, many]. */
+  noun: [string, string]
+  /** Legend entries per column header (shown only for columns that fit). */
+  legend?: { column: string; text: string }[]
+}
+
 /**
- * Renders the status line, the header and one row per beacon, sorted by distance
- * (accuracy), cut to `width` columns and `height` rows. Columns are dropped from the least
- * important up when the terminal is narrow; rows that do not fit are counted in a last line.
- * Pure: the same input gives the same lines.
+ * A status line, a header and one line per row (in the order given), cut to `width` columns and
+ * `height` rows. Columns are dropped from the least important up when the terminal is narrow;
+ * rows that do not fit are counted in a last line. Pure: the same input gives the same lines.
  */
-export function renderTable(beacons: readonly Beacon[], status: TableStatus, options: TableOptions): string[] {
+export function renderGrid<R, C>(rows: readonly R[], columns: readonly Column<R, C>[], status: string, options: GridOptions<C>): string[] {
   const width = Math.max(1, Math.floor(options.width))
-  const sorted = [...beacons].sort(byAccuracy)
-  const lines: string[] = [truncate(renderStatus(status), width)]
-  if (sorted.length === 0) {
-    lines.push(truncate('no beacons in range yet', width))
+  const lines: string[] = [truncate(status, width)]
+  if (rows.length === 0) {
+    lines.push(truncate(options.empty, width))
     return lines
   }
-  let shown = sorted
+  let shown = rows
   let more = 0
-  const legend = legendFor(sorted)
+  const legend = options.legend
   if (options.height !== undefined) {
     // Status and header, plus the legend when there is one.
     const room = Math.max(0, Math.floor(options.height) - 2 - (legend === undefined ? 0 : 1))
-    if (sorted.length > room) {
+    if (rows.length > room) {
       // Keep one line to say how many were left out.
-      shown = sorted.slice(0, Math.max(0, room - 1))
-      more = sorted.length - shown.length
+      shown = rows.slice(0, Math.max(0, room - 1))
+      more = rows.length - shown.length
     }
   }
-  const cells = shown.map((b) => COLUMNS.map((col) => clean(col.cell(b, options))))
-  const chosen = layout(cells, width)
+  const cells = shown.map((r) => columns.map((col) => clean(col.cell(r, options.context))))
+  const chosen = layout(columns, cells, width)
   const line = (texts: string[]): string =>
     truncate(chosen.map((c) => pad(texts[c.index], c.width, c.col)).join(GAP).trimEnd(), width)
-  lines.push(line(COLUMNS.map((c) => c.header)))
+  lines.push(line(columns.map((c) => c.header)))
   for (const row of cells) lines.push(line(row))
   if (more > 0 && options.height !== undefined && lines.length < options.height) {
-    lines.push(truncate(`… ${more} more ${more === 1 ? 'beacon' : 'beacons'} (enlarge the terminal)`, width))
+    lines.push(truncate(`… ${more} more ${more === 1 ? options.noun[0] : options.noun[1]} (enlarge the terminal)`, width))
   }
   const shownHeaders = new Set(chosen.map((c) => c.col.header))
   const text = legend?.filter((entry) => shownHeaders.has(entry.column)).map((entry) => entry.text)
@@ -227,6 +248,25 @@ export function renderTable(beacons: readonly Beacon[], status: TableStatus, opt
     lines.push(truncate(`legend: ${text.join(STATUS_SEPARATOR)}`, width))
   }
   return lines
+}
+
+/**
+ * Renders the status line, the header and one row per beacon, sorted by distance
+ * (accuracy), cut to `width` columns and `height` rows. Columns are dropped from the least
+ * important up when the terminal is narrow; rows that do not fit are counted in a last line.
+ * Pure: the same input gives the same lines.
+ */
+export function renderTable(beacons: readonly Beacon[], status: TableStatus, options: TableOptions): string[] {
+  const sorted = [...beacons].sort(byAccuracy)
+  const legend = sorted.length === 0 ? undefined : legendFor(sorted)
+  return renderGrid(sorted, COLUMNS, renderStatus(status), {
+    width: options.width,
+    ...(options.height === undefined ? {} : { height: options.height }),
+    context: options,
+    empty: 'no beacons in range yet',
+    noun: ['beacon', 'beacons'],
+    ...(legend === undefined ? {} : { legend }),
+  })
 }
 
 /** What the markers in the table mean, per column, for the markers the beacons show; undefined when none. */

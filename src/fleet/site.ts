@@ -24,6 +24,14 @@ export interface Room {
   polygon?: readonly (readonly [number, number])[]
 }
 
+/** A wall on the plan: a straight segment that weakens every radio path crossing it. */
+export interface Wall {
+  from: readonly [number, number]
+  to: readonly [number, number]
+  /** dB lost by a path crossing it; absent: the simulator's default per wall. */
+  attenuationDb?: number
+}
+
 /** The rectangle the site covers. */
 export interface Area {
   minX: number
@@ -57,6 +65,30 @@ function readPolygon(v: unknown, where: string): [number, number][] {
   })
 }
 
+function readPoint(v: unknown, where: string): [number, number] {
+  if (!Array.isArray(v) || v.length < 2) throw bad(`${where} is not an [x, y] pair`, 'give each end as [x, y] in metres')
+  const x = optionalNumber(v[0], `${where}[0]`)
+  const y = optionalNumber(v[1], `${where}[1]`)
+  if (x === undefined || y === undefined) throw bad(`${where} lacks a coordinate`, 'give each end as [x, y] in metres')
+  return [x, y]
+}
+
+/** `walls`: `[[x1, y1], [x2, y2]]` segments, or `{ from, to, attenuationDb? }`. */
+function readWalls(v: unknown): Wall[] {
+  if (!Array.isArray(v)) throw bad('walls is not a list', 'list each wall as [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y], "attenuationDb": 6 }')
+  return v.map((w, i) => {
+    if (Array.isArray(w)) return { from: readPoint(w[0], `walls[${i}][0]`), to: readPoint(w[1], `walls[${i}][1]`) }
+    if (!isRecord(w)) throw bad(`walls[${i}] is neither a segment nor an object`, 'write [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y] }')
+    const wall: Wall = { from: readPoint(w.from, `walls[${i}].from`), to: readPoint(w.to, `walls[${i}].to`) }
+    const db = optionalNumber(w.attenuationDb, `walls[${i}].attenuationDb`)
+    if (db !== undefined) {
+      if (db < 0) throw bad(`walls[${i}].attenuationDb is negative`, 'give the dB a wall takes away, 0 or more')
+      wall.attenuationDb = db
+    }
+    return wall
+  })
+}
+
 /** Even-odd ray casting: whether (x, y) lies inside the polygon. */
 function inside(polygon: readonly (readonly [number, number])[], x: number, y: number): boolean {
   let within = false
@@ -81,11 +113,14 @@ export class Site {
   readonly kind: AnchorKind
   readonly area?: Area
   readonly rooms: readonly Room[]
+  /** Walls, for the site simulator's radio model and the map; empty when the file has none. */
+  readonly walls: readonly Wall[]
   private readonly anchors: ReadonlyMap<string, Anchor>
 
-  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[] }) {
+  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[]; walls?: readonly Wall[] }) {
     this.kind = init.kind ?? 'receivers'
     this.rooms = init.rooms ?? []
+    this.walls = init.walls ?? []
     if (init.area !== undefined) this.area = init.area
     const anchors = new Map<string, Anchor>()
     for (const a of init.anchors) {
@@ -99,7 +134,8 @@ export class Site {
    * Reads the JSON shape of a site file: anchors keyed by id under `receivers` or `gateways`
    * (fixed receivers) or under `anchorBeacons` (fixed beacons), each `{ x?, y?, z?, room? }`;
    * `area` `{ minX, minY, maxX, maxY }`; `rooms` as a list of `{ name, polygon?, gateways? }` or
-   * as an object of room name → gateway ids. Other keys are ignored. Throws
+   * as an object of room name → gateway ids; `walls` as a list of `[[x1, y1], [x2, y2]]` segments
+   * or `{ from, to, attenuationDb? }`. Other keys are ignored. Throws
    * `InvalidOptionError` naming the first thing that is wrong.
    */
   static fromJSON(json: unknown): Site {
@@ -147,7 +183,8 @@ export class Site {
       if (minX === undefined || minY === undefined || maxX === undefined || maxY === undefined) throw bad('area lacks one of minX, minY, maxX, maxY', 'give all four, in metres')
       area = { minX, minY, maxX, maxY }
     }
-    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, ...(area === undefined ? {} : { area }) })
+    const walls = json.walls === undefined ? [] : readWalls(json.walls)
+    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, walls, ...(area === undefined ? {} : { area }) })
   }
 
   /**

@@ -61,15 +61,15 @@ interface SubscribingClient {
   on(event: 'message', listener: (topic: string, payload: Buffer) => void): unknown
 }
 
-interface MqttModule {
+export interface MqttModule {
   connect(url: string, options: object): MqttClientLike & { options: { reconnectPeriod?: number } }
 }
 
 /** Kept in a variable so bundlers leave the import alone (a real `import()` in the CJS build too). */
 const MQTT_MODULE = 'mqtt'
 
-/** mqtt.js, imported on first use only: importing beaconkit must not load it. */
-async function loadMqtt(): Promise<MqttModule> {
+/** mqtt.js, imported on first use only: importing beaconkit must not load it. Shared with the site simulator's gateways, which own their clients to be killable. */
+export async function loadMqtt(): Promise<MqttModule> {
   try {
     const mod = (await import(MQTT_MODULE)) as MqttModule & { default?: MqttModule }
     return typeof mod.connect === 'function' ? mod : (mod.default as MqttModule)

@@ -5,19 +5,16 @@
  * byte for byte.
  */
 import { EventEmitter } from 'eventemitter3'
-import type { Advertisement, ServiceData } from '../advertisement.js'
+import type { Advertisement } from '../advertisement.js'
 import { RealClock, VirtualClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import { seededRandom } from '../random.js'
-import { encodeE780 } from '../frames/e780.js'
-import { encodeE781 } from '../frames/e781.js'
-import { encodeIBeacon } from '../frames/ibeacon.js'
-import type { IBeaconFrame } from '../frames/ibeacon.js'
-import type { MovingState } from '../reading.js'
+import { iBeaconData, vendorServiceData } from './device-frames.js'
+import type { DeviceMotion } from './device-frames.js'
 import { siteScenario } from './scenario.js'
-import { distanceAt, isMoving, representableLux } from './simulated-device.js'
-import type { SimulatedDevice, SimulatedVendorFrame } from './simulated-device.js'
+import { distanceAt, isMoving } from './simulated-device.js'
+import type { SimulatedDevice } from './simulated-device.js'
 import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
 
 export { distanceAt, representableLux } from './simulated-device.js'
@@ -47,12 +44,6 @@ export interface SimulatedSourceOptions {
   lossRate?: number
   /** Path-loss exponent (2 = free space). Default 2. */
   pathLossExponent?: number
-}
-
-/** The iBeacon values of rotation period `k`: scrambled, but a pure function of `k` (no PRNG draw). */
-function rotated(frame: IBeaconFrame, k: number): IBeaconFrame {
-  const x = Math.imul(k + 1, 0x9e3779b1) >>> 0
-  return { ...frame, major: x >>> 16, minor: x & 0xffff }
 }
 
 interface DeviceState {
@@ -243,40 +234,22 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
   private *packets(s: DeviceState, t: number, origin: number): Generator<Advertisement> {
     const spec = s.spec
     if (spec.ibeacon !== undefined && this.random() >= this.opts.lossRate) {
-      const frame = spec.rotateIBeaconMs === undefined ? spec.ibeacon : rotated(spec.ibeacon, Math.floor(t / spec.rotateIBeaconMs))
-      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: encodeIBeacon(frame) }
+      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: iBeaconData({ ...spec, ibeacon: spec.ibeacon }, t) }
     }
     const vendor = spec.vendor
     if (vendor === undefined || vendor.length === 0) return
     const frame = vendor[s.frame++ % vendor.length]
     if (this.random() < this.opts.lossRate) return
-    yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t + 1), timestamp: origin + t + 1, connectable: false, serviceData: [this.vendorData(spec, frame, t)] }
+    // RSSI before the frame: the order of PRNG draws keeps recordings byte for byte what they were.
+    const rssi = this.rssiAt(spec, t + 1)
+    const serviceData = vendorServiceData(spec, frame, motionAt(spec.distance, t), this.random)
+    yield { address: spec.address, addressType: 'public', rssi, timestamp: origin + t + 1, connectable: false, serviceData: [serviceData] }
   }
+}
 
-  private vendorData(spec: SimulatedDevice, frame: SimulatedVendorFrame, t: number): ServiceData {
-    const moving = isMoving(spec.distance, t)
-    const movingState: MovingState = moving ? 'moving' : 'still'
-    // A walking device's accelerometer counts about two steps a second.
-    const walk = typeof spec.distance === 'number' ? undefined : spec.distance
-    const steps = walk === undefined ? 0 : Math.floor(Math.max(0, Math.min(t, walk.startMs + walk.durationMs) - walk.startMs) / 500)
-    const common = {
-      hardwareModelName: spec.hardwareModelName ?? (frame.frame === 'e780' ? 'B0' : 'C0'),
-      firmwareVersion: spec.firmwareVersion ?? (frame.frame === 'e780' ? '2.3' : '4.1'),
-      serialNumber: spec.serialNumber ?? '0117C5000000',
-      major: spec.major ?? spec.ibeacon?.major ?? 0,
-      minor: spec.minor ?? spec.ibeacon?.minor ?? 0,
-      batteryLevel: spec.batteryLevel ?? 90,
-      temperature: spec.temperature === undefined ? 22 : spec.temperature,
-      light: representableLux(spec.light === undefined ? 120 : spec.light),
-      accelerometerCount: steps & 0xffff,
-      movingState,
-    }
-    if (frame.frame === 'e780') return { uuid: '80e7', data: encodeE780(common) }
-    const randomCode = 1 + Math.floor(this.random() * 0xfffe)
-    const data = encodeE781(
-      { ...common, mode: frame.mode, measuredPower: spec.measuredPower ?? -59, transmitPower: 5, advertisingInterval: 417.5 },
-      spec.key === undefined ? {} : { key: spec.key, randomCode },
-    )
-    return { uuid: '81e7', data }
-  }
+/** A walking device's accelerometer counts about two steps a second. */
+function motionAt(d: SimulatedDevice['distance'], t: number): DeviceMotion {
+  const walk = typeof d === 'number' ? undefined : d
+  const steps = walk === undefined ? 0 : Math.floor(Math.max(0, Math.min(t, walk.startMs + walk.durationMs) - walk.startMs) / 500)
+  return { moving: isMoving(d, t), steps }
 }

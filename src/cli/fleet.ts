@@ -1,0 +1,145 @@
+/**
+ * `beaconkit fleet`: a FleetTracker on a broker (or on an embedded one it starts), shown as a live
+ * table on a terminal or as JSON lines of its events; positions when the site places the gateways.
+ */
+import { FleetTracker } from '../fleet/tracker.js'
+import type { FleetBeacon, PositionEstimator } from '../fleet/fusion.js'
+import { Site } from '../fleet/site.js'
+import { startBroker } from '../mqtt/broker.js'
+import type { RunningBroker } from '../mqtt/broker.js'
+import { Positioner } from '../positioning/positioner.js'
+import { RadioMap } from '../positioning/radio-map.js'
+import type { MqttFlags } from './command-line.js'
+import { EXIT } from './exit.js'
+import { renderFleetTable } from './fleet-table.js'
+import type { FleetStatus } from './fleet-table.js'
+import type { LineSink } from './json-lines.js'
+import { readSurvey } from './locate.js'
+import { TerminalScreen } from './screen.js'
+import type { TerminalLike } from './screen.js'
+import { handleSignals } from './shutdown.js'
+import { readSiteFile } from './site-file.js'
+
+/** What `beaconkit fleet` was given. */
+export interface FleetFlags {
+  mqtt: MqttFlags
+  /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
+  embeddedBroker?: number
+  site?: string
+  survey?: string
+  json: boolean
+  durationMs?: number
+}
+
+/** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
+export interface FleetStreams {
+  stdout: TerminalLike & { isTTY?: boolean }
+  stderr: { write(text: string): unknown }
+}
+
+/** A positioner when the site places every gateway; calibrated by the survey when there is one. */
+async function positionerFor(site: Site, survey: string | undefined): Promise<PositionEstimator | undefined> {
+  const anchors = site.anchorList()
+  if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined)) return undefined
+  const radioMap = survey === undefined ? undefined : RadioMap.fromSurvey(site, (await readSurvey(survey, 'fleet')).survey)
+  return new Positioner({ site, ...(radioMap === undefined ? {} : { radioMap }) })
+}
+
+/** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
+export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  // Everything that can be wrong in the files fails before a broker starts.
+  const site = flags.site === undefined ? undefined : Site.fromJSON(await readSiteFile(flags.site, 'fleet'))
+  const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
+  const broker: RunningBroker | undefined = flags.embeddedBroker === undefined ? undefined : await startBroker({ port: flags.embeddedBroker, host: '127.0.0.1' })
+  const url = broker?.url ?? flags.mqtt.url
+  const m = flags.mqtt
+  const tracker = new FleetTracker({
+    url,
+    homeAssistant: m.homeAssistant,
+    ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
+    ...(m.username === undefined ? {} : { username: m.username }),
+    ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+    ...(site === undefined ? {} : { site }),
+    ...(positioner === undefined ? {} : { positioner }),
+  })
+  const clock = tracker.clock
+  const tty = !flags.json && streams.stdout.isTTY === true
+  const screen = tty ? new TerminalScreen(streams.stdout) : undefined
+  const out: LineSink | undefined = tty ? undefined : streams.stdout
+  let closed = false
+  const line = (event: Record<string, unknown>): void => {
+    if (!closed) out?.write(`${JSON.stringify(event)}\n`)
+  }
+  const warnings: string[] = []
+  const warn = (text: string): void => {
+    if (screen === undefined) streams.stderr.write(`beaconkit: warning: ${text}\n`)
+    else if (warnings.at(-1) !== text) warnings.push(text)
+    if (warnings.length > 10) warnings.shift()
+  }
+
+  let state = 'connecting'
+  const gateways = new Map<string, 'online' | 'offline'>()
+  let lastTick: { time: number; batches: number } | undefined
+  tracker.on('connected', () => {
+    state = 'connected'
+  })
+  tracker.on('disconnected', () => {
+    state = 'disconnected'
+  })
+  tracker.on('error', (e) => warn(e.message))
+  tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
+  tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
+  tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
+  tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
+  tracker.on('gateway', (info) => {
+    gateways.set(info.gateway, info.state)
+    line({ event: 'gateway', ...info })
+  })
+  const where = broker === undefined ? url : `${url} (embedded)`
+  const status = (now: number): FleetStatus => {
+    const batches = tracker.stats.batches
+    const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
+    lastTick = { time: now, batches }
+    const online = [...gateways.values()].filter((s) => s === 'online').length
+    return { broker: where, state, gatewaysOnline: online, gatewaysKnown: gateways.size, batchesPerSecond: rate, notes: warnings.length > 0 ? [`⚠ ${warnings[warnings.length - 1]}`] : [] }
+  }
+  const draw = (beacons: readonly FleetBeacon[], now: number): void => {
+    const s = status(now)
+    screen?.show((width, height) => renderFleetTable(beacons, s, { width, height, now }))
+  }
+  tracker.on('updated', (beacons) => {
+    const now = clock.now()
+    line({ event: 'updated', time: now, beacons })
+    draw(beacons, now)
+  })
+
+  let finish!: () => void
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  const restore = (): void => screen?.close()
+  process.on('exit', restore)
+  const removeSignals = handleSignals(() => finish(), restore)
+  const timer = flags.durationMs === undefined ? undefined : setTimeout(() => finish(), flags.durationMs)
+  let found = 0
+  tracker.on('found', () => found++)
+  try {
+    screen?.open()
+    draw([], clock.now())
+    if (broker !== undefined && screen === undefined) streams.stderr.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    // Ctrl-C while the broker is still unreachable must not wait for it.
+    await Promise.race([tracker.start(), done])
+    await done
+  } finally {
+    if (timer !== undefined) clearTimeout(timer)
+    closed = true
+    await tracker.stop()
+    await broker?.close()
+    restore()
+    process.off('exit', restore)
+    removeSignals()
+    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.size} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
+    for (const w of warnings) if (screen !== undefined) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+  }
+  return EXIT.ok
+}

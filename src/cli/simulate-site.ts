@@ -1,0 +1,65 @@
+/**
+ * `beaconkit simulate --site site.json --mqtt url`: a whole simulated site on a broker, every
+ * gateway of the file with its own scanner, publisher and connection (runSite), until Ctrl-C or
+ * --duration. It prints what it runs and, every ten seconds, how much it has sent.
+ */
+import { SiteSimulator } from '../fleet/site-simulator.js'
+import { runSite } from '../fleet/run-site.js'
+import type { MqttFlags } from './command-line.js'
+import { EXIT } from './exit.js'
+import { handleSignals } from './shutdown.js'
+import { readSiteFile } from './site-file.js'
+
+/** What `simulate --site` was given. */
+export interface SimulateSiteOptions {
+  site: string
+  mqtt: MqttFlags
+  seed: number
+  durationMs?: number
+}
+
+const REPORT_MS = 10_000
+
+/** Runs the site until SIGINT/SIGTERM or the duration; returns the exit code. */
+export async function runSimulateSite(options: SimulateSiteOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+  const json = await readSiteFile(options.site, 'simulate')
+  const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
+  const { mqtt } = options
+  const site = await runSite({
+    simulator: sim,
+    url: mqtt.url,
+    homeAssistant: mqtt.homeAssistant,
+    ...(mqtt.topicPrefix === undefined ? {} : { topicPrefix: mqtt.topicPrefix }),
+    ...(mqtt.username === undefined ? {} : { username: mqtt.username }),
+    ...(mqtt.passwordFile === undefined ? {} : { passwordFile: mqtt.passwordFile }),
+  })
+  let finish!: () => void
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  const removeSignals = handleSignals(() => finish())
+  sim.once('end', () => finish())
+  sim.once('error', (error) => {
+    out.write(`beaconkit simulate: ${error.message}\n`)
+    finish()
+  })
+  out.write(
+    `simulating ${options.site}: ${sim.gateways.length} gateways (${sim.gateways.join(', ')}), ${sim.beaconNames().length} beacons → ${mqtt.url}\n` +
+      `watch it: beaconkit fleet --mqtt ${mqtt.url} --site ${options.site}\n` +
+      'Ctrl-C stops it.\n',
+  )
+  const started = Date.now()
+  const report = setInterval(() => {
+    const s = sim.stats
+    out.write(`${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`)
+  }, REPORT_MS)
+  try {
+    await done
+  } finally {
+    clearInterval(report)
+    removeSignals()
+    await site.close()
+  }
+  out.write('simulation stopped; every gateway said offline\n')
+  return EXIT.ok
+}

@@ -1,0 +1,216 @@
+/**
+ * A whole simulated site on a broker: the simulator's stream of each gateway goes through a real
+ * `BeaconScanner` and a real `MqttPublisher`, one per gateway, each on an MQTT connection of its
+ * own with the contract's last will, so killing a gateway (no clean close) makes the broker
+ * announce it offline exactly as a crashed Raspberry Pi would.
+ */
+import { hostname } from 'node:os'
+import { MqttError } from '../errors.js'
+import { BeaconScanner } from '../scanner.js'
+import type { ScannerOptions } from '../scanner.js'
+import { loadMqtt } from '../mqtt/connection.js'
+import type { MqttClientLike } from '../mqtt/connection.js'
+import { MqttPublisher } from '../mqtt/publisher.js'
+import type { MqttPublisherOptions } from '../mqtt/publisher.js'
+import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { statusPayload } from '../mqtt/payloads.js'
+import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
+import { SiteSimulator } from './site-simulator.js'
+import type { SiteSimulatorOptions } from './site-simulator.js'
+
+/** Options of {@link runSite}: a simulator (or what to make one of) and the broker. */
+export interface RunSiteOptions extends Partial<SiteSimulatorOptions> {
+  /** A simulator already made; otherwise one is made from `site`, `beacons` and the rest. */
+  simulator?: SiteSimulator
+  /** The broker, e.g. `mqtt://127.0.0.1:1883`. */
+  url: string
+  /** Topic prefix `<p>`, default `beaconkit`. */
+  topicPrefix?: string
+  /** Home Assistant discovery from every gateway (as `scan --ha`). */
+  homeAssistant?: boolean | { prefix?: string }
+  username?: string
+  /** File whose first line is the broker password. */
+  passwordFile?: string
+  /** Each gateway scanner's timing (default: the scanner's, a 1 s tick and 8 s gone timeout). */
+  scanner?: Pick<ScannerOptions, 'updateIntervalMs' | 'goneTimeoutMs'>
+  /** Each gateway publisher's timing. */
+  publisher?: Pick<MqttPublisherOptions, 'minIntervalMs' | 'heartbeatMs'>
+  /** Client ids are `<clientIdPrefix>-<gateway>-<n>`; default `beaconkit-sim-<host>-<pid>`. */
+  clientIdPrefix?: string
+  /** How long to wait for each gateway's first connection, ms (default 10000). */
+  connectTimeoutMs?: number
+}
+
+/** One gateway of a running site. */
+export interface SiteGateway {
+  readonly id: string
+  readonly scanner: BeaconScanner
+  readonly publisher: MqttPublisher
+  /** False after `kill` until `restart`. */
+  readonly alive: boolean
+}
+
+/** A site running on a broker. */
+export interface RunningSite {
+  readonly simulator: SiteSimulator
+  /** Gateway ids, in the site's order. */
+  readonly gateways: readonly string[]
+  /** A gateway's scanner and publisher (the current ones after a restart). */
+  gateway(id: string): SiteGateway
+  /**
+   * Kills a gateway as a power cut would: it stops hearing, and its connection is dropped without
+   * DISCONNECT, so the broker publishes its last will (`offline`). Its retained states stay.
+   */
+  kill(id: string): Promise<void>
+  /** Brings a killed gateway back: a new scanner, publisher and connection (it says `online` again). */
+  restart(id: string): Promise<void>
+  /**
+   * Virtual time: moves the site to `time` (the gateways' 1 s ticks run on the way) and resolves
+   * once every live publisher has handed what that produced to the broker.
+   */
+  advanceTo(time: number): Promise<void>
+  /** RSSI batches published by all gateways so far, killed ones included. */
+  rssiBatches(): number
+  /** Stops the simulation, then each gateway cleanly (its status goes `offline`). */
+  close(): Promise<void>
+}
+
+interface GatewayRun {
+  id: string
+  scanner: BeaconScanner
+  publisher: MqttPublisher
+  client: MqttClientLike
+  alive: boolean
+}
+
+/**
+ * Runs a simulated site on a broker: one scanner, publisher and MQTT connection per gateway.
+ * Resolves once every gateway is connected and scanning; rejects with `MqttError` when the broker
+ * cannot be reached within `connectTimeoutMs`.
+ *
+ * ```ts
+ * const running = await runSite({ site, beacons, url: 'mqtt://127.0.0.1:1883' })
+ * // … a FleetTracker on the same broker sees every gateway …
+ * await running.kill('hall-pi') // its last will fires
+ * await running.close()
+ * ```
+ */
+export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
+  const sim =
+    options.simulator ??
+    new SiteSimulator({
+      ...(options as Partial<SiteSimulatorOptions>),
+      site: options.site as SiteSimulatorOptions['site'],
+      beacons: options.beacons as SiteSimulatorOptions['beacons'],
+    })
+  const prefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
+  // The broker options are checked, and the password read, as the publisher does it.
+  const checked = resolvePublisherOptions({ url: options.url, gatewayId: 'sim', ...(options.username === undefined ? {} : { username: options.username }), ...(options.passwordFile === undefined ? {} : { passwordFile: options.passwordFile }) })
+  const secrets = await checked.readSecrets()
+  const mqtt = await loadMqtt()
+  const idPrefix = options.clientIdPrefix ?? `beaconkit-sim-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${process.pid}`
+  const waitMs = options.connectTimeoutMs ?? 10_000
+  const runs = new Map<string, GatewayRun>()
+  const killed: MqttPublisher[] = []
+  let serial = 0
+
+  async function connect(id: string): Promise<MqttClientLike> {
+    const topics = new GatewayTopics(prefix, id)
+    // MQTT 3.1.1: every broker speaks it (the embedded aedes speaks nothing newer).
+    const client = mqtt.connect(options.url, {
+      clientId: `${idPrefix}-${id}-${serial++}`,
+      protocolVersion: 4,
+      clean: true,
+      reconnectPeriod: 1000,
+      connectTimeout: waitMs,
+      queueQoSZero: false,
+      will: { topic: topics.status, payload: Buffer.from(statusPayload('offline', sim.clock?.now() ?? Date.now())), qos: 1, retain: true },
+      ...(checked.username === undefined ? {} : { username: checked.username }),
+      ...(secrets.password === undefined ? {} : { password: secrets.password }),
+    })
+    const ok = await new Promise<boolean>((resolve) => {
+      const timer = setTimeout(() => resolve(false), waitMs)
+      client.on('connect', () => {
+        clearTimeout(timer)
+        resolve(true)
+      })
+    })
+    if (!ok) {
+      client.end(true)
+      throw new MqttError('connection', `the simulated gateway ${id} could not reach the broker ${options.url} within ${waitMs} ms; is it running?`)
+    }
+    return client
+  }
+
+  async function open(id: string): Promise<GatewayRun> {
+    const client = await connect(id)
+    const scanner = new BeaconScanner({ source: sim.source(id), ...options.scanner })
+    const publisher = new MqttPublisher({
+      client,
+      gatewayId: id,
+      topicPrefix: prefix,
+      ...(options.homeAssistant === undefined ? {} : { homeAssistant: options.homeAssistant }),
+      ...options.publisher,
+    })
+    publisher.attach(scanner)
+    await publisher.connect()
+    await scanner.start()
+    const run: GatewayRun = { id, scanner, publisher, client, alive: true }
+    runs.set(id, run)
+    return run
+  }
+
+  const get = (id: string): GatewayRun => {
+    const run = runs.get(id)
+    if (run === undefined) throw new MqttError('closed', `the running site has no gateway ${id}; it has ${sim.gateways.join(', ')}`)
+    return run
+  }
+
+  try {
+    for (const id of sim.gateways) await open(id)
+  } catch (error) {
+    for (const run of runs.values()) {
+      await run.scanner.stop()
+      run.client.end(true)
+    }
+    throw error
+  }
+
+  return {
+    simulator: sim,
+    gateways: sim.gateways,
+    gateway: (id) => {
+      const run = get(id)
+      return { id, scanner: run.scanner, publisher: run.publisher, alive: run.alive }
+    },
+    async kill(id) {
+      const run = get(id)
+      if (!run.alive) return
+      run.alive = false
+      killed.push(run.publisher)
+      // Dropped, not closed: no DISCONNECT and no `offline` of its own, so the broker sends the will.
+      run.client.end(true)
+      await run.scanner.stop()
+    },
+    async restart(id) {
+      const run = get(id)
+      if (run.alive) return
+      await open(id)
+    },
+    async advanceTo(time) {
+      sim.advanceTo(time)
+      await Promise.all([...runs.values()].filter((r) => r.alive).map((r) => r.publisher.flush(30_000)))
+    },
+    rssiBatches: () => [...killed, ...[...runs.values()].filter((r) => r.alive).map((r) => r.publisher)].reduce((sum, p) => sum + p.stats.byKind.rssi, 0),
+    async close() {
+      await sim.stop()
+      for (const run of runs.values()) {
+        if (!run.alive) continue
+        run.alive = false
+        await run.scanner.stop()
+        await run.publisher.close(5000)
+        run.client.end(false)
+      }
+    },
+  }
+}
