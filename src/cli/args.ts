@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, hciList, number, parseMqtt, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseHttp, parseMqtt, parseView, positionals, quote, seed, speed, str } from './arg-values.js'
 import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
@@ -87,6 +87,9 @@ const OPTIONS: Record<CommandName, Options> = {
     site: { type: 'string' },
     survey: { type: 'string' },
     duration: { type: 'string' },
+    http: { type: 'string' },
+    'http-token': { type: 'string' },
+    record: { type: 'string' },
   },
 }
 
@@ -256,6 +259,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('site', site),
         ...optional('survey', survey),
         ...optional('durationMs', durationMs(values, command)),
+        ...optional('http', parseHttp(values, command)),
+        ...optional('record', str(values, 'record')),
       }
     }
     case 'keys': {

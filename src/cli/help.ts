@@ -83,6 +83,10 @@ clock at any speed, and event times are recording times. Malformed lines are ski
 with a warning naming the line; an input without a single advertisement line (empty,
 not JSONL) exits 2.
 
+A fleet recording (\`beaconkit fleet --record <file>\`) is served with --http instead:
+the live map with a time slider to scrub through the run, until Ctrl-C
+(\`beaconkit replay day.jsonl --virtual --http 8080\`).
+
 Replay:
   --demo                 replay the recording bundled with beaconkit (90 s of a small
                          site) instead of a file
@@ -174,6 +178,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --json                 print events as JSON lines (found, gone, room, moved,
                          gateway, updated) instead of the live table
   --duration <seconds>   stop after this long
+  --http [host:]port     the live map in a browser: floor plan, rooms, gateways,
+                         beacons and their details (docs/web-map.md); host default
+                         127.0.0.1, the address is printed once
+  --http-token <token>   access token for the map; off loopback one is required
+                         and generated when not given
+  --record <file>        record the fused view of the run (never overwrites a file);
+                         review it with beaconkit replay <file> --http 8080
 ${COMMON_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>

@@ -10,14 +10,16 @@ import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'
 import type { HttpFlags } from './command-line.js'
+import type { DetailsSource } from '../web/live-view.js'
 
 /** Starts the map server for a scanner or a fleet and says where it is. */
 export async function startWeb(
   flags: HttpFlags,
   what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string } | { timeline: FleetTimeline },
   stderr: { write(text: string): unknown },
+  details?: DetailsSource,
 ): Promise<MapServer> {
-  const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what })
+  const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what, ...(details === undefined ? {} : { details }) })
   if (server.tokenRequired) {
     const given = flags.token === undefined ? ' (a generated access token: anyone with this address can see the map)' : ''
     stderr.write(`beaconkit: live map at ${server.pageUrl}${given}\n`)

@@ -105,7 +105,8 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       const onGone = (b: FleetBeacon): void => this.remove(b.id, b.time)
       const onRoom = (b: FleetBeacon, change: RoomChange): void => {
         this.fleetBeacon(b)
-        this.note({ time: b.time, event: 'room', id: b.id, detail: `${change.from ?? '–'} → ${change.to}` })
+        // A first room comes with `found`, which already names it.
+        if (change.from !== undefined) this.note({ time: b.time, event: 'room', id: b.id, detail: `${change.from} → ${change.to}` })
       }
       const onGateway = (e: FleetGatewayEvent): void => this.gatewayState(e.gateway, e.state, e.time)
       fleet.on('updated', onUpdated)

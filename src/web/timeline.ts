@@ -53,7 +53,8 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
     case 'found':
       return isText(o.id) ? { t, event: 'found', id: o.id, ...(isText(o.room) ? { detail: o.room } : {}) } : undefined
     case 'room':
-      return isText(o.id) && isText(o.to) ? { t, event: 'room', id: o.id, detail: `${isText(o.from) ? o.from : '–'} → ${o.to}` } : undefined
+      if (!isText(o.id) || !isText(o.to)) return undefined
+      return isText(o.from) ? { t, event: 'room', id: o.id, detail: `${o.from} → ${o.to}` } : { t, event: 'room', id: o.id }
     case 'gateway':
       return isText(o.gateway) && (o.state === 'online' || o.state === 'offline') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
     default:
@@ -198,7 +199,7 @@ export class FleetTimeline {
       if (e.event === 'gateway') {
         gateways.set(e.gateway, { ...(gateways.get(e.gateway) ?? { id: e.gateway }), state: e.state })
         log.push({ time: e.t, event: e.state, id: e.gateway })
-      } else if (e.event === 'found' || e.event === 'room') log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
+      } else if (e.event === 'found' || (e.event === 'room' && e.detail !== undefined)) log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
       else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
       if (log.length > 2 * LOG) log.splice(0, LOG)
     }
