@@ -34,7 +34,8 @@ export class MqttBeaconDetails implements DetailsSource {
   readonly topicPrefix: string
   #options: ReturnType<typeof resolvePublisherOptions>
   #link: MqttLink | undefined
-  private readonly latest = new Map<string, { gateway: string; lastSeen: number; details: ViewDetails }>()
+  /** Per beacon, what each gateway that hears it last published. */
+  private readonly latest = new Map<string, Map<string, { lastSeen: number; details: ViewDetails }>>()
   private readonly clientId: string
   private stopped = false
   /** Messages that were not a Beacon object (skipped). */
@@ -48,7 +49,9 @@ export class MqttBeaconDetails implements DetailsSource {
 
   /** Details of a beacon, as the gateway that heard it last published them. */
   details(id: string): ViewDetails | undefined {
-    return this.latest.get(id)?.details
+    let best: { lastSeen: number; details: ViewDetails } | undefined
+    for (const held of this.latest.get(id)?.values() ?? []) if (best === undefined || held.lastSeen > best.lastSeen) best = held
+    return best?.details
   }
 
   /** Connects and subscribes; resolves once subscribed (the retained states then arrive). */
@@ -76,8 +79,10 @@ export class MqttBeaconDetails implements DetailsSource {
     if (parts.length !== 4 || parts[0] !== 'gateways' || parts[2] !== 'beacons') return
     const [, gateway, , id] = parts
     if (payload.length === 0) {
-      // Gone at that gateway: forget it only if that gateway gave the details we hold.
-      if (this.latest.get(id)?.gateway === gateway) this.latest.delete(id)
+      // Gone at that gateway only: the others that hear it keep their details.
+      const byGateway = this.latest.get(id)
+      byGateway?.delete(gateway)
+      if (byGateway?.size === 0) this.latest.delete(id)
       return
     }
     let b: Beacon
@@ -91,10 +96,13 @@ export class MqttBeaconDetails implements DetailsSource {
       this.malformed++
       return
     }
-    const held = this.latest.get(id)
-    if (held !== undefined && held.lastSeen > b.lastSeen && held.gateway !== gateway) return
-    if (held === undefined && this.latest.size >= MAX_BEACONS) return
-    this.latest.set(id, { gateway, lastSeen: b.lastSeen, details: detailsOf(b) })
+    let byGateway = this.latest.get(id)
+    if (byGateway === undefined) {
+      if (this.latest.size >= MAX_BEACONS) return
+      byGateway = new Map()
+      this.latest.set(id, byGateway)
+    }
+    byGateway.set(gateway, { lastSeen: b.lastSeen, details: detailsOf(b) })
   }
 
   /** Disconnects. */
