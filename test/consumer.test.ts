@@ -186,6 +186,15 @@ const SNIPPETS: Rule[] = [
     },
   },
   {
+    match: 'startMapServer({ scanner, port: 8080 })',
+    why: 'serves until shut down: a free port, one request for the page and one for its data, then the shutdown its comment describes',
+    edits: [['port: 8080', 'port: 0']],
+    postlude: "const page = await fetch(map.url)\nconst snap = (await (await fetch(`${map.url}api/snapshot`)).json()) as { mode: string }\nconsole.log('map', page.status, snap.mode)\nawait map.close()\nawait scanner.stop()",
+    check: (out) => {
+      expect(out).toMatch(/^map 200 scanner$/m)
+    },
+  },
+  {
     match: "new FleetTracker({ url: 'mqtt://127.0.0.1:1883'",
     why: 'subscribes on a broker: the embedded broker on a free port; then the shutdown its comment describes',
     edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],

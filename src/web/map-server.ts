@@ -68,6 +68,8 @@ export interface MapServer {
   close(): Promise<void>
 }
 
+const MAX_STREAMS = 200
+
 function hostForUrl(host: string): string {
   return host.includes(':') ? `[${host}]` : host
 }
@@ -153,7 +155,11 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     if (!data) return plain(res, 404, 'not found')
     if (!authorized(req, url, token)) return plain(res, 401, 'this map needs its access token: open the URL printed when it started (the part after #token=)')
     if (url.pathname === '/api/snapshot') return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), { 'Cache-Control': 'no-store' })
-    if (url.pathname === '/api/events') return streams.add(res, { event: 'snapshot', data: snapshot(url) })
+    if (url.pathname === '/api/events') {
+      // Each stream is a socket held open: a bound, so a runaway client cannot exhaust them.
+      if (streams.size >= MAX_STREAMS) return plain(res, 503, `this map already serves ${MAX_STREAMS} pages; close some and reload`)
+      return streams.add(res, { event: 'snapshot', data: snapshot(url) })
+    }
     if (url.pathname === '/floorplan' && imageFile !== undefined) {
       try {
         return send(res, 200, imageType(imageFile) as string, await readFile(imageFile), { 'Cache-Control': 'no-cache' })
