@@ -6,8 +6,8 @@ import { spawn } from 'node:child_process'
 import { createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
+const root = fileURLToPath(import.meta.resolve('../'))
+const cli = fileURLToPath(import.meta.resolve('../dist/cli/main.js'))
 const site = 'fixtures/site-demo.json'
 
 /** A free loopback port (the OS picks it), so a broker already on 1883 is left alone. */

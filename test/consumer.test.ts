@@ -195,6 +195,17 @@ const SNIPPETS: Rule[] = [
     },
   },
   {
+    match: 'SiteSimulator.fromJSON(json, { seed: 7 })',
+    why: 'runs the demo site on a broker: the embedded broker on a free port; then the shutdown its comment describes',
+    edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],
+    postlude:
+      "for (let i = 0; i < 400 && tracker.beacons().length < 4; i++) await new Promise((r) => setTimeout(r, 50))\nconsole.log('site fleet', tracker.beacons().length >= 4, sim.truth('kettle', Date.now())?.room)\nawait site.close()\nawait tracker.stop()",
+    check: (out) => {
+      expect(out).toMatch(/^site fleet true Kitchen$/m)
+      expect(out).toMatch(/^0117C5D0000\d in (Kitchen|Living room|Office|Bedroom)$/m)
+    },
+  },
+  {
     match: "new FleetTracker({ url: 'mqtt://127.0.0.1:1883'",
     why: 'subscribes on a broker: the embedded broker on a free port; then the shutdown its comment describes',
     edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],

@@ -181,6 +181,8 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
       this.byName.set(name, state)
       return state
     })
+    // The fleet knows a beacon by its serial number: the ground truth answers to that too, and to the address.
+    for (const b of this.beacons) for (const alias of [b.spec.serialNumber, b.spec.address]) if (alias !== undefined && !this.byName.has(alias)) this.byName.set(alias, b)
     const links = this.beacons.length * this.places.length
     this.shadow = new Float64Array(links)
     this.shadowAt = new Float64Array(links)
@@ -222,6 +224,12 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     return this.beacons.map((b) => b.name)
   }
 
+  /** The serial number of a beacon (by name, serial or address): its id in the scanner and the fleet. */
+  idOf(name: string): string | undefined {
+    const spec = this.byName.get(name)?.spec
+    return spec === undefined ? undefined : (spec.serialNumber ?? spec.address)
+  }
+
   /**
    * A new advertisement stream of gateway `id`: what that gateway hears from the moment it is
    * started until it is stopped. Several may be open for one gateway (a restarted gateway).
@@ -232,7 +240,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     return new SiteGatewaySource(this, id)
   }
 
-  /** @internal called by a gateway source on start(). */
+  /** Called by a gateway source on start(): it hears from now on. Not for users; start the source instead. */
   attachSource(source: SiteGatewaySource): void {
     this.live[this.gateways.indexOf(source.gateway)].add(source)
     // A source started on its own (not by advanceTo) runs the simulation in real time, or in virtual
@@ -240,14 +248,14 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     if (this.clock === undefined || this.durationMs !== Infinity) void this.start()
   }
 
-  /** @internal called by a gateway source on stop(). */
+  /** Called by a gateway source on stop(). Not for users; stop the source instead. */
   detachSource(source: SiteGatewaySource): void {
     this.live[this.gateways.indexOf(source.gateway)].delete(source)
   }
 
   /**
-   * Where a beacon is at `time` (ms on the simulator's clock), its room and whether it is on
-   * site. Undefined for a name the site does not have.
+   * Where a beacon (by name, serial number or address) is at `time` (ms on the simulator's
+   * clock), its room and whether it is on site. Undefined for a beacon the site does not have.
    */
   truth(name: string, time: number): SiteTruth | undefined {
     const b = this.byName.get(name)
@@ -259,7 +267,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     return { name, time, x: p.x, y: p.y, ...(room === undefined ? {} : { room }), present, moving: p.moving }
   }
 
-  /** The latest packet of the beacon that a started gateway heard, so far. */
+  /** The latest packet of the beacon (by name, serial number or address) that a started gateway heard, so far. */
   lastHeard(name: string): SiteHeard | undefined {
     const h = this.byName.get(name)?.lastHeard
     return h === undefined ? undefined : { ...h }

@@ -1,0 +1,39 @@
+// The fleet's live table on a real terminal (the built command under tmux): `beaconkit fleet
+// --embedded-broker` with a simulated site publishing into it, room, gateways and status line
+// on screen, Ctrl-C restores the terminal and exits 0.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { freePort } from '../support/mosquitto.js'
+import { startCli } from '../cli/run-cli.js'
+import { Tmux } from '../cli/tmux.js'
+
+let tmux: Tmux
+
+beforeAll(() => {
+  tmux = new Tmux('fleet-tty')
+})
+
+afterAll(() => {
+  tmux?.close()
+})
+
+describe('the fleet table', () => {
+  it('shows the site fused from four gateways under the broker status, and exits 0 on Ctrl-C', async () => {
+    const port = await freePort()
+    tmux.start('fleet', 150, 20, ['fleet', '--embedded-broker', String(port), '--site', 'fixtures/site-demo.json'])
+    const gateways = startCli(['simulate', '--site', 'fixtures/site-demo.json', '--mqtt', `mqtt://127.0.0.1:${port}`])
+    try {
+      const text = await tmux.waitFor('fleet', (s) => s.includes('4/4 gateways online') && /0117C5D00003\s+Office\s/.test(s), 'the laptop in the office, four gateways online')
+      const lines = text.split('\n')
+      expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected │ 4/4 gateways online │ \\d+ batches/s`))
+      expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
+      expect(text).toMatch(/0117C5D00003\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)
+    } finally {
+      gateways.child.kill('SIGTERM')
+      await gateways.done
+    }
+    tmux.run('send-keys', '-t', 'fleet', 'C-c')
+    const after = await tmux.waitFor('fleet', (s) => s.includes('EXIT='), 'the exit code')
+    expect(after).toContain('EXIT=0')
+    expect(after).toMatch(/beaconkit fleet: \d+ beacons found, 4 gateways seen/)
+  }, 90_000)
+})
