@@ -13,7 +13,7 @@ import { FleetTracker } from '../../src/fleet/tracker.js'
 import { FleetRecorder } from '../../src/fleet/fleet-recorder.js'
 import { FleetTimeline } from '../../src/web/timeline.js'
 import { VirtualClock } from '../../src/clock.js'
-import { CLI, requireBuild, ROOT } from '../cli/run-cli.js'
+import { CLI, requireBuild, ROOT, runCli } from '../cli/run-cli.js'
 import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import { BEACONS, SITE, SiteDriver } from './fleet-driver.js'
 import { waitFor } from '../integration/wait.js'
@@ -72,6 +72,12 @@ describe('a recorded fleet run', () => {
     expect(late.log.some((e) => e.event === 'gone' && e.id === LEAVER)).toBe(true)
     // Back again: scrubbing is not one-way.
     expect(timeline.snapshot(T0 + 20_000).beacons).toHaveLength(Object.keys(BEACONS).length)
+  })
+
+  it('beaconkit replay <recording> without --http says to add it (exit 2)', async () => {
+    const r = await runCli(['replay', file, '--virtual'])
+    expect(r.code).toBe(2)
+    expect(r.stderr).toContain('--http')
   })
 
   it('refuses a file that is not a fleet recording', async () => {
