@@ -17,6 +17,13 @@ export default tseslint.config(
     languageOptions: { globals: { process: 'readonly', console: 'readonly', Buffer: 'readonly' } },
   },
   {
+    // The live map's page runs in the browser (plain ES modules, no build step).
+    files: ['src/web/page/**/*.js'],
+    languageOptions: {
+      globals: Object.fromEntries(['document', 'window', 'location', 'EventSource', 'URLSearchParams', 'fetch', 'setTimeout', 'setInterval', 'clearInterval', 'requestAnimationFrame', 'getComputedStyle'].map((g) => [g, 'readonly'])),
+    },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: { globals: { module: 'writable', require: 'readonly' } },
   },

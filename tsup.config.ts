@@ -1,3 +1,4 @@
+import { cpSync } from 'node:fs'
 import { defineConfig } from 'tsup'
 
 export default defineConfig([
@@ -12,6 +13,12 @@ export default defineConfig([
     target: 'node20',
     // noble is an optional peer loaded lazily; never bundle it.
     external: ['@abandonware/noble'],
+    // The live map finds its page files from import.meta.url, which CommonJS lacks without the shim.
+    shims: true,
+    // The live map's page (plain ES modules, CSS, HTML) ships as files, served as they are.
+    onSuccess: async () => {
+      cpSync('src/web/page', 'dist/web/page', { recursive: true })
+    },
   },
   {
     // The command line: one ESM file with a shebang, importing the library build.

@@ -186,11 +186,20 @@ const SNIPPETS: Rule[] = [
     },
   },
   {
+    match: 'startMapServer({ scanner, port: 8080 })',
+    why: 'serves until shut down: a free port, one request for the page and one for its data, then the shutdown its comment describes',
+    edits: [['port: 8080', 'port: 0']],
+    postlude: "const page = await fetch(map.url)\nconst snap = (await (await fetch(`${map.url}api/snapshot`)).json()) as { mode: string }\nconsole.log('map', page.status, snap.mode)\nawait map.close()\nawait scanner.stop()",
+    check: (out) => {
+      expect(out).toMatch(/^map 200 scanner$/m)
+    },
+  },
+  {
     match: 'SiteSimulator.fromJSON(json, { seed: 7 })',
     why: 'runs the demo site on a broker: the embedded broker on a free port; then the shutdown its comment describes',
     edits: [['mqtt://127.0.0.1:1883', 'BROKER_URL']],
     postlude:
-      "for (let i = 0; i < 400 && tracker.beacons().length < 4; i++) await new Promise((r) => setTimeout(r, 50))\nconsole.log('site fleet', tracker.beacons().length >= 4, sim.truth('kettle', Date.now())?.room)\nawait site.close()\nawait tracker.stop()",
+      "for (let i = 0; i < 400 && (tracker.beacons().length < 4 || !tracker.beacons().some((b) => b.room !== undefined)); i++) await new Promise((r) => setTimeout(r, 50))\nconsole.log('site fleet', tracker.beacons().length >= 4, sim.truth('kettle', Date.now())?.room)\nawait site.close()\nawait tracker.stop()",
     check: (out) => {
       expect(out).toMatch(/^site fleet true Kitchen$/m)
       expect(out).toMatch(/^0117C5D0000\d in (Kitchen|Living room|Office|Bedroom)$/m)

@@ -14,6 +14,7 @@ const PUBLIC = [
   'AdvertisementRecorder', 'AccountClient', 'Uploader', 'startEmulator', 'encodeIBeacon', 'encodeE780', 'encodeE781',
   'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'BluezSource', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
   'MqttPublisher', 'startBroker', 'MqttError',
+  'startMapServer', 'MqttBeaconDetails', 'FleetRecorder', 'FleetTimeline',
 ]
 /** Optional peer dependencies that importing beaconkit must not load. */
 const LAZY = `(k) => k.includes('@abandonware') || k.includes('dbus-native')`

@@ -6,7 +6,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
-import type { CommandName, FilterFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type { CommandName, FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
@@ -157,6 +157,28 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   return flags
 }
 
+/**
+ * `--http [host:]port` (host default 127.0.0.1; `[::1]:8080` for IPv6) and `--http-token`.
+ * The token is a secret typed on the command line: it is checked for shape, never echoed.
+ */
+export function parseHttp(values: Values, command: CommandName): HttpFlags | undefined {
+  const text = str(values, 'http')
+  const token = str(values, 'http-token')
+  if (text === undefined) {
+    if (token !== undefined) fail('http-token', '--http-token only takes effect with --http [host:]port', command)
+    return undefined
+  }
+  const m = /^(?:\[([^\]]+)\]:|([^:[\]]+):)?(\d{1,5})$/.exec(text.trim())
+  const port = m === null ? NaN : Number(m[3])
+  if (m === null || port > 65535) fail('http', `--http takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quote(text)}`, command)
+  const flags: HttpFlags = { host: m[1] ?? m[2] ?? '127.0.0.1', port }
+  if (token !== undefined) {
+    if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('http-token', '--http-token takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)', command)
+    flags.token = token
+  }
+  return flags
+}
+
 /** The options of the commands that show beacons: output, keys, filters, upload. */
 export function parseView(values: Values, command: CommandName): ViewFlags {
   const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
@@ -166,6 +188,8 @@ export function parseView(values: Values, command: CommandName): ViewFlags {
   if (upload !== undefined) view.upload = upload
   const mqtt = parseMqtt(values, command)
   if (mqtt !== undefined) view.mqtt = mqtt
+  const http = parseHttp(values, command)
+  if (http !== undefined) view.http = http
   return view
 }
 

@@ -5,7 +5,7 @@
 
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
-import { bool, durationMs, fail, hci, hciList, number, parseMqtt, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
+import { bool, durationMs, fail, hci, hciList, number, parseHttp, parseMqtt, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
 import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
@@ -39,6 +39,8 @@ const VIEW: Options = {
   ha: { type: 'boolean' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
+  http: { type: 'string' },
+  'http-token': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {
@@ -98,6 +100,9 @@ const OPTIONS: Record<CommandName, Options> = {
     site: { type: 'string' },
     survey: { type: 'string' },
     duration: { type: 'string' },
+    http: { type: 'string' },
+    'http-token': { type: 'string' },
+    record: { type: 'string' },
   },
 }
 
@@ -286,6 +291,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('site', site),
         ...optional('survey', survey),
         ...optional('durationMs', durationMs(values, command)),
+        ...optional('http', parseHttp(values, command)),
+        ...optional('record', str(values, 'record')),
       }
     }
     case 'keys': {

@@ -50,6 +50,14 @@ export interface WebhookMqttFlags {
   passwordFile?: string
 }
 
+/** `--http [host:]port` and `--http-token`: the live map in a browser. */
+export interface HttpFlags {
+  host: string
+  port: number
+  /** A secret: never printed but in the page URL shown once. */
+  token?: string
+}
+
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {
   json: boolean
@@ -59,6 +67,7 @@ export interface ViewFlags {
   filter: FilterFlags
   upload?: UploadFlags
   mqtt?: MqttFlags
+  http?: HttpFlags
 }
 
 /** `beaconkit locate`: files in, the positioning method and the output's pace. */
@@ -97,7 +106,7 @@ export type ParsedCommand =
   | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string; backend?: Backend }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean; site?: string }
-  | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number }
+  | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number; http?: HttpFlags; record?: string }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }

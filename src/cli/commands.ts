@@ -15,6 +15,7 @@ import { runRecord } from './record.js'
 import { runWebhook } from './webhook.js'
 import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
+import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
 import { runFleet } from './fleet.js'
 import { runSimulateSite } from './simulate-site.js'
 
@@ -82,6 +83,7 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       }
     }
     case 'replay':
+      if (await isFleetRecordingFile(parsed.file)) return replayFleet(parsed.file, parsed.view)
       return replay(parsed.file, parsed.view, parsed.speed, parsed.virtual)
     case 'fleet':
       return runFleet(parsed)

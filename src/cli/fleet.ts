@@ -19,6 +19,11 @@ import { TerminalScreen } from './screen.js'
 import type { TerminalLike } from './screen.js'
 import { handleSignals } from './shutdown.js'
 import { readSiteFile } from './site-file.js'
+import type { HttpFlags } from './command-line.js'
+import { startWeb } from './web.js'
+import { FleetRecorder } from '../fleet/fleet-recorder.js'
+import { MqttBeaconDetails } from '../web/beacon-details.js'
+import { dirname, resolve } from 'node:path'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -29,6 +34,22 @@ export interface FleetFlags {
   survey?: string
   json: boolean
   durationMs?: number
+  /** `--http`: the live map of the fleet. */
+  http?: HttpFlags
+  /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
+  record?: string
+}
+
+/**
+ * The site file's floor-plan image (`image`, or a deployment map's `imageURL`): a URL as it is,
+ * a file path relative to the site file.
+ */
+function siteImage(json: unknown, siteFile: string): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined
+  const o = json as { image?: unknown; imageURL?: unknown }
+  const image = typeof o.image === 'string' ? o.image : typeof o.imageURL === 'string' ? o.imageURL : undefined
+  if (image === undefined || /^https?:\/\//i.test(image)) return image
+  return resolve(dirname(siteFile), image)
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -48,7 +69,9 @@ async function positionerFor(site: Site, survey: string | undefined): Promise<Po
 /** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
 export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   // Everything that can be wrong in the files fails before a broker starts.
-  const site = flags.site === undefined ? undefined : Site.fromJSON(await readSiteFile(flags.site, 'fleet'))
+  const siteJson = flags.site === undefined ? undefined : await readSiteFile(flags.site, 'fleet')
+  const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
+  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, site === undefined ? {} : { site })
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
   const broker: RunningBroker | undefined = flags.embeddedBroker === undefined ? undefined : await startBroker({ port: flags.embeddedBroker, host: '127.0.0.1' })
   const url = broker?.url ?? flags.mqtt.url
@@ -63,6 +86,16 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     ...(positioner === undefined ? {} : { positioner }),
   })
   const clock = tracker.clock
+  recorder?.attach(tracker)
+  // The map listens before the tracker subscribes, so it sees every gateway's retained status;
+  // its details panel reads the gateways' retained beacon states through its own subscription.
+  const details = flags.http === undefined ? undefined : new MqttBeaconDetails({ url, ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
+  const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
+  const web = flags.http === undefined ? undefined : await startWeb(flags.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(image === undefined ? {} : { image }) }, streams.stderr, details).catch(async (error: unknown) => {
+          await recorder?.close()
+          await broker?.close()
+          throw error
+        })
   const tty = !flags.json && streams.stdout.isTTY === true
   const screen = tty ? new TerminalScreen(streams.stdout) : undefined
   const out: LineSink | undefined = tty ? undefined : streams.stdout
@@ -101,7 +134,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
     lastTick = { time: now, batches }
     const online = [...gateways.values()].filter((s) => s === 'online').length
-    return { broker: where, state, gatewaysOnline: online, gatewaysKnown: gateways.size, batchesPerSecond: rate, notes: warnings.length > 0 ? [`⚠ ${warnings[warnings.length - 1]}`] : [] }
+    const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(warnings.length > 0 ? [`⚠ ${warnings[warnings.length - 1]}`] : [])]
+    return { broker: where, state, gatewaysOnline: online, gatewaysKnown: gateways.size, batchesPerSecond: rate, notes }
   }
   const draw = (beacons: readonly FleetBeacon[], now: number): void => {
     const s = status(now)
@@ -128,12 +162,16 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     draw([], clock.now())
     if (broker !== undefined && screen === undefined) streams.stderr.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
     // Ctrl-C while the broker is still unreachable must not wait for it.
+    details?.start().catch((e: unknown) => warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
     await Promise.race([tracker.start(), done])
     await done
   } finally {
     if (timer !== undefined) clearTimeout(timer)
     closed = true
+    await web?.close()
+    await details?.stop()
     await tracker.stop()
+    await recorder?.close()
     await broker?.close()
     restore()
     process.off('exit', restore)

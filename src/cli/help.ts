@@ -33,7 +33,14 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --ha                   announce beacons to Home Assistant (MQTT discovery)
   --mqtt-user <name>     broker user name
-  --mqtt-password-file <file>  file holding the broker password`
+  --mqtt-password-file <file>  file holding the broker password
+Live map in a browser (off unless --http is given; docs/web-map.md):
+  --http [host:]port     serve the range table with sparklines and the found/gone
+                         log, e.g. --http 8080 (host default 127.0.0.1); the address
+                         is printed once on standard error
+  --http-token <token>   access token the page must show (16+ characters of
+                         A-Z a-z 0-9 . _ ~ -); any host but loopback requires one,
+                         so without it a token is generated and printed once`
 
 const COMMON_TAIL = `  -h, --help             this help
 
@@ -76,6 +83,10 @@ age out (8 s without adverts), then the command exits 0. Timers run on the recor
 clock at any speed, and event times are recording times. Malformed lines are skipped
 with a warning naming the line; an input without a single advertisement line (empty,
 not JSONL) exits 2.
+
+A fleet recording (\`beaconkit fleet --record <file>\`) is served with --http instead:
+the live map with a time slider to scrub through the run, until Ctrl-C
+(\`beaconkit replay day.jsonl --virtual --http 8080\`).
 
 Replay:
   --demo                 replay the recording bundled with beaconkit (90 s of a small
@@ -191,6 +202,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --json                 print events as JSON lines (found, gone, room, moved,
                          gateway, updated) instead of the live table
   --duration <seconds>   stop after this long
+  --http [host:]port     the live map in a browser: floor plan, rooms, gateways,
+                         beacons and their details (docs/web-map.md); host default
+                         127.0.0.1, the address is printed once
+  --http-token <token>   access token for the map; off loopback one is required
+                         and generated when not given
+  --record <file>        record the fused view of the run (never overwrites a file);
+                         review it with beaconkit replay <file> --http 8080
 ${COMMON_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>

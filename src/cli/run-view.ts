@@ -19,6 +19,7 @@ import { handleSignals } from './shutdown.js'
 import type { TableStatus } from './table.js'
 import { startUpload } from './upload.js'
 import { startMqtt } from './mqtt.js'
+import { startWeb } from './web.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -92,6 +93,15 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
           throw error
         })
 
+  const web =
+    view.http === undefined
+      ? undefined
+      : await startWeb(view.http, { scanner }, streams.stderr).catch(async (error: unknown) => {
+          await mqtt?.close()
+          await upload?.close()
+          throw error
+        })
+
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
   let adverts = 0
@@ -161,6 +171,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (upload !== undefined) await upload.close()
     // After the scanner stopped: its last gone events are out before status says offline.
     if (mqtt !== undefined) await mqtt.close()
+    await web?.close()
     restore()
     process.off('exit', restore)
     removeSignals()

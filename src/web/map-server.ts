@@ -1,0 +1,227 @@
+/**
+ * The live map's HTTP server (node:http, no framework): the page's static files, a JSON
+ * snapshot and a Server-Sent Events stream of coalesced updates, from a FleetTracker (floor
+ * plan, rooms, gateways) or a single BeaconScanner (range table and found/gone log).
+ *
+ * Security (docs/web-map.md): loopback by default; on any other interface a token is required
+ * (given, or generated here and shown once by the caller). The static files hold no data and are
+ * served to anyone; everything with data (`/api/*`, the floor-plan image) needs the token. On
+ * loopback without a token, requests must name a loopback Host, so a web site that rebinds its
+ * DNS name to 127.0.0.1 cannot read the map from a visitor's browser.
+ */
+import { createServer } from 'node:http'
+import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import { readFile } from 'node:fs/promises'
+import type { Socket } from 'node:net'
+import { inspect } from 'node:util'
+import { InvalidOptionError } from '../errors.js'
+import type { BeaconScanner } from '../scanner.js'
+import type { FleetTracker } from '../fleet/tracker.js'
+import type { Site } from '../fleet/site.js'
+import { authorized, checkToken, generateToken, isLoopbackHost } from './auth.js'
+import { imageType, pageAssets } from './assets.js'
+import { EventStreams } from './event-stream.js'
+import { LiveView } from './live-view.js'
+import type { DetailsSource, LiveSnapshot } from './live-view.js'
+import type { FleetTimeline } from './timeline.js'
+
+/** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
+export interface MapServerOptions {
+  /** Interface to listen on; default 127.0.0.1. Anything but loopback requires a token. */
+  host?: string
+  /** TCP port; default 8080, 0 picks a free one. */
+  port?: number
+  /**
+   * Access token the page must show. Default: none on loopback, a generated one elsewhere
+   * (read it from {@link MapServer.pageUrl} and tell the user once).
+   */
+  token?: string
+  /** The fleet to show on the floor plan. */
+  fleet?: FleetTracker
+  /** A single scanner: the range table with sparklines and the found/gone log. */
+  scanner?: BeaconScanner
+  /** A recorded fleet run to scrub through with a time slider (`FleetTimeline.load(path)`). */
+  timeline?: FleetTimeline
+  /** Gateways, rooms and area of the floor plan (fleet mode; the tracker's own site). */
+  site?: Site
+  /** Floor-plan image covering the site's area: an http(s) URL, or a file served by this server. */
+  image?: string
+  /** Sensor values of fleet beacons (serial, battery, …) for the details panel. */
+  details?: DetailsSource
+  /** How often changed beacons are sent to the pages; default 1000 ms. */
+  flushIntervalMs?: number
+}
+
+/** A running map server. */
+export interface MapServer {
+  /** `http://host:port/` (no token). */
+  readonly url: string
+  /** The URL to open: with `#token=…` when a token is required. Print it once; it is a secret. */
+  readonly pageUrl: string
+  readonly host: string
+  readonly port: number
+  /** Whether requests for data must show a token. */
+  readonly tokenRequired: boolean
+  /** Pages connected to the event stream now. */
+  readonly clients: number
+  /** Ends the streams and stops listening. */
+  close(): Promise<void>
+}
+
+const MAX_STREAMS = 200
+
+function hostForUrl(host: string): string {
+  return host.includes(':') ? `[${host}]` : host
+}
+
+function headersFor(imageOrigin: string | undefined): Record<string, string> {
+  const img = imageOrigin === undefined ? "'self'" : `'self' ${imageOrigin}`
+  return {
+    // No inline script or style anywhere: the page is files from this server only.
+    'Content-Security-Policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${img}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'X-Content-Type-Options': 'nosniff',
+    'Referrer-Policy': 'no-referrer',
+    'X-Frame-Options': 'DENY',
+  }
+}
+
+/**
+ * Serves the live map of a fleet (or the range table of one scanner) on `host:port`.
+ *
+ * ```ts
+ * const map = await startMapServer({ fleet: tracker, site, port: 8080 })
+ * console.log(`open ${map.pageUrl}`)
+ * // …
+ * await map.close()
+ * ```
+ */
+export async function startMapServer(options: MapServerOptions): Promise<MapServer> {
+  const host = options.host ?? '127.0.0.1'
+  const port = options.port ?? 8080
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, { option: 'port' })
+  if ([options.fleet, options.scanner, options.timeline].filter((x) => x !== undefined).length !== 1) {
+    throw new InvalidOptionError('invalid_option', 'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) or a timeline (a recorded fleet run)', { option: 'fleet' })
+  }
+  const loopback = isLoopbackHost(host)
+  const token = options.token !== undefined ? checkToken(options.token) : loopback ? undefined : generateToken()
+  let imageUrl: string | undefined
+  let imageFile: string | undefined
+  let imageOrigin: string | undefined
+  if (options.image !== undefined) {
+    if (/^https?:\/\//i.test(options.image)) {
+      imageUrl = options.image
+      imageOrigin = new URL(options.image).origin
+    } else {
+      if (imageType(options.image) === undefined) throw new InvalidOptionError('invalid_option', 'the floor-plan image must be a .png, .jpg, .webp or .svg file, or an http(s) URL', { option: 'image' })
+      imageFile = options.image
+      imageUrl = '/floorplan'
+    }
+  }
+  const assets = pageAssets()
+  const security = headersFor(imageOrigin)
+  const timeline = options.timeline
+  const view = new LiveView({
+    ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
+    ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
+    ...(options.site === undefined ? {} : { site: options.site }),
+    ...(imageUrl === undefined ? {} : { image: imageUrl }),
+    ...(options.details === undefined ? {} : { details: options.details }),
+    ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
+  })
+  const streams = new EventStreams()
+  view.on('update', (u) => streams.send('update', u))
+  // A recording is scrubbed through: the page asks for a moment (`?at=ms`); live, it is now.
+  const snapshot = (url: URL): LiveSnapshot => {
+    if (timeline === undefined) return view.snapshot()
+    const at = Number(url.searchParams.get('at') ?? Number.NaN)
+    return timeline.snapshot(Number.isFinite(at) ? at : timeline.start)
+  }
+
+  const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void => {
+    res.writeHead(status, { ...security, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra })
+    res.end(body)
+  }
+  const plain = (res: ServerResponse, status: number, text: string): void => send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const url = new URL(req.url ?? '/', 'http://map.invalid')
+    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'only GET is served here')
+    if (token === undefined && !isLoopbackHost(new URL(`http://${req.headers.host ?? 'missing.invalid'}`).hostname)) {
+      return plain(res, 403, 'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token')
+    }
+    const asset = assets.get(url.pathname)
+    if (asset !== undefined) return send(res, 200, asset.type, asset.body, { 'Cache-Control': 'no-cache' })
+    const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan'
+    if (!data) return plain(res, 404, 'not found')
+    if (!authorized(req, url, token)) return plain(res, 401, 'this map needs its access token: open the URL printed when it started (the part after #token=)')
+    if (url.pathname === '/api/snapshot') return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), { 'Cache-Control': 'no-store' })
+    if (url.pathname === '/api/events') {
+      // Each stream is a socket held open: a bound, so a runaway client cannot exhaust them.
+      if (streams.size >= MAX_STREAMS) return plain(res, 503, `this map already serves ${MAX_STREAMS} pages; close some and reload`)
+      return streams.add(res, { event: 'snapshot', data: snapshot(url) })
+    }
+    if (url.pathname === '/floorplan' && imageFile !== undefined) {
+      try {
+        return send(res, 200, imageType(imageFile) as string, await readFile(imageFile), { 'Cache-Control': 'no-cache' })
+      } catch {
+        return plain(res, 404, 'the floor-plan image file could not be read')
+      }
+    }
+    return plain(res, 404, 'not found')
+  }
+
+  const sockets = new Set<Socket>()
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch(() => {
+      if (!res.headersSent) plain(res, 500, 'internal error')
+      else res.end()
+    })
+  })
+  server.on('connection', (socket) => {
+    sockets.add(socket)
+    socket.on('close', () => sockets.delete(socket))
+  })
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(port, host, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code
+    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for the map (0 picks a free one)`, { option: 'http', cause: error })
+    throw new InvalidOptionError('invalid_option', `the map cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option: 'http', cause: error })
+  }
+  if (timeline === undefined) view.start()
+  const address = server.address()
+  const actualPort = typeof address === 'object' && address !== null ? address.port : port
+  const url = `http://${hostForUrl(host)}:${actualPort}/`
+  let closed = false
+  const running: MapServer & { [inspect.custom](): string; toJSON(): object } = {
+    url,
+    pageUrl: token === undefined ? url : `${url}#token=${token}`,
+    host,
+    port: actualPort,
+    tokenRequired: token !== undefined,
+    get clients() {
+      return streams.size
+    },
+    async close() {
+      if (closed) return
+      closed = true
+      view.stop()
+      streams.close()
+      await new Promise<void>((resolve) => {
+        server.close(() => resolve())
+        for (const s of sockets) s.destroy()
+      })
+    },
+    // The page URL holds the token: show where it listens, never the token.
+    [inspect.custom]: () => `MapServer { url: '${url}', tokenRequired: ${token !== undefined} }`,
+    toJSON: () => ({ url, tokenRequired: token !== undefined }),
+  }
+  Object.defineProperty(running, 'pageUrl', { enumerable: false })
+  return running
+}

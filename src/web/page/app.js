@@ -1,0 +1,173 @@
+// The live map page: connects to the server's event stream, keeps the state it describes and
+// redraws the floor plan (fleet) or the range table (single scanner). Plain ES modules, no build.
+import { drawPlan } from './plan.js'
+import { drawRooms } from './rooms.js'
+import { drawTable } from './range-table.js'
+import { drawDetails } from './details.js'
+import { drawLog } from './log.js'
+import { setupReplay } from './replay.js'
+
+// The token comes in the URL fragment, which browsers never send to a server or in a Referer.
+const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined
+
+/** Everything the server told us. */
+const state = {
+  mode: undefined,
+  time: 0,
+  plan: undefined,
+  gateways: new Map(),
+  beacons: new Map(),
+  history: new Map(),
+  trails: new Map(),
+  log: [],
+  selected: undefined,
+}
+
+const HISTORY = 60
+const TRAIL = 12
+const LOG = 200
+
+function $(id) {
+  return document.getElementById(id)
+}
+
+function setConnection(kind, text) {
+  const el = $('connection')
+  el.dataset.state = kind
+  el.textContent = text
+}
+
+function notice(text) {
+  const el = $('notice')
+  el.hidden = text === undefined
+  el.textContent = text ?? ''
+}
+
+function applySnapshot(s) {
+  state.replay = s.replay
+  state.mode = s.mode
+  state.time = s.time
+  state.plan = s.plan
+  state.gateways = new Map(s.gateways.map((g) => [g.id, g]))
+  state.beacons = new Map(s.beacons.map((b) => [b.id, b]))
+  state.history = new Map(Object.entries(s.history))
+  state.trails = new Map(Object.entries(s.trails))
+  state.log = s.log.slice()
+  document.body.dataset.mode = s.mode
+  $('mode-label').textContent = s.mode === 'fleet' ? 'live map' : 'range'
+  $('plan-pane').hidden = s.mode !== 'fleet'
+  $('rooms-pane').hidden = s.mode !== 'fleet'
+  $('table-pane').hidden = s.mode !== 'scanner'
+}
+
+function push(map, id, value, max) {
+  const list = map.get(id) ?? []
+  list.push(value)
+  if (list.length > max) list.shift()
+  map.set(id, list)
+}
+
+function applyUpdate(u) {
+  state.time = u.time
+  for (const b of u.beacons) {
+    state.beacons.set(b.id, b)
+    push(state.history, b.id, b.rssi, HISTORY)
+    if (b.position !== undefined) push(state.trails, b.id, [b.position.x, b.position.y], TRAIL)
+  }
+  for (const id of u.gone) {
+    state.beacons.delete(id)
+    state.history.delete(id)
+    state.trails.delete(id)
+  }
+  for (const g of u.gateways) state.gateways.set(g.id, g)
+  state.log.push(...u.log)
+  if (state.log.length > LOG) state.log.splice(0, state.log.length - LOG)
+}
+
+function select(id) {
+  state.selected = id
+  render()
+}
+
+function render() {
+  const present = state.beacons.size
+  const online = [...state.gateways.values()].filter((g) => g.state === 'online').length
+  $('counts').textContent = state.mode === 'fleet' ? `${present} beacons · ${online}/${state.gateways.size} gateways online` : `${present} beacons in range`
+  $('clock').textContent = state.time > 1e11 ? new Date(state.time).toLocaleTimeString() : ''
+  if (state.mode === 'fleet') {
+    drawPlan($('plan'), $('legend'), state, select)
+    drawRooms($('rooms'), state, select)
+  } else if (state.mode === 'scanner') {
+    drawTable($('range').tBodies[0], state, select)
+  }
+  drawDetails(state, () => select(undefined))
+  drawLog($('log'), state.log)
+}
+
+// Several updates in one frame draw once.
+let pending = false
+function scheduleRender() {
+  if (pending) return
+  pending = true
+  requestAnimationFrame(() => {
+    pending = false
+    render()
+  })
+}
+
+let source
+function connect() {
+  const url = token === undefined ? 'api/events' : `api/events?token=${encodeURIComponent(token)}`
+  source = new EventSource(url)
+  source.addEventListener('snapshot', (e) => {
+    const s = JSON.parse(e.data)
+    applySnapshot(s)
+    setConnection('live', s.replay === undefined ? 'live' : 'recording')
+    notice(undefined)
+    if (s.replay !== undefined) {
+      // A recording does not change by itself: the slider asks for moments instead.
+      source.close()
+      setupReplay(s.replay, fetchAt)
+    }
+    scheduleRender()
+  })
+  source.addEventListener('update', (e) => {
+    applyUpdate(JSON.parse(e.data))
+    scheduleRender()
+  })
+  source.addEventListener('error', () => {
+    // EventSource retries a dropped connection by itself; after a refused answer (401, a
+    // proxy's 502) it gives up, so find out why and try again ourselves.
+    setConnection('down', 'reconnecting…')
+    if (source.readyState === EventSource.CLOSED) setTimeout(check, 2000)
+  })
+}
+
+/** The view at one moment of a recording. */
+async function fetchAt(at) {
+  const res = await fetch(`api/snapshot?at=${Math.round(at)}`, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })
+  if (!res.ok) return
+  applySnapshot(await res.json())
+  scheduleRender()
+}
+
+async function check() {
+  try {
+    const res = await fetch('api/snapshot', token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })
+    if (res.status === 401) {
+      notice('This map needs its access token: open the full address printed when the server started (with #token=…).')
+      setConnection('down', 'no access')
+      return
+    }
+  } catch {
+    // The server is still down: keep trying.
+  }
+  source.close()
+  connect()
+}
+
+$('details-close').addEventListener('click', () => select(undefined))
+document.addEventListener('keydown', (e) => {
+  if (e.key === 'Escape') select(undefined)
+})
+connect()

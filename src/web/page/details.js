@@ -1,0 +1,46 @@
+// The details panel of the selected beacon: identity, sensors, gateways hearing it, RSSI sparkline.
+import { html, sparkline } from './svg.js'
+import { label } from './colours.js'
+
+function $(id) {
+  return document.getElementById(id)
+}
+
+function motion(d) {
+  if (d.moving === true) return 'moving'
+  if (d.moving === false) return 'still'
+  return d.movingState
+}
+
+/** Shows the selected beacon, or hides the panel. */
+export function drawDetails(state) {
+  const panel = $('details')
+  const b = state.selected === undefined ? undefined : state.beacons.get(state.selected)
+  panel.hidden = b === undefined
+  if (b === undefined) return
+  const d = b.details ?? {}
+  $('details-title').textContent = label(b)
+  const fields = [
+    ['id', b.id],
+    ['serial', d.serialNumber],
+    ['model', d.model],
+    ['room', b.room],
+    ['battery', d.battery === undefined ? undefined : `${d.battery} %`],
+    ['temperature', d.temperature === undefined ? undefined : d.temperature === null ? 'off' : `${d.temperature} °C`],
+    ['light', d.light === undefined ? undefined : d.light === null ? 'off' : `${d.light} lx`],
+    ['motion', motion(d)],
+    ['verified', d.verified === undefined ? undefined : d.verified ? '✓ private broadcast verified' : '✗ not verified'],
+    ['RSSI', `${Math.round(b.rssi)} dBm`],
+    ['distance', b.accuracy === undefined || b.accuracy < 0 ? undefined : `${b.accuracy.toFixed(1)} m`],
+    ['position', b.position === undefined ? undefined : `${b.position.x.toFixed(1)}, ${b.position.y.toFixed(1)} m ± ${b.position.accuracy.toFixed(1)} m`],
+  ]
+  $('details-fields').replaceChildren(...fields.filter(([, v]) => v !== undefined).flatMap(([k, v]) => [html('dt', { text: k }), html('dd', { 'data-field': k, text: v })]))
+  sparkline($('details-spark'), state.history.get(b.id))
+  $('details-gateways').replaceChildren(
+    ...(b.gateways ?? []).map((g) => {
+      const bar = html('span', { class: 'bar' })
+      bar.style.setProperty('--w', `${Math.max(4, Math.min(100, (g.rssi + 100) * 2))}%`)
+      return html('li', { 'data-gateway': g.gateway }, html('span', { class: 'gw', text: g.gateway }), bar, html('span', { class: 'num', text: `${Math.round(g.rssi)} dBm${g.distance === undefined ? '' : ` · ${g.distance.toFixed(1)} m`}` }))
+    }),
+  )
+}

@@ -1,0 +1,220 @@
+/**
+ * A fleet recording (fleet/fleet-recorder.ts) loaded for review: the page's slider asks for the
+ * view at any moment, rebuilt from the keyframe before it plus the changes since. Lines that are
+ * not of the format are skipped and counted, never thrown.
+ */
+import { createReadStream } from 'node:fs'
+import { createInterface } from 'node:readline'
+import { InvalidOptionError } from '../errors.js'
+import { Site } from '../fleet/site.js'
+import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
+import type { FleetBeacon } from '../fleet/fusion.js'
+import { gatewaysOf, planOf, viewOfFleetBeacon } from './view.js'
+import type { ViewGateway, ViewLogEntry } from './view.js'
+import type { LiveSnapshot } from './live-view.js'
+
+type Entry =
+  | { t: number; event: 'keyframe' | 'beacons'; beacons: FleetBeacon[] }
+  | { t: number; event: 'gone'; id: string }
+  | { t: number; event: 'gateway'; gateway: string; state: 'online' | 'offline' }
+  | { t: number; event: 'found' | 'room'; id: string; detail?: string }
+
+const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256
+const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+function readBeacon(v: unknown): FleetBeacon | undefined {
+  if (typeof v !== 'object' || v === null) return undefined
+  const o = v as Record<string, unknown>
+  if (!isText(o.id) || !Array.isArray(o.gateways) || !isNum(o.firstSeen) || !isNum(o.lastSeen)) return undefined
+  const gateways = o.gateways.flatMap((g: unknown) => {
+    const r = g as Record<string, unknown> | null
+    if (r === null || typeof r !== 'object' || !isText(r.gateway) || !isNum(r.rssi)) return []
+    return [{ gateway: r.gateway, rssi: r.rssi, lastSeen: isNum(r.lastSeen) ? r.lastSeen : (o.lastSeen as number), ...(isNum(r.distance) ? { distance: r.distance } : {}) }]
+  })
+  const b: FleetBeacon = { id: o.id, time: isNum(o.time) ? o.time : (o.lastSeen as number), present: true, gateways, firstSeen: o.firstSeen, lastSeen: o.lastSeen }
+  if (isText(o.room)) b.room = o.room
+  const p = o.position as Record<string, unknown> | undefined
+  if (p !== undefined && p !== null && typeof p === 'object' && isNum(p.x) && isNum(p.y) && isNum(p.accuracy)) b.position = { x: p.x, y: p.y, accuracy: p.accuracy }
+  return b
+}
+
+function readEntry(o: Record<string, unknown>): Entry | undefined {
+  const t = o.t
+  if (!isNum(t)) return undefined
+  switch (o.event) {
+    case 'keyframe':
+    case 'beacons': {
+      if (!Array.isArray(o.beacons)) return undefined
+      const beacons = o.beacons.map(readBeacon).filter((b): b is FleetBeacon => b !== undefined)
+      return { t, event: o.event, beacons }
+    }
+    case 'gone':
+      return isText(o.id) ? { t, event: 'gone', id: o.id } : undefined
+    case 'found':
+      return isText(o.id) ? { t, event: 'found', id: o.id, ...(isText(o.room) ? { detail: o.room } : {}) } : undefined
+    case 'room':
+      if (!isText(o.id) || !isText(o.to)) return undefined
+      return isText(o.from) ? { t, event: 'room', id: o.id, detail: `${o.from} → ${o.to}` } : { t, event: 'room', id: o.id }
+    case 'gateway':
+      return isText(o.gateway) && (o.state === 'online' || o.state === 'offline') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
+    default:
+      return undefined
+  }
+}
+
+const HISTORY = 60
+const LOG = 200
+
+/** A loaded fleet recording: its site, its time span, and the view at any moment of it. */
+export class FleetTimeline {
+  /** Lines skipped as not of the format. */
+  readonly malformed: number
+  readonly site: Site | undefined
+  readonly start: number
+  readonly end: number
+  private readonly entries: Entry[]
+  private readonly keyframes: number[]
+
+  private constructor(site: Site | undefined, entries: Entry[], malformed: number) {
+    this.site = site
+    // Lines are written in time order; a stable sort keeps it so if a clock stepped back.
+    this.entries = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.t - b.e.t || a.i - b.i).map((x) => x.e)
+    this.malformed = malformed
+    this.start = this.entries[0]?.t ?? 0
+    this.end = this.entries[this.entries.length - 1]?.t ?? 0
+    this.keyframes = this.entries.flatMap((e, i) => (e.event === 'keyframe' ? [i] : []))
+  }
+
+  /** Whether a file starts with the fleet recording header (false for advertisement recordings). */
+  static async isFleetRecording(path: string): Promise<boolean> {
+    const lines = createInterface({ input: createReadStream(path, { end: 64 * 1024 }), crlfDelay: Infinity })
+    try {
+      for await (const line of lines) {
+        try {
+          return (JSON.parse(line) as { format?: unknown }).format === FLEET_RECORDING_FORMAT
+        } catch {
+          return false
+        }
+      }
+      return false
+    } finally {
+      lines.close()
+    }
+  }
+
+  /** Reads a recording; throws InvalidOptionError when the file is not one. */
+  static async load(path: string): Promise<FleetTimeline> {
+    const input = createReadStream(path)
+    const opened = new Promise<void>((resolve, reject) => {
+      input.once('open', () => resolve())
+      input.once('error', (error: NodeJS.ErrnoException) => reject(new InvalidOptionError(error.code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `fleet recording ${path} cannot be read (${error.code ?? 'error'})`, { option: 'file', cause: error })))
+    })
+    await opened
+    let site: Site | undefined
+    let header = false
+    let malformed = 0
+    const entries: Entry[] = []
+    for await (const line of createInterface({ input, crlfDelay: Infinity })) {
+      if (line.trim() === '') continue
+      let o: unknown
+      try {
+        o = JSON.parse(line)
+      } catch {
+        malformed++
+        continue
+      }
+      if (typeof o !== 'object' || o === null) {
+        malformed++
+        continue
+      }
+      const r = o as Record<string, unknown>
+      if (!header) {
+        if (r.format !== FLEET_RECORDING_FORMAT) throw new InvalidOptionError('not_a_recording', `${path} is not a fleet recording (its first line is not {"format":"${FLEET_RECORDING_FORMAT}",…}); record one with \`beaconkit fleet --record\``, { option: 'file' })
+        header = true
+        if (r.site !== undefined) {
+          try {
+            site = Site.fromJSON(r.site)
+          } catch {
+            malformed++
+          }
+        }
+        continue
+      }
+      const entry = readEntry(r)
+      if (entry === undefined) malformed++
+      else entries.push(entry)
+    }
+    if (!header) throw new InvalidOptionError('not_a_recording', `${path} is empty: a fleet recording starts with its header line`, { option: 'file' })
+    return new FleetTimeline(site, entries, malformed)
+  }
+
+  /** Index of the last entry at or before `t`, or −1. */
+  private indexAt(t: number): number {
+    let lo = 0
+    let hi = this.entries.length - 1
+    let found = -1
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1
+      if (this.entries[mid].t <= t) {
+        found = mid
+        lo = mid + 1
+      } else hi = mid - 1
+    }
+    return found
+  }
+
+  /** The page's view at time `t` (clamped to the recording). */
+  snapshot(at: number): LiveSnapshot & { replay: { start: number; end: number; at: number } } {
+    const t = Math.min(this.end, Math.max(this.start, at))
+    const last = this.indexAt(t)
+    // Two keyframes back, so the sparklines have up to two minutes behind them.
+    const keys = this.keyframes.filter((k) => k <= last)
+    const from = keys.length >= 2 ? keys[keys.length - 2] : (keys[0] ?? 0)
+    const beacons = new Map<string, FleetBeacon>()
+    const history = new Map<string, number[]>()
+    const trails = new Map<string, [number, number][]>()
+    for (let i = from; i <= last; i++) {
+      const e = this.entries[i]
+      if (e.event === 'keyframe' || e.event === 'beacons') {
+        if (e.event === 'keyframe') beacons.clear()
+        for (const b of e.beacons) {
+          beacons.set(b.id, b)
+          const h = history.get(b.id) ?? []
+          h.push(b.gateways[0]?.rssi ?? -127)
+          if (h.length > HISTORY) h.shift()
+          history.set(b.id, h)
+          if (b.position !== undefined) {
+            const tr = trails.get(b.id) ?? []
+            tr.push([b.position.x, b.position.y])
+            if (tr.length > 12) tr.shift()
+            trails.set(b.id, tr)
+          }
+        }
+      } else if (e.event === 'gone') beacons.delete(e.id)
+    }
+    const gateways = new Map<string, ViewGateway>(gatewaysOf(this.site).map((g) => [g.id, g]))
+    const log: ViewLogEntry[] = []
+    for (let i = 0; i <= last; i++) {
+      const e = this.entries[i]
+      if (e.event === 'gateway') {
+        gateways.set(e.gateway, { ...(gateways.get(e.gateway) ?? { id: e.gateway }), state: e.state })
+        log.push({ time: e.t, event: e.state, id: e.gateway })
+      } else if (e.event === 'found' || (e.event === 'room' && e.detail !== undefined)) log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
+      else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
+      if (log.length > 2 * LOG) log.splice(0, LOG)
+    }
+    for (const b of beacons.values()) for (const g of b.gateways) if ((gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown') gateways.set(g.gateway, { ...(gateways.get(g.gateway) ?? { id: g.gateway }), state: 'online' })
+    const present = [...beacons.values()].filter((b) => history.has(b.id))
+    return {
+      mode: 'fleet',
+      time: t,
+      plan: planOf(this.site, undefined),
+      gateways: [...gateways.values()],
+      beacons: present.map((b) => viewOfFleetBeacon(b, undefined)),
+      history: Object.fromEntries([...history].filter(([id]) => beacons.has(id))),
+      trails: Object.fromEntries([...trails].filter(([id]) => beacons.has(id))),
+      log: log.slice(-LOG),
+      replay: { start: this.start, end: this.end, at: t },
+    }
+  }
+}

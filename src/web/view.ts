@@ -1,0 +1,144 @@
+/**
+ * What the page is sent: plain JSON shapes, built from fleet and scanner objects by picking
+ * fields one by one. Picking (never spreading) is what keeps anything secret, or anything added
+ * to those objects later, out of the page and its stream.
+ */
+import type { Beacon } from '../reading.js'
+import type { FleetBeacon } from '../fleet/fusion.js'
+import type { Site } from '../fleet/site.js'
+
+/** A beacon's sensor values and identity, as the details panel shows them. */
+export interface ViewDetails {
+  serialNumber?: string
+  model?: string
+  battery?: number
+  temperature?: number | null
+  light?: number | null
+  moving?: boolean
+  movingState?: string
+  /** A private broadcast that decrypted and checked out. */
+  verified?: boolean
+  address?: string
+}
+
+/** One beacon on the page. */
+export interface ViewBeacon {
+  id: string
+  /** Smoothed RSSI of the strongest gateway (fleet) or of the scanner. */
+  rssi: number
+  lastSeen: number
+  firstSeen: number
+  room?: string
+  position?: { x: number; y: number; accuracy: number }
+  /** Fleet: the gateways hearing it, strongest first. */
+  gateways?: { gateway: string; rssi: number; distance?: number }[]
+  /** Scanner: metres from the measured power (−1 when unknown). */
+  accuracy?: number
+  proximity?: string
+  details: ViewDetails
+}
+
+/** A gateway marker. */
+export interface ViewGateway {
+  id: string
+  state: 'online' | 'offline' | 'unknown'
+  x?: number
+  y?: number
+  room?: string
+}
+
+/** The floor plan: extent, rooms and optional image. */
+export interface ViewPlan {
+  area?: { minX: number; minY: number; maxX: number; maxY: number }
+  rooms: { name: string; polygon?: [number, number][] }[]
+  /** Path of the floor-plan image on this server, or an http(s) URL. */
+  image?: string
+}
+
+/** A line of the found/gone log. */
+export interface ViewLogEntry {
+  time: number
+  event: 'found' | 'gone' | 'room' | 'online' | 'offline'
+  id: string
+  detail?: string
+}
+
+function round(n: number, digits: number): number {
+  const f = 10 ** digits
+  return Math.round(n * f) / f
+}
+
+const text = (v: unknown): v is string => typeof v === 'string' && v.length <= 128
+const num = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
+
+/**
+ * The details of a scanner's tracked beacon, or of one a gateway published (then parsed from
+ * JSON, so each field is checked for its type: a field of another shape is left out).
+ */
+export function detailsOf(b: Beacon): ViewDetails {
+  const d: ViewDetails = {}
+  if (text(b.address)) d.address = b.address
+  if (text(b.serialNumber)) d.serialNumber = b.serialNumber
+  if (text(b.hardwareModelName)) d.model = b.hardwareModelName
+  if (num(b.batteryLevel)) d.battery = b.batteryLevel
+  if (num(b.temperature) || b.temperature === null) d.temperature = b.temperature
+  if (num(b.light) || b.light === null) d.light = b.light
+  if (typeof b.moving === 'boolean') d.moving = b.moving
+  if (text(b.movingState)) d.movingState = b.movingState
+  const secure: unknown = b.secure
+  if (typeof secure === 'object' && secure !== null && typeof (secure as { verified?: unknown }).verified === 'boolean') d.verified = (secure as { verified: boolean }).verified
+  return d
+}
+
+/** A scanner's beacon on the page. */
+export function viewOfBeacon(b: Beacon): ViewBeacon {
+  const v: ViewBeacon = { id: b.id, rssi: round(b.smoothedRssi, 1), lastSeen: b.lastSeen, firstSeen: b.firstSeen, details: detailsOf(b) }
+  if (b.accuracy !== undefined) v.accuracy = round(b.accuracy, 2)
+  if (b.proximity !== undefined) v.proximity = b.proximity
+  return v
+}
+
+/** A fused fleet beacon on the page, with what the gateways last said of its sensors. */
+export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefined): ViewBeacon {
+  const v: ViewBeacon = {
+    id: b.id,
+    rssi: round(b.gateways[0]?.rssi ?? -127, 1),
+    lastSeen: b.lastSeen,
+    firstSeen: b.firstSeen,
+    gateways: b.gateways.map((g) => (g.distance === undefined ? { gateway: g.gateway, rssi: round(g.rssi, 1) } : { gateway: g.gateway, rssi: round(g.rssi, 1), distance: round(g.distance, 2) })),
+    details: details ?? {},
+  }
+  if (b.room !== undefined) v.room = b.room
+  if (b.position !== undefined) v.position = { x: round(b.position.x, 2), y: round(b.position.y, 2), accuracy: round(b.position.accuracy, 2) }
+  return v
+}
+
+/** The floor plan of a site; rooms without a polygon are listed and drawn around their gateways. */
+export function planOf(site: Site | undefined, image: string | undefined): ViewPlan {
+  const plan: ViewPlan = { rooms: (site?.rooms ?? []).map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon.map(([x, y]) => [x, y] as [number, number]) })) }
+  if (site?.area !== undefined) plan.area = { ...site.area }
+  if (image !== undefined) plan.image = image
+  return plan
+}
+
+/** The site's gateways as markers, state unknown until a status arrives. */
+export function gatewaysOf(site: Site | undefined): ViewGateway[] {
+  if (site === undefined || site.kind !== 'receivers') return []
+  return site.anchorList().map((a) => {
+    const g: ViewGateway = { id: a.id, state: 'unknown' }
+    if (a.x !== undefined) g.x = a.x
+    if (a.y !== undefined) g.y = a.y
+    if (a.room !== undefined) g.room = a.room
+    return g
+  })
+}
+
+/**
+ * What decides whether a beacon changed enough to send it again: its room, position (10 cm) and
+ * gateways with their RSSI rounded to a whole dB, so noise below that does not cost a message.
+ */
+export function signature(v: ViewBeacon): string {
+  const g = v.gateways?.map((x) => `${x.gateway}:${Math.round(x.rssi)}`).join(',') ?? ''
+  const p = v.position === undefined ? '' : `${Math.round(v.position.x * 10)},${Math.round(v.position.y * 10)},${Math.round(v.position.accuracy * 10)}`
+  return `${v.room ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
+}

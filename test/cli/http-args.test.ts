@@ -1,0 +1,37 @@
+// `--http [host:]port` and `--http-token` on the commands that show beacons.
+import { describe, expect, it } from 'vitest'
+import { parseCommandLine } from '../../src/cli/args.js'
+import { InvalidOptionError } from '../../src/errors.js'
+
+function view(argv: string[]): unknown {
+  const parsed = parseCommandLine(argv)
+  return 'view' in parsed ? parsed.view.http : undefined
+}
+
+function refused(argv: string[]): InvalidOptionError {
+  try {
+    parseCommandLine(argv)
+  } catch (e) {
+    if (e instanceof InvalidOptionError) return e
+    throw e
+  }
+  throw new Error(`no error for ${argv.join(' ')}`)
+}
+
+describe('--http', () => {
+  it('takes a port (loopback), host:port or [ipv6]:port on scan, replay and simulate', () => {
+    expect(view(['scan', '--http', '8080'])).toEqual({ host: '127.0.0.1', port: 8080 })
+    expect(view(['replay', '--demo', '--http', '0.0.0.0:9000', '--http-token', 'abcdefghijklmnop'])).toEqual({ host: '0.0.0.0', port: 9000, token: 'abcdefghijklmnop' })
+    expect(view(['simulate', '--http', '[::1]:8080'])).toEqual({ host: '::1', port: 8080 })
+    expect(view(['simulate'])).toBeUndefined()
+  })
+
+  it('refuses a bad address, a token without --http and a token a URL would mangle, without echoing the token', () => {
+    expect(refused(['scan', '--http', 'localhost']).option).toBe('http')
+    expect(refused(['scan', '--http', '70000']).option).toBe('http')
+    expect(refused(['scan', '--http-token', 'abcdefghijklmnop']).option).toBe('http-token')
+    const e = refused(['scan', '--http', '8080', '--http-token', 'short/secret#x'])
+    expect(e.option).toBe('http-token')
+    expect(e.message).not.toContain('short/secret')
+  })
+})
