@@ -38,6 +38,8 @@ export interface MqttFlags {
   homeAssistant: boolean
   username?: string
   passwordFile?: string
+  /** Keep outgoing events on disk here until the broker has them. */
+  queueDir?: string
 }
 
 /** Options shared by the commands that show beacons (scan, replay, simulate). */

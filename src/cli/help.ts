@@ -32,7 +32,9 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --ha                   announce beacons to Home Assistant (MQTT discovery)
   --mqtt-user <name>     broker user name
-  --mqtt-password-file <file>  file holding the broker password`
+  --mqtt-password-file <file>  file holding the broker password
+  --mqtt-queue-dir <dir> keep outgoing events on disk here until the broker
+                         has them (survives broker outages and restarts)`
 
 const COMMON_TAIL = `  -h, --help             this help
 

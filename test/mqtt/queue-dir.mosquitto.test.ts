@@ -17,6 +17,7 @@ import type { Beacon } from '../../src/reading.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
+import { InvalidOptionError } from '../../src/errors.js'
 
 const DIST = pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'index.js')).href
 const P = 'beaconkit/gateways/hall'
@@ -36,6 +37,25 @@ class Announcer extends EventEmitter implements PublisherEventSource {
 function eventIds(sub: Subscriber): string[] {
   return sub.on(`${P}/events`).map((m) => (JSON.parse(m.payload) as { beacon: { id: string } }).beacon.id)
 }
+
+describe('MqttPublisher queueDir options', () => {
+  it('refuses an empty queueDir and a disk bound below 64 KiB, naming the option', () => {
+    expect(() => new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: '' })).toThrow(InvalidOptionError)
+    expect(() => new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', maxQueueBytes: -1 })).toThrow(expect.objectContaining({ option: 'maxQueueBytes' }) as Error)
+  })
+
+  it('rejects connect() with a typed error when the queue directory is locked by another queue', async () => {
+    const locked = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const first = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: locked, reconnect: { initialDelayMs: 60_000 } })
+    first.on('error', () => undefined)
+    await first.connect()
+    const second = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: locked })
+    await expect(second.connect()).rejects.toMatchObject({ code: 'queue_locked' })
+    await first.close()
+    await second.close()
+    await rm(locked, { recursive: true, force: true })
+  })
+})
 
 describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher with queueDir against Mosquitto'), () => {
   let broker: Mosquitto
