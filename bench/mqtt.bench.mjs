@@ -8,6 +8,7 @@
 // the time spent inside the publisher's handlers (less the timer's own cost) with one.
 //   npm run build && node --expose-gc bench/mqtt.bench.mjs
 import { BeaconScanner, MqttPublisher, SimulatedSource, VirtualClock } from '../dist/index.js'
+import { performance } from 'node:perf_hooks'
 import { row, siteDevices, SITE_T0, PushSource, feed } from './lib.mjs'
 
 const T0 = SITE_T0
