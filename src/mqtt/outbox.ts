@@ -98,6 +98,8 @@ export class Outbox {
   /** With `queueDir`: where events wait instead of `events` (see disk-events.ts). */
   private disk: DiskEvents | undefined
   private inflight = 0
+  /** The iterators draining `status` and `retained` (see next()). */
+  private readonly draining: { status?: MapIterator<[string, string]>; retained?: MapIterator<[string, string]> } = {}
   private idleWaiters: (() => void)[] = []
 
   constructor(
@@ -204,17 +206,29 @@ export class Outbox {
     if (events > 0) this.hooks.dropped({ count: events, reason: 'closed', kind: 'event' })
     this.status.clear()
     this.retained.clear()
+    this.draining.status = undefined
+    this.draining.retained = undefined
   }
 
   private next(): OutMessage | undefined {
     for (const kind of ['status', 'retained'] as const) {
       const source = this[kind]
-      const first = source.entries().next()
+      if (source.size === 0) {
+        this.draining[kind] = undefined
+        continue
+      }
+      // One live iterator per drain, not entries() afresh per message: a fresh iterator steps
+      // over every entry deleted before it (V8 keeps them until a rehash), which made
+      // draining n messages cost n² steps. A live iterator also sees entries added meanwhile.
+      const iterator = (this.draining[kind] ??= source.entries())
+      const first = iterator.next()
       if (first.done !== true) {
         const [topic, payload] = first.value
         source.delete(topic)
         return { kind, topic, payload, qos: 1, retain: true }
       }
+      // Done for good (an iterator that ended stays ended): the next message starts a new one.
+      this.draining[kind] = undefined
     }
     const m = this.events.shift()
     if (m !== undefined || this.disk === undefined) return m
