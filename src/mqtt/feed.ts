@@ -11,6 +11,7 @@
  */
 
 import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
+import { packetsHeard } from '../range/merge.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'
@@ -43,8 +44,10 @@ interface StateMark {
   values: Values
   /** The address its packets are counted under (the beacon's latest). */
   address: string
-  /** Packets since the previous batch. */
+  /** Packets since the previous batch (counted by packet(), for sources that do not count). */
   count: number
+  /** The scanner's packet total at the previous batch (packetsHeard()); 0 before the first. */
+  total: number
   /** `{"id":<id as JSON>,"rssi":`: the start of its batch reading, encoded once per visit. */
   prefix: string
 }
@@ -151,8 +154,14 @@ export class GatewayFeed {
       if (mark === undefined || now - mark.at >= (mark.dirty ? minIntervalMs : heartbeatMs)) mark = this.publishState(b, now)
       if (mark.address !== b.address) this.relink(mark, b.address)
       // Counted packets decide, not lastSeen alone: a packet at the tick's own ms may land after it.
-      const count = mark.count
+      // A scanner's snapshot carries its packet total: no work per packet at all.
+      const total = packetsHeard(b)
+      let count = mark.count
       mark.count = 0
+      if (total !== undefined) {
+        count = total - mark.total
+        mark.total = total
+      }
       if (count > 0 || b.lastSeen > since) {
         const mp = b.measuredPower
         readings.push(`${mark.prefix}${num(b.smoothedRssi)}${mp === undefined ? '' : `,"measuredPower":${num(mp)}`},"lastSeen":${num(b.lastSeen)},"count":${count > 0 ? count : 1}}`)
@@ -175,7 +184,7 @@ export class GatewayFeed {
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     let mark = this.marks.get(beacon.id)
     if (mark === undefined) {
-      mark = { at: now, dirty: false, values: valuesOf(beacon), address: '', count: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":` }
+      mark = { at: now, dirty: false, values: valuesOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":` }
       this.marks.set(beacon.id, mark)
       this.relink(mark, beacon.address)
     } else {

@@ -14,6 +14,7 @@ import { FileQueue } from '../cloud/file-queue.js'
 import { DiskEvents } from './disk-events.js'
 import type { StoredEvent } from './disk-events.js'
 import type { Beacon } from '../reading.js'
+import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
@@ -64,7 +65,7 @@ export interface MqttPublisherStats {
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
 export interface PublisherEventSource {
   readonly clock: Clock
-  /** Advertisements, counted per beacon for the RSSI batch. */
+  /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
   readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
   beacons(): Beacon[]
   on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
@@ -235,15 +236,17 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const gone = (b: Beacon): void => feed.gone(b, now())
     const updated = (bs: Beacon[]): void => feed.updated(bs, now())
     const packet = (adv: Advertisement): void => feed.packet(adv.address)
+    // A BeaconScanner's snapshots carry packet totals (packetsHeard): nothing to do per packet.
+    const source = scanner instanceof BeaconScanner ? undefined : scanner.source
     scanner.on('found', found)
     scanner.on('gone', gone)
     scanner.on('updated', updated)
-    scanner.source?.on('advertisement', packet)
+    source?.on('advertisement', packet)
     const detach = (): void => {
       scanner.off('found', found)
       scanner.off('gone', gone)
       scanner.off('updated', updated)
-      scanner.source?.off('advertisement', packet)
+      source?.off('advertisement', packet)
       if (this.scanner === scanner) this.scanner = undefined
       if (this.detachScanner === detach) this.detachScanner = undefined
     }

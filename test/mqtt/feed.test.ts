@@ -7,6 +7,11 @@ import { GatewayTopics, checkGatewayId, checkTopicPrefix, haObjectId } from '../
 import type { Beacon } from '../../src/reading.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { InvalidOptionError } from '../../src/errors.js'
+import { BeaconScanner } from '../../src/scanner.js'
+import { VirtualClock } from '../../src/clock.js'
+import { parseAdvertisementLine } from '../../src/advertisement.js'
+import { PushSource } from '../support/push-source.js'
+import { T0, vendorLine } from '../sources/helpers.js'
 
 const topics = new GatewayTopics('beaconkit', 'hall')
 
@@ -186,5 +191,31 @@ describe('topic names', () => {
     f.updated([{ ...a, address: 'bb:00:00:00:00:01', lastSeen: 2900 }], 3000)
     const counts = sink.out.filter((m) => m.kind === 'rssi').map((m) => (JSON.parse(m.payload) as RssiBatch).readings.map((r) => r.count))
     expect(counts).toEqual([[3], [1], [1]])
+  })
+
+  it("counts a scanner's packets from its snapshots, without a listener per packet", async () => {
+    const clock = new VirtualClock(T0)
+    const source = new PushSource(clock)
+    const scanner = new BeaconScanner({ source })
+    await scanner.start()
+    const send = (n: number): void => {
+      for (let i = 0; i < n; i++) {
+        clock.advanceTo(clock.now() + 10)
+        const parsed = parseAdvertisementLine(vendorLine(clock.now() - T0, 'aa:00:00:00:00:01', '0117C5000001'))
+        if (parsed.kind === 'advertisement') source.emit('advertisement', parsed.advertisement)
+      }
+    }
+    const { feed: f, sink } = feed()
+    send(5)
+    const [b] = scanner.beacons()
+    f.found(b, clock.now())
+    send(2)
+    f.updated(scanner.beacons(), clock.now())
+    send(3)
+    f.updated(scanner.beacons(), clock.now())
+    f.updated(scanner.beacons(), clock.now()) // nothing heard since
+    const counts = sink.out.filter((m) => m.kind === 'rssi').map((m) => (JSON.parse(m.payload) as RssiBatch).readings.map((r) => r.count))
+    expect(counts).toEqual([[7], [3]])
+    await scanner.stop()
   })
 })
