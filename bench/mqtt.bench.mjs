@@ -117,15 +117,12 @@ function timedScanner(scanner, meter) {
     }
     return timed
   }
-  return {
-    get clock() {
-      return scanner.clock
-    },
-    beacons: () => scanner.beacons(),
-    on: (event, fn) => scanner.on(event, w(event, fn)),
-    off: (event, fn) => scanner.off(event, w(event, fn)),
-    source: { on: (event, fn) => scanner.source.on(event, w(event, fn)), off: (event, fn) => scanner.source.off(event, w(event, fn)) },
-  }
+  // Still a BeaconScanner to the publisher (which then counts packets from its snapshots).
+  const proxy = Object.create(scanner)
+  proxy.on = (event, fn) => scanner.on(event, w(event, fn))
+  proxy.off = (event, fn) => scanner.off(event, w(event, fn))
+  proxy.source = { on: (event, fn) => scanner.source.on(event, w(event, fn)), off: (event, fn) => scanner.source.off(event, w(event, fn)) }
+  return proxy
 }
 
 /** What timing one call costs by itself (two clock reads), to take off every timed call. */
@@ -199,7 +196,7 @@ for (const beacons of [100, 10_000]) {
   row(`${beacons} beacons: per-packet publisher bytes`, (t.packets * size) / 1024, 'KiB/s')
 }
 
-for (const [intervalMs, seconds] of [[1000, 12], [100, 4]]) {
+for (const [intervalMs, seconds] of [[1000, 12], [100, 6]]) {
   const advs = makeAdverts(10_000, seconds, intervalMs)
   const warm = advs.findIndex((a) => a.timestamp >= T0 + 2000)
   const c = await costPerSecond(advs, warm)
