@@ -127,7 +127,7 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     }
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
     if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
-      throw new InvalidOptionError('invalid_option', 'maxQueueBytes must be at least 65536 bytes', { option: 'maxQueueBytes' })
+      throw new InvalidOptionError('invalid_option', 'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes', { option: 'maxQueueBytes' })
     }
     const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
     const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes })
