@@ -13,7 +13,6 @@
  */
 
 import type { QueuedRecord, RecordQueue } from '../cloud/queue.js'
-import type { MqttDropInfo } from './outbox.js'
 
 /** An event as the queue stores it. */
 export interface StoredEvent {
@@ -21,11 +20,18 @@ export interface StoredEvent {
   payload: string
 }
 
+/** Events let go by the disk queue (a subset of the outbox's MqttDropInfo; kept here so the outbox can depend on this file alone). */
+export interface DiskDropInfo {
+  count: number
+  reason: 'queue_full' | 'closed' | 'corrupt' | 'missing' | 'write_failed'
+  kind: 'event'
+}
+
 /** Callbacks of {@link DiskEvents}. */
 export interface DiskEventHooks {
   /** Something became sendable (written, or read back from disk). */
   ready(): void
-  dropped(info: MqttDropInfo): void
+  dropped(info: DiskDropInfo): void
   /** A write or read failed (the disk is full or gone); the events concerned are dropped or retried. */
   failed(error: Error): void
 }
