@@ -41,6 +41,7 @@ const VIEW: Options = {
   'mqtt-password-file': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
+  'mqtt-queue-dir': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {

@@ -40,6 +40,8 @@ export interface MqttFlags {
   homeAssistant: boolean
   username?: string
   passwordFile?: string
+  /** Keep outgoing events on disk here until the broker has them. */
+  queueDir?: string
 }
 
 /** `webhook --mqtt` and its companions: where pushes are forwarded. */

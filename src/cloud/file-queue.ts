@@ -1,5 +1,5 @@
 /**
- * A durable upload queue: append-only segment files of framed records plus a tiny ack file.
+ * A durable record queue (the uploader's, and the MQTT publisher's for events): append-only segment files of framed records plus a tiny ack file.
  *
  * Frames and the ack file are described in journal.ts; what recovery makes of a directory in
  * queue-recovery.ts. `push` resolves only after the frame is written and fdatasync'd;
@@ -25,7 +25,7 @@ import { AckFile } from './ack-file.js'
 import { gaps, recoverSegments, unacked, writeKnownLosses } from './queue-recovery.js'
 import type { Loss, Segment } from './queue-recovery.js'
 import type { BeaconLogRecord } from './records.js'
-import type { DropInfo, QueueOpenReport, QueuedRecord, UploadQueue, UploadQueueEvents } from './queue.js'
+import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
 
 /** Options of {@link FileQueue.open}. */
 export interface FileQueueOptions {
@@ -57,8 +57,12 @@ export interface FileQueueStats {
   bytes: number
 }
 
-/** The durable queue behind `Uploader({ queueDir })`. Create with {@link FileQueue.open}. */
-export class FileQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
+/**
+ * The durable queue behind `Uploader({ queueDir })` and `MqttPublisher({ queueDir })`. Create
+ * with {@link FileQueue.open}. `R` is the record type, any JSON object: records come back as
+ * JSON.parse makes them, so `R` must survive a JSON round trip.
+ */
+export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<UploadQueueEvents> implements RecordQueue<R> {
   /** What recovery found and what has been dropped since. */
   readonly stats: FileQueueStats = { recovered: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, lost: 0, dropped: 0, segments: 0, bytes: 0 }
 
@@ -117,16 +121,16 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
    * when another live process uses the directory, and with `InvalidOptionError` when the
    * directory cannot be used; a failed open leaves no file handle or lock behind.
    */
-  static async open(options: FileQueueOptions): Promise<FileQueue> {
+  static async open<R extends object = BeaconLogRecord>(options: FileQueueOptions): Promise<FileQueue<R>> {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
       throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', { option: 'queueDir' })
     }
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
     if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
-      throw new InvalidOptionError('invalid_option', 'maxBytes (the uploader\'s maxQueueBytes) must be at least 65536 bytes', { option: 'maxQueueBytes' })
+      throw new InvalidOptionError('invalid_option', 'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes', { option: 'maxQueueBytes' })
     }
     const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
-    const queue = new FileQueue({ dir: options.dir, maxBytes, segmentBytes })
+    const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes })
     try {
       await queue.recover()
     } catch (e) {
@@ -147,7 +151,7 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     return n
   }
 
-  push(record: BeaconLogRecord): Promise<number> {
+  push(record: R): Promise<number> {
     if (this.closed) return Promise.reject(new Error('FileQueue is closed'))
     const payload = encodePayload(record)
     if (payload.length > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${payload.length} bytes is larger than the queue's 1 MiB frame limit`))
@@ -156,8 +160,8 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     })
   }
 
-  async peek(max: number): Promise<QueuedRecord[]> {
-    const out: QueuedRecord[] = []
+  async peek(max: number): Promise<QueuedRecord<R>[]> {
+    const out: QueuedRecord<R>[] = []
     const touched = new Set<Segment>()
     for (const seg of [...this.segments]) {
       if (out.length >= max) break
@@ -250,7 +254,8 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     this.updateDiskStats()
     for (const { path, records } of found.renumber) {
       // Copies first, original after: a crash in between sends some twice (same msgIds), never none.
-      await Promise.all(records.map((r) => this.push(r)))
+      // Records of this queue's own files: written as R, so read back as R.
+      await Promise.all(records.map((r) => this.push(r as R)))
       await unlink(path)
       this.stats.recovered += records.length
     }
@@ -269,7 +274,12 @@ export class FileQueue extends EventEmitter<UploadQueueEvents> implements Upload
     return { count, reason: loss.reason, segment: loss.segment, ...(loss.reason === 'corrupt' ? { salvaged: loss.salvaged } : {}) }
   }
 
-  private async load(seg: Segment): Promise<QueuedRecord[]> {
+  private async load(seg: Segment): Promise<QueuedRecord<R>[]> {
+    // Every frame of this queue's files was written from an R (see push).
+    return (await this.loadAny(seg)) as QueuedRecord<R>[]
+  }
+
+  private async loadAny(seg: Segment): Promise<QueuedRecord<object>[]> {
     if (seg.records !== undefined) return seg.records
     let buf: Buffer
     try {

@@ -12,7 +12,6 @@ import { mkdir, open } from 'node:fs/promises'
 import { dirname } from 'node:path'
 import { crc32 } from 'node:zlib'
 import type { QueuedRecord } from './queue.js'
-import type { BeaconLogRecord } from './records.js'
 
 /** Bytes before a frame's payload. */
 export const FRAME_HEADER = 16
@@ -31,8 +30,8 @@ export const SEGMENT_NAME = /^\d{16}\.seg$/
 const OPEN_BRACE = 0x7b
 const CLOSE_BRACE = 0x7d
 
-/** The record as a frame payload (checked against MAX_FRAME by the caller). */
-export function encodePayload(record: BeaconLogRecord): Buffer {
+/** The record (a JSON object) as a frame payload (checked against MAX_FRAME by the caller). */
+export function encodePayload(record: object): Buffer {
   return Buffer.from(JSON.stringify(record), 'utf8')
 }
 
@@ -48,7 +47,7 @@ export function encodeFrame(seq: number, payload: Buffer): Buffer {
 
 /** What reading a segment found. */
 export interface DecodedSegment {
-  records: QueuedRecord[]
+  records: QueuedRecord<object>[]
   /** Bytes stepped over between valid frames (damage in the middle). */
   damagedBytes: number
   /** Bytes after the last valid frame: a write cut short, or damage at the end. */
@@ -58,7 +57,7 @@ export interface DecodedSegment {
 }
 
 /** The frame at `off`, if one is there whose seq is above `after` (any seq when undefined). */
-function frameAt(buf: Buffer, off: number, after: number | undefined): QueuedRecord | undefined {
+function frameAt(buf: Buffer, off: number, after: number | undefined): QueuedRecord<object> | undefined {
   const len = buf.readUInt32LE(off)
   const end = off + FRAME_HEADER + len
   // A record is a JSON object: cheap checks first, so scanning garbage stays fast.
@@ -68,7 +67,7 @@ function frameAt(buf: Buffer, off: number, after: number | undefined): QueuedRec
   const seq = buf.readDoubleLE(off + 8)
   if (after !== undefined && (!Number.isSafeInteger(seq) || seq <= after)) return undefined
   try {
-    const record = JSON.parse(buf.toString('utf8', off + FRAME_HEADER, end)) as BeaconLogRecord
+    const record = JSON.parse(buf.toString('utf8', off + FRAME_HEADER, end)) as object | null
     return record !== null && typeof record === 'object' ? { seq, record } : undefined
   } catch {
     return undefined
@@ -88,7 +87,7 @@ function isLegacySegment(buf: Buffer): boolean {
 
 /** A first-format segment: seqs are the name's plus the index; reading stops at damage. */
 function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
-  const records: QueuedRecord[] = []
+  const records: QueuedRecord<object>[] = []
   let off = 0
   while (off + 8 <= buf.length) {
     const len = buf.readUInt32LE(off)
@@ -96,7 +95,7 @@ function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
     const payload = buf.subarray(off + 8, off + 8 + len)
     if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
     try {
-      records.push({ seq: firstSeq + records.length, record: JSON.parse(payload.toString('utf8')) as BeaconLogRecord })
+      records.push({ seq: firstSeq + records.length, record: JSON.parse(payload.toString('utf8')) as object })
     } catch {
       break
     }
@@ -112,7 +111,7 @@ function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
  */
 export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false): DecodedSegment {
   if (isLegacySegment(buf)) return decodeLegacySegment(buf, firstSeq)
-  const records: QueuedRecord[] = []
+  const records: QueuedRecord<object>[] = []
   let after = firstSeq - 1
   let off = 0
   let badFrom = -1

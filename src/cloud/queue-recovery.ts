@@ -14,7 +14,6 @@ import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
 import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
-import type { BeaconLogRecord } from './records.js'
 
 /** A segment file as the queue tracks it. */
 export interface Segment {
@@ -29,7 +28,7 @@ export interface Segment {
   /** Seqs it holds, only when they have gaps (damage); otherwise firstSeq..lastSeq all exist. */
   seqs?: number[]
   /** Decoded records; kept for the active segment and loaded on demand for the head. */
-  records?: QueuedRecord[]
+  records?: QueuedRecord<object>[]
 }
 
 /** Records lost from one segment (or from the gap after it). */
@@ -49,7 +48,7 @@ export interface Recovery {
   /** Files to delete once the loss report is safe: nothing unacknowledged left in them. */
   obsolete: string[]
   /** Records of wrongly named segments, to be queued again with fresh seqs. */
-  renumber: { path: string; records: BeaconLogRecord[] }[]
+  renumber: { path: string; records: object[] }[]
   warnings: QueueWarning[]
   maxSeq: number
   tornBytes: number

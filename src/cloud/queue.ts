@@ -6,10 +6,14 @@
 import { EventEmitter } from 'eventemitter3'
 import type { BeaconLogRecord } from './records.js'
 
-/** A record with its position in the queue. Sequence numbers only grow, across restarts too. */
-export interface QueuedRecord {
+/**
+ * A record with its position in the queue. Sequence numbers only grow, across restarts too.
+ * `R` is the record type: upload records by default; the file queue stores any JSON object
+ * (the MQTT publisher keeps its outgoing events in one).
+ */
+export interface QueuedRecord<R extends object = BeaconLogRecord> {
   seq: number
-  record: BeaconLogRecord
+  record: R
 }
 
 /**
@@ -49,14 +53,14 @@ export interface QueueOpenReport {
 }
 
 /**
- * What the uploader needs from a queue. Implementations must pass the contract suite in
- * test/cloud/queue-contract.ts.
+ * A queue of records of type `R`: push, read the oldest, acknowledge. Implementations must pass
+ * the contract suite in test/cloud/queue-contract.ts.
  */
-export interface UploadQueue extends EventEmitter<UploadQueueEvents> {
+export interface RecordQueue<R extends object> extends EventEmitter<UploadQueueEvents> {
   /** Appends a record; resolves once it is as durable as this queue gets. Returns its seq. */
-  push(record: BeaconLogRecord): Promise<number>
+  push(record: R): Promise<number>
   /** The oldest unacknowledged records, at most `max`, in push order. Does not remove them. */
-  peek(max: number): Promise<QueuedRecord[]>
+  peek(max: number): Promise<QueuedRecord<R>[]>
   /** Removes every record with seq <= `seq`. Acking an already removed seq is harmless. */
   ack(seq: number): Promise<void>
   /** Records pushed (and durable) but not acknowledged or dropped. */
@@ -69,6 +73,9 @@ export interface UploadQueue extends EventEmitter<UploadQueueEvents> {
    */
   takeOpenReport?(): QueueOpenReport
 }
+
+/** What the uploader needs from a queue: a {@link RecordQueue} of upload records. */
+export type UploadQueue = RecordQueue<BeaconLogRecord>
 
 /** Options of {@link MemoryQueue}. */
 export interface MemoryQueueOptions {

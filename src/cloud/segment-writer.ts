@@ -12,12 +12,11 @@ import { join } from 'node:path'
 import { QueueError } from '../errors.js'
 import { FRAME_HEADER, MAX_SEGMENT_SEQ, encodeFrame, segmentName, syncDir } from './journal.js'
 import type { Segment } from './queue-recovery.js'
-import type { BeaconLogRecord } from './records.js'
 
 /** A push waiting for its write. */
 export interface PendingPush {
   payload: Buffer
-  record: BeaconLogRecord
+  record: object
   resolve: (seq: number) => void
   reject: (error: Error) => void
 }

@@ -110,7 +110,12 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     return new MqttLink(client, undefined)
   }
 
-  /** Loads mqtt.js and starts connecting; resolves once the client exists, not once it is connected. */
+  /**
+   * Loads mqtt.js and starts connecting; resolves once the client exists, not once it is
+   * connected. Intended: a gateway must start scanning, and its outbox keep state, while the
+   * broker is down or slow; waiting here would stall the scanner behind a broker. The
+   * `connected` event says when it is up (the CLI waits for it, with a time limit).
+   */
   static async open(settings: LinkSettings): Promise<MqttLink> {
     const mqtt = await loadMqtt()
     const link = new MqttLink(undefined, settings)

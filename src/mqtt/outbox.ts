@@ -5,7 +5,9 @@
  * topic, latest wins, so a reconnect sends the current state once instead of every stale update.
  */
 
+import type { QueuedRecord } from '../cloud/queue.js'
 import type { MqttClientLike } from './connection.js'
+import type { DiskEvents, StoredEvent } from './disk-events.js'
 
 /** One message. */
 export interface OutMessage {
@@ -14,10 +16,16 @@ export interface OutMessage {
   payload: string
   qos: 0 | 1
   retain: boolean
+  /** An event read from the disk queue: removed from it once the broker acknowledged it. */
+  record?: QueuedRecord<StoredEvent>
 }
 
-/** Why messages were dropped. */
-export type MqttDropReason = 'queue_full' | 'offline' | 'closed'
+/**
+ * Why messages were dropped: the in-memory or disk bound (`queue_full`), RSSI while offline,
+ * events left in memory at close, and for the disk queue (`queueDir`) damaged or deleted
+ * segment files (`corrupt`, `missing`) and writes that failed (`write_failed`: disk full?).
+ */
+export type MqttDropReason = 'queue_full' | 'offline' | 'closed' | 'corrupt' | 'missing' | 'write_failed'
 
 /** Counted when messages are let go on purpose. */
 export interface MqttDropInfo {
@@ -87,7 +95,11 @@ export class Outbox {
   /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
   private readonly onBroker = new Set<string>()
   private readonly events = new EventQueue()
+  /** With `queueDir`: where events wait instead of `events` (see disk-events.ts). */
+  private disk: DiskEvents | undefined
   private inflight = 0
+  /** The iterators draining `status` and `retained` (see next()). */
+  private readonly draining: { status?: MapIterator<[string, string]>; retained?: MapIterator<[string, string]> } = {}
   private idleWaiters: (() => void)[] = []
 
   constructor(
@@ -97,12 +109,27 @@ export class Outbox {
 
   /** Messages waiting (not yet handed to mqtt.js). */
   get pending(): number {
-    return this.status.size + this.retained.size + this.events.size
+    return this.status.size + this.retained.size + this.events.size + (this.disk?.waiting ?? 0)
   }
 
   /** Events waiting. */
   get queuedEvents(): number {
-    return this.events.size
+    return this.events.size + (this.disk?.waiting ?? 0)
+  }
+
+  /**
+   * From now on events wait on disk; those waiting in memory go there first, in order. The disk
+   * calls {@link Outbox.wake} when events become sendable.
+   */
+  useDisk(disk: DiskEvents): void {
+    this.disk = disk
+    for (let m = this.events.shift(); m !== undefined; m = this.events.shift()) disk.push(m.topic, m.payload)
+    this.pump()
+  }
+
+  /** Events became sendable on disk (or its queue shrank). */
+  wake(): void {
+    this.pump()
   }
 
   /** The client to publish through while it is connected; undefined while it is not. */
@@ -131,6 +158,11 @@ export class Outbox {
 
   /** An event (QoS 1, not retained): queued while offline, the oldest dropped beyond the bound. */
   putEvent(topic: string, payload: string): void {
+    if (this.disk !== undefined) {
+      // Sendable once written: the disk wakes the outbox then.
+      this.disk.push(topic, payload)
+      return
+    }
     this.events.push({ kind: 'event', topic, payload, qos: 1, retain: false })
     const over = this.events.size - this.limits.maxQueuedEvents
     if (over > 0) {
@@ -168,25 +200,41 @@ export class Outbox {
     })
   }
 
-  /** Forgets everything still waiting; events lost this way are reported. */
+  /** Forgets everything still waiting in memory; events lost this way are reported (those on disk stay there). */
   clear(): void {
     const events = this.events.clear()
     if (events > 0) this.hooks.dropped({ count: events, reason: 'closed', kind: 'event' })
     this.status.clear()
     this.retained.clear()
+    this.draining.status = undefined
+    this.draining.retained = undefined
   }
 
   private next(): OutMessage | undefined {
     for (const kind of ['status', 'retained'] as const) {
       const source = this[kind]
-      const first = source.entries().next()
+      if (source.size === 0) {
+        this.draining[kind] = undefined
+        continue
+      }
+      // One live iterator per drain, not entries() afresh per message: a fresh iterator steps
+      // over every entry deleted before it (V8 keeps them until a rehash), which made
+      // draining n messages cost n² steps. A live iterator also sees entries added meanwhile.
+      const iterator = (this.draining[kind] ??= source.entries())
+      const first = iterator.next()
       if (first.done !== true) {
         const [topic, payload] = first.value
         source.delete(topic)
         return { kind, topic, payload, qos: 1, retain: true }
       }
+      // Done for good (an iterator that ended stays ended): the next message starts a new one.
+      this.draining[kind] = undefined
     }
-    return this.events.shift()
+    const m = this.events.shift()
+    if (m !== undefined || this.disk === undefined) return m
+    const record = this.disk.take()
+    if (record === undefined) return undefined
+    return { kind: 'event', topic: record.record.topic, payload: record.record.payload, qos: 1, retain: false, record }
   }
 
   private pump(): void {
@@ -212,7 +260,10 @@ export class Outbox {
     client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, (error) => {
       this.inflight--
       if (error !== undefined && error !== null) this.requeue(m)
-      else this.hooks.sent(m)
+      else {
+        if (m.record !== undefined) this.disk?.sent(m.record.seq)
+        this.hooks.sent(m)
+      }
       // Called back inside mqtt.js: pump on the next tick, not re-entrantly.
       queueMicrotask(() => this.pump())
     })
@@ -220,7 +271,8 @@ export class Outbox {
 
   /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */
   private requeue(m: OutMessage): void {
-    if (m.kind === 'event') this.events.unshift(m)
+    if (m.record !== undefined) this.disk?.returned(m.record)
+    else if (m.kind === 'event') this.events.unshift(m)
     else if (m.kind === 'status' || m.kind === 'retained') {
       const map = this[m.kind]
       if (!map.has(m.topic)) map.set(m.topic, m.payload)

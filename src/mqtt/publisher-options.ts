@@ -37,6 +37,15 @@ export interface MqttPublisherOptions {
   clientId?: string
   /** Events kept while the broker is away (the oldest go first beyond it). Default 10000. */
   maxQueuedEvents?: number
+  /**
+   * A directory for a durable event queue: every event is written there and deleted only once
+   * the broker acknowledged it, so events survive a broker that is away for long and a gateway
+   * that is killed (sent after the restart). Retained states are not kept there: the current
+   * state is published on every (re)connect. One process per directory. Default: memory only.
+   */
+  queueDir?: string
+  /** Bound on the disk queue's bytes; the oldest events are dropped (and counted) beyond it. Default 256 MiB. */
+  maxQueueBytes?: number
   /** QoS 1 messages in flight at once. Default 100. */
   maxInflight?: number
   /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
@@ -62,6 +71,12 @@ async function readPem(path: string, option: string): Promise<Buffer> {
     const code = (error as NodeJS.ErrnoException).code
     throw new InvalidOptionError(code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `${option} ${path} cannot be read (${code ?? 'error'}); check the path and its permissions`, { option, cause: error })
   }
+}
+
+function queueDir(dir: unknown): string | undefined {
+  if (dir === undefined) return undefined
+  if (typeof dir !== 'string' || dir === '') throw new InvalidOptionError('invalid_option', 'queueDir must be a directory path, e.g. /var/lib/beaconkit/mqtt-queue', { option: 'queueDir' })
+  return dir
 }
 
 /** Checked options with defaults; secrets stay behind `readSecrets()`. */
@@ -98,6 +113,8 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     clientId: options.clientId,
     maxQueuedEvents: positive(options.maxQueuedEvents, 10_000, 'maxQueuedEvents'),
     maxInflight: positive(options.maxInflight, 100, 'maxInflight'),
+    queueDir: queueDir(options.queueDir),
+    maxQueueBytes: positive(options.maxQueueBytes, 256 * 1024 * 1024, 'maxQueueBytes'),
     reconnect: {
       initialDelayMs: positive(options.reconnect?.initialDelayMs, 1000, 'reconnect.initialDelayMs'),
       maxDelayMs: positive(options.reconnect?.maxDelayMs, 30_000, 'reconnect.maxDelayMs'),

@@ -10,7 +10,11 @@ import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { MqttError } from '../errors.js'
+import { FileQueue } from '../cloud/file-queue.js'
+import { DiskEvents } from './disk-events.js'
+import type { StoredEvent } from './disk-events.js'
 import type { Beacon } from '../reading.js'
+import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
@@ -50,8 +54,10 @@ export interface MqttPublisherStats {
   byKind: Record<OutMessage['kind'], number>
   /** Messages waiting for the broker. */
   pending: number
-  /** Events dropped (queue full, closed) and RSSI batches dropped while offline. */
+  /** Events dropped (queue full, closed, disk damage) and RSSI batches dropped while offline. */
   dropped: { event: number; rssi: number }
+  /** With `queueDir`: events in the disk queue (written, not yet acknowledged by the broker). */
+  diskQueued?: number
   /** Connections made (1 + reconnects). */
   connections: number
 }
@@ -59,7 +65,7 @@ export interface MqttPublisherStats {
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
 export interface PublisherEventSource {
   readonly clock: Clock
-  /** Advertisements, counted per beacon for the RSSI batch. */
+  /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
   readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
   beacons(): Beacon[]
   on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
@@ -88,6 +94,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   #options: ReturnType<typeof resolvePublisherOptions>
   #link: MqttLink | undefined
   #connecting: Promise<void> | undefined
+  #disk: DiskEvents | undefined
   private clock: Clock
   private readonly outbox: Outbox
   private readonly feed: GatewayFeed
@@ -133,7 +140,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   /** Counters and the connection state. */
   get stats(): MqttPublisherStats {
     const c = this.counters
-    return { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
+    const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
+    if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
+    return stats
   }
 
   /** Shows where it publishes, never the client (whose options hold the password). */
@@ -150,7 +159,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
    * Loads mqtt.js and starts connecting (or takes over the given `client`). Resolves once the
    * client exists, not once the broker answered: a broker that is down is retried with backoff
    * while the outbox keeps state. Rejects with a typed error for what retrying cannot fix
-   * (mqtt.js not installed, an unreadable password or certificate file).
+   * (mqtt.js not installed, an unreadable password or certificate file, a `queueDir` that cannot
+   * be used or is locked by another process). With `queueDir` the disk queue is opened first:
+   * events of an earlier run found there go out after the current state.
    */
   connect(): Promise<void> {
     if (this.state === 'closed') return Promise.reject(new MqttError('closed', 'this MqttPublisher is closed; create a new one'))
@@ -161,6 +172,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   private async open(): Promise<void> {
     const o = this.#options
     this.state = 'connecting'
+    if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
     const link = await openLink(o, o.clientId ?? `beaconkit-${this.gatewayId}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
@@ -179,6 +191,23 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     })
     link.on('error', (error) => this.emit('error', error))
     if (link.connected) this.onConnected(link.protocolVersion)
+  }
+
+  private async openDisk(dir: string, maxBytes: number): Promise<void> {
+    const queue = await FileQueue.open<StoredEvent>({ dir, maxBytes })
+    if ((this.state as MqttConnectionState) === 'closed') {
+      await queue.close()
+      return
+    }
+    this.#disk = new DiskEvents(queue, this.#options.maxQueuedEvents, {
+      ready: () => this.outbox.wake(),
+      dropped: (info) => {
+        this.counters.dropped.event += info.count
+        this.emit('dropped', info)
+      },
+      failed: (error) => this.emit('error', new MqttError('queue', `MQTT event queue in ${dir}: ${error.message}; check the disk`, { cause: error })),
+    })
+    this.outbox.useDisk(this.#disk)
   }
 
   private onConnected(protocolVersion: 4 | 5): void {
@@ -207,15 +236,17 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const gone = (b: Beacon): void => feed.gone(b, now())
     const updated = (bs: Beacon[]): void => feed.updated(bs, now())
     const packet = (adv: Advertisement): void => feed.packet(adv.address)
+    // A BeaconScanner's snapshots carry packet totals (packetsHeard): nothing to do per packet.
+    const source = scanner instanceof BeaconScanner ? undefined : scanner.source
     scanner.on('found', found)
     scanner.on('gone', gone)
     scanner.on('updated', updated)
-    scanner.source?.on('advertisement', packet)
+    source?.on('advertisement', packet)
     const detach = (): void => {
       scanner.off('found', found)
       scanner.off('gone', gone)
       scanner.off('updated', updated)
-      scanner.source?.off('advertisement', packet)
+      source?.off('advertisement', packet)
       if (this.scanner === scanner) this.scanner = undefined
       if (this.detachScanner === detach) this.detachScanner = undefined
     }
@@ -239,7 +270,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
 
   /**
    * Stops publishing: detaches, waits up to `timeoutMs` for what is queued, publishes status
-   * `offline` (retained) and disconnects cleanly. Whatever could not be sent is reported as dropped.
+   * `offline` (retained) and disconnects cleanly. Whatever could not be sent is reported as
+   * dropped, except events in the `queueDir` queue: they stay there for the next run.
    */
   async close(timeoutMs = 5000): Promise<void> {
     if (this.state === 'closed') return
@@ -255,5 +287,6 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.outbox.clear()
     this.outbox.setClient(undefined)
     await this.#link?.close()
+    await this.#disk?.close()
   }
 }

@@ -54,6 +54,8 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
    * once the entry is no longer tracked.
    */
   version = 0
+  /** Packets taken for this beacon (its snapshots carry it: packetsHeard()). */
+  packets = 0
   /** Place in the range table's ExpiryHeap; -1 while not queued. */
   heapIndex = -1
   private bits = 0

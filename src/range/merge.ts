@@ -214,8 +214,11 @@ class BeaconSnapshot {
   smoothedRssi: number
   accuracy: number
   proximity: Beacon['proximity']
+  /** Packets the table took for this beacon so far: private, so no JSON, inspect or equality shows it. */
+  readonly #packets: number
 
-  constructor(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean) {
+  constructor(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean, packets: number) {
+    this.#packets = packets
     this.id = b.id
     this.address = b.address
     this.timestamp = b.timestamp
@@ -228,6 +231,20 @@ class BeaconSnapshot {
     this.accuracy = accuracy
     this.proximity = proximity
   }
+
+  /** The packet total of a snapshot (see {@link packetsHeard}). */
+  static packetsOf(b: object): number | undefined {
+    return #packets in b ? (b as BeaconSnapshot).#packets : undefined
+  }
+}
+
+/**
+ * Packets the range table has taken for this beacon since it started tracking it, when `b` is
+ * a scanner's snapshot (undefined for any other object). Lets a consumer of the update tick
+ * (the MQTT publisher's RSSI batch) count packets per beacon without a listener per packet.
+ */
+export function packetsHeard(b: Beacon): number | undefined {
+  return BeaconSnapshot.packetsOf(b)
 }
 
 /**
@@ -236,8 +253,8 @@ class BeaconSnapshot {
  * times faster than with spread syntax, and every tick copies every beacon in range; absent
  * fields stay absent. Not frozen: each copy is fresh, and freezing doubled the tick's cost.
  */
-export function snapshotOf(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean): Beacon {
-  const o: Beacon = new BeaconSnapshot(b, smoothedRssi, accuracy, proximity, inRange)
+export function snapshotOf(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean, packets = 0): Beacon {
+  const o: Beacon = new BeaconSnapshot(b, smoothedRssi, accuracy, proximity, inRange, packets)
   if (b.serialNumber !== undefined) o.serialNumber = b.serialNumber
   if (b.proximityUUID !== undefined) o.proximityUUID = b.proximityUUID
   if (b.major !== undefined) o.major = b.major

@@ -19,6 +19,7 @@ describe('MQTT flags', () => {
     expect(parseCommandLine(['simulate', '--mqtt', 'mqtts://broker:8883'])).toMatchObject({ view: { mqtt: { url: 'mqtts://broker:8883', homeAssistant: false } } })
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b' } } })
     expect(parseCommandLine(['replay', 'x.jsonl'])).not.toHaveProperty('view.mqtt')
+    expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--mqtt-queue-dir', '/var/q'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b', queueDir: '/var/q' } } })
   })
 
   it('refuses bad MQTT flags with a message naming the option', () => {
@@ -30,6 +31,9 @@ describe('MQTT flags', () => {
       [['--ha'], 'ha'],
       [['--gateway-id', 'hall'], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-password-file', 'f'], 'mqtt-password-file'],
+      [['--mqtt-queue-dir', '/var/q'], 'mqtt-queue-dir'],
+      [['--mqtt', 'mqtt://b', '--mqtt-queue-dir', ''], 'mqtt-queue-dir'],
+      [['--mqtt', 'mqtt://b', '--mqtt-queue-dir', '/var/q', '--upload', '--cloud-url', 'http://127.0.0.1:1', '--email', 'a@b.c', '--password-file', 'p', '--queue-dir', '/var/q'], 'mqtt-queue-dir'],
     ]
     for (const [args, option] of bad) {
       let error: unknown

@@ -7,6 +7,11 @@ import { GatewayTopics, checkGatewayId, checkTopicPrefix, haObjectId } from '../
 import type { Beacon } from '../../src/reading.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { InvalidOptionError } from '../../src/errors.js'
+import { BeaconScanner } from '../../src/scanner.js'
+import { VirtualClock } from '../../src/clock.js'
+import { parseAdvertisementLine } from '../../src/advertisement.js'
+import { PushSource } from '../support/push-source.js'
+import { T0, vendorLine } from '../sources/helpers.js'
 
 const topics = new GatewayTopics('beaconkit', 'hall')
 
@@ -152,5 +157,65 @@ describe('topic names', () => {
     expect(haObjectId('0117C5456A36')).toBe('0117c5456a36')
     expect(haObjectId('E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|100|1')).toBe('e2c56db5_dffb_48d2_b060_d0f5a71096e0_100_1')
     expect(haObjectId('c0:00:00:00:00:06')).toBe('c0_00_00_00_00_06')
+  })
+
+  it('writes the batch byte for byte as JSON.stringify of the contract object, ids escaped, odd numbers as null', () => {
+    const { feed: f, sink } = feed()
+    const odd = beacon('id "with" \\ quotes \u00e9', { lastSeen: 900, smoothedRssi: -61.5, measuredPower: -59 })
+    const plain = beacon('B2', { lastSeen: 950, smoothedRssi: Number.NaN })
+    f.found(odd, 100)
+    f.found(plain, 200)
+    f.packet(odd.address)
+    f.updated([odd, plain], 1000)
+    const [batch] = sink.out.filter((m) => m.kind === 'rssi').map((m) => m.payload)
+    const expected = { gateway: 'hall', time: 1000, readings: [
+      { id: odd.id, rssi: -61.5, measuredPower: -59, lastSeen: 900, count: 1 },
+      { id: 'B2', rssi: null, lastSeen: 950, count: 1 },
+    ] }
+    expect(batch).toBe(JSON.stringify(expected))
+  })
+
+  it('counts packets heard before a beacon was announced, and under its new address after it changed', () => {
+    const { feed: f, sink } = feed()
+    const a = beacon('A1', { lastSeen: 900 })
+    f.packet(a.address)
+    f.packet(a.address)
+    f.found(a, 900)
+    f.packet(a.address)
+    f.updated([a], 1000)
+    // The beacon moves to another address (rotation): packets there count from the next tick on.
+    f.packet('bb:00:00:00:00:01')
+    f.updated([{ ...a, address: 'bb:00:00:00:00:01', lastSeen: 1900 }], 2000)
+    f.packet('bb:00:00:00:00:01')
+    f.packet(a.address) // the old address is nobody's now
+    f.updated([{ ...a, address: 'bb:00:00:00:00:01', lastSeen: 2900 }], 3000)
+    const counts = sink.out.filter((m) => m.kind === 'rssi').map((m) => (JSON.parse(m.payload) as RssiBatch).readings.map((r) => r.count))
+    expect(counts).toEqual([[3], [1], [1]])
+  })
+
+  it("counts a scanner's packets from its snapshots, without a listener per packet", async () => {
+    const clock = new VirtualClock(T0)
+    const source = new PushSource(clock)
+    const scanner = new BeaconScanner({ source })
+    await scanner.start()
+    const send = (n: number): void => {
+      for (let i = 0; i < n; i++) {
+        clock.advanceTo(clock.now() + 10)
+        const parsed = parseAdvertisementLine(vendorLine(clock.now() - T0, 'aa:00:00:00:00:01', '0117C5000001'))
+        if (parsed.kind === 'advertisement') source.emit('advertisement', parsed.advertisement)
+      }
+    }
+    const { feed: f, sink } = feed()
+    send(5)
+    const [b] = scanner.beacons()
+    f.found(b, clock.now())
+    send(2)
+    f.updated(scanner.beacons(), clock.now())
+    send(3)
+    f.updated(scanner.beacons(), clock.now())
+    f.updated(scanner.beacons(), clock.now()) // nothing heard since
+    const counts = sink.out.filter((m) => m.kind === 'rssi').map((m) => (JSON.parse(m.payload) as RssiBatch).readings.map((r) => r.count))
+    expect(counts).toEqual([[7], [3]])
+    await scanner.stop()
   })
 })

@@ -1,0 +1,173 @@
+// `queueDir`: events wait on disk while the broker is away, go out after the current state on
+// reconnect, in order, and leave the disk only once the broker acknowledged them. A gateway
+// killed (SIGKILL) while the broker was down delivers its events after a restart.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath, pathToFileURL } from 'node:url'
+import { EventEmitter } from 'eventemitter3'
+import { RealClock } from '../../src/clock.js'
+import { MqttPublisher } from '../../src/mqtt/publisher.js'
+import type { PublisherEventSource } from '../../src/mqtt/publisher.js'
+import type { MqttDropInfo } from '../../src/mqtt/outbox.js'
+import type { Beacon } from '../../src/reading.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
+import { Subscriber } from '../support/mqtt-subscriber.js'
+import { waitFor } from '../integration/wait.js'
+import { InvalidOptionError } from '../../src/errors.js'
+
+const DIST = pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'index.js')).href
+const P = 'beaconkit/gateways/hall'
+const CLIENT = 'beaconkit-queue-dir-test'
+
+/** A scanner stand-in that announces beacons on demand (only `found` matters here). */
+class Announcer extends EventEmitter implements PublisherEventSource {
+  readonly clock = new RealClock()
+  beacons(): Beacon[] {
+    return []
+  }
+  announce(id: string): void {
+    this.emit('found', { id, address: 'aa:00:00:00:00:01', rssi: -60, inRange: true } as unknown as Beacon)
+  }
+}
+
+function eventIds(sub: Subscriber): string[] {
+  return sub.on(`${P}/events`).map((m) => (JSON.parse(m.payload) as { beacon: { id: string } }).beacon.id)
+}
+
+describe('MqttPublisher queueDir options', () => {
+  it('refuses an empty queueDir and a disk bound below 64 KiB, naming the option', () => {
+    expect(() => new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: '' })).toThrow(InvalidOptionError)
+    expect(() => new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', maxQueueBytes: -1 })).toThrow(expect.objectContaining({ option: 'maxQueueBytes' }) as Error)
+  })
+
+  it('rejects connect() with a typed error when the queue directory is locked by another queue', async () => {
+    const locked = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const first = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: locked, reconnect: { initialDelayMs: 60_000 } })
+    first.on('error', () => undefined)
+    await first.connect()
+    const second = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: locked })
+    await expect(second.connect()).rejects.toMatchObject({ code: 'queue_locked' })
+    await first.close()
+    await second.close()
+    await rm(locked, { recursive: true, force: true })
+  })
+})
+
+describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher with queueDir against Mosquitto'), () => {
+  let broker: Mosquitto
+  let dir: string
+
+  beforeAll(async () => {
+    broker = await Mosquitto.start({ logPublishes: true })
+  })
+
+  afterAll(async () => {
+    await broker?.close()
+  })
+
+  it('keeps events on disk while the broker is down and sends them after the current state, then deletes them', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const source = new Announcer()
+    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', clientId: CLIENT, queueDir: dir, reconnect: { initialDelayMs: 50, maxDelayMs: 400 } })
+    const drops: MqttDropInfo[] = []
+    publisher.on('dropped', (d) => drops.push(d))
+    publisher.attach(source)
+    let connections = 0
+    publisher.on('connected', () => connections++)
+    await publisher.connect()
+    await waitFor(() => connections === 1, 'the first connection')
+
+    const disconnected = new Promise<void>((resolve) => publisher.once('disconnected', () => resolve()))
+    await broker.stop()
+    await disconnected
+    broker.clearLog()
+    for (let i = 0; i < 50; i++) source.announce(`B${String(i).padStart(2, '0')}`)
+    await waitFor(() => publisher.stats.diskQueued === 50, '50 events written to the queue directory')
+    expect((await readdir(dir)).some((name) => name.endsWith('.seg'))).toBe(true)
+
+    await broker.restart()
+    await waitFor(() => connections === 2, 'the reconnection', 30_000)
+    expect(await publisher.flush(20_000)).toBe(true)
+    expect(publisher.stats.diskQueued).toBe(0)
+    expect(drops).toEqual([])
+
+    const received = broker.received(CLIENT)
+    expect(received[0]).toMatchObject({ topic: `${P}/status`, qos: 1, retain: true })
+    const events = received.filter((r) => r.topic === `${P}/events`)
+    expect(events).toHaveLength(50)
+    expect(events.every((e) => e.qos === 1 && !e.retain)).toBe(true)
+    // Current state (one per beacon) before the queued events.
+    const lastState = received.findLastIndex((r) => r.topic.startsWith(`${P}/beacons/`))
+    expect(received.findIndex((r) => r.topic === `${P}/events`)).toBeGreaterThan(lastState)
+    await publisher.close()
+    await rm(dir, { recursive: true, force: true })
+  })
+
+  it('delivers the events of a gateway killed (SIGKILL) while the broker was down, after broker and gateway restart', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const script = `
+      import { MqttPublisher, RealClock } from ${JSON.stringify(DIST)}
+      import { EventEmitter } from 'eventemitter3'
+      const [url, dir, mode] = process.argv.slice(1)
+      const source = new EventEmitter()
+      source.clock = new RealClock()
+      source.beacons = () => []
+      const p = new MqttPublisher({ url, gatewayId: 'hall', queueDir: dir, reconnect: { initialDelayMs: 50, maxDelayMs: 200 } })
+      p.on('error', () => {})
+      p.attach(source)
+      await p.connect()
+      if (mode === 'queue') {
+        for (let i = 0; i < 30; i++) source.emit('found', { id: 'K' + String(i).padStart(2, '0'), address: 'aa:00:00:00:00:01', rssi: -60, inRange: true })
+        const wait = setInterval(() => {
+          if (p.stats.diskQueued === 30) {
+            clearInterval(wait)
+            console.log('queued ' + p.stats.state)
+          }
+        }, 5)
+        setInterval(() => {}, 1000)
+      } else {
+        await new Promise((resolve) => p.once('connected', resolve))
+        const ok = await p.flush(20000)
+        console.log('delivered ' + ok + ' ' + p.stats.diskQueued)
+        await p.close()
+      }`
+    const run = (mode: string): { child: ChildProcess; output: () => string } => {
+      const child = spawn(process.execPath, ['--input-type=module', '-e', script, broker.url, dir, mode], { stdio: ['ignore', 'pipe', 'pipe'], cwd: fileURLToPath(new URL('../..', import.meta.url)) })
+      let out = ''
+      child.stdout?.setEncoding('utf8').on('data', (d: string) => (out += d))
+      child.stderr?.setEncoding('utf8').on('data', (d: string) => (out += d))
+      return { child, output: () => out }
+    }
+    const exited = (child: ChildProcess): Promise<[number | null, string | null]> =>
+      child.exitCode !== null || child.signalCode !== null ? Promise.resolve([child.exitCode, child.signalCode]) : new Promise((resolve) => child.once('exit', (c, s) => resolve([c, s])))
+
+    await broker.stop()
+    const first = run('queue')
+    try {
+      await waitFor(() => first.output().includes('queued'), 'the gateway to write its events to disk', 20_000)
+      // Not connected: nothing of it can have reached a broker.
+      expect(first.output()).toContain('queued connecting')
+    } finally {
+      first.child.kill('SIGKILL')
+    }
+    expect((await exited(first.child))[1]).toBe('SIGKILL')
+
+    await broker.restart()
+    const sub = await Subscriber.connect(broker.url, [`${P}/events`, 'beaconkit-test/marker/#'])
+    const second = run('deliver')
+    const [code] = await exited(second.child)
+    expect(second.output()).toContain('delivered true 0')
+    expect(code).toBe(0)
+    await sub.sync()
+    const expected = Array.from({ length: 30 }, (_, i) => `K${String(i).padStart(2, '0')}`)
+    expect(eventIds(sub)).toEqual(expected)
+    await sub.close()
+    // Acknowledged events are gone from disk: a third run has nothing left to send.
+    expect((await readdir(dir)).filter((name) => name.endsWith('.seg'))).toEqual([])
+    await rm(dir, { recursive: true, force: true })
+  }, 90_000)
+})
