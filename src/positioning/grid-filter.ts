@@ -20,10 +20,26 @@ export interface GridFilterParams {
   nu: number
   /** Prior weight of a blocked (non-walkable) cell relative to a walkable one. */
   blockedWeight: number
+  /**
+   * s: time constant of each anchor's learned offset from the radio map (0: off). Receivers
+   * drift and the survey was taken on another day, so each anchor's readings may sit a few dB
+   * off the map for hours; 30 s is far longer than a person's body shadowing one receiver
+   * (seconds), so the offset follows the slow part and not the body.
+   */
+  biasTau: number
+  /** dB: the learned offset is held within ± this (a receiver's calibration, not a wall). */
+  biasMax: number
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.2 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.2, biasTau: 30, biasMax: 6 })
+
+/**
+ * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor
+ * offsets — about the survey's spacing between reference points (1.7 m on tetam), below which
+ * the radio map itself cannot say more. Fixed a priori.
+ */
+const CONFIDENT_M = 1.5
 
 /** Scratch arrays shared by every beacon's filter of one positioner (single-threaded, so safe). */
 export class FilterScratch {
@@ -41,6 +57,8 @@ export class GridFilter {
   readonly p: Float32Array
   /** ms: the time of the last update, NaN before the first. */
   time = Number.NaN
+  /** dB per anchor: how far its readings sit from the radio map, learned (see `biasTau`). */
+  private readonly bias: Float64Array
 
   constructor(
     private readonly scratch: FilterScratch,
@@ -50,11 +68,14 @@ export class GridFilter {
     let s = 0
     for (let i = 0; i < prior.length; i++) s += prior[i]
     this.p = Float32Array.from(prior, (v) => v / s)
+    this.bias = new Float64Array(scratch.map.anchors.length)
   }
 
   /** Spreads the posterior over `dtMs` of walking, then weighs in one window of readings taken at `time`. */
   update(w: WindowMeans, time: number): void {
-    if (!Number.isNaN(this.time) && time > this.time) this.predict((time - this.time) / 1000)
+    // The offsets learn per second of the clock, not per update: packets may be folded one by one.
+    const dt = Number.isNaN(this.time) ? 0 : Math.max(0, (time - this.time) / 1000)
+    if (dt > 0) this.predict(dt)
     this.time = Number.isNaN(this.time) ? time : Math.max(this.time, time)
     const { map, tmp } = this.scratch
     const size = map.grid.size
@@ -68,7 +89,7 @@ export class GridFilter {
       const k = 1 / (nu * s2)
       const kWeak = k / (map.skew * map.skew)
       const base = a * size
-      const obs = w.mean[a]
+      const obs = w.mean[a] - this.bias[a]
       for (let c = 0; c < size; c++) {
         const e = obs - map.mean[base + c]
         tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
@@ -83,13 +104,39 @@ export class GridFilter {
       s += v
     }
     if (!(s > 0)) this.reset()
-    else for (let c = 0; c < size; c++) this.p[c] /= s
+    else {
+      for (let c = 0; c < size; c++) this.p[c] /= s
+      this.learnBias(w, dt)
+    }
+  }
+
+  /**
+   * Moves each heard anchor's offset toward its reading minus what the posterior expects there,
+   * but only when the filter is sure where the tag is: an unsure posterior would teach the
+   * offsets its own error. Causal (this step's readings and posterior only) and O(cells) per anchor.
+   */
+  private learnBias(w: WindowMeans, dt: number): void {
+    const { biasTau, biasMax } = this.params
+    if (!(biasTau > 0) || !(dt > 0)) return
+    if (this.estimate(this.time).accuracy > CONFIDENT_M) return
+    const { map } = this.scratch
+    const size = map.grid.size
+    const alpha = 1 - Math.exp(-dt / biasTau)
+    for (let a = 0; a < w.mean.length; a++) {
+      if (Number.isNaN(w.mean[a]) || w.count[a] === 0) continue
+      let expected = 0
+      const base = a * size
+      for (let c = 0; c < size; c++) expected += this.p[c] * map.mean[base + c]
+      const b = this.bias[a] + alpha * (w.mean[a] - expected - this.bias[a])
+      this.bias[a] = Math.max(-biasMax, Math.min(biasMax, b))
+    }
   }
 
   /** Becomes a copy of `other` (same grid): the positioner's look-ahead over the newest packets. */
   copyFrom(other: GridFilter): void {
     this.p.set(other.p)
     this.time = other.time
+    this.bias.set(other.bias)
   }
 
   /** Back to the prior: nothing known. */
@@ -98,6 +145,7 @@ export class GridFilter {
     let s = 0
     for (let i = 0; i < prior.length; i++) s += prior[i]
     for (let i = 0; i < prior.length; i++) this.p[i] = prior[i] / s
+    this.bias.fill(0)
   }
 
   /** The posterior mean and the RMS radius around it, grown by the walk since the last update. */
