@@ -69,6 +69,16 @@ function positiveOption(v: number | undefined, name: string, fallback: number): 
   return v
 }
 
+/** The grid filter's settings over its defaults; a setting that is not a finite number ≥ 0 is refused. */
+function filterParams(given: Partial<GridFilterParams> | undefined): GridFilterParams {
+  const params = { ...DEFAULT_GRID_FILTER, ...given }
+  for (const [name, v] of Object.entries(params)) {
+    // A NaN or a negative setting would not throw later: it would quietly reset the filter every step.
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new InvalidOptionError('invalid_option', `positioner: filter.${name} is ${String(v)}; give a finite number, 0 or more`, { option: `filter.${name}` })
+  }
+  return params
+}
+
 /**
  * Positions beacons from the RSSI the site's anchors hear (or, with a site of fixed beacons, a
  * scanner from the beacons it hears). Implements the fleet tracker's `PositionEstimator`.
@@ -108,7 +118,7 @@ export class Positioner {
     this.k = Math.round(positiveOption(options.k, 'k', 3))
     this.bufferSize = Math.round(positiveOption(options.bufferSize, 'bufferSize', 256))
     this.maxBeacons = Math.round(positiveOption(options.maxBeacons, 'maxBeacons', 10_000))
-    this.params = { ...DEFAULT_GRID_FILTER, ...options.filter }
+    this.params = filterParams(options.filter)
     const A = this.radioMap.anchors.length
     this.means = { mean: new Float64Array(A), count: new Uint16Array(A) }
     this.sums = new Float64Array(A)

@@ -161,4 +161,13 @@ describe('Positioner', () => {
     expect(() => new Positioner({ site, method: 'magic' as never })).toThrow(InvalidOptionError)
     expect(() => new Positioner({ site, method: 'magic' as never })).toThrow(/filter, nearest/)
   })
+
+  it('refuses a filter setting that is NaN, infinite or negative, naming it', () => {
+    for (const filter of [{ biasMax: Number.NaN }, { speed: -1 }, { biasTau: Number.POSITIVE_INFINITY }]) {
+      const name = Object.keys(filter)[0]
+      expect(() => new Positioner({ site, filter })).toThrow(InvalidOptionError)
+      expect(() => new Positioner({ site, filter })).toThrow(new RegExp(`filter\\.${name}`))
+    }
+    expect(() => new Positioner({ site, filter: { biasTau: 0 } })).not.toThrow()
+  })
 })
