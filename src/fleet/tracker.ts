@@ -4,12 +4,15 @@
  * clock, and publishes that state back as retained `<p>/fleet/beacons/<id>` messages.
  */
 
+import type { EventEmitter } from 'eventemitter3'
 import { hostname } from 'node:os'
 import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
+import { EventStream } from '../range/event-stream.js'
+import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
@@ -18,9 +21,14 @@ import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOP
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 import { FleetState } from './fusion.js'
 import type { FleetBeacon } from './fusion.js'
+import { ScaleOut } from './scale-out.js'
+import { fleetEventObject } from './tracker-events.js'
+import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+import { parseSeed } from './wire.js'
 
-export type { FleetGatewayEvent, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
 const MAX_ANNOUNCED = 100_000
@@ -50,11 +58,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly clientId: string | undefined
   /** When each present beacon's fleet topic was last put in the outbox. */
   private readonly published = new Map<string, number>()
-  private readonly gateways = new Map<string, 'online' | 'offline'>()
   private readonly haPrefix: string | undefined
+  /** Scale-out coordination, when this tracker shares the beacons with others. */
+  private readonly scaleOut: ScaleOut | undefined
+  private readonly streams = new Set<EventStream<FleetEvent>>()
+  private readonly eventBufferSize: number
+  private droppedByClosedStreams = 0
   /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
   private readonly announced = new Set<string>()
-  private readonly counters = { unparsable: 0, published: 0 }
+  private readonly counters = { unparsable: 0, published: 0, seeded: 0, released: 0 }
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
@@ -70,6 +82,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const interval = options.publishIntervalMs ?? 5000
     if (!Number.isFinite(interval) || interval <= 0) throw new InvalidOptionError('invalid_option', `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`, { option: 'publishIntervalMs' })
     this.publishIntervalMs = interval
+    const size = options.eventBufferSize ?? 10_000
+    if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('invalid_option', `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`, { option: 'eventBufferSize' })
+    this.eventBufferSize = size
     const ha = this.#options.homeAssistant
     this.haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
@@ -90,6 +105,18 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       },
       moved: (b) => this.emit('moved', b),
     })
+    this.scaleOut =
+      options.scaleOut === undefined
+        ? undefined
+        : new ScaleOut(options.scaleOut, this.topicPrefix, {
+            link: () => this.#link,
+            now: () => this.clock.now(),
+            seed: (id, body) => this.seed(id, body),
+            release: (partitions) => this.release(partitions),
+            changed: (info) => this.emit('partitions', info),
+            announce: () => this.outbox.putStatus(this.statusTopic, this.statusPayload('online')),
+            error: (error) => this.emit('error', error),
+          })
   }
 
   /** `<p>/fleet/beacons/<id>` */
@@ -97,15 +124,64 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     return `${this.topicPrefix}/fleet/beacons/${id}`
   }
 
-  /** `<p>/fleet/status`: the tracker's own retained status; its last will is `offline`. */
+  /**
+   * The tracker's own retained status, whose last will is `offline`: `<p>/fleet/status`, or
+   * with scale-out `<p>/fleet/trackers/<trackerId>` (one per tracker).
+   */
   get statusTopic(): string {
-    return `${this.topicPrefix}/fleet/status`
+    return this.scaleOut?.statusTopic ?? `${this.topicPrefix}/fleet/status`
+  }
+
+  /** Scale-out: this tracker's id among the trackers sharing the beacons. */
+  get trackerId(): string | undefined {
+    return this.scaleOut?.trackerId
+  }
+
+  private statusPayload(state: 'online' | 'offline'): string {
+    const now = this.clock.now()
+    return this.scaleOut?.status(state, now) ?? statusPayload(state, now)
   }
 
   /** Counters of the fused state and the connection. */
   get stats(): FleetTrackerStats {
     const s = this.state.stats
-    return { ...s, malformed: s.malformed + this.counters.unparsable, unparsable: this.counters.unparsable, published: this.counters.published }
+    let dropped = this.droppedByClosedStreams
+    for (const stream of this.streams) dropped += stream.dropped
+    const c = this.counters
+    return { ...s, malformed: s.malformed + c.unparsable, unparsable: c.unparsable, published: c.published, eventsDropped: dropped, seeded: c.seeded, released: c.released }
+  }
+
+  /**
+   * The tracker's events as an async iterable of `{ event, time, ... }` objects. Ends when the
+   * tracker stops or `signal` aborts. Up to `eventBufferSize` events wait for a slow consumer;
+   * beyond that the oldest are dropped and counted (`iterator.dropped`, `stats.eventsDropped`).
+   */
+  events(options: { signal?: AbortSignal } = {}): EventIterator<FleetEvent> {
+    const { signal } = options
+    const onAbort = (): void => stream.end(true)
+    const stream: EventStream<FleetEvent> = new EventStream<FleetEvent>(this.eventBufferSize, () => {
+      this.streams.delete(stream)
+      this.droppedByClosedStreams += stream.dropped
+      signal?.removeEventListener('abort', onAbort)
+    })
+    this.streams.add(stream)
+    if (this.stopped || signal?.aborted === true) stream.end(true)
+    else signal?.addEventListener('abort', onAbort, { once: true })
+    return stream
+  }
+
+  /** Same as `events()` without a signal: `for await (const e of tracker)`. */
+  [Symbol.asyncIterator](): EventIterator<FleetEvent> {
+    return this.events()
+  }
+
+  /** Every event also goes to the async iterators (as an object), then to the listeners. */
+  override emit<T extends EventEmitter.EventNames<FleetTrackerEvents>>(event: T, ...args: EventEmitter.EventArgs<FleetTrackerEvents, T>): boolean {
+    if (this.streams.size > 0) {
+      const e = fleetEventObject(event, args as unknown[], this.clock.now())
+      for (const s of this.streams) s.push(e)
+    }
+    return super.emit(event, ...args)
   }
 
   /** The beacons present now, strongest gateway first within each. */
@@ -147,7 +223,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   private async open(): Promise<void> {
     const o = this.#options
-    const link = await openLink(o, this.clientId ?? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.statusTopic, payload: statusPayload('offline', this.clock.now()) })
+    // Trackers that share the beacons need one client id each: the tracker id is unique.
+    const defaultId = this.scaleOut === undefined ? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}` : `beaconkit-fleet-${this.scaleOut.trackerId}`
+    const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') })
     if (this.stopped) {
       await link.close()
       return
@@ -160,6 +238,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     link.on('disconnected', () => {
       if (this.stopped) return
       this.outbox.setClient(undefined)
+      this.scaleOut?.disconnected()
       this.emit('disconnected')
     })
     link.on('error', (error) => this.emit('error', error))
@@ -173,15 +252,18 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const link = this.#link
     if (this.stopped || link === undefined) return
     try {
-      // A clean session forgets subscriptions: subscribe on every connection.
-      await link.subscribe([anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`], 1)
+      // A clean session forgets subscriptions: subscribe on every connection. With scale-out
+      // the partitions come later, once the live trackers are known.
+      const so = this.scaleOut
+      await link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1)
     } catch (error) {
       // Lost the connection meanwhile: the next `connected` subscribes again.
       this.emit('error', error instanceof Error ? error : new Error(String(error)))
       return
     }
     if (this.stopped) return
-    this.outbox.putStatus(this.statusTopic, statusPayload('online', this.clock.now()))
+    if (this.scaleOut === undefined) this.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
+    else this.scaleOut.connected()
     this.outbox.setClient(link.client)
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
@@ -190,9 +272,13 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   private onMessage(topic: string, payload: Buffer): void {
     const base = `${this.topicPrefix}/gateways/`
-    if (!topic.startsWith(base)) return
-    const [gateway, kind, extra] = topic.slice(base.length).split('/')
-    if (gateway === undefined || extra !== undefined) return
+    if (!topic.startsWith(base)) {
+      this.scaleOut?.onMessage(topic, payload)
+      return
+    }
+    const [gateway, kind, extra, more] = topic.slice(base.length).split('/')
+    // `extra` is the partition of a partitioned batch (subscribed with scale-out only).
+    if (gateway === undefined || more !== undefined || (extra !== undefined && (kind !== 'rssi' || this.scaleOut === undefined))) return
     // An empty retained message clears a topic: nothing to read.
     if (payload.length === 0) return
     let body: unknown
@@ -203,7 +289,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       return
     }
     const now = this.clock.now()
-    if (kind === 'rssi') this.state.ingest(body, now)
+    if (kind === 'rssi') this.state.ingest(body, now, gateway)
     else if (kind === 'status') this.onStatus(gateway, body, now)
   }
 
@@ -213,20 +299,40 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       this.counters.unparsable++
       return
     }
-    if (state === 'offline') this.state.gatewayOffline(gateway, now)
-    if (this.gateways.get(gateway) === state) return
-    this.gateways.set(gateway, state)
-    this.emit('gateway', { gateway, state, time: now })
+    if (this.state.gatewayStatus(gateway, state, now)) this.emit('gateway', { gateway, state, time: now })
+  }
+
+  /** Scale-out: a beacon of a partition being taken over, from its retained fleet state. */
+  private seed(id: string, body: unknown): void {
+    const s = parseSeed(id, body)
+    if (s === undefined) {
+      this.counters.unparsable++
+      return
+    }
+    if (!this.state.seed(s, this.clock.now())) return
+    this.counters.seeded++
+    this.published.set(id, this.clock.now())
+  }
+
+  /** Scale-out: another tracker holds these partitions now; their beacons go quietly. */
+  private release(partitions: ReadonlySet<number>): void {
+    const so = this.scaleOut
+    if (so === undefined) return
+    const mine = (id: string): boolean => partitions.has(so.partitionOf(id))
+    for (const id of this.published.keys()) if (mine(id)) this.published.delete(id)
+    this.counters.released += this.state.release(mine)
   }
 
   private tick(): void {
     const now = this.clock.now()
     this.state.tick(now)
-    const list = this.state.list(now)
+    this.scaleOut?.tick(now)
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    for (const b of list) if (now - (this.published.get(b.id) ?? -Infinity) >= this.publishIntervalMs) this.put(b)
-    this.emit('updated', list)
+    const due = (id: string): boolean => now - (this.published.get(id) ?? -Infinity) >= this.publishIntervalMs
+    for (const b of this.state.list(now, due)) this.put(b)
+    // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
+    if (this.streams.size > 0 || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
   }
 
   /**
@@ -238,7 +344,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // Bounded: a stream of passing tags must not grow it forever; one forgotten is announced again.
     if (this.announced.size >= MAX_ANNOUNCED) this.announced.delete(this.announced.values().next().value as string)
     this.announced.add(id)
-    this.outbox.putRetained(haTrackerConfigTopic(this.haPrefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id)))
+    this.outbox.putRetained(haTrackerConfigTopic(this.haPrefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, this.scaleOut === undefined)))
   }
 
   private put(b: FleetBeacon): void {
@@ -258,17 +364,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   async stop(timeoutMs = 5000): Promise<void> {
     if (this.stopped) return
     this.stopped = true
+    this.scaleOut?.stop()
     this.cancelTick?.()
     this.cancelTick = undefined
     this.wakeStart?.()
     this.wakeStart = undefined
     const link = this.#link
     if (link !== undefined && link.connected) {
-      this.outbox.putStatus(this.statusTopic, statusPayload('offline', this.clock.now()))
+      this.outbox.putStatus(this.statusTopic, this.statusPayload('offline'))
       await this.outbox.idle(timeoutMs)
     }
     this.outbox.clear()
     this.outbox.setClient(undefined)
     await link?.close()
+    for (const s of this.streams) s.end()
   }
 }

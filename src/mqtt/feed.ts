@@ -14,6 +14,7 @@ import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'
+import { rssiPartition } from './partition.js'
 import type { RssiBatch, RssiReading } from './payloads.js'
 import type { GatewayTopics } from './topics.js'
 
@@ -87,6 +88,8 @@ export class GatewayFeed {
     private readonly timing: FeedTiming,
     private readonly sink: FeedSink,
     private readonly ha: HaAnnouncer | undefined,
+    /** RSSI batch partitions (scale-out); 1 publishes the unpartitioned batch of the contract. */
+    private readonly partitions = 1,
   ) {}
 
   /** One advertisement from the source: counted for the next batch. */
@@ -144,8 +147,27 @@ export class GatewayFeed {
     this.previousBatch = now
     // A tick in which nothing was heard sends no batch.
     if (readings.length === 0) return
+    if (this.partitions > 1) {
+      this.publishPartitioned(readings, now)
+      return
+    }
     const batch: RssiBatch = { gateway: this.topics.gateway, time: now, readings }
     this.sink.putVolatile(this.topics.rssi, JSON.stringify(batch), 'rssi')
+  }
+
+  /** One batch per partition that has readings, on `<p>/gateways/<gw>/rssi/<n>` (same shape). */
+  private publishPartitioned(readings: RssiReading[], now: number): void {
+    const parts = new Map<number, RssiReading[]>()
+    for (const r of readings) {
+      const n = rssiPartition(r.id, this.partitions)
+      const list = parts.get(n)
+      if (list === undefined) parts.set(n, [r])
+      else list.push(r)
+    }
+    for (const [n, list] of parts) {
+      const batch: RssiBatch = { gateway: this.topics.gateway, time: now, readings: list }
+      this.sink.putVolatile(this.topics.rssiPartition(n), JSON.stringify(batch), 'rssi')
+    }
   }
 
   /** After a reconnect: every beacon's current state, replacing whatever waited. */
