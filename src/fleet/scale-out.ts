@@ -19,17 +19,20 @@ import type { MqttLink } from '../mqtt/connection.js'
 import { MAX_RSSI_PARTITIONS, rssiPartition } from '../mqtt/partition.js'
 import { PACKAGE_VERSION } from '../mqtt/payloads.js'
 import { partitionsOf } from './partitions.js'
+import type { FleetTopics } from './fleet-topics.js'
+import type { FleetState } from './fusion.js'
 import type { FleetScaleOutOptions } from './tracker-types.js'
+import { parseSeed } from './wire.js'
 
 /** What the coordinator needs of its tracker. */
 export interface ScaleOutHost {
   /** The broker link, once open. */
   link(): MqttLink | undefined
   now(): number
-  /** A retained fleet state of a beacon in a partition being taken over. */
-  seed(id: string, body: unknown): void
-  /** Lets go of the beacons of these partitions (no `gone`). */
-  release(partitions: ReadonlySet<number>): void
+  /** The fused state: beacons are seeded into it and released from it. */
+  readonly state: FleetState
+  /** The tracker's fleet topics: seeded beacons were published by another tracker. */
+  readonly topics: FleetTopics
   /** The partitions held changed. */
   changed(info: { partitions: number[]; trackers: string[] }): void
   /** Puts this tracker's status in the outbox again (its payload comes from {@link ScaleOut.status}). */
@@ -65,8 +68,8 @@ export class ScaleOut {
   private running: Promise<void> | undefined
   private seeding: { want: ReadonlySet<number>; nonce: string; done: () => void } | undefined
   private stopped = false
-  /** Peer statuses ignored because MAX_TRACKERS were known. */
-  peersRefused = 0
+  /** Beacons taken over from retained states and let go; retained states not of the published shape. */
+  readonly counters = { seeded: 0, released: 0, unparsable: 0, peersRefused: 0 }
 
   constructor(
     options: FleetScaleOutOptions,
@@ -97,16 +100,6 @@ export class ScaleOut {
   /** The shared subscription of partition `n`. */
   partitionFilter(n: number): string {
     return `$share/${this.group}/${this.prefix}/gateways/+/rssi/${n}`
-  }
-
-  /** The partition of a beacon id. */
-  partitionOf(id: string): number {
-    return rssiPartition(id, this.count)
-  }
-
-  /** True when this tracker holds the beacon's partition now. */
-  holds(id: string): boolean {
-    return this.held.has(rssiPartition(id, this.count))
   }
 
   /** This tracker's status payload: the gateway status shape plus its partition count and session. */
@@ -167,12 +160,32 @@ export class ScaleOut {
       try {
         body = JSON.parse(payload.toString('utf8'))
       } catch {
-        return true
+        body = undefined
       }
-      this.host.seed(id, body)
+      this.seedOne(id, body)
       return true
     }
     return false
+  }
+
+  /** A beacon of a partition being taken over, from its retained fleet state: no `found`. */
+  private seedOne(id: string, body: unknown): void {
+    const s = parseSeed(id, body)
+    if (s === undefined) {
+      this.counters.unparsable++
+      return
+    }
+    const now = this.host.now()
+    if (!this.host.state.seed(s, now)) return
+    this.counters.seeded++
+    this.host.topics.adopt(id, now)
+  }
+
+  /** Another tracker holds these partitions now: their beacons go quietly (no `gone`). */
+  private release(partitions: ReadonlySet<number>): void {
+    const mine = (id: string): boolean => partitions.has(rssiPartition(id, this.count))
+    this.host.topics.release(mine)
+    this.counters.released += this.host.state.release(mine)
   }
 
   private onPeerStatus(id: string, payload: Buffer): void {
@@ -196,7 +209,7 @@ export class ScaleOut {
     const had = this.peers.has(id)
     if (state === 'online') {
       if (!had && this.peers.size >= MAX_TRACKERS) {
-        this.peersRefused++
+        this.counters.peersRefused++
         return
       }
       this.peers.set(id, this.host.now())
@@ -231,7 +244,7 @@ export class ScaleOut {
         if (lost.size > 0) {
           await link.unsubscribe([...lost].map((n) => this.partitionFilter(n)))
           for (const n of lost) this.held.delete(n)
-          this.host.release(lost)
+          this.release(lost)
         }
         if (gained.length > 0) {
           await this.seed(link, new Set(gained))

@@ -4,6 +4,8 @@
  * oldest events (counted) and never grows the tracker's memory.
  */
 
+import { EventStream } from '../range/event-stream.js'
+import type { EventIterator } from '../range/event-stream.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetTrackerEvents } from './tracker-types.js'
@@ -47,5 +49,50 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
       const e = args[0] as Error & { code?: unknown }
       return { event, time, error: { name: e.name, message: e.message, ...(typeof e.code === 'string' ? { code: e.code } : {}) } }
     }
+  }
+}
+
+/** The async iterators open on one tracker. */
+export class FleetEventStreams {
+  private readonly streams = new Set<EventStream<FleetEvent>>()
+  private droppedByClosed = 0
+
+  constructor(private readonly capacity: number) {}
+
+  /** Events dropped by slow consumers, closed iterators included. */
+  get dropped(): number {
+    let n = this.droppedByClosed
+    for (const s of this.streams) n += s.dropped
+    return n
+  }
+
+  /** A new iterator; already ended when `ended` (the tracker stopped) or the signal aborted. */
+  open(signal: AbortSignal | undefined, ended: boolean): EventIterator<FleetEvent> {
+    const onAbort = (): void => stream.end(true)
+    const stream: EventStream<FleetEvent> = new EventStream<FleetEvent>(this.capacity, () => {
+      this.streams.delete(stream)
+      this.droppedByClosed += stream.dropped
+      signal?.removeEventListener('abort', onAbort)
+    })
+    this.streams.add(stream)
+    if (ended || signal?.aborted === true) stream.end(true)
+    else signal?.addEventListener('abort', onAbort, { once: true })
+    return stream
+  }
+
+  /** True while any iterator is open: only then are event objects built. */
+  get active(): boolean {
+    return this.streams.size > 0
+  }
+
+  push(event: keyof FleetTrackerEvents, args: readonly unknown[], time: number): void {
+    if (this.streams.size === 0) return
+    const e = fleetEventObject(event, args, time)
+    for (const s of this.streams) s.push(e)
+  }
+
+  /** Ends every iterator after what is buffered. */
+  endAll(): void {
+    for (const s of this.streams) s.end()
   }
 }

@@ -11,27 +11,24 @@ import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
-import { EventStream } from '../range/event-stream.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
-import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
+import { FleetTopics } from './fleet-topics.js'
 import { FleetState } from './fusion.js'
 import type { FleetBeacon } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
-import { fleetEventObject } from './tracker-events.js'
+import { FleetEventStreams } from './tracker-events.js'
 import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
-import { parseSeed } from './wire.js'
 
 export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
-const MAX_ANNOUNCED = 100_000
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -54,19 +51,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   #link: MqttLink | undefined
   private readonly state: FleetState
   private readonly outbox: Outbox
-  private readonly publishIntervalMs: number
   private readonly clientId: string | undefined
-  /** When each present beacon's fleet topic was last put in the outbox. */
-  private readonly published = new Map<string, number>()
-  private readonly haPrefix: string | undefined
+  private readonly topics: FleetTopics
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
-  private readonly streams = new Set<EventStream<FleetEvent>>()
-  private readonly eventBufferSize: number
-  private droppedByClosedStreams = 0
-  /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
-  private readonly announced = new Set<string>()
-  private readonly counters = { unparsable: 0, published: 0, seeded: 0, released: 0 }
+  private readonly streams: FleetEventStreams
+  private readonly counters = { unparsable: 0, published: 0 }
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
@@ -81,26 +71,26 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.clientId = options.clientId
     const interval = options.publishIntervalMs ?? 5000
     if (!Number.isFinite(interval) || interval <= 0) throw new InvalidOptionError('invalid_option', `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`, { option: 'publishIntervalMs' })
-    this.publishIntervalMs = interval
     const size = options.eventBufferSize ?? 10_000
     if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('invalid_option', `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`, { option: 'eventBufferSize' })
-    this.eventBufferSize = size
+    this.streams = new FleetEventStreams(size)
     const ha = this.#options.homeAssistant
-    this.haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
+    const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
+    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
+    this.topics = topics
     this.state = new FleetState(options, {
       found: (b) => {
-        this.announce(b.id)
-        this.put(b)
+        topics.announce(b.id)
+        topics.put(b)
         this.emit('found', b)
       },
       gone: (b) => {
-        this.published.delete(b.id)
-        this.outbox.putRetained(this.beaconTopic(b.id), '')
+        topics.clear(b.id)
         this.emit('gone', b)
       },
       room: (b, change) => {
-        this.put(b)
+        topics.put(b)
         this.emit('room', b, change)
       },
       moved: (b) => this.emit('moved', b),
@@ -111,8 +101,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         : new ScaleOut(options.scaleOut, this.topicPrefix, {
             link: () => this.#link,
             now: () => this.clock.now(),
-            seed: (id, body) => this.seed(id, body),
-            release: (partitions) => this.release(partitions),
+            state: this.state,
+            topics,
             changed: (info) => this.emit('partitions', info),
             announce: () => this.outbox.putStatus(this.statusTopic, this.statusPayload('online')),
             error: (error) => this.emit('error', error),
@@ -121,7 +111,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   /** `<p>/fleet/beacons/<id>` */
   beaconTopic(id: string): string {
-    return `${this.topicPrefix}/fleet/beacons/${id}`
+    return this.topics.beaconTopic(id)
   }
 
   /**
@@ -145,10 +135,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Counters of the fused state and the connection. */
   get stats(): FleetTrackerStats {
     const s = this.state.stats
-    let dropped = this.droppedByClosedStreams
-    for (const stream of this.streams) dropped += stream.dropped
     const c = this.counters
-    return { ...s, malformed: s.malformed + c.unparsable, unparsable: c.unparsable, published: c.published, eventsDropped: dropped, seeded: c.seeded, released: c.released }
+    const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
+    const unparsable = c.unparsable + so.unparsable
+    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
   }
 
   /**
@@ -157,17 +147,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    * beyond that the oldest are dropped and counted (`iterator.dropped`, `stats.eventsDropped`).
    */
   events(options: { signal?: AbortSignal } = {}): EventIterator<FleetEvent> {
-    const { signal } = options
-    const onAbort = (): void => stream.end(true)
-    const stream: EventStream<FleetEvent> = new EventStream<FleetEvent>(this.eventBufferSize, () => {
-      this.streams.delete(stream)
-      this.droppedByClosedStreams += stream.dropped
-      signal?.removeEventListener('abort', onAbort)
-    })
-    this.streams.add(stream)
-    if (this.stopped || signal?.aborted === true) stream.end(true)
-    else signal?.addEventListener('abort', onAbort, { once: true })
-    return stream
+    return this.streams.open(options.signal, this.stopped)
   }
 
   /** Same as `events()` without a signal: `for await (const e of tracker)`. */
@@ -177,10 +157,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   /** Every event also goes to the async iterators (as an object), then to the listeners. */
   override emit<T extends EventEmitter.EventNames<FleetTrackerEvents>>(event: T, ...args: EventEmitter.EventArgs<FleetTrackerEvents, T>): boolean {
-    if (this.streams.size > 0) {
-      const e = fleetEventObject(event, args as unknown[], this.clock.now())
-      for (const s of this.streams) s.push(e)
-    }
+    if (this.streams.active) this.streams.push(event, args as unknown[], this.clock.now())
     return super.emit(event, ...args)
   }
 
@@ -302,54 +279,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.state.gatewayStatus(gateway, state, now)) this.emit('gateway', { gateway, state, time: now })
   }
 
-  /** Scale-out: a beacon of a partition being taken over, from its retained fleet state. */
-  private seed(id: string, body: unknown): void {
-    const s = parseSeed(id, body)
-    if (s === undefined) {
-      this.counters.unparsable++
-      return
-    }
-    if (!this.state.seed(s, this.clock.now())) return
-    this.counters.seeded++
-    this.published.set(id, this.clock.now())
-  }
-
-  /** Scale-out: another tracker holds these partitions now; their beacons go quietly. */
-  private release(partitions: ReadonlySet<number>): void {
-    const so = this.scaleOut
-    if (so === undefined) return
-    const mine = (id: string): boolean => partitions.has(so.partitionOf(id))
-    for (const id of this.published.keys()) if (mine(id)) this.published.delete(id)
-    this.counters.released += this.state.release(mine)
-  }
-
   private tick(): void {
     const now = this.clock.now()
     this.state.tick(now)
     this.scaleOut?.tick(now)
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    const due = (id: string): boolean => now - (this.published.get(id) ?? -Infinity) >= this.publishIntervalMs
-    for (const b of this.state.list(now, due)) this.put(b)
+    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)
     // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
-    if (this.streams.size > 0 || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
-  }
-
-  /**
-   * The device_tracker config, once per beacon and run, before its first state. It stays when the
-   * beacon goes: Home Assistant then shows it `not_home`, which is the point of away detection.
-   */
-  private announce(id: string): void {
-    if (this.haPrefix === undefined || this.announced.has(id)) return
-    // Bounded: a stream of passing tags must not grow it forever; one forgotten is announced again.
-    if (this.announced.size >= MAX_ANNOUNCED) this.announced.delete(this.announced.values().next().value as string)
-    this.announced.add(id)
-    this.outbox.putRetained(haTrackerConfigTopic(this.haPrefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, this.scaleOut === undefined)))
-  }
-
-  private put(b: FleetBeacon): void {
-    this.published.set(b.id, b.time)
-    this.outbox.putRetained(this.beaconTopic(b.id), JSON.stringify(b))
+    if (this.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
   }
 
   /** Resolves when every fleet message queued has reached the broker, or after `timeoutMs` (false then). */
@@ -377,6 +315,6 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.outbox.clear()
     this.outbox.setClient(undefined)
     await link?.close()
-    for (const s of this.streams) s.end()
+    this.streams.endAll()
   }
 }
