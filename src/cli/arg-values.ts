@@ -126,7 +126,7 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
 
 function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
   const url = str(values, 'mqtt')
-  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file'] as const
+  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'rssi-partitions'] as const
   if (url === undefined) {
     const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : undefined)
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
@@ -152,6 +152,8 @@ function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined 
   if (prefix !== undefined) flags.topicPrefix = prefix
   if (username !== undefined) flags.username = username
   if (passwordFile !== undefined) flags.passwordFile = passwordFile
+  const partitions = number(values, 'rssi-partitions', command, { integer: true, min: 1, max: 1024, what: 'a whole number from 1 to 1024 (the fleet trackers\' partition count)' })
+  if (partitions !== undefined) flags.rssiPartitions = partitions
   return flags
 }
 

@@ -39,6 +39,7 @@ const VIEW: Options = {
   ha: { type: 'boolean' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
+  'rssi-partitions': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {

@@ -38,6 +38,8 @@ export interface MqttFlags {
   homeAssistant: boolean
   username?: string
   passwordFile?: string
+  /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
+  rssiPartitions?: number
 }
 
 /** Options shared by the commands that show beacons (scan, replay, simulate). */

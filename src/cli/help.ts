@@ -32,7 +32,9 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --ha                   announce beacons to Home Assistant (MQTT discovery)
   --mqtt-user <name>     broker user name
-  --mqtt-password-file <file>  file holding the broker password`
+  --mqtt-password-file <file>  file holding the broker password
+  --rssi-partitions <n>  split the RSSI batch into n partitions for several
+                         fleet trackers (docs/fleet.md, Scaling out)`
 
 const COMMON_TAIL = `  -h, --help             this help
 

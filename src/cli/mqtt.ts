@@ -32,6 +32,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
     ...(flags.username === undefined ? {} : { username: flags.username }),
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+    ...(flags.rssiPartitions === undefined ? {} : { rssiPartitions: flags.rssiPartitions }),
   })
   // One line per new problem, not one per retry.
   let lastError = ''
