@@ -8,6 +8,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { setTimeout } from 'node:timers'
 
 /** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
 export function opsPerSecond(fn, iterations, { runs = 5, warmup = 1 } = {}) {

@@ -5,6 +5,7 @@
  */
 
 import type { Outbox } from '../mqtt/outbox.js'
+import { stableHash } from '../mqtt/partition.js'
 import type { FleetBeacon } from './fusion.js'
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 
@@ -51,9 +52,19 @@ export class FleetTopics {
     for (const id of this.published.keys()) if (which(id)) this.published.delete(id)
   }
 
-  /** True when the beacon's state is due for a refresh at `now`. */
+  /**
+   * True when the beacon's state is due for a refresh at `now`: once per `publishIntervalMs`,
+   * when `now` crosses the beacon's own phase (a hash of its id). Beacons found in the same
+   * second (a tracker start, a gateway reconnecting) are refreshed spread over the interval
+   * rather than all in one tick every interval: at 12,500 beacons that burst held the event
+   * loop for tens of ms.
+   */
   due(id: string, now: number): boolean {
-    return now - (this.published.get(id) ?? -Infinity) >= this.publishIntervalMs
+    const last = this.published.get(id)
+    if (last === undefined) return true
+    const every = this.publishIntervalMs
+    const phase = stableHash(id) % every
+    return Math.floor((now - phase) / every) > Math.floor((last - phase) / every)
   }
 
   /**

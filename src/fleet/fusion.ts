@@ -108,6 +108,7 @@ export class FleetState {
   private readonly beacons = new Map<string, Fused>()
   private readonly gateways: GatewayRegistry
   private readonly maxBeacons: number
+  private readonly evidence = new Map<string, number>()
   private readonly goneTimeoutMs: number
   private readonly hearingMs: number
   private readonly dwellMs: number
@@ -303,7 +304,9 @@ export class FleetState {
     if (site === undefined) return
     // Evidence per room: its strongest gateway; a position inside a room's polygon counts as
     // that room leading by the margin, so a positioned beacon follows the plan.
-    const evidence = new Map<string, number>()
+    // One map reused for every beacon: a new one per beacon per tick was most of the tick's garbage.
+    const evidence = this.evidence
+    evidence.clear()
     for (const g of b.gateways) {
       const room = site.anchor(g.gateway)?.room
       if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)
