@@ -145,6 +145,8 @@ async function tracker(url, partitions, trackerId) {
       out({ heap: settledHeap(), beacons: t.stats.observations > 0 ? t.beacons().length : 0 })
     } else if (line === 'exit') break
   }
+  // A tracker still digesting a backlog (pushed past its ceiling) need not finish it.
+  setTimeout(() => process.exit(0), 3000).unref()
   await t.stop(2000)
   process.exit(0)
 }

@@ -19,6 +19,7 @@ import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { FleetTopics } from './fleet-topics.js'
 import { FleetState } from './fusion.js'
+import { readGatewayMessage, statusState } from './gateway-messages.js'
 import type { FleetBeacon } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
 import { FleetEventStreams } from './tracker-events.js'
@@ -248,35 +249,20 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    const base = `${this.topicPrefix}/gateways/`
-    if (!topic.startsWith(base)) {
-      this.scaleOut?.onMessage(topic, payload)
-      return
-    }
-    const [gateway, kind, extra, more] = topic.slice(base.length).split('/')
-    // `extra` is the partition of a partitioned batch (subscribed with scale-out only).
-    if (gateway === undefined || more !== undefined || (extra !== undefined && (kind !== 'rssi' || this.scaleOut === undefined))) return
-    // An empty retained message clears a topic: nothing to read.
-    if (payload.length === 0) return
-    let body: unknown
-    try {
-      body = JSON.parse(payload.toString('utf8'))
-    } catch {
-      this.counters.unparsable++
+    const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
+    if (m === 'unparsable') this.counters.unparsable++
+    if (typeof m === 'string') {
+      if (m === 'ignore') this.scaleOut?.onMessage(topic, payload)
       return
     }
     const now = this.clock.now()
-    if (kind === 'rssi') this.state.ingest(body, now, gateway)
-    else if (kind === 'status') this.onStatus(gateway, body, now)
-  }
-
-  private onStatus(gateway: string, body: unknown, now: number): void {
-    const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined
-    if (state !== 'online' && state !== 'offline') {
-      this.counters.unparsable++
+    if (m.kind === 'rssi') {
+      this.state.ingest(m.body, now, m.gateway)
       return
     }
-    if (this.state.gatewayStatus(gateway, state, now)) this.emit('gateway', { gateway, state, time: now })
+    const state = statusState(m.body)
+    if (state === undefined) this.counters.unparsable++
+    else if (this.state.gatewayStatus(m.gateway, state, now)) this.emit('gateway', { gateway: m.gateway, state, time: now })
   }
 
   private tick(): void {
