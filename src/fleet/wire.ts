@@ -5,7 +5,6 @@
  */
 
 import type { RssiReading } from '../mqtt/payloads.js'
-import type { FleetGatewayReading } from './fusion.js'
 
 /** Gateway ids as in topics: `[A-Za-z0-9_-]+`, bounded so a hostile id cannot be huge. */
 export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
@@ -30,16 +29,24 @@ export function isReading(r: unknown): r is RssiReading {
   )
 }
 
+/** A gateway in a retained fleet state (the shape of fusion.ts's FleetGatewayReading, kept here so the shape checks depend on nothing). */
+export interface SeedGateway {
+  gateway: string
+  rssi: number
+  distance?: number
+  lastSeen: number
+}
+
 /** The part of a retained `<p>/fleet/beacons/<id>` state a tracker seeds a beacon from. */
 export interface SeedState {
   id: string
   room?: string
-  gateways: FleetGatewayReading[]
+  gateways: SeedGateway[]
   firstSeen: number
   lastSeen: number
 }
 
-function isGatewayReading(g: unknown): g is FleetGatewayReading {
+function isGatewayReading(g: unknown): g is SeedGateway {
   if (typeof g !== 'object' || g === null) return false
   const o = g as Record<string, unknown>
   return (
@@ -57,7 +64,7 @@ export function parseSeed(id: string, body: unknown): SeedState | undefined {
   if (o.id !== id || !isBeaconId(id) || o.present !== true || !Array.isArray(o.gateways) || o.gateways.length > 1024) return undefined
   if (typeof o.firstSeen !== 'number' || !Number.isFinite(o.firstSeen) || typeof o.lastSeen !== 'number' || !Number.isFinite(o.lastSeen)) return undefined
   if (o.room !== undefined && (typeof o.room !== 'string' || o.room.length > 256)) return undefined
-  const gateways: FleetGatewayReading[] = []
+  const gateways: SeedGateway[] = []
   for (const g of o.gateways as unknown[]) {
     if (!isGatewayReading(g)) return undefined
     gateways.push({ gateway: g.gateway, rssi: g.rssi, lastSeen: g.lastSeen, ...(g.distance === undefined ? {} : { distance: g.distance }) })
