@@ -2,6 +2,13 @@
 // runs, the least disturbed by the other core), one aligned row per measurement, and the
 // simulated site and bare source the traffic benches share.
 import { EventEmitter } from 'eventemitter3'
+import { spawn } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { connect, createServer } from 'node:net'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { setTimeout } from 'node:timers'
 
 /** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
 export function opsPerSecond(fn, iterations, { runs = 5, warmup = 1 } = {}) {
@@ -119,5 +126,50 @@ export function feed(source, clock, advs, from = 0, to = advs.length) {
     const adv = advs[i]
     clock.advanceTo(adv.timestamp)
     source.emit('advertisement', adv)
+  }
+}
+
+/** The mosquitto binary, when installed (the fleet bench skips without it). */
+export const MOSQUITTO_BINARY = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto'].find((p) => existsSync(p))
+
+/**
+ * A Mosquitto on a free loopback port with a generated config (the settings of
+ * test/support/mosquitto.ts), started and waited for; `close()` stops it and removes its dir.
+ * `extra` adds config lines.
+ */
+export async function startMosquitto(extra = []) {
+  if (MOSQUITTO_BINARY === undefined) throw new Error('mosquitto is not installed (apt-get install -y mosquitto)')
+  const dir = await mkdtemp(join(tmpdir(), 'beaconkit-bench-mosquitto-'))
+  const server = createServer()
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const port = server.address().port
+  await new Promise((resolve) => server.close(resolve))
+  const lines = [`listener ${port} 127.0.0.1`, 'allow_anonymous true', 'persistence false', 'log_dest stderr', 'log_type error', ...extra]
+  if (process.getuid?.() === 0) lines.push('user root')
+  const conf = join(dir, 'mosquitto.conf')
+  await writeFile(conf, `${lines.join('\n')}\n`)
+  const child = spawn(MOSQUITTO_BINARY, ['-c', conf], { stdio: ['ignore', 'ignore', 'inherit'] })
+  const deadline = Date.now() + 15_000
+  for (;;) {
+    const ok = await new Promise((resolve) => {
+      const s = connect({ port, host: '127.0.0.1' })
+      s.once('connect', () => (s.destroy(), resolve(true)))
+      s.once('error', () => resolve(false))
+    })
+    if (ok) break
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`mosquitto did not start on port ${port}`)
+    await new Promise((resolve) => setTimeout(resolve, 20))
+  }
+  return {
+    url: `mqtt://127.0.0.1:${port}`,
+    pid: child.pid,
+    async close() {
+      if (child.exitCode === null) {
+        const exited = new Promise((resolve) => child.once('exit', resolve))
+        child.kill('SIGTERM')
+        await exited
+      }
+      await rm(dir, { recursive: true, force: true })
+    },
   }
 }

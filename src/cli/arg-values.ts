@@ -128,7 +128,7 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
 /** `--mqtt <url>` and its companions, checked; undefined without `--mqtt`. */
 export function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
   const url = str(values, 'mqtt')
-  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir'] as const
+  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
     const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : undefined)
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
@@ -159,6 +159,8 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   // One process per queue directory, and one queue: the upload queue would lock it first.
   if (queueDir !== undefined && queueDir === str(values, 'queue-dir')) fail('mqtt-queue-dir', '--mqtt-queue-dir and --queue-dir must be different directories (each holds its own queue)', command)
   if (queueDir !== undefined) flags.queueDir = queueDir
+  const partitions = number(values, 'rssi-partitions', command, { integer: true, min: 1, max: 1024, what: 'a whole number from 1 to 1024 (the fleet trackers\' partition count)' })
+  if (partitions !== undefined) flags.rssiPartitions = partitions
   return flags
 }
 

@@ -42,6 +42,7 @@ const VIEW: Options = {
   http: { type: 'string' },
   'http-token': { type: 'string' },
   'mqtt-queue-dir': { type: 'string' },
+  'rssi-partitions': { type: 'string' },
 }
 
 const OPTIONS: Record<CommandName, Options> = {

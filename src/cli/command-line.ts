@@ -40,6 +40,8 @@ export interface MqttFlags {
   homeAssistant: boolean
   username?: string
   passwordFile?: string
+  /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
+  rssiPartitions?: number
   /** Keep outgoing events on disk here until the broker has them. */
   queueDir?: string
 }

@@ -36,6 +36,8 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
   --mqtt-password-file <file>  file holding the broker password
   --mqtt-queue-dir <dir> keep outgoing events on disk here until the broker
                          has them (survives broker outages and restarts)
+  --rssi-partitions <n>  split the RSSI batch into n partitions for several
+                         fleet trackers (docs/fleet.md, Scaling out)
 Live map in a browser (off unless --http is given; docs/web-map.md):
   --http [host:]port     serve the range table with sparklines and the found/gone
                          log, e.g. --http 8080 (host default 127.0.0.1); the address

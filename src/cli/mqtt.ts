@@ -33,6 +33,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     ...(flags.username === undefined ? {} : { username: flags.username }),
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
     ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }),
+    ...(flags.rssiPartitions === undefined ? {} : { rssiPartitions: flags.rssiPartitions }),
   })
   // One line per new problem, not one per retry.
   let lastError = ''

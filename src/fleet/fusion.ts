@@ -6,10 +6,11 @@
  * so the tracker can run it on a real clock and tests on a virtual one.
  */
 import { accuracy } from '../distance.js'
-import { ClockOffset } from './clock-offset.js'
+import { GatewayRegistry } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from './site.js'
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
+import { GATEWAY_ID, isReading, type SeedState } from './wire.js'
 
 /** What one gateway hears of a beacon. */
 export interface FleetGatewayReading {
@@ -72,6 +73,12 @@ export interface FleetStateOptions extends RoomOptions {
    * estimates over the whole plan, and their centre names a room the beacon may not be in.
    */
   roomAccuracyM?: number
+  /** Beacons tracked at most; a new one beyond is skipped and counted in `droppedBeacons` (default 100000). */
+  maxBeacons?: number
+  /** Gateways known at most; a new one beyond is skipped and counted in `droppedGateways` (default 10000). */
+  maxGateways?: number
+  /** A gateway that is not online and sent nothing for this long is forgotten (default 600000 ms). */
+  gatewayForgetMs?: number
 }
 
 /** What the fused state reports. */
@@ -88,6 +95,12 @@ export interface FleetStateStats {
   observations: number
   /** Batches or readings that were not of the published shape (skipped). */
   malformed: number
+  /** Readings of new beacons skipped because `maxBeacons` were tracked. */
+  droppedBeacons: number
+  /** Batches and statuses of new gateways skipped because `maxGateways` were known. */
+  droppedGateways: number
+  /** Gateways known now. */
+  gateways: number
 }
 
 interface Fused extends RoomState {
@@ -98,24 +111,13 @@ interface Fused extends RoomState {
   position?: FleetPosition
 }
 
-const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
-
-function isReading(r: unknown): r is RssiReading {
-  if (typeof r !== 'object' || r === null) return false
-  const o = r as Record<string, unknown>
-  return (
-    typeof o.id === 'string' && o.id.length > 0 && o.id.length <= 256 &&
-    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
-    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
-    (o.measuredPower === undefined || (typeof o.measuredPower === 'number' && Number.isFinite(o.measuredPower)))
-  )
-}
-
 /** The fused state of a fleet. */
 export class FleetState {
-  readonly stats: FleetStateStats = { batches: 0, observations: 0, malformed: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, droppedBeacons: 0 }
   private readonly beacons = new Map<string, Fused>()
-  private readonly offsets = new Map<string, ClockOffset>()
+  private readonly gateways: GatewayRegistry
+  private readonly maxBeacons: number
+  private readonly evidence = new Map<string, number>()
   private readonly goneTimeoutMs: number
   private readonly hearingMs: number
   private readonly dwellMs: number
@@ -133,6 +135,14 @@ export class FleetState {
     this.marginDb = options.marginDb ?? 3
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
+    this.maxBeacons = options.maxBeacons ?? 100_000
+    // Forgetting a gateway sooner than its readings stop counting would orphan them.
+    this.gateways = new GatewayRegistry(options.maxGateways ?? 10_000, Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs))
+  }
+
+  /** Counters (a copy). */
+  get stats(): FleetStateStats {
+    return { ...this.counters, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
   }
 
   /** Number of beacons present. */
@@ -142,41 +152,47 @@ export class FleetState {
 
   /** The gateway's clock offset estimate (tracker minus gateway, ms). */
   offsetOf(gateway: string): number | undefined {
-    return this.offsets.get(gateway)?.offsetMs
+    return this.gateways.get(gateway)?.offset.offsetMs
   }
 
   /**
-   * Takes one RSSI batch that arrived at `arrival` (tracker clock). Anything not of the
-   * published shape is skipped and counted, never thrown: batches come from the network.
+   * Takes one RSSI batch that arrived at `arrival` (tracker clock), from the topic of gateway
+   * `from` when known. Anything not of the published shape (or naming another gateway than its
+   * topic) is skipped and counted, never thrown: batches come from the network.
    */
-  ingest(batch: unknown, arrival: number): void {
+  ingest(batch: unknown, arrival: number, from?: string): void {
     if (typeof batch !== 'object' || batch === null) {
-      this.stats.malformed++
+      this.counters.malformed++
       return
     }
     const { gateway, time, readings } = batch as Partial<RssiBatch>
-    if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
-      this.stats.malformed++
+    if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
+      this.counters.malformed++
       return
     }
-    this.stats.batches++
-    let offset = this.offsets.get(gateway)
-    if (offset === undefined) this.offsets.set(gateway, (offset = new ClockOffset()))
+    const record = this.gateways.touch(gateway, arrival)
+    if (record === undefined) return
+    this.counters.batches++
+    const offset = record.offset
     offset.sample(time, arrival)
     for (const r of readings) {
       if (!isReading(r)) {
-        this.stats.malformed++
+        this.counters.malformed++
         continue
       }
-      this.stats.observations++
       this.observe(gateway, r, offset.toTracker(r.lastSeen, arrival))
     }
   }
 
   private observe(gateway: string, r: RssiReading, seen: number): void {
+    this.counters.observations++
     let b = this.beacons.get(r.id)
     const fresh = b === undefined
     if (b === undefined) {
+      if (this.beacons.size >= this.maxBeacons) {
+        this.counters.droppedBeacons++
+        return
+      }
       b = { id: r.id, gateways: [], firstSeen: seen, lastSeen: seen, candidateSince: 0 }
       this.beacons.set(r.id, b)
     }
@@ -200,10 +216,21 @@ export class FleetState {
   }
 
   /**
-   * A gateway went offline (its last will, or a clean close): its readings stop counting at
-   * once and its beacons are re-decided from the gateways that remain. None is dropped for it:
-   * a beacon only that gateway heard goes by the gone timeout like any other.
+   * A gateway's status arrived; true when it changed. Offline (its last will, or a clean
+   * close): its readings stop counting at once and its beacons are re-decided from the gateways
+   * that remain. None is dropped for it: a beacon only that gateway heard goes by the gone
+   * timeout like any other.
    */
+  gatewayStatus(gateway: string, state: 'online' | 'offline', now: number): boolean {
+    const record = this.gateways.touch(gateway, now)
+    if (record === undefined) return false
+    if (state === 'offline') this.gatewayOffline(gateway, now)
+    if (record.status === state) return false
+    record.status = state
+    return true
+  }
+
+  /** See {@link gatewayStatus}: a gateway's readings stop counting. */
   gatewayOffline(gateway: string, now: number): void {
     for (const b of this.beacons.values()) {
       const i = b.gateways.findIndex((g) => g.gateway === gateway)
@@ -215,10 +242,40 @@ export class FleetState {
   }
 
   /**
+   * Takes over a beacon from the retained state another tracker left (scale-out): no `found`,
+   * and its room is kept, so a handover is invisible. A beacon already tracked is left alone.
+   */
+  seed(s: SeedState, now: number): boolean {
+    if (this.beacons.has(s.id) || this.beacons.size >= this.maxBeacons) return false
+    // Times come from another process's clock: never in the future of this one.
+    const gateways = s.gateways.map((g) => ({ ...g, lastSeen: Math.min(g.lastSeen, now) }))
+    const b: Fused = { id: s.id, gateways, firstSeen: Math.min(s.firstSeen, now), lastSeen: Math.min(s.lastSeen, now), candidateSince: 0 }
+    if (s.room !== undefined) b.room = s.room
+    this.beacons.set(s.id, b)
+    return true
+  }
+
+  /**
+   * Lets go of the beacons `which` selects without a `gone` (another tracker took them over);
+   * returns how many.
+   */
+  release(which: (id: string) => boolean): number {
+    let n = 0
+    for (const id of this.beacons.keys()) {
+      if (!which(id)) continue
+      this.beacons.delete(id)
+      this.options.positioner?.forget?.(id)
+      n++
+    }
+    return n
+  }
+
+  /**
    * Moves the state to `now`: gateways that stopped hearing a beacon drop out of it, rooms and
    * positions are decided again, and beacons no gateway heard for the gone timeout go.
    */
   tick(now: number): void {
+    this.gateways.sweep(now)
     for (const b of this.beacons.values()) {
       if (now - b.lastSeen >= this.goneTimeoutMs) {
         this.beacons.delete(b.id)
@@ -233,10 +290,10 @@ export class FleetState {
     }
   }
 
-  /** Every beacon present, strongest gateway first within each. */
-  list(now: number): FleetBeacon[] {
+  /** Every beacon present (or those `which` selects), strongest gateway first within each. */
+  list(now: number, which?: (id: string) => boolean): FleetBeacon[] {
     const out: FleetBeacon[] = []
-    for (const b of this.beacons.values()) out.push(this.view(b, now))
+    for (const b of this.beacons.values()) if (which === undefined || which(b.id)) out.push(this.view(b, now))
     return out
   }
 
@@ -258,7 +315,9 @@ export class FleetState {
     if (site === undefined) return
     // Evidence per room: its strongest gateway; a position inside a room's polygon counts as
     // that room leading by the margin, so a positioned beacon follows the plan.
-    const evidence = new Map<string, number>()
+    // One map reused for every beacon: a new one per beacon per tick was most of the tick's garbage.
+    const evidence = this.evidence
+    evidence.clear()
     for (const g of b.gateways) {
       const room = site.anchor(g.gateway)?.room
       if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)

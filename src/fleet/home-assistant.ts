@@ -18,9 +18,13 @@ export function haTrackerConfigTopic(haPrefix: string, beaconId: string): string
   return `${haPrefix}/device_tracker/beaconkit_${haObjectId(beaconId)}/config`
 }
 
-/** The discovery config of a beacon's device_tracker, fed by `<p>/fleet/beacons/<id>`. */
-export function haTrackerConfig(topicPrefix: string, beaconId: string): Record<string, unknown> {
-  return {
+/**
+ * The discovery config of a beacon's device_tracker, fed by `<p>/fleet/beacons/<id>`. Without
+ * `availability` (scale-out: a beacon moves between trackers, and no one topic says whether
+ * its current one is up) the entity has none, and a stale room is cleared by the gone timeout.
+ */
+export function haTrackerConfig(topicPrefix: string, beaconId: string, availability = true): Record<string, unknown> {
+  const config: Record<string, unknown> = {
     name: 'Room',
     unique_id: `beaconkit_${haObjectId(beaconId)}_room`,
     state_topic: `${topicPrefix}/fleet/beacons/${beaconId}`,
@@ -39,4 +43,6 @@ export function haTrackerConfig(topicPrefix: string, beaconId: string): Record<s
     device: haDevice(beaconId),
     origin: HA_ORIGIN,
   }
+  if (!availability) delete config.availability
+  return config
 }

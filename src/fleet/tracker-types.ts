@@ -45,6 +45,28 @@ export interface FleetTrackerOptions extends FleetStateOptions {
    * (from a survey) here, or `false` for none.
    */
   positioning?: false | FleetPositioning
+  /** Events kept for a slow `for await` consumer; beyond it the oldest are dropped and counted (default 10000). */
+  eventBufferSize?: number
+  /**
+   * Scale-out (docs/fleet.md "Scaling out"): this tracker is one of several that split the
+   * beacons. The gateways must publish their batches in `partitions` partitions
+   * (`MqttPublisher` option `rssiPartitions`, the same number everywhere).
+   */
+  scaleOut?: FleetScaleOutOptions
+}
+
+/** Options of a tracker that shares the beacons with others. */
+export interface FleetScaleOutOptions {
+  /** Number of partitions the gateways publish (`rssiPartitions`), 2–1024. */
+  partitions: number
+  /**
+   * This tracker's id (`[A-Za-z0-9_-]+`), unique among the trackers; its status is
+   * `<p>/fleet/trackers/<id>`. A stable id gives a restarted tracker its partitions back.
+   * Default: the host name and a random suffix.
+   */
+  trackerId?: string
+  /** The shared-subscription group, `$share/<group>/…` (default `beaconkit-fleet`). */
+  group?: string
 }
 
 /** A gateway's status as the tracker saw it change. */
@@ -69,6 +91,8 @@ export interface FleetTrackerEvents {
   gateway: [info: FleetGatewayEvent]
   /** Every second: the beacons present. */
   updated: [beacons: FleetBeacon[]]
+  /** Scale-out: the partitions this tracker holds changed (sorted), and the live trackers it counted. */
+  partitions: [info: { partitions: number[]; trackers: string[] }]
   /** Connected to the broker (again) and subscribed. */
   connected: [info: { protocolVersion: 4 | 5 }]
   /** The broker connection was lost; mqtt.js reconnects. */
@@ -83,4 +107,9 @@ export interface FleetTrackerStats extends FleetStateStats {
   unparsable: number
   /** Fleet messages handed to the broker. */
   published: number
+  /** Events dropped by slow async iterators. */
+  eventsDropped: number
+  /** Scale-out: beacons taken over from retained states (no `found`), and let go to another tracker (no `gone`). */
+  seeded: number
+  released: number
 }

@@ -4,27 +4,33 @@
  * clock, and publishes that state back as retained `<p>/fleet/beacons/<id>` messages.
  */
 
+import type { EventEmitter } from 'eventemitter3'
 import { hostname } from 'node:os'
 import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
+import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
-import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
+import { FleetTopics } from './fleet-topics.js'
 import { FleetState } from './fusion.js'
 import { withSitePositioner } from './site-positioner.js'
+import { readGatewayMessage, statusState } from './gateway-messages.js'
 import type { FleetBeacon } from './fusion.js'
+import { ScaleOut } from './scale-out.js'
+import { FleetEventStreams } from './tracker-events.js'
+import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 
-export type { FleetGatewayEvent, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
-const MAX_ANNOUNCED = 100_000
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -47,14 +53,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   #link: MqttLink | undefined
   private readonly state: FleetState
   private readonly outbox: Outbox
-  private readonly publishIntervalMs: number
   private readonly clientId: string | undefined
-  /** When each present beacon's fleet topic was last put in the outbox. */
-  private readonly published = new Map<string, number>()
-  private readonly gateways = new Map<string, 'online' | 'offline'>()
-  private readonly haPrefix: string | undefined
-  /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
-  private readonly announced = new Set<string>()
+  private readonly topics: FleetTopics
+  /** Scale-out coordination, when this tracker shares the beacons with others. */
+  private readonly scaleOut: ScaleOut | undefined
+  private readonly streams: FleetEventStreams
   private readonly counters = { unparsable: 0, published: 0 }
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
@@ -70,43 +73,94 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.clientId = options.clientId
     const interval = options.publishIntervalMs ?? 5000
     if (!Number.isFinite(interval) || interval <= 0) throw new InvalidOptionError('invalid_option', `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`, { option: 'publishIntervalMs' })
-    this.publishIntervalMs = interval
+    const size = options.eventBufferSize ?? 10_000
+    if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('invalid_option', `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`, { option: 'eventBufferSize' })
+    this.streams = new FleetEventStreams(size)
     const ha = this.#options.homeAssistant
-    this.haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
+    const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
+    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
+    this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
       found: (b) => {
-        this.announce(b.id)
-        this.put(b)
+        topics.announce(b.id)
+        topics.put(b)
         this.emit('found', b)
       },
       gone: (b) => {
-        this.published.delete(b.id)
-        this.outbox.putRetained(this.beaconTopic(b.id), '')
+        topics.clear(b.id)
         this.emit('gone', b)
       },
       room: (b, change) => {
-        this.put(b)
+        topics.put(b)
         this.emit('room', b, change)
       },
       moved: (b) => this.emit('moved', b),
     })
+    this.scaleOut =
+      options.scaleOut === undefined
+        ? undefined
+        : new ScaleOut(options.scaleOut, this.topicPrefix, {
+            link: () => this.#link,
+            now: () => this.clock.now(),
+            state: this.state,
+            topics,
+            changed: (info) => this.emit('partitions', info),
+            announce: () => this.outbox.putStatus(this.statusTopic, this.statusPayload('online')),
+            error: (error) => this.emit('error', error),
+          })
   }
 
   /** `<p>/fleet/beacons/<id>` */
   beaconTopic(id: string): string {
-    return `${this.topicPrefix}/fleet/beacons/${id}`
+    return this.topics.beaconTopic(id)
   }
 
-  /** `<p>/fleet/status`: the tracker's own retained status; its last will is `offline`. */
+  /**
+   * The tracker's own retained status, whose last will is `offline`: `<p>/fleet/status`, or
+   * with scale-out `<p>/fleet/trackers/<trackerId>` (one per tracker).
+   */
   get statusTopic(): string {
-    return `${this.topicPrefix}/fleet/status`
+    return this.scaleOut?.statusTopic ?? `${this.topicPrefix}/fleet/status`
+  }
+
+  /** Scale-out: this tracker's id among the trackers sharing the beacons. */
+  get trackerId(): string | undefined {
+    return this.scaleOut?.trackerId
+  }
+
+  private statusPayload(state: 'online' | 'offline'): string {
+    const now = this.clock.now()
+    return this.scaleOut?.status(state, now) ?? statusPayload(state, now)
   }
 
   /** Counters of the fused state and the connection. */
   get stats(): FleetTrackerStats {
     const s = this.state.stats
-    return { ...s, malformed: s.malformed + this.counters.unparsable, unparsable: this.counters.unparsable, published: this.counters.published }
+    const c = this.counters
+    const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
+    const unparsable = c.unparsable + so.unparsable
+    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+  }
+
+  /**
+   * The tracker's events as an async iterable of `{ event, time, ... }` objects. Ends when the
+   * tracker stops or `signal` aborts. Up to `eventBufferSize` events wait for a slow consumer;
+   * beyond that the oldest are dropped and counted (`iterator.dropped`, `stats.eventsDropped`).
+   */
+  events(options: { signal?: AbortSignal } = {}): EventIterator<FleetEvent> {
+    return this.streams.open(options.signal, this.stopped)
+  }
+
+  /** Same as `events()` without a signal: `for await (const e of tracker)`. */
+  [Symbol.asyncIterator](): EventIterator<FleetEvent> {
+    return this.events()
+  }
+
+  /** Every event also goes to the async iterators (as an object), then to the listeners. */
+  override emit<T extends EventEmitter.EventNames<FleetTrackerEvents>>(event: T, ...args: EventEmitter.EventArgs<FleetTrackerEvents, T>): boolean {
+    if (this.streams.active) this.streams.push(event, args as unknown[], this.clock.now())
+    return super.emit(event, ...args)
   }
 
   /** The beacons present now, strongest gateway first within each. */
@@ -148,7 +202,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   private async open(): Promise<void> {
     const o = this.#options
-    const link = await openLink(o, this.clientId ?? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.statusTopic, payload: statusPayload('offline', this.clock.now()) })
+    // Trackers that share the beacons need one client id each: the tracker id is unique.
+    const defaultId = this.scaleOut === undefined ? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}` : `beaconkit-fleet-${this.scaleOut.trackerId}`
+    const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') })
     if (this.stopped) {
       await link.close()
       return
@@ -161,6 +217,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     link.on('disconnected', () => {
       if (this.stopped) return
       this.outbox.setClient(undefined)
+      this.scaleOut?.disconnected()
       this.emit('disconnected')
     })
     link.on('error', (error) => this.emit('error', error))
@@ -174,15 +231,18 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const link = this.#link
     if (this.stopped || link === undefined) return
     try {
-      // A clean session forgets subscriptions: subscribe on every connection.
-      await link.subscribe([anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`], 1)
+      // A clean session forgets subscriptions: subscribe on every connection. With scale-out
+      // the partitions come later, once the live trackers are known.
+      const so = this.scaleOut
+      await link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1)
     } catch (error) {
       // Lost the connection meanwhile: the next `connected` subscribes again.
       this.emit('error', error instanceof Error ? error : new Error(String(error)))
       return
     }
     if (this.stopped) return
-    this.outbox.putStatus(this.statusTopic, statusPayload('online', this.clock.now()))
+    if (this.scaleOut === undefined) this.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
+    else this.scaleOut.connected()
     this.outbox.setClient(link.client)
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
@@ -190,61 +250,31 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    const base = `${this.topicPrefix}/gateways/`
-    if (!topic.startsWith(base)) return
-    const [gateway, kind, extra] = topic.slice(base.length).split('/')
-    if (gateway === undefined || extra !== undefined) return
-    // An empty retained message clears a topic: nothing to read.
-    if (payload.length === 0) return
-    let body: unknown
-    try {
-      body = JSON.parse(payload.toString('utf8'))
-    } catch {
-      this.counters.unparsable++
+    const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
+    if (m === 'unparsable') this.counters.unparsable++
+    if (typeof m === 'string') {
+      if (m === 'ignore') this.scaleOut?.onMessage(topic, payload)
       return
     }
     const now = this.clock.now()
-    if (kind === 'rssi') this.state.ingest(body, now)
-    else if (kind === 'status') this.onStatus(gateway, body, now)
-  }
-
-  private onStatus(gateway: string, body: unknown, now: number): void {
-    const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined
-    if (state !== 'online' && state !== 'offline') {
-      this.counters.unparsable++
+    if (m.kind === 'rssi') {
+      this.state.ingest(m.body, now, m.gateway)
       return
     }
-    if (state === 'offline') this.state.gatewayOffline(gateway, now)
-    if (this.gateways.get(gateway) === state) return
-    this.gateways.set(gateway, state)
-    this.emit('gateway', { gateway, state, time: now })
+    const state = statusState(m.body)
+    if (state === undefined) this.counters.unparsable++
+    else if (this.state.gatewayStatus(m.gateway, state, now)) this.emit('gateway', { gateway: m.gateway, state, time: now })
   }
 
   private tick(): void {
     const now = this.clock.now()
     this.state.tick(now)
-    const list = this.state.list(now)
+    this.scaleOut?.tick(now)
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    for (const b of list) if (now - (this.published.get(b.id) ?? -Infinity) >= this.publishIntervalMs) this.put(b)
-    this.emit('updated', list)
-  }
-
-  /**
-   * The device_tracker config, once per beacon and run, before its first state. It stays when the
-   * beacon goes: Home Assistant then shows it `not_home`, which is the point of away detection.
-   */
-  private announce(id: string): void {
-    if (this.haPrefix === undefined || this.announced.has(id)) return
-    // Bounded: a stream of passing tags must not grow it forever; one forgotten is announced again.
-    if (this.announced.size >= MAX_ANNOUNCED) this.announced.delete(this.announced.values().next().value as string)
-    this.announced.add(id)
-    this.outbox.putRetained(haTrackerConfigTopic(this.haPrefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id)))
-  }
-
-  private put(b: FleetBeacon): void {
-    this.published.set(b.id, b.time)
-    this.outbox.putRetained(this.beaconTopic(b.id), JSON.stringify(b))
+    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)
+    // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
+    if (this.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
   }
 
   /** Resolves when every fleet message queued has reached the broker, or after `timeoutMs` (false then). */
@@ -259,17 +289,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   async stop(timeoutMs = 5000): Promise<void> {
     if (this.stopped) return
     this.stopped = true
+    this.scaleOut?.stop()
     this.cancelTick?.()
     this.cancelTick = undefined
     this.wakeStart?.()
     this.wakeStart = undefined
     const link = this.#link
     if (link !== undefined && link.connected) {
-      this.outbox.putStatus(this.statusTopic, statusPayload('offline', this.clock.now()))
+      this.outbox.putStatus(this.statusTopic, this.statusPayload('offline'))
       await this.outbox.idle(timeoutMs)
     }
     this.outbox.clear()
     this.outbox.setClient(undefined)
     await link?.close()
+    this.streams.endAll()
   }
 }

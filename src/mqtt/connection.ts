@@ -58,6 +58,7 @@ export interface LinkEvents {
 /** What a subscribing link needs of a client besides {@link MqttClientLike}: mqtt.js 5 has both. */
 interface SubscribingClient {
   subscribe(filters: string[], opts: { qos: 0 | 1 }, callback?: (error?: Error | null) => void): unknown
+  unsubscribe(filters: string[], opts: object, callback?: (error?: Error) => void): unknown
   on(event: 'message', listener: (topic: string, payload: Buffer) => void): unknown
 }
 
@@ -215,6 +216,20 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       client.subscribe?.(filters, { qos }, (error) => {
         if (error === undefined || error === null) resolve()
         else reject(new MqttError('connection', `MQTT subscribe to ${filters.join(', ')} failed: ${error.message}`, { cause: error }))
+      })
+    })
+  }
+
+  /** Unsubscribes the current client; rejects when not connected. */
+  unsubscribe(filters: string[]): Promise<void> {
+    const client = this.#client as (MqttClientLike & Partial<SubscribingClient>) | undefined
+    if (client === undefined || !client.connected || typeof client.unsubscribe !== 'function') {
+      return Promise.reject(new MqttError('connection', 'cannot unsubscribe: the MQTT client is not connected; wait for the connection'))
+    }
+    return new Promise((resolve, reject) => {
+      client.unsubscribe?.(filters, {}, (error) => {
+        if (error === undefined || error === null) resolve()
+        else reject(new MqttError('connection', `MQTT unsubscribe from ${filters.join(', ')} failed: ${error.message}`, { cause: error }))
       })
     })
   }

@@ -15,6 +15,7 @@ import { packetsHeard } from '../range/merge.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'
+import { rssiPartition } from './partition.js'
 import type { GatewayTopics } from './topics.js'
 
 /** Where the feed's messages go (the outbox). */
@@ -50,6 +51,8 @@ interface StateMark {
   total: number
   /** `{"id":<id as JSON>,"rssi":`: the start of its batch reading, encoded once per visit. */
   prefix: string
+  /** Its RSSI batch partition (0 unless the batch is partitioned), hashed once. */
+  partition: number
 }
 
 /** A number as JSON.stringify writes it (null for NaN and ±Infinity). */
@@ -101,6 +104,8 @@ export class GatewayFeed {
     private readonly timing: FeedTiming,
     private readonly sink: FeedSink,
     private readonly ha: HaAnnouncer | undefined,
+    /** RSSI batch partitions (scale-out); 1 publishes the unpartitioned batch of the contract. */
+    private readonly partitions = 1,
   ) {
     this.batchHead = `{"gateway":${JSON.stringify(topics.gateway)},"time":`
   }
@@ -141,6 +146,8 @@ export class GatewayFeed {
   updated(beacons: readonly Beacon[], now: number): void {
     const { minIntervalMs, heartbeatMs } = this.timing
     const readings: string[] = []
+    /** With partitions: each reading's partition, beside it. */
+    const partitionOf: number[] = []
     const since = this.previousBatch
     for (const b of beacons) {
       let mark = this.marks.get(b.id)
@@ -165,13 +172,35 @@ export class GatewayFeed {
       if (count > 0 || b.lastSeen > since) {
         const mp = b.measuredPower
         readings.push(`${mark.prefix}${num(b.smoothedRssi)}${mp === undefined ? '' : `,"measuredPower":${num(mp)}`},"lastSeen":${num(b.lastSeen)},"count":${count > 0 ? count : 1}}`)
+        if (this.partitions > 1) partitionOf.push(mark.partition)
       }
     }
     this.strays.clear()
     this.previousBatch = now
     // A tick in which nothing was heard sends no batch.
     if (readings.length === 0) return
-    this.sink.putVolatile(this.topics.rssi, `${this.batchHead}${num(now)},"readings":[${readings.join(',')}]}`, 'rssi')
+    if (this.partitions > 1) {
+      this.publishPartitioned(readings, partitionOf, now)
+      return
+    }
+    this.sink.putVolatile(this.topics.rssi, this.batchText(readings, now), 'rssi')
+  }
+
+  /** A batch as JSON.stringify would write `{ gateway, time, readings }`, from readings already in text. */
+  private batchText(readings: readonly string[], now: number): string {
+    return `${this.batchHead}${num(now)},"readings":[${readings.join(',')}]}`
+  }
+
+  /** One batch per partition that has readings, on `<p>/gateways/<gw>/rssi/<n>` (same shape). */
+  private publishPartitioned(readings: readonly string[], partitionOf: readonly number[], now: number): void {
+    const parts = new Map<number, string[]>()
+    readings.forEach((reading, i) => {
+      const n = partitionOf[i]
+      const list = parts.get(n)
+      if (list === undefined) parts.set(n, [reading])
+      else list.push(reading)
+    })
+    for (const [n, list] of parts) this.sink.putVolatile(this.topics.rssiPartition(n), this.batchText(list, now), 'rssi')
   }
 
   /** After a reconnect: every beacon's current state, replacing whatever waited. */
@@ -184,7 +213,8 @@ export class GatewayFeed {
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     let mark = this.marks.get(beacon.id)
     if (mark === undefined) {
-      mark = { at: now, dirty: false, values: valuesOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":` }
+      const partition = this.partitions > 1 ? rssiPartition(beacon.id, this.partitions) : 0
+      mark = { at: now, dirty: false, values: valuesOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":`, partition }
       this.marks.set(beacon.id, mark)
       this.relink(mark, beacon.address)
     } else {

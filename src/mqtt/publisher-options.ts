@@ -11,6 +11,7 @@ import { readPasswordFile } from '../password-file.js'
 import { MqttLink } from './connection.js'
 import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
+import { MAX_RSSI_PARTITIONS } from './partition.js'
 
 /** Options of {@link MqttPublisher}. Give `url` or `client`. */
 export interface MqttPublisherOptions {
@@ -54,6 +55,12 @@ export interface MqttPublisherOptions {
   connectTimeoutMs?: number
   /** Time for status payloads before `attach()`; afterwards the scanner's clock. */
   clock?: Clock
+  /**
+   * Splits the RSSI batch into this many partitions by beacon id, published on
+   * `<p>/gateways/<gw>/rssi/<n>`, for several fleet trackers (docs/fleet.md "Scaling out").
+   * Default 1: the unpartitioned `<p>/gateways/<gw>/rssi`.
+   */
+  rssiPartitions?: number
 }
 
 function positive(value: number | undefined, fallback: number, option: string, integer = true): number {
@@ -61,6 +68,11 @@ function positive(value: number | undefined, fallback: number, option: string, i
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
     throw new InvalidOptionError('invalid_option', `${option} must be a positive ${integer ? 'whole ' : ''}number, not ${String(value)}`, { option })
   }
+  return value
+}
+
+function atMost(value: number, max: number, option: string): number {
+  if (value > max) throw new InvalidOptionError('invalid_option', `${option} must be at most ${max}, not ${value}`, { option })
   return value
 }
 
@@ -120,6 +132,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
       maxDelayMs: positive(options.reconnect?.maxDelayMs, 30_000, 'reconnect.maxDelayMs'),
     },
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),
+    rssiPartitions: atMost(positive(options.rssiPartitions, 1, 'rssiPartitions'), MAX_RSSI_PARTITIONS, 'rssiPartitions'),
     clock: options.clock,
     /** Reads the password and TLS files now, for the connection only. */
     async readSecrets(): Promise<{ password?: string; tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } }> {

@@ -134,7 +134,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
             // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
             expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
           })
-    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha)
+    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha, o.rssiPartitions)
   }
 
   /** Counters and the connection state. */

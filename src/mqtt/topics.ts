@@ -54,6 +54,11 @@ export class GatewayTopics {
     this.beaconBase = `${base}/beacons/`
   }
 
+  /** `<p>/gateways/<gw>/rssi/<n>`: partition `n` of the RSSI batch (scale-out). */
+  rssiPartition(n: number): string {
+    return `${this.rssi}/${n}`
+  }
+
   /** `<p>/gateways/<gw>/beacons/<id>` */
   beacon(id: string): string {
     return this.beaconBase + id

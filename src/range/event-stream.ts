@@ -30,18 +30,21 @@ export type ScannerEvent =
   | { event: 'warning'; time: number; warning: ScannerWarning }
   | { event: 'error'; time: number; error: { name: string; message: string; code?: string } }
 
-/** An async iterator over scanner events that also says how many it dropped. */
-export interface ScannerEventIterator extends AsyncIterableIterator<ScannerEvent> {
-  /** Events dropped because the consumer was slower than the scanner and the buffer was full. */
+/** An async iterator over events that also says how many it dropped. */
+export interface EventIterator<E> extends AsyncIterableIterator<E> {
+  /** Events dropped because the consumer was slower than the emitter and the buffer was full. */
   readonly dropped: number
 }
 
-/** The buffer behind one `scanner.events()` iterator. */
-export class EventStream implements ScannerEventIterator {
-  private readonly buffer: ScannerEvent[] = []
+/** An async iterator over scanner events that also says how many it dropped. */
+export type ScannerEventIterator = EventIterator<ScannerEvent>
+
+/** The buffer behind one `scanner.events()` (or `tracker.events()`) iterator. */
+export class EventStream<E = ScannerEvent> implements EventIterator<E> {
+  private readonly buffer: E[] = []
   /** Index of the oldest unread event: shifting a large array per read would be O(n). */
   private start = 0
-  private waiting: ((r: IteratorResult<ScannerEvent>) => void) | undefined
+  private waiting: ((r: IteratorResult<E>) => void) | undefined
   private ended = false
   private droppedCount = 0
 
@@ -55,7 +58,7 @@ export class EventStream implements ScannerEventIterator {
   }
 
   /** Adds an event; drops the oldest when full. */
-  push(event: ScannerEvent): void {
+  push(event: E): void {
     if (this.ended) return
     if (this.waiting !== undefined) {
       const resolve = this.waiting
@@ -90,7 +93,7 @@ export class EventStream implements ScannerEventIterator {
     this.onClose()
   }
 
-  next(): Promise<IteratorResult<ScannerEvent>> {
+  next(): Promise<IteratorResult<E>> {
     if (this.start < this.buffer.length) {
       const value = this.buffer[this.start++]
       if (this.start === this.buffer.length) {
@@ -105,7 +108,7 @@ export class EventStream implements ScannerEventIterator {
     })
   }
 
-  return(): Promise<IteratorResult<ScannerEvent>> {
+  return(): Promise<IteratorResult<E>> {
     this.end(true)
     return Promise.resolve({ value: undefined, done: true })
   }

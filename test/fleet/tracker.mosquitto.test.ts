@@ -114,8 +114,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
     await waitFor(() => t.get(X)?.room === 'Kitchen' && t.get(Y)?.room === 'Lab', 'rooms from the strongest gateway', 20_000)
 
     // The retained fleet topic carries the FleetBeacon shape.
-    // (The message of 'found' may name one gateway; the periodic refresh names both.)
-    const both = (m: { topic: string; payload: string }): boolean => m.topic === `beaconkit/fleet/beacons/${X}` && m.payload !== '' && (JSON.parse(m.payload) as FleetBeacon).gateways.length === 2
+    // (The message of 'found' may name one gateway and no room yet: a new beacon's first room
+    // waits one batch interval. A later one names both gateways and the room.)
+    const both = (m: { topic: string; payload: string }): boolean => {
+      if (m.topic !== `beaconkit/fleet/beacons/${X}` || m.payload === '') return false
+      const b = JSON.parse(m.payload) as FleetBeacon
+      return b.gateways.length === 2 && b.room !== undefined
+    }
     await fleet.until((ms) => ms.some(both), 'the fleet topic of X naming both gateways')
     const published = JSON.parse(fleet.messages.find(both)?.payload ?? '{}') as FleetBeacon
     expect(published).toMatchObject({ id: X, present: true, room: 'Kitchen' })

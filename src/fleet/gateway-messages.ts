@@ -1,0 +1,36 @@
+/**
+ * Reading what arrives on the gateways' topics: which gateway and which kind of message a topic
+ * names, and the JSON body. Anything that is not the contract is told apart from what is
+ * simply not for the tracker, so the first is counted and the second ignored.
+ */
+
+/** A gateway message: its gateway id (from the topic), its kind and parsed body. */
+export interface GatewayMessage {
+  gateway: string
+  kind: 'rssi' | 'status'
+  body: unknown
+}
+
+/**
+ * The message on `topic` under `<p>/gateways/`: `'ignore'` for topics that are not a status or
+ * batch (or an empty retained message, which clears a topic), `'unparsable'` for a body that is
+ * not JSON. `partitioned`: batches arrive as `…/rssi/<n>` (scale-out).
+ */
+export function readGatewayMessage(base: string, topic: string, payload: Buffer, partitioned: boolean): GatewayMessage | 'ignore' | 'unparsable' {
+  if (!topic.startsWith(base)) return 'ignore'
+  const [gateway, kind, extra, more] = topic.slice(base.length).split('/')
+  if (gateway === undefined || more !== undefined || (kind !== 'rssi' && kind !== 'status')) return 'ignore'
+  if ((extra !== undefined) !== (partitioned && kind === 'rssi')) return 'ignore'
+  if (payload.length === 0) return 'ignore'
+  try {
+    return { gateway, kind, body: JSON.parse(payload.toString('utf8')) as unknown }
+  } catch {
+    return 'unparsable'
+  }
+}
+
+/** The `state` of a gateway status body, or undefined when it is not of the contract's shape. */
+export function statusState(body: unknown): 'online' | 'offline' | undefined {
+  const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined
+  return state === 'online' || state === 'offline' ? state : undefined
+}

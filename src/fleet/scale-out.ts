@@ -1,0 +1,292 @@
+/**
+ * Several trackers sharing the beacons (docs/fleet.md "Scaling out"). Gateways publish their
+ * RSSI batches in P partitions by beacon hash; each tracker announces itself with a retained
+ * `<p>/fleet/trackers/<id>` status whose last will says `offline`, computes from the live
+ * trackers which partitions it holds (rendezvous hashing, partitions.ts) and subscribes to
+ * those only, through `$share/<group>/…`: while two trackers both hold a partition during a
+ * rebalance, each batch still reaches one of them, not both.
+ *
+ * A partition changes hands without a `gone` or `found`: the tracker that loses it lets its
+ * beacons go silently, and the one that gains it first reads their retained fleet states
+ * (`<p>/fleet/beacons/+`, kept per beacon) and only then subscribes to the partition. The
+ * retained state is at most `publishIntervalMs` old, well inside the gone timeout.
+ */
+
+import { randomBytes } from 'node:crypto'
+import { hostname } from 'node:os'
+import { InvalidOptionError } from '../errors.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import { MAX_RSSI_PARTITIONS, rssiPartition } from '../mqtt/partition.js'
+import { PACKAGE_VERSION } from '../mqtt/payloads.js'
+import { partitionsOf } from './partitions.js'
+import type { FleetTopics } from './fleet-topics.js'
+import type { FleetState } from './fusion.js'
+import type { FleetScaleOutOptions } from './tracker-types.js'
+import { parseSeed } from './wire.js'
+
+/** What the coordinator needs of its tracker. */
+export interface ScaleOutHost {
+  /** The broker link, once open. */
+  link(): MqttLink | undefined
+  now(): number
+  /** The fused state: beacons are seeded into it and released from it. */
+  readonly state: FleetState
+  /** The tracker's fleet topics: seeded beacons were published by another tracker. */
+  readonly topics: FleetTopics
+  /** The partitions held changed. */
+  changed(info: { partitions: number[]; trackers: string[] }): void
+  /** Puts this tracker's status in the outbox again (its payload comes from {@link ScaleOut.status}). */
+  announce(): void
+  error(error: Error): void
+}
+
+const TRACKER_ID = /^[A-Za-z0-9_-]{1,64}$/
+/** Peers tracked at most: the ids come from the network. */
+const MAX_TRACKERS = 1024
+/** A live tracker republishes its status this often; a peer not heard for three times as long is presumed dead (a broker that lost its will). */
+const HEARTBEAT_MS = 30_000
+/** How long to wait for the retained states of a takeover before subscribing anyway. */
+const SEED_TIMEOUT_MS = 10_000
+
+/** The scale-out side of one tracker. */
+export class ScaleOut {
+  readonly trackerId: string
+  readonly count: number
+  /** `<p>/fleet/trackers/<id>`: this tracker's retained status; its last will is `offline`. */
+  readonly statusTopic: string
+  private readonly group: string
+  private readonly trackersBase: string
+  private readonly syncTopic: string
+  /** Other trackers online → when their status last arrived (tracker clock). */
+  private readonly peers = new Map<string, number>()
+  /** Partitions subscribed on the current connection. */
+  private readonly held = new Set<number>()
+  private session = ''
+  private synced = false
+  private lastAnnounced = -Infinity
+  private dirty = false
+  private running: Promise<void> | undefined
+  private seeding: { want: ReadonlySet<number>; nonce: string; done: () => void } | undefined
+  private stopped = false
+  /** Beacons taken over from retained states and let go; retained states not of the published shape. */
+  readonly counters = { seeded: 0, released: 0, unparsable: 0, peersRefused: 0 }
+
+  constructor(
+    options: FleetScaleOutOptions,
+    private readonly prefix: string,
+    private readonly host: ScaleOutHost,
+  ) {
+    const { partitions, trackerId, group } = options
+    if (!Number.isInteger(partitions) || partitions < 2 || partitions > MAX_RSSI_PARTITIONS) {
+      throw new InvalidOptionError('invalid_option', `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} (the gateways' rssiPartitions), not ${String(partitions)}`, { option: 'scaleOut.partitions' })
+    }
+    const id = trackerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32) || 'tracker'}-${randomBytes(3).toString('hex')}`
+    if (!TRACKER_ID.test(id)) throw new InvalidOptionError('invalid_option', `scaleOut.trackerId must be 1-64 letters, digits, '-' or '_', e.g. 'tracker-1'`, { option: 'scaleOut.trackerId' })
+    const g = group ?? 'beaconkit-fleet'
+    if (!TRACKER_ID.test(g)) throw new InvalidOptionError('invalid_option', `scaleOut.group must be 1-64 letters, digits, '-' or '_', e.g. 'fleet'`, { option: 'scaleOut.group' })
+    this.trackerId = id
+    this.count = partitions
+    this.group = g
+    this.trackersBase = `${prefix}/fleet/trackers/`
+    this.statusTopic = `${this.trackersBase}${id}`
+    this.syncTopic = `${this.statusTopic}/sync`
+  }
+
+  /** What to subscribe on every connection besides the gateways' status. */
+  get filters(): string[] {
+    return [`${this.trackersBase}+`, this.syncTopic]
+  }
+
+  /** The shared subscription of partition `n`. */
+  partitionFilter(n: number): string {
+    return `$share/${this.group}/${this.prefix}/gateways/+/rssi/${n}`
+  }
+
+  /** This tracker's status payload: the gateway status shape plus its partition count and session. */
+  status(state: 'online' | 'offline', time: number): string {
+    return JSON.stringify({ state, time, version: PACKAGE_VERSION, partitions: this.count, ...(state === 'online' ? { session: this.session } : {}) })
+  }
+
+  /**
+   * A new connection (clean session: nothing subscribed). A fresh session nonce goes into the
+   * status; the echo of that status proves every retained peer status has arrived before it,
+   * and only then are partitions chosen.
+   */
+  connected(): void {
+    this.held.clear()
+    this.synced = false
+    this.session = randomBytes(6).toString('hex')
+    this.lastAnnounced = this.host.now()
+    this.host.announce()
+  }
+
+  /** Lost the connection: the broker dropped the subscriptions with it. */
+  disconnected(): void {
+    this.held.clear()
+    this.synced = false
+    this.seeding?.done()
+  }
+
+  /** Every second: heartbeat, and peers whose status stopped presumed gone. */
+  tick(now: number): void {
+    if (this.synced && now - this.lastAnnounced >= HEARTBEAT_MS) {
+      this.lastAnnounced = now
+      this.host.announce()
+    }
+    let changed = false
+    for (const [id, at] of this.peers) {
+      if (now - at >= 3 * HEARTBEAT_MS) {
+        this.peers.delete(id)
+        changed = true
+      }
+    }
+    if (changed) this.rebalance()
+  }
+
+  /** A message under `<p>/fleet/`; true when it was this coordinator's. */
+  onMessage(topic: string, payload: Buffer): boolean {
+    if (topic.startsWith(this.trackersBase)) {
+      const rest = topic.slice(this.trackersBase.length)
+      if (topic === this.syncTopic) {
+        if (this.seeding !== undefined && payload.toString('utf8') === this.seeding.nonce) this.seeding.done()
+      } else if (!rest.includes('/')) this.onPeerStatus(rest, payload)
+      return true
+    }
+    const seeding = this.seeding
+    if (seeding !== undefined && topic.startsWith(`${this.prefix}/fleet/beacons/`) && payload.length > 0) {
+      const id = topic.slice(this.prefix.length + '/fleet/beacons/'.length)
+      if (!seeding.want.has(rssiPartition(id, this.count))) return true
+      let body: unknown
+      try {
+        body = JSON.parse(payload.toString('utf8'))
+      } catch {
+        body = undefined
+      }
+      this.seedOne(id, body)
+      return true
+    }
+    return false
+  }
+
+  /** A beacon of a partition being taken over, from its retained fleet state: no `found`. */
+  private seedOne(id: string, body: unknown): void {
+    const s = parseSeed(id, body)
+    if (s === undefined) {
+      this.counters.unparsable++
+      return
+    }
+    const now = this.host.now()
+    if (!this.host.state.seed(s, now)) return
+    this.counters.seeded++
+    this.host.topics.adopt(id, now)
+  }
+
+  /** Another tracker holds these partitions now: their beacons go quietly (no `gone`). */
+  private release(partitions: ReadonlySet<number>): void {
+    const mine = (id: string): boolean => partitions.has(rssiPartition(id, this.count))
+    this.host.topics.release(mine)
+    this.counters.released += this.host.state.release(mine)
+  }
+
+  private onPeerStatus(id: string, payload: Buffer): void {
+    let state: unknown
+    let session: unknown
+    try {
+      const body = payload.length === 0 ? {} : (JSON.parse(payload.toString('utf8')) as { state?: unknown; session?: unknown })
+      state = body.state
+      session = body.session
+    } catch {
+      return
+    }
+    if (id === this.trackerId) {
+      // Our own status came back: every retained peer status was delivered before it.
+      if (state === 'online' && session === this.session && !this.synced) {
+        this.synced = true
+        this.rebalance()
+      }
+      return
+    }
+    const had = this.peers.has(id)
+    if (state === 'online') {
+      if (!had && this.peers.size >= MAX_TRACKERS) {
+        this.counters.peersRefused++
+        return
+      }
+      this.peers.set(id, this.host.now())
+      if (!had) this.rebalance()
+    } else if (had) {
+      this.peers.delete(id)
+      this.rebalance()
+    }
+  }
+
+  /** Recomputes what this tracker holds and moves there; serialized, coalesced. */
+  private rebalance(): void {
+    this.dirty = true
+    if (!this.synced || this.running !== undefined || this.stopped) return
+    this.running = this.run().finally(() => {
+      this.running = undefined
+      if (this.dirty && this.synced) this.rebalance()
+    })
+  }
+
+  private async run(): Promise<void> {
+    while (this.dirty && this.synced && !this.stopped) {
+      this.dirty = false
+      const trackers = [this.trackerId, ...this.peers.keys()].sort()
+      const want = new Set(partitionsOf(this.trackerId, trackers, this.count))
+      const lost = new Set([...this.held].filter((n) => !want.has(n)))
+      const gained = [...want].filter((n) => !this.held.has(n))
+      if (lost.size === 0 && gained.length === 0) continue
+      const link = this.host.link()
+      if (link === undefined) return
+      try {
+        if (lost.size > 0) {
+          await link.unsubscribe([...lost].map((n) => this.partitionFilter(n)))
+          for (const n of lost) this.held.delete(n)
+          this.release(lost)
+        }
+        if (gained.length > 0) {
+          await this.seed(link, new Set(gained))
+          await link.subscribe(gained.map((n) => this.partitionFilter(n)), 0)
+          for (const n of gained) this.held.add(n)
+        }
+      } catch (error) {
+        // The connection went meanwhile: the next one starts over from nothing held.
+        this.host.error(error instanceof Error ? error : new Error(String(error)))
+        return
+      }
+      this.host.changed({ partitions: [...this.held].sort((a, b) => a - b), trackers })
+    }
+  }
+
+  /**
+   * Reads the retained fleet states, keeping those of `want`: subscribe to `<p>/fleet/beacons/+`,
+   * publish a nonce to our own sync topic and wait for its echo (the broker delivers the
+   * retained messages of a subscription before what is published after it), then unsubscribe.
+   */
+  private async seed(link: MqttLink, want: ReadonlySet<number>): Promise<void> {
+    const nonce = randomBytes(6).toString('hex')
+    const filter = `${this.prefix}/fleet/beacons/+`
+    let timer: NodeJS.Timeout | undefined
+    const echoed = new Promise<void>((resolve) => {
+      this.seeding = { want, nonce, done: resolve }
+      timer = setTimeout(resolve, SEED_TIMEOUT_MS)
+    })
+    try {
+      await link.subscribe([filter], 1)
+      link.client?.publish(this.syncTopic, nonce, { qos: 1, retain: false })
+      await echoed
+    } finally {
+      clearTimeout(timer)
+      this.seeding = undefined
+    }
+    await link.unsubscribe([filter])
+  }
+
+  /** Stops rebalancing (the tracker is stopping). */
+  stop(): void {
+    this.stopped = true
+    this.seeding?.done()
+  }
+}

@@ -1,0 +1,73 @@
+/**
+ * Shape checks for what the fleet reads off the network: RSSI readings of a gateway batch and
+ * the retained fused states another tracker left (read when taking over its partitions).
+ * Anything else is skipped and counted by the caller, never thrown.
+ */
+
+import type { RssiReading } from '../mqtt/payloads.js'
+
+/** Gateway ids as in topics: `[A-Za-z0-9_-]+`, bounded so a hostile id cannot be huge. */
+export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
+
+/**
+ * A beacon id the fleet can use: it becomes a topic level of `<p>/fleet/beacons/<id>`, so a
+ * '/', a wildcard or NUL would publish elsewhere or be refused by the broker.
+ */
+export function isBeaconId(id: unknown): id is string {
+  return typeof id === 'string' && id.length > 0 && id.length <= 256 && !/[/+#]/.test(id) && !id.includes(String.fromCharCode(0))
+}
+
+/** A reading of the published shape (payloads.ts). */
+export function isReading(r: unknown): r is RssiReading {
+  if (typeof r !== 'object' || r === null) return false
+  const o = r as Record<string, unknown>
+  return (
+    isBeaconId(o.id) &&
+    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
+    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
+    (o.measuredPower === undefined || (typeof o.measuredPower === 'number' && Number.isFinite(o.measuredPower)))
+  )
+}
+
+/** A gateway in a retained fleet state (the shape of fusion.ts's FleetGatewayReading, kept here so the shape checks depend on nothing). */
+export interface SeedGateway {
+  gateway: string
+  rssi: number
+  distance?: number
+  lastSeen: number
+}
+
+/** The part of a retained `<p>/fleet/beacons/<id>` state a tracker seeds a beacon from. */
+export interface SeedState {
+  id: string
+  room?: string
+  gateways: SeedGateway[]
+  firstSeen: number
+  lastSeen: number
+}
+
+function isGatewayReading(g: unknown): g is SeedGateway {
+  if (typeof g !== 'object' || g === null) return false
+  const o = g as Record<string, unknown>
+  return (
+    typeof o.gateway === 'string' && GATEWAY_ID.test(o.gateway) &&
+    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
+    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
+    (o.distance === undefined || (typeof o.distance === 'number' && Number.isFinite(o.distance)))
+  )
+}
+
+/** A retained fleet state of the published shape for beacon `id`, or undefined. */
+export function parseSeed(id: string, body: unknown): SeedState | undefined {
+  if (typeof body !== 'object' || body === null) return undefined
+  const o = body as Record<string, unknown>
+  if (o.id !== id || !isBeaconId(id) || o.present !== true || !Array.isArray(o.gateways) || o.gateways.length > 1024) return undefined
+  if (typeof o.firstSeen !== 'number' || !Number.isFinite(o.firstSeen) || typeof o.lastSeen !== 'number' || !Number.isFinite(o.lastSeen)) return undefined
+  if (o.room !== undefined && (typeof o.room !== 'string' || o.room.length > 256)) return undefined
+  const gateways: SeedGateway[] = []
+  for (const g of o.gateways as unknown[]) {
+    if (!isGatewayReading(g)) return undefined
+    gateways.push({ gateway: g.gateway, rssi: g.rssi, lastSeen: g.lastSeen, ...(g.distance === undefined ? {} : { distance: g.distance }) })
+  }
+  return { id, ...(o.room === undefined ? {} : { room: o.room as string }), gateways, firstSeen: o.firstSeen, lastSeen: o.lastSeen }
+}

@@ -1,0 +1,101 @@
+// Bounded memory of the fused state: every map keyed by what arrives from the network (beacon
+// ids, gateway ids) has a bound, and what is refused is counted, never thrown. Also the quiet
+// handover of scale-out: a beacon seeded from another tracker's retained state is not `found`
+// again, one released to another tracker is not `gone`.
+import { describe, expect, it } from 'vitest'
+import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
+import type { RssiBatch } from '../../src/mqtt/payloads.js'
+import { Site } from '../../src/fleet/site.js'
+
+function harness(options: ConstructorParameters<typeof FleetState>[0] = {}) {
+  const log: string[] = []
+  const state = new FleetState(options, {
+    found: (b: FleetBeacon) => log.push(`found ${b.id}`),
+    gone: (b: FleetBeacon) => log.push(`gone ${b.id}`),
+    room: (b: FleetBeacon, c) => log.push(`room ${b.id} ${c.from ?? '-'}>${c.to}`),
+    moved: (b: FleetBeacon) => log.push(`moved ${b.id}`),
+  })
+  const batch = (gateway: string, time: number, ids: string[], rssi = -60): RssiBatch => ({
+    gateway, time, readings: ids.map((id) => ({ id, rssi, lastSeen: time, count: 1 })),
+  })
+  return { state, log, batch }
+}
+
+describe('bounded maps', () => {
+  it('caps the beacons tracked and counts the readings of new beacons beyond the cap', () => {
+    const { state, log, batch } = harness({ maxBeacons: 3 })
+    state.ingest(batch('g', 0, ['a', 'b', 'c', 'd', 'e']), 0)
+    expect(state.size).toBe(3)
+    expect(state.stats.droppedBeacons).toBe(2)
+    // Beacons already tracked keep being updated at the cap.
+    state.ingest(batch('g', 1000, ['a', 'd'], -50), 1000)
+    expect(state.get('a', 1000)?.gateways[0].rssi).toBe(-50)
+    expect(state.get('d', 1000)).toBeUndefined()
+    expect(state.stats.droppedBeacons).toBe(3)
+    expect(log).toEqual(['found a', 'found b', 'found c'])
+  })
+
+  it('forgets a gateway that went offline and stayed silent, keeps one that is online', () => {
+    const { state, batch } = harness({ hearingMs: 2000, goneTimeoutMs: 5000, gatewayForgetMs: 10_000 })
+    for (let i = 0; i < 50; i++) state.ingest(batch(`passing-${i}`, 0, ['x']), 0)
+    state.gatewayStatus('quiet', 'online', 0)
+    state.gatewayStatus('passing-0', 'offline', 100)
+    expect(state.stats.gateways).toBe(51)
+    state.tick(9_000)
+    expect(state.stats.gateways).toBe(51)
+    state.tick(10_200)
+    // Silent for the forget time and not online: forgotten, offline or never announced alike.
+    expect(state.stats.gateways).toBe(1)
+    expect(state.offsetOf('passing-1')).toBeUndefined()
+    // The online one stays however long it hears nothing: its retained status says it is there.
+    state.tick(1_000_000)
+    expect(state.stats.gateways).toBe(1)
+    expect(state.gatewayStatus('quiet', 'online', 1_000_000)).toBe(false)
+  })
+
+  it('caps the gateways known and counts what new gateways beyond it send', () => {
+    const { state, log, batch } = harness({ maxGateways: 2 })
+    state.ingest(batch('g1', 0, ['a']), 0)
+    state.ingest(batch('g2', 0, ['a']), 0)
+    state.ingest(batch('g3', 0, ['b']), 0)
+    expect(state.gatewayStatus('g4', 'online', 0)).toBe(false)
+    expect(state.stats).toMatchObject({ gateways: 2, droppedGateways: 2, batches: 2 })
+    expect(log).toEqual(['found a'])
+  })
+
+  it('skips beacon ids that cannot be a topic level and batches that name another gateway than their topic', () => {
+    const { state, log, batch } = harness()
+    state.ingest(batch('g', 0, ['a/b', 'x+', '#', `nul${String.fromCharCode(0)}`, 'ok']), 0)
+    state.ingest(batch('other', 0, ['spoofed']), 0, 'g')
+    expect(log).toEqual(['found ok'])
+    expect(state.stats).toMatchObject({ malformed: 5, observations: 1 })
+  })
+})
+
+describe('quiet handover (scale-out)', () => {
+  const site = Site.fromJSON({ gateways: { k: {}, h: {} }, rooms: { Kitchen: ['k'], Hall: ['h'] } })
+
+  it('a seeded beacon keeps its room and is not found again; it goes like any other when unheard', () => {
+    const { state, log, batch } = harness({ site, goneTimeoutMs: 5000, hearingMs: 3000 })
+    expect(state.seed({ id: 't', room: 'Kitchen', gateways: [{ gateway: 'k', rssi: -60, lastSeen: 900 }], firstSeen: 0, lastSeen: 900 }, 1000)).toBe(true)
+    // Heard again in the kitchen: no found, no room change.
+    state.ingest(batch('k', 2000, ['t']), 2000)
+    state.tick(2000)
+    expect(state.get('t', 2000)).toMatchObject({ room: 'Kitchen', firstSeen: 0, lastSeen: 2000 })
+    // A second seed of a tracked beacon changes nothing.
+    expect(state.seed({ id: 't', gateways: [], firstSeen: 5, lastSeen: 5 }, 2000)).toBe(false)
+    // A seed from a clock ahead of ours is pulled back to now.
+    state.seed({ id: 'u', gateways: [{ gateway: 'h', rssi: -70, lastSeen: 99_999 }], firstSeen: 99_000, lastSeen: 99_999 }, 2000)
+    expect(state.get('u', 2000)).toMatchObject({ firstSeen: 2000, lastSeen: 2000 })
+    state.tick(7000)
+    expect(log).toEqual(['gone t', 'gone u'])
+  })
+
+  it('a released beacon goes without a gone', () => {
+    const { state, log, batch } = harness({ goneTimeoutMs: 5000 })
+    state.ingest(batch('k', 0, ['a', 'b', 'c']), 0)
+    expect(state.release((id) => id !== 'b')).toBe(2)
+    state.tick(10_000)
+    expect(log).toEqual(['found a', 'found b', 'found c', 'gone b'])
+  })
+})
