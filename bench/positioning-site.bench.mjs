@@ -107,7 +107,10 @@ async function run(cfg, json, seed, url, kill, variants) {
           r.missing.push(t)
           if (p === undefined) continue
         }
-        r.samples.push({ t, err: Math.hypot(p.x - truth.x, p.y - truth.y), acc: p.accuracy, moving: truth.moving })
+        // Also against where it was 1.5 s before: how much of a walker's error is lag (the
+        // gateways' smoothing, their one-second batches, the tick before the batch arrives).
+        const earlier = sim.truth(id, now - 1500)
+        r.samples.push({ t, err: Math.hypot(p.x - truth.x, p.y - truth.y), lagErr: Math.hypot(p.x - earlier.x, p.y - earlier.y), acc: p.accuracy, moving: truth.moving })
       }
     })
     return tracker
@@ -176,6 +179,15 @@ for (const { cfg, intact, labels } of results) {
     const b = (x) => (m.startsWith('filter') ? `**${x}**` : x)
     console.log(`| ${cfg.file} | ${b(m)} | ${all.n} | ${b(fmt(all.median))} | ${b(fmt(all.p90))} | ${fmt(all.p95)} | ${mp(stats(s.filter((x) => x.moving)))} | ${mp(stats(s.filter((x) => !x.moving)))} | ${all.inside} |`)
   }
+}
+console.log('')
+for (const { cfg, intact, labels } of results) {
+  const line = labels.map((m) => {
+    const w = intact.get(m).samples.filter((x) => x.moving)
+    const med = (k) => quantile(w.map((x) => x[k]).sort((a, b) => a - b), 0.5)
+    return `${m} ${fmt(med('err'))} → ${fmt(med('lagErr'))}`
+  })
+  console.log(`${cfg.file}, walking seconds, median error against the truth now → against the truth 1.5 s earlier: ${line.join('; ')}`)
 }
 console.log('')
 console.log('A gateway killed mid-track (last will). "after": the seconds after the kill, in the killed run and in its intact twin (same packets otherwise).')
