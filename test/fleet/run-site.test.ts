@@ -29,7 +29,7 @@ describe('runSite on the embedded broker', () => {
     broker = undefined
   })
 
-  it('runs four gateways into a fleet tracker; a killed gateway fires its last will and its beacons stay', async () => {
+  it('runs four gateways into a fleet tracker; a killed gateway fires its last will, its beacons stay and are still positioned', async () => {
     broker = await startBroker({ port: 0 })
     const sim = SiteSimulator.fromJSON(DEMO, { virtual: true, seed: 11 })
     const clock = sim.clock
@@ -65,10 +65,27 @@ describe('runSite on the embedded broker', () => {
 
     // The kitchen gateway dies: no DISCONNECT, so the broker sends its will and the tracker hears it.
     await site.kill('kitchen-pi')
+    // The tracker positions beacons itself (the site places its gateways): the kettle's position
+    // must keep being renewed from the gateways that remain, each second's against the truth.
+    const killedAt = clock.now()
+    const kettle: { error: number; accuracy: number; x: number; y: number }[] = []
+    t.on('updated', (list) => {
+      const p = list.find((b) => b.id === '0117C5D00002')?.position
+      const truth = sim.truth('0117C5D00002', clock.now())
+      if (p !== undefined && truth !== undefined && clock.now() > killedAt) kettle.push({ error: Math.hypot(p.x - truth.x, p.y - truth.y), accuracy: p.accuracy, x: p.x, y: p.y })
+    })
     expect(site.gateway('kitchen-pi').alive).toBe(false)
     await waitFor(() => gateways.some((e) => e.gateway === 'kitchen-pi' && e.state === 'offline'), "the kitchen gateway's last will", 20_000)
     expect(site.gateway('kitchen-pi').publisher.stats.byKind.status).toBe(1)
     await step(t0 + 45_000)
+    // A position every second after the kill, each a new estimate, and near the truth: without
+    // packets the accuracy would keep growing (past 6 m by the end), not stay near 3 m.
+    expect(kettle.length).toBeGreaterThanOrEqual(24)
+    for (let i = 1; i < kettle.length; i++) expect([kettle[i].x, kettle[i].y, kettle[i].accuracy]).not.toEqual([kettle[i - 1].x, kettle[i - 1].y, kettle[i - 1].accuracy])
+    for (const k of kettle) {
+      expect(k.accuracy).toBeLessThan(4.5)
+      expect(k.error).toBeLessThan(5)
+    }
     // The kettle is heard through the walls by the others: still present, never gone.
     expect(gone).not.toContain('0117C5D00002')
     expect(t.get('0117C5D00002')?.gateways.map((g) => g.gateway)).not.toContain('kitchen-pi')
