@@ -3,13 +3,14 @@
  * beacon logs, deployment maps and the log upload the Uploader uses.
  */
 import { inspect } from 'node:util'
-import { AccountError, InvalidOptionError } from '../errors.js'
+import { AccountError } from '../errors.js'
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from './http.js'
 import type { FetchLike } from './http.js'
 import { withRetries } from './retry.js'
 import type { RetryPolicy } from './retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
+import { invalid, positiveOr, retryPolicy } from './client-options.js'
 
 /** Options of {@link AccountClient}. */
 export interface AccountClientOptions {
@@ -62,16 +63,6 @@ export interface UploadResult {
   stored?: number
   /** Records the server reported as already received (same msgId), when it reports it. */
   duplicates?: number
-}
-
-function invalid(option: string, message: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', message, { option })
-}
-
-function positiveOr(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value <= 0) throw invalid(option, `${option} must be a positive number of milliseconds`)
-  return value
 }
 
 /** Reads a response body as an array: a bare array, or one wrapped as `{ data: [...] }`. */
@@ -130,13 +121,7 @@ export class AccountClient {
     // The basic token is a secret of its own: for a short password, no part of it is.
     this.#http = new HttpTransport({ baseUrl: this.baseUrl, fetch: options.fetch, secrets: [options.password, basic], maxResponseBytes })
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
-    const retries = options.retry?.retries ?? 2
-    if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
-    this.#retry = {
-      retries,
-      initialDelayMs: positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs'),
-      maxDelayMs: positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs'),
-    }
+    this.#retry = retryPolicy(options.retry)
   }
 
   /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */

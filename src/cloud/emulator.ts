@@ -4,7 +4,6 @@
  */
 import { createServer } from 'node:http'
 import type { IncomingMessage, ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { InvalidOptionError } from '../errors.js'
 import { EmulatorStore } from './emulator-store.js'
 import { HttpError, intParam, pathSegment, readBody, send, sinceParam } from './emulator-http.js'
@@ -14,6 +13,7 @@ import { normalizeSerial, parseLogRecord, ShapeError } from './records.js'
 import type { BeaconLogRecord } from './records.js'
 import { DeveloperEmulatorCore } from './dev-emulator.js'
 import type { DeveloperEmulator, DeveloperEmulatorOptions } from './dev-emulator.js'
+import { listen, urlHost } from '../listen.js'
 
 /** Injected misbehaviour. Rates are probabilities from 0 to 1 per request. */
 export interface EmulatorFaults {
@@ -246,17 +246,9 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
     })
   })
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const actualPort = (server.address() as AddressInfo).port
-  const urlHost = host.includes(':') ? `[${host}]` : host
+  const actualPort = await listen(server, port, host)
   return {
-    url: `http://${urlHost}:${actualPort}`,
+    url: `http://${urlHost(host)}:${actualPort}`,
     port: actualPort,
     store,
     developer,

@@ -5,7 +5,7 @@
  * loopback); requests are checked against the spec's rules before anything is sent.
  */
 import { inspect } from 'node:util'
-import { DeveloperApiError, InvalidOptionError } from '../errors.js'
+import { DeveloperApiError } from '../errors.js'
 import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../cloud/http.js'
 import type { FetchLike } from '../cloud/http.js'
 import { withRetries } from '../cloud/retry.js'
@@ -15,6 +15,7 @@ import { pages } from './paging.js'
 import * as rules from './rules.js'
 import type { Violation } from './rules.js'
 import type { DownlinkResult, HistoryQuery, HistoryRecord, InfoUpdate, LinkResult, Page, PageQuery, SensorDevice, Station, UpdateResult } from './types.js'
+import { invalid, positiveOr, retryPolicy } from '../cloud/client-options.js'
 
 /** What a `sign` hook gets: the request exactly as it will be sent. */
 export interface SignRequest {
@@ -67,19 +68,9 @@ export interface DeveloperCallOptions {
 
 type Method = SignRequest['method']
 
-function invalid(option: string, message: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', message, { option })
-}
-
 /** Throws the first broken rule as an InvalidOptionError naming the field and the rule. */
 function check(violation: Violation | undefined): void {
   if (violation !== undefined) throw invalid(violation.field, `${violation.field} ${violation.rule}`)
-}
-
-function positiveOr(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value <= 0) throw invalid(option, `${option} must be a positive number of milliseconds`)
-  return value
 }
 
 /**
@@ -120,13 +111,7 @@ export class DeveloperClient {
       service: { name: 'the developer interface', unauthorizedHint: 'check the sign hook and the AppID/AppSecret it uses' },
     })
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
-    const retries = options.retry?.retries ?? 2
-    if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
-    this.#retry = {
-      retries,
-      initialDelayMs: positiveOr(options.retry?.initialDelayMs, 250, 'retry.initialDelayMs'),
-      maxDelayMs: positiveOr(options.retry?.maxDelayMs, 4_000, 'retry.maxDelayMs'),
-    }
+    this.#retry = retryPolicy(options.retry)
   }
 
   /** Sets the transmission period, in seconds (> 60), of sensors (4.2). Not retried. */

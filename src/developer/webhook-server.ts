@@ -1,9 +1,9 @@
 /** A standalone webhook receiver: {@link createWebhookHandler} in its own `node:http` server. */
 import { createServer } from 'node:http'
-import type { AddressInfo } from 'node:net'
 import { InvalidOptionError } from '../errors.js'
 import { createWebhookHandler } from './webhook.js'
 import type { WebhookHandlerOptions, WebhookStats } from './webhook.js'
+import { listen, urlHost } from '../listen.js'
 
 /** Options of {@link startWebhookServer}: where to listen, and the handler's options. */
 export interface WebhookServerOptions extends WebhookHandlerOptions {
@@ -34,17 +34,9 @@ export async function startWebhookServer(options: WebhookServerOptions): Promise
   // Headers and a body must arrive in reasonable time: a stalled sender must not hold a socket for ever.
   server.requestTimeout = 30_000
   server.headersTimeout = 10_000
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(port, host, () => {
-      server.off('error', reject)
-      resolve()
-    })
-  })
-  const actual = (server.address() as AddressInfo).port
-  const urlHost = host.includes(':') ? `[${host}]` : host
+  const actual = await listen(server, port, host)
   return {
-    url: `http://${urlHost}:${actual}/`,
+    url: `http://${urlHost(host)}:${actual}/`,
     port: actual,
     get stats() {
       return handler.stats

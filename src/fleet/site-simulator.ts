@@ -10,7 +10,7 @@ import type { Advertisement } from '../advertisement.js'
 import { RealClock, VirtualClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
-import { seededRandom } from '../random.js'
+import { gaussianFrom, seededRandom } from '../random.js'
 import { iBeaconData, vendorServiceData } from '../sources/device-frames.js'
 import { beaconName, siteBeaconsFromJSON, Trajectory } from './site-beacons.js'
 import type { SiteBeacon } from './site-beacons.js'
@@ -132,7 +132,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
   private readonly beacons: BeaconState[]
   private readonly byName = new Map<string, BeaconState>()
   private readonly random: () => number
-  private spare: number | undefined
+  private readonly gaussian: () => number
   /** Shadowing per link, beacon-major: [value dB, time ms]. */
   private readonly shadow: Float64Array
   private readonly shadowAt: Float64Array
@@ -166,6 +166,7 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     if (this.places.length === 0) throw new InvalidOptionError('invalid_option', 'site: no gateways to simulate', { option: 'site' })
     this.gateways = this.places.map((p) => p.id)
     this.random = seededRandom(options.seed ?? 1)
+    this.gaussian = gaussianFrom(this.random)
     this.beacons = options.beacons.map((spec, index) => {
       if (typeof spec.address !== 'string' || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(spec.address)) {
         throw new InvalidOptionError('invalid_option', `beacons[${index}].address must be lower-case aa:bb:cc:dd:ee:ff`, { option: 'beacons' })
@@ -422,17 +423,4 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     }
   }
 
-  private gaussian(): number {
-    if (this.spare !== undefined) {
-      const s = this.spare
-      this.spare = undefined
-      return s
-    }
-    // Box–Muller; 1 - random() keeps log() away from 0.
-    const u = 1 - this.random()
-    const v = this.random()
-    const r = Math.sqrt(-2 * Math.log(u))
-    this.spare = r * Math.sin(2 * Math.PI * v)
-    return r * Math.cos(2 * Math.PI * v)
-  }
 }

@@ -7,6 +7,7 @@
 import { createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
 import { InvalidOptionError, MqttError } from '../errors.js'
+import { listen, urlHost } from '../listen.js'
 
 /** Options of {@link startBroker}. */
 export interface BrokerOptions {
@@ -62,14 +63,9 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     socket.on('close', () => sockets.delete(socket))
     aedes.handle(socket)
   })
+  let actualPort: number
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, host, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
+    actualPort = await listen(server, port, host)
   } catch (error) {
     aedes.close()
     const code = (error as NodeJS.ErrnoException).code
@@ -79,9 +75,7 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     }
     throw new MqttError('broker_failed', `the embedded broker could not listen on ${host}:${port} (${code ?? 'error'})`, { cause: error })
   }
-  const address = server.address()
-  const actualPort = typeof address === 'object' && address !== null ? address.port : port
-  const shownHost = host.includes(':') ? `[${host}]` : host
+  const shownHost = urlHost(host)
   return {
     url: `mqtt://${shownHost}:${actualPort}`,
     host,

@@ -9,7 +9,7 @@ import type { Advertisement } from '../advertisement.js'
 import { RealClock, VirtualClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
-import { seededRandom } from '../random.js'
+import { gaussianFrom, seededRandom } from '../random.js'
 import { iBeaconData, vendorServiceData } from './device-frames.js'
 import type { DeviceMotion } from './device-frames.js'
 import { siteScenario } from './scenario.js'
@@ -79,7 +79,7 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
   private running = false
   private cancel: CancelTimer | undefined
   private origin = 0
-  private spare: number | undefined
+  private readonly gaussian: () => number
 
   /**
    * `new SimulatedSource()` plays the default site in real time until stopped;
@@ -104,6 +104,7 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
     }
     this.opts = { noiseDb: 4, lossRate: 0.1, pathLossExponent: 2, ...options }
     this.random = seededRandom(options.seed ?? 1)
+    this.gaussian = gaussianFrom(this.random)
     this.states = devices.map((spec) => ({ spec, next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }))
     this.pace = options.clock ?? new RealClock()
     if (options.virtual === true) this.clock = new VirtualClock(options.startTime ?? Date.UTC(2026, 0, 1))
@@ -210,19 +211,6 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
     step()
   }
 
-  private gaussian(): number {
-    if (this.spare !== undefined) {
-      const s = this.spare
-      this.spare = undefined
-      return s
-    }
-    // Box–Muller; 1 - random() keeps log() away from 0.
-    const u = 1 - this.random()
-    const v = this.random()
-    const r = Math.sqrt(-2 * Math.log(u))
-    this.spare = r * Math.sin(2 * Math.PI * v)
-    return r * Math.cos(2 * Math.PI * v)
-  }
 
   private rssiAt(spec: SimulatedDevice, t: number): number {
     const d = Math.max(0.05, distanceAt(spec.distance, t))

@@ -24,6 +24,7 @@ import { EventStreams } from './event-stream.js'
 import { LiveView } from './live-view.js'
 import type { DetailsSource, LiveSnapshot } from './live-view.js'
 import type { FleetTimeline } from './timeline.js'
+import { listen, urlHost } from '../listen.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
@@ -69,10 +70,6 @@ export interface MapServer {
 }
 
 const MAX_STREAMS = 200
-
-function hostForUrl(host: string): string {
-  return host.includes(':') ? `[${host}]` : host
-}
 
 function headersFor(imageOrigin: string | undefined): Record<string, string> {
   const img = imageOrigin === undefined ? "'self'" : `'self' ${imageOrigin}`
@@ -181,23 +178,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     sockets.add(socket)
     socket.on('close', () => sockets.delete(socket))
   })
+  let actualPort: number
   try {
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject)
-      server.listen(port, host, () => {
-        server.off('error', reject)
-        resolve()
-      })
-    })
+    actualPort = await listen(server, port, host)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for the map (0 picks a free one)`, { option: 'http', cause: error })
     throw new InvalidOptionError('invalid_option', `the map cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option: 'http', cause: error })
   }
   if (timeline === undefined) view.start()
-  const address = server.address()
-  const actualPort = typeof address === 'object' && address !== null ? address.port : port
-  const url = `http://${hostForUrl(host)}:${actualPort}/`
+  const url = `http://${urlHost(host)}:${actualPort}/`
   let closed = false
   const running: MapServer & { [inspect.custom](): string; toJSON(): object } = {
     url,

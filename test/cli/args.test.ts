@@ -1,16 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
-import { InvalidOptionError } from '../../src/errors.js'
-
-function error(argv: string[]): InvalidOptionError {
-  try {
-    parseCommandLine(argv)
-  } catch (e) {
-    if (e instanceof InvalidOptionError) return e
-    throw e
-  }
-  throw new Error(`no error for ${argv.join(' ')}`)
-}
+import { refused as error } from './refused.js'
 
 describe('parseCommandLine', () => {
   it('parses survey: the broker, the carried beacon, the points, the seconds', () => {

@@ -5,19 +5,9 @@ import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
 import { renderFleetTable } from '../../src/cli/fleet-table.js'
 import type { FleetBeacon } from '../../src/fleet/fusion.js'
-import { InvalidOptionError } from '../../src/errors.js'
+import { refused as error } from './refused.js'
 import { freePort } from '../support/mosquitto.js'
 import { jsonLines, startCli } from './run-cli.js'
-
-function error(argv: string[]): InvalidOptionError {
-  try {
-    parseCommandLine(argv)
-  } catch (e) {
-    if (e instanceof InvalidOptionError) return e
-    throw e
-  }
-  throw new Error(`no error for ${argv.join(' ')}`)
-}
 
 describe('fleet and simulate --site flags', () => {
   it('parses fleet with a broker, or an embedded one on an optional port', () => {

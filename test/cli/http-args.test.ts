@@ -1,21 +1,11 @@
 // `--http [host:]port` and `--http-token` on the commands that show beacons.
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
-import { InvalidOptionError } from '../../src/errors.js'
+import { refused } from './refused.js'
 
 function view(argv: string[]): unknown {
   const parsed = parseCommandLine(argv)
   return 'view' in parsed ? parsed.view.http : undefined
-}
-
-function refused(argv: string[]): InvalidOptionError {
-  try {
-    parseCommandLine(argv)
-  } catch (e) {
-    if (e instanceof InvalidOptionError) return e
-    throw e
-  }
-  throw new Error(`no error for ${argv.join(' ')}`)
 }
 
 describe('--http', () => {
