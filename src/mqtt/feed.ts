@@ -11,7 +11,7 @@
  */
 
 import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
-import { packetsHeard } from '../range/merge.js'
+import { packetsHeard, versionOf } from '../range/merge.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'
@@ -43,6 +43,8 @@ interface StateMark {
   dirty: boolean
   /** The values at the previous look (found or tick). */
   values: Values
+  /** The scanner's version of the beacon when `values` were taken (versionOf()); undefined for other sources. */
+  version: number | undefined
   /** The address its packets are counted under (the beacon's latest). */
   address: string
   /** Packets since the previous batch (counted by packet(), for sources that do not count). */
@@ -96,6 +98,11 @@ export class GatewayFeed {
   /** Packets of addresses without a mark (a beacon not announced yet, other devices), per batch. */
   private readonly strays = new Map<string, { n: number }>()
   private previousBatch = -Infinity
+  /**
+   * Beacons whose values the ticks compared with their mark's, in all: a scanner's beacon whose
+   * version is the one its mark saw is not compared (its values cannot have changed).
+   */
+  compared = 0
   /** `{"gateway":<gw>,"time":` */
   private readonly batchHead: string
 
@@ -151,8 +158,13 @@ export class GatewayFeed {
     const since = this.previousBatch
     for (const b of beacons) {
       let mark = this.marks.get(b.id)
-      if (mark !== undefined) {
+      // Most beacons at most ticks changed nothing but RSSI: their scanner version says so.
+      const version = versionOf(b)
+      if (mark !== undefined && (version === undefined || version !== mark.version)) {
+        this.compared++
         const changes = diff(mark.values, b)
+        // diff() brought every value up to b's: the mark has now seen this version.
+        mark.version = version
         if (changes !== undefined) {
           this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon: b, changes }))
           mark.dirty = true
@@ -214,7 +226,7 @@ export class GatewayFeed {
     let mark = this.marks.get(beacon.id)
     if (mark === undefined) {
       const partition = this.partitions > 1 ? rssiPartition(beacon.id, this.partitions) : 0
-      mark = { at: now, dirty: false, values: valuesOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":`, partition }
+      mark = { at: now, dirty: false, values: valuesOf(beacon), version: versionOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":`, partition }
       this.marks.set(beacon.id, mark)
       this.relink(mark, beacon.address)
     } else {
