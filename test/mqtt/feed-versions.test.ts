@@ -170,4 +170,23 @@ describe('GatewayFeed: version shortcut', () => {
     expect(shortcut.feed.compared).toBeLessThan(full.feed.compared)
     expect(shortcut.sink.out).toEqual(full.sink.out)
   })
+
+  it('finds each beacon\'s own mark when the order of the list changes, and never a forgotten one', () => {
+    const { feed, sink } = newFeed()
+    const b = (id: string, temperature: number): Beacon => ({ id, address: `aa:00:00:00:00:${id.slice(-2)}`, rssi: -60, smoothedRssi: -60, timestamp: 0, frames: ['e780'], inRange: true, firstSeen: 0, lastSeen: 0, temperature })
+    feed.found(b('A1', 21), 0)
+    feed.found(b('B2', 22), 0)
+    feed.updated([b('A1', 21), b('B2', 22)], 1000)
+    // Swapped places: each keeps its own values.
+    feed.updated([b('B2', 22), b('A1', 21)], 2000)
+    expect(sink.changed()).toEqual([])
+    // B2 gone and found again with another value, at the place its old mark had: no change
+    // from the forgotten mark's value is reported.
+    feed.gone(b('B2', 22), 2500)
+    feed.found(b('B2', 30), 2600)
+    feed.updated([b('B2', 30), b('A1', 21)], 3000)
+    expect(sink.changed()).toEqual([])
+    feed.updated([b('B2', 31), b('A1', 21)], 4000)
+    expect(sink.changed().map((e) => e.changes)).toEqual([{ temperature: { old: 30, new: 31 } }])
+  })
 })
