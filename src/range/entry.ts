@@ -16,6 +16,18 @@ export const DEAD = -2
 
 const EMPTY_FRAMES: readonly FrameKind[] = Object.freeze([])
 
+/** The latest version handed out, by any entry of any range table in this process. */
+let latestVersion = 0
+
+/**
+ * A version no entry has had before: versions are unique across entries (and range tables), so
+ * a consumer that remembers one by beacon id (the MQTT feed, versionOf()) cannot mistake a new
+ * entry of the same id, or another scanner's, for the one it saw.
+ */
+export function nextVersion(): number {
+  return ++latestVersion
+}
+
 const REPORTED = 1
 const MATCHED = 2
 const LEFT = 4
@@ -51,9 +63,9 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
   /**
    * Goes up whenever merging a reading changed the beacon (or its merge state): a payload
    * merged at this version would change nothing if merged again (ScanDecoder). {@link DEAD}
-   * once the entry is no longer tracked.
+   * once the entry is no longer tracked. Unique across entries ({@link nextVersion}).
    */
-  version = 0
+  version = nextVersion()
   /** Packets taken for this beacon (its snapshots carry it: packetsHeard()). */
   packets = 0
   /** Place in the range table's ExpiryHeap; -1 while not queued. */

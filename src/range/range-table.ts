@@ -18,7 +18,7 @@ import { matchesFilter } from './filter.js'
 import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
 import type { BeaconChanges, IBeaconHint } from './merge.js'
 import { IdentityIndex } from './identity.js'
-import { DEAD, Entry } from './entry.js'
+import { DEAD, Entry, nextVersion } from './entry.js'
 import { EntryNumbers } from './entry-numbers.js'
 import { ExpiryHeap } from './expiry-heap.js'
 import type { RssiFilter } from './rssi-filter.js'
@@ -178,7 +178,7 @@ export class RangeTable {
     if (verdict === 'confirmed') {
       for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp, undefined)
       entry.confirmedSerial = r.serialNumber
-      entry.version++
+      entry.version = nextVersion()
     }
     this.apply(entry, r, hint, now, true, rssi, timestamp, adapter)
     this.evaluate(entry, now)
@@ -251,7 +251,7 @@ export class RangeTable {
   private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number, adapter: string | undefined): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
     const before = wantChanges ? changeValues(e, Math.round(this.smoothed(e, e.lastSeen))) : undefined
-    if (r !== undefined && mergeReading(e, r, e, hint)) e.version++
+    if (r !== undefined && mergeReading(e, r, e, hint)) e.version = nextVersion()
     e.rssi = rssi
     e.timestamp = timestamp
     // Held readings replayed at confirmation are cached templates: their RSSI is not theirs.
@@ -327,7 +327,7 @@ export class RangeTable {
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
     const acc = this.accuracy.of(tenths, referencePower(e))
-    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange, e.packets)
+    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange, e.packets, e.version)
     if (tracks !== undefined) b.adapters = trackList(tracks, ref, this.opts.smoothing, this.opts.goneTimeoutMs)
     return b
   }
