@@ -3,8 +3,8 @@
 // them. Ingest rate and heap per tracked beacon, beside the same traffic from one adapter
 // (tagged with its name, so per-adapter state exists) for the cost of that state.
 //   npm run build && node --expose-gc bench/adapters.bench.mjs
-import { BeaconScanner, SimulatedSource, VirtualClock } from '../dist/index.js'
-import { row, settledHeap, siteDevices, SITE_T0, PushSource, feed } from './lib.mjs'
+import { SimulatedSource } from '../dist/index.js'
+import { appScanner, bestIngestRate, row, settledHeap, siteDevices, SITE_T0, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 const BEACONS = 10_000
@@ -22,32 +22,15 @@ two.sort((a, b) => a.timestamp - b.timestamp)
 globalThis.benchAdverts = [plain, one, two]
 
 async function newScanner() {
-  const clock = new VirtualClock(T0)
-  const source = new PushSource(clock)
-  const scanner = new BeaconScanner({ source })
-  scanner.on('found', () => {})
-  scanner.on('gone', () => {})
-  scanner.on('updated', () => {})
-  await scanner.start()
-  return { scanner, source, clock }
+  const made = appScanner()
+  await made.scanner.start()
+  return made
 }
 
 const warmOf = (advs) => advs.findIndex((a) => a.timestamp >= T0 + 2000)
 
-async function ingestRate(advs, runs = 5) {
-  const warm = warmOf(advs)
-  let best = Infinity
-  for (let r = 0; r < runs; r++) {
-    const { scanner, source, clock } = await newScanner()
-    feed(source, clock, advs, 0, warm)
-    const t = process.hrtime.bigint()
-    feed(source, clock, advs, warm)
-    const ns = Number(process.hrtime.bigint() - t)
-    if (ns < best) best = ns
-    if (scanner.beacons().length !== BEACONS) throw new Error(`expected ${BEACONS} beacons in range, got ${scanner.beacons().length}`)
-    await scanner.stop()
-  }
-  return ((advs.length - warm) * 1e9) / best
+function ingestRate(advs, runs = 5) {
+  return bestIngestRate(newScanner, advs, warmOf(advs), BEACONS, runs)
 }
 
 async function heap(advs) {

@@ -9,6 +9,7 @@ import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { setTimeout } from 'node:timers'
+import { BeaconScanner, VirtualClock } from '../dist/index.js'
 
 /** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
 export function opsPerSecond(fn, iterations, { runs = 5, warmup = 1 } = {}) {
@@ -172,4 +173,38 @@ export async function startMosquitto(extra = []) {
       await rm(dir, { recursive: true, force: true })
     },
   }
+}
+
+/**
+ * A BeaconScanner on a PushSource and a virtual clock at SITE_T0, listening the way an app does
+ * (found, gone and, unless `updated` is false, updated); not started, so a publisher can be
+ * attached first.
+ */
+export function appScanner({ updated = true, ...options } = {}) {
+  const clock = new VirtualClock(SITE_T0)
+  const source = new PushSource(clock)
+  const scanner = new BeaconScanner({ source, ...options })
+  scanner.on('found', () => {})
+  scanner.on('gone', () => {})
+  if (updated) scanner.on('updated', () => {})
+  return { scanner, source, clock }
+}
+
+/**
+ * Advertisements a second into a started scanner from `make()`, best of `runs`: `advs[0, warm)`
+ * untimed, the rest timed; every run must end with `beacons` in range.
+ */
+export async function bestIngestRate(make, advs, warm, beacons, runs = 5) {
+  let best = Infinity
+  for (let r = 0; r < runs; r++) {
+    const { scanner, source, clock } = await make()
+    feed(source, clock, advs, 0, warm)
+    const t = process.hrtime.bigint()
+    feed(source, clock, advs, warm)
+    const ns = Number(process.hrtime.bigint() - t)
+    if (ns < best) best = ns
+    if (scanner.beacons().length !== beacons) throw new Error(`expected ${beacons} beacons in range, got ${scanner.beacons().length}`)
+    await scanner.stop()
+  }
+  return ((advs.length - warm) * 1e9) / best
 }

@@ -9,9 +9,9 @@
 // per-packet handler (less the timer's own cost) with one.
 //   npm run build && node --expose-gc bench/mqtt.bench.mjs
 // `--cost` runs only the CPU rows (the traffic rows take minutes and do not move with CPU work).
-import { BeaconScanner, MqttPublisher, SimulatedSource, VirtualClock } from '../dist/index.js'
+import { MqttPublisher, SimulatedSource } from '../dist/index.js'
 import { performance } from 'node:perf_hooks'
-import { row, siteDevices, SITE_T0, PushSource, feed } from './lib.mjs'
+import { appScanner, row, siteDevices, SITE_T0, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 
@@ -40,12 +40,7 @@ function makeAdverts(beacons, seconds, intervalMs = 1000, walking = true) {
 }
 
 async function setup(withPublisher) {
-  const clock = new VirtualClock(T0)
-  const source = new PushSource(clock)
-  const scanner = new BeaconScanner({ source })
-  scanner.on('found', () => {})
-  scanner.on('gone', () => {})
-  scanner.on('updated', () => {})
+  const { scanner, source, clock } = appScanner()
   const client = new CountingClient()
   let publisher
   if (withPublisher) {

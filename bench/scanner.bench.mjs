@@ -3,8 +3,8 @@
 // devices came and went. Advertisements come from the simulator (iBeacon + 0x81E7 mode 0x30
 // scan response per device), fed through a bare source in virtual time.
 //   npm run build && node --expose-gc bench/scanner.bench.mjs
-import { BeaconScanner, Decoder, SimulatedSource, VirtualClock, decodeAdvertisement, encodeIBeacon } from '../dist/index.js'
-import { macAddress, row, settledHeap, siteDevices, SITE_T0, SITE_UUID, PushSource, feed } from './lib.mjs'
+import { Decoder, SimulatedSource, VirtualClock, decodeAdvertisement, encodeIBeacon } from '../dist/index.js'
+import { appScanner, bestIngestRate, macAddress, row, settledHeap, siteDevices, SITE_T0, SITE_UUID, feed } from './lib.mjs'
 
 const T0 = SITE_T0
 const BEACONS = 10_000
@@ -17,15 +17,10 @@ function makeAdverts(seconds) {
   return [...sim.advertisements(seconds * 1000, T0)]
 }
 
-async function newScanner({ updated = true, ...extra } = {}) {
-  const clock = new VirtualClock(T0)
-  const source = new PushSource(clock)
-  const scanner = new BeaconScanner({ source, ...extra })
-  scanner.on('found', () => {})
-  scanner.on('gone', () => {})
-  if (updated) scanner.on('updated', () => {})
-  await scanner.start()
-  return { scanner, source, clock }
+async function newScanner(options = {}) {
+  const made = appScanner(options)
+  await made.scanner.start()
+  return made
 }
 
 const advs = makeAdverts(12)
@@ -35,21 +30,14 @@ globalThis.benchAdverts = advs
 // The first 2 s bring every beacon into range; the rest is steady state.
 const warm = advs.findIndex((a) => a.timestamp >= T0 + 2000)
 
-async function ingestRate(extra, runs = 5) {
-  let best = Infinity
-  for (let r = 0; r < runs; r++) {
-    const { changed, ...options } = extra
-    const { scanner, source, clock } = await newScanner(options)
-    if (changed) scanner.on('changed', () => {})
-    feed(source, clock, advs, 0, warm)
-    const t = process.hrtime.bigint()
-    feed(source, clock, advs, warm)
-    const ns = Number(process.hrtime.bigint() - t)
-    if (ns < best) best = ns
-    if (scanner.beacons().length !== BEACONS) throw new Error(`expected ${BEACONS} beacons in range, got ${scanner.beacons().length}`)
-    await scanner.stop()
+function ingestRate(extra, runs = 5) {
+  const { changed, ...options } = extra
+  const make = async () => {
+    const made = await newScanner(options)
+    if (changed) made.scanner.on('changed', () => {})
+    return made
   }
-  return ((advs.length - warm) * 1e9) / best
+  return bestIngestRate(make, advs, warm, BEACONS, runs)
 }
 
 /** What a first attempt looks like: decode every packet, spread it into a Map, one timer per beacon. */

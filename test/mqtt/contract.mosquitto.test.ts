@@ -12,6 +12,7 @@ import type { BeaconChanges } from '../../src/range/merge.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
+import { publishReplay } from '../support/publish-replay.js'
 import type { Received } from '../support/mqtt-subscriber.js'
 
 const DEMO = fileURLToPath(new URL('../../fixtures/demo.jsonl', import.meta.url))
@@ -47,14 +48,7 @@ async function replayThroughBroker(url: string): Promise<Run> {
   scanner.on('gone', (b) => run.gone.push({ id: b.id, time: now() }))
   scanner.on('changed', (b, changes) => run.changed.push({ id: b.id, time: now(), changes }))
   scanner.on('updated', () => run.ticks.push(now()))
-  publisher.attach(scanner)
-  const connected = new Promise((resolve) => publisher.once('connected', resolve))
-  await publisher.connect()
-  await connected
-  await scanner.start()
-  await scanner.drain()
-  await scanner.stop()
-  expect(await publisher.flush(30_000)).toBe(true)
+  await publishReplay(scanner, publisher)
   await sub.sync()
   run.retained = await retainedMessages(url, ['beaconkit/#', 'homeassistant/#'])
   await publisher.close()

@@ -11,6 +11,7 @@ import { haObjectId } from '../../src/mqtt/topics.js'
 import type { Beacon } from '../../src/reading.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
+import { publishReplay } from '../support/publish-replay.js'
 import type { Received } from '../support/mqtt-subscriber.js'
 import { discoveryProblems, jinjaAvailable, renderTemplates } from '../support/ha-schema.js'
 
@@ -40,14 +41,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
     const source = new ReplaySource(DEMO, { virtual: true })
     const scanner = new BeaconScanner({ source, keys: [TEST_KEY] })
     publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', homeAssistant: { prefix: 'ha-test' } })
-    publisher.attach(scanner)
-    const connected = new Promise((resolve) => publisher.once('connected', resolve))
-    await publisher.connect()
-    await connected
-    await scanner.start()
-    await scanner.drain()
-    await scanner.stop()
-    expect(await publisher.flush(30_000)).toBe(true)
+    await publishReplay(scanner, publisher)
     await sub.sync()
     states = sub.messages.filter((m) => m.topic.startsWith('beaconkit/gateways/hall/beacons/'))
     await sub.close()
