@@ -10,7 +10,7 @@ import { MqttError } from '../errors.js'
 /** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
 export interface MqttClientLike {
   readonly connected: boolean
-  publish(topic: string, message: string, opts: { qos: 0 | 1; retain: boolean }, callback?: (error?: Error) => void): unknown
+  publish(topic: string, message: string | Buffer, opts: { qos: 0 | 1; retain: boolean }, callback?: (error?: Error) => void): unknown
   end(force?: boolean, opts?: object, callback?: () => void): unknown
   on(event: 'connect' | 'close' | 'reconnect' | 'offline', listener: () => void): unknown
   on(event: 'error', listener: (error: Error) => void): unknown

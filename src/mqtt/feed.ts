@@ -10,11 +10,14 @@
  * twice within one tick, the change from the previous tick's value to the latest.
  */
 
+import { BatchWriter } from './batch-writer.js'
 import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
-import { packetsHeard, versionOf } from '../range/merge.js'
+import { packetsHeard, slotOf, versionOf } from '../range/merge.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'
+import { CHANGE_FIELDS, MarkTable } from './mark-table.js'
+import type { ChangeField, Values } from './mark-table.js'
 import { rssiPartition } from './partition.js'
 import type { GatewayTopics } from './topics.js'
 
@@ -22,7 +25,7 @@ import type { GatewayTopics } from './topics.js'
 export interface FeedSink {
   putRetained(topic: string, payload: string): void
   putEvent(topic: string, payload: string): void
-  putVolatile(topic: string, payload: string, kind: 'rssi'): void
+  putVolatile(topic: string, payload: Buffer, kind: 'rssi'): void
 }
 
 /** Timing of the retained beacon states. */
@@ -31,39 +34,20 @@ export interface FeedTiming {
   heartbeatMs: number
 }
 
-/** The values whose change makes a state "changed" (RSSI-derived fields travel in the batch). */
-const CHANGE_FIELDS = ['temperature', 'light', 'accelerometerCount', 'movingState', 'batteryLevel'] as const
-type ChangeField = (typeof CHANGE_FIELDS)[number]
-type Values = { [K in ChangeField]: Beacon[K] }
+/** Bytes of the batch between the numbers (JSON text, ASCII). */
+const READINGS = Buffer.from(',"readings":[', 'latin1')
+const MEASURED_POWER = Buffer.from(',"measuredPower":', 'latin1')
+const LAST_SEEN = Buffer.from(',"lastSeen":', 'latin1')
+const COUNT = Buffer.from(',"count":', 'latin1')
+const BATCH_TAIL = Buffer.from(']}', 'latin1')
+const COMMA = 0x2c
+const CLOSE = 0x7d
 
-interface StateMark {
-  /** The beacon's id (the key it is found under). */
-  readonly id: string
-  /** Still the beacon's mark (false once it is gone and forgotten). */
-  live: boolean
-  /** Clock time of the latest state published. */
-  at: number
-  /** A non-RSSI value changed since. */
-  dirty: boolean
-  /** The values at the previous look (found or tick). */
-  values: Values
-  /** The scanner's version of the beacon when `values` were taken (versionOf()); undefined for other sources. */
-  version: number | undefined
-  /** The address its packets are counted under (the beacon's latest). */
-  address: string
-  /** Packets since the previous batch (counted by packet(), for sources that do not count). */
-  count: number
-  /** The scanner's packet total at the previous batch (packetsHeard()); 0 before the first. */
-  total: number
-  /** `{"id":<id as JSON>,"rssi":`: the start of its batch reading, encoded once per visit. */
-  prefix: string
-  /** Its RSSI batch partition (0 unless the batch is partitioned), hashed once. */
-  partition: number
-}
-
-/** A number as JSON.stringify writes it (null for NaN and ±Infinity). */
-function num(x: number): string {
-  return Number.isFinite(x) ? String(x) : 'null'
+/** One RSSI batch being written (one per partition). */
+interface Batch {
+  readonly out: BatchWriter
+  /** Readings in it this tick. */
+  readings: number
 }
 
 function valuesOf(b: Beacon): Values {
@@ -96,25 +80,27 @@ function diff(values: Values, b: Beacon): BeaconChanges | undefined {
 
 /** Turns scanner events into messages for one gateway's topics. */
 export class GatewayFeed {
-  private readonly marks = new Map<string, StateMark>()
-  /** The same marks by address: a packet is counted on its beacon's mark, found with one get. */
-  private readonly byAddress = new Map<string, StateMark>()
+  private readonly marks = new MarkTable()
+  /** Marks by address: a packet is counted on its beacon's mark, found with one get. */
+  private readonly byAddress = new Map<string, number>()
   /** Packets of addresses without a mark (a beacon not announced yet, other devices), per batch. */
   private readonly strays = new Map<string, { n: number }>()
   private previousBatch = -Infinity
   /**
-   * The previous tick's marks in its order. A scanner lists its beacons in nearly the same order
-   * every tick, so most beacons find their mark here by position, without hashing into `marks`
-   * (which, with 10,000 marks scattered in memory, was a fifth of the tick).
+   * Mark numbers by the scanner's slot of their beacon (slotOf()), -1 for none: a scanner's
+   * snapshot finds its mark here by index instead of hashing its id into a map of 10,000. A
+   * hint, checked by id.
    */
-  private order: StateMark[] = []
+  private readonly bySlot: number[] = []
   /**
    * Beacons whose values the ticks compared with their mark's, in all: a scanner's beacon whose
    * version is the one its mark saw is not compared (its values cannot have changed).
    */
   compared = 0
-  /** `{"gateway":<gw>,"time":` */
-  private readonly batchHead: string
+  /** `{"gateway":<gw>,"time":` in UTF-8. */
+  private readonly batchHead: Buffer
+  /** The batch of each partition, written anew every tick into the same buffers. */
+  private readonly batches: Batch[]
 
   constructor(
     private readonly topics: GatewayTopics,
@@ -124,14 +110,15 @@ export class GatewayFeed {
     /** RSSI batch partitions (scale-out); 1 publishes the unpartitioned batch of the contract. */
     private readonly partitions = 1,
   ) {
-    this.batchHead = `{"gateway":${JSON.stringify(topics.gateway)},"time":`
+    this.batchHead = Buffer.from(`{"gateway":${JSON.stringify(topics.gateway)},"time":`)
+    this.batches = Array.from({ length: partitions }, () => ({ out: new BatchWriter(), readings: 0 }))
   }
 
   /** One advertisement from the source: counted for the next batch. */
   packet(address: string): void {
-    const mark = this.byAddress.get(address)
-    if (mark !== undefined) {
-      mark.count++
+    const m = this.byAddress.get(address)
+    if (m !== undefined) {
+      this.marks.count[m]++
       return
     }
     const counter = this.strays.get(address)
@@ -146,89 +133,102 @@ export class GatewayFeed {
 
   gone(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'gone', time: now, beacon }))
-    const mark = this.marks.get(beacon.id)
-    if (mark !== undefined) {
-      mark.live = false
-      this.marks.delete(beacon.id)
-      if (this.byAddress.get(mark.address) === mark) this.byAddress.delete(mark.address)
+    const marks = this.marks
+    const m = marks.find(beacon.id)
+    if (m >= 0) {
+      const slot = slotOf(beacon)
+      if (slot !== undefined && this.bySlot[slot] === m) this.bySlot[slot] = -1
+      const address = marks.addresses[m]
+      if (this.byAddress.get(address) === m) this.byAddress.delete(address)
+      marks.remove(m)
     }
     this.sink.putRetained(this.topics.beacon(beacon.id), '')
   }
 
   /**
    * The update tick: changed events, due states (throttled changes, heartbeats) and the RSSI
-   * batch. The batch is written as text from each mark's cached prefix, in the contract's key
-   * order, byte for byte what JSON.stringify of an `RssiBatch` (payloads.ts) gives: no reading objects,
-   * no second walk over them, and no id encoded twice per visit.
+   * batch. The batch is written straight into bytes (batch-writer.ts) from each mark's encoded
+   * prefix: no reading objects, no strings per reading, no id encoded twice.
    */
   updated(beacons: readonly Beacon[], now: number): void {
     const { minIntervalMs, heartbeatMs } = this.timing
-    const readings: string[] = []
-    /** With partitions: each reading's partition, beside it. */
-    const partitionOf: number[] = []
     const since = this.previousBatch
-    const order = this.order
+    const marks = this.marks
+    const bySlot = this.bySlot
+    const batches = this.batches
+    for (const batch of batches) batch.readings = 0
     for (let i = 0; i < beacons.length; i++) {
       const b = beacons[i]
-      let mark: StateMark | undefined = order[i]
-      if (mark === undefined || mark.id !== b.id || !mark.live) mark = this.marks.get(b.id)
+      const slot = slotOf(b)
+      let m = slot === undefined || slot >= bySlot.length ? -1 : bySlot[slot]
+      if (m < 0 || marks.ids[m] !== b.id) m = marks.find(b.id)
       // Most beacons at most ticks changed nothing but RSSI: their scanner version says so.
       const version = versionOf(b)
-      if (mark !== undefined && (version === undefined || version !== mark.version)) {
+      if (m >= 0 && (version === undefined || version !== marks.version[m])) {
         this.compared++
-        const changes = diff(mark.values, b)
+        const changes = diff(marks.values[m], b)
         // diff() brought every value up to b's: the mark has now seen this version.
-        mark.version = version
+        marks.version[m] = version ?? Number.NaN
         if (changes !== undefined) {
           this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon: b, changes }))
-          mark.dirty = true
+          marks.dirty[m] = 1
         }
       }
-      if (mark === undefined || now - mark.at >= (mark.dirty ? minIntervalMs : heartbeatMs)) mark = this.publishState(b, now)
-      if (mark.address !== b.address) this.relink(mark, b.address)
-      order[i] = mark
+      if (m < 0 || now - marks.at[m] >= (marks.dirty[m] === 1 ? minIntervalMs : heartbeatMs)) m = this.publishState(b, now)
+      if (marks.addresses[m] !== b.address) this.relink(m, b.address)
+      if (slot !== undefined) {
+        // Grown in order: an array written at a far index first turns into a slow dictionary.
+        while (bySlot.length <= slot) bySlot.push(-1)
+        bySlot[slot] = m
+      }
       // Counted packets decide, not lastSeen alone: a packet at the tick's own ms may land after it.
       // A scanner's snapshot carries its packet total: no work per packet at all.
       const total = packetsHeard(b)
-      let count = mark.count
-      mark.count = 0
+      let count = marks.count[m]
+      marks.count[m] = 0
       if (total !== undefined) {
-        count = total - mark.total
-        mark.total = total
+        count = total - marks.total[m]
+        marks.total[m] = total
       }
-      if (count > 0 || b.lastSeen > since) {
-        const mp = b.measuredPower
-        readings.push(`${mark.prefix}${num(b.smoothedRssi)}${mp === undefined ? '' : `,"measuredPower":${num(mp)}`},"lastSeen":${num(b.lastSeen)},"count":${count > 0 ? count : 1}}`)
-        if (this.partitions > 1) partitionOf.push(mark.partition)
-      }
+      if (count > 0 || b.lastSeen > since) this.reading(batches[marks.partition[m]], m, b, count > 0 ? count : 1, now)
     }
-    order.length = beacons.length
     this.strays.clear()
     this.previousBatch = now
-    // A tick in which nothing was heard sends no batch.
-    if (readings.length === 0) return
-    if (this.partitions > 1) {
-      this.publishPartitioned(readings, partitionOf, now)
-      return
+    // A tick in which nothing was heard sends no batch (nor does a partition without readings).
+    for (let n = 0; n < batches.length; n++) {
+      const batch = batches[n]
+      if (batch.readings === 0) continue
+      batch.out.bytes(BATCH_TAIL)
+      this.sink.putVolatile(this.partitions > 1 ? this.topics.rssiPartition(n) : this.topics.rssi, batch.out.take(), 'rssi')
     }
-    this.sink.putVolatile(this.topics.rssi, this.batchText(readings, now), 'rssi')
   }
 
-  /** A batch as JSON.stringify would write `{ gateway, time, readings }`, from readings already in text. */
-  private batchText(readings: readonly string[], now: number): string {
-    return `${this.batchHead}${num(now)},"readings":[${readings.join(',')}]}`
-  }
-
-  /** One batch per partition that has readings, on `<p>/gateways/<gw>/rssi/<n>` (same shape). */
-  private publishPartitioned(readings: readonly string[], partitionOf: readonly number[], now: number): void {
-    const parts = new Map<number, string[]>()
-    readings.forEach((reading, i) => {
-      const n = partitionOf[i]
-      const list = parts.get(n)
-      if (list === undefined) parts.set(n, [reading])
-      else list.push(reading)
-    })
-    for (const [n, list] of parts) this.sink.putVolatile(this.topics.rssiPartition(n), this.batchText(list, now), 'rssi')
+  /**
+   * One reading, in the contract's key order: what JSON.stringify of an `RssiReading`
+   * (payloads.ts) gives, with the smoothed RSSI to a tenth of a dB.
+   */
+  private reading(batch: Batch, m: number, b: Beacon, count: number, now: number): void {
+    const out = batch.out
+    if (batch.readings++ === 0) {
+      out.reset()
+      out.bytes(this.batchHead)
+      out.number(now)
+      out.bytes(READINGS)
+    } else {
+      out.char(COMMA)
+    }
+    this.marks.writePrefix(m, out)
+    out.tenths(b.smoothedRssi)
+    const mp = b.measuredPower
+    if (mp !== undefined) {
+      out.bytes(MEASURED_POWER)
+      out.number(mp)
+    }
+    out.bytes(LAST_SEEN)
+    out.number(b.lastSeen)
+    out.bytes(COUNT)
+    out.number(count)
+    out.char(CLOSE)
   }
 
   /** After a reconnect: every beacon's current state, replacing whatever waited. */
@@ -236,30 +236,32 @@ export class GatewayFeed {
     for (const b of beacons) this.publishState(b, now)
   }
 
-  private publishState(beacon: Beacon, now: number): StateMark {
+  /** Publishes the beacon's state (and its due discovery configs); returns its mark. */
+  private publishState(beacon: Beacon, now: number): number {
     if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
-    let mark = this.marks.get(beacon.id)
-    if (mark === undefined) {
+    const marks = this.marks
+    let m = marks.find(beacon.id)
+    if (m < 0) {
       const partition = this.partitions > 1 ? rssiPartition(beacon.id, this.partitions) : 0
-      mark = { id: beacon.id, live: true, at: now, dirty: false, values: valuesOf(beacon), version: versionOf(beacon), address: '', count: 0, total: 0, prefix: `{"id":${JSON.stringify(beacon.id)},"rssi":`, partition }
-      this.marks.set(beacon.id, mark)
-      this.relink(mark, beacon.address)
+      m = marks.add(beacon, valuesOf(beacon), versionOf(beacon), partition, now)
+      this.relink(m, beacon.address)
     } else {
-      mark.at = now
-      mark.dirty = false
+      marks.at[m] = now
+      marks.dirty[m] = 0
     }
-    return mark
+    return m
   }
 
   /** Counts the beacon's packets under `address` from now on, with those already counted there. */
-  private relink(mark: StateMark, address: string): void {
-    if (this.byAddress.get(mark.address) === mark) this.byAddress.delete(mark.address)
-    mark.address = address
-    this.byAddress.set(address, mark)
+  private relink(m: number, address: string): void {
+    const marks = this.marks
+    if (this.byAddress.get(marks.addresses[m]) === m) this.byAddress.delete(marks.addresses[m])
+    marks.addresses[m] = address
+    this.byAddress.set(address, m)
     const stray = this.strays.get(address)
     if (stray !== undefined) {
-      mark.count += stray.n
+      marks.count[m] += stray.n
       this.strays.delete(address)
     }
   }

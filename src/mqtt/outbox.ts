@@ -35,9 +35,16 @@ export interface MqttDropInfo {
   kind: 'event' | 'rssi'
 }
 
+/** A message handed to the client, as the `sent` hook sees it (an RSSI batch is bytes). */
+export interface SentMessage {
+  kind: OutMessage['kind']
+  topic: string
+  payload: string | Uint8Array
+}
+
 /** Callbacks of an {@link Outbox}. */
 export interface OutboxHooks {
-  sent(message: OutMessage): void
+  sent(message: SentMessage): void
   dropped(info: MqttDropInfo): void
 }
 
@@ -173,15 +180,14 @@ export class Outbox {
   }
 
   /** A QoS 0 message sent now or never: stale RSSI is worth nothing after a reconnect. */
-  putVolatile(topic: string, payload: string, kind: 'rssi'): void {
+  putVolatile(topic: string, payload: Buffer, kind: 'rssi'): void {
     const client = this.#client
     if (client === undefined || !client.connected) {
       this.hooks.dropped({ count: 1, reason: 'offline', kind })
       return
     }
-    const m: OutMessage = { kind, topic, payload, qos: 0, retain: false }
     client.publish(topic, payload, { qos: 0, retain: false })
-    this.hooks.sent(m)
+    this.hooks.sent({ kind, topic, payload })
   }
 
   /** Resolves when nothing waits and nothing is in flight, or after `timeoutMs`. */

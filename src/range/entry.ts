@@ -7,6 +7,7 @@
  */
 import type { BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
 import type { BeaconRecord, MergeState } from './record.js'
+import { NUMBERS_PER_ENTRY } from './entry-numbers.js'
 import type { EntryNumbers } from './entry-numbers.js'
 import type { SampleWindow, SmoothingState } from './rssi-filter.js'
 import type { AdapterTrack } from './adapter-tracks.js'
@@ -123,6 +124,11 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
     if ((this.bits & RELEASED) !== 0) return
     this.bits |= RELEASED
     this.numbers.give(this.base)
+  }
+
+  /** The entry's slot among the table's (slotOf()): stable while tracked, reused once released. */
+  get slot(): number {
+    return this.base / NUMBERS_PER_ENTRY
   }
 
   /** ms, clock time of the latest packet. */

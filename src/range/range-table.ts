@@ -327,7 +327,7 @@ export class RangeTable {
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
     const acc = this.accuracy.of(tenths, referencePower(e))
-    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange, e.packets, e.version)
+    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange, e.packets, e.version, e.slot)
     if (tracks !== undefined) b.adapters = trackList(tracks, ref, this.opts.smoothing, this.opts.goneTimeoutMs)
     return b
   }

@@ -5,8 +5,9 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { GatewayFeed } from '../../src/mqtt/feed.js'
 import type { FeedSink } from '../../src/mqtt/feed.js'
 import { GatewayTopics } from '../../src/mqtt/topics.js'
-import { versionOf } from '../../src/range/merge.js'
+import { slotOf, versionOf } from '../../src/range/merge.js'
 import type { Beacon } from '../../src/reading.js'
+import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { BeaconScanner } from '../../src/scanner.js'
 import { VirtualClock } from '../../src/clock.js'
 import { parseAdvertisementLine } from '../../src/advertisement.js'
@@ -23,8 +24,8 @@ class Collect implements FeedSink {
   putEvent(topic: string, payload: string): void {
     this.out.push(`event ${topic} ${payload}`)
   }
-  putVolatile(topic: string, payload: string): void {
-    this.out.push(`rssi ${topic} ${payload}`)
+  putVolatile(topic: string, payload: Buffer): void {
+    this.out.push(`rssi ${topic} ${payload.toString()}`)
   }
   changed(): { changes: unknown }[] {
     return this.out
@@ -188,5 +189,41 @@ describe('GatewayFeed: version shortcut', () => {
     expect(sink.changed()).toEqual([])
     feed.updated([b('B2', 31), b('A1', 21)], 4000)
     expect(sink.changed().map((e) => e.changes)).toEqual([{ temperature: { old: 30, new: 31 } }])
+  })
+
+  it.each([
+    ['told', true],
+    ['not told', false],
+  ])("finds a scanner beacon's mark by its slot, and not the mark of a gone beacon whose slot it took (feed %s of the gone)", async (_told, tellGone) => {
+    const r = rig()
+    await r.scanner.start()
+    const { feed, sink } = newFeed()
+    r.scanner.on('found', (b) => feed.found(b, r.clock.now()))
+    if (tellGone) r.scanner.on('gone', (b) => feed.gone(b, r.clock.now()))
+    r.scanner.on('updated', (bs) => feed.updated(bs, r.clock.now()))
+    const slotOfId = (id: string): number | undefined => slotOf(r.scanner.beacons().find((b) => b.id === id) as Beacon)
+    r.send('0117C5000001', { temperature: 22 })
+    r.send('0117C5000002', { temperature: 23 })
+    r.clock.advanceTo(r.clock.now() + 1000)
+    const firstSlot = slotOfId('0117C5000001')
+    expect(firstSlot).toBeTypeOf('number')
+    // Only the second is heard from now on: the first is gone after the timeout.
+    for (let s = 0; s < 10; s++) {
+      r.send('0117C5000002', { temperature: 23, rssi: -60 - s })
+      r.clock.advanceTo(r.clock.now() + 1000)
+    }
+    expect(r.scanner.beacons().map((b) => b.id)).toEqual(['0117C5000002'])
+    // A new beacon takes the freed slot; its values are its own, not the gone one's.
+    r.send('0117C5000003', { temperature: 30 })
+    r.send('0117C5000003', { temperature: 30 })
+    r.clock.advanceTo(r.clock.now() + 1000)
+    expect(slotOfId('0117C5000003')).toBe(firstSlot)
+    r.send('0117C5000003', { temperature: 31 })
+    r.clock.advanceTo(r.clock.now() + 1000)
+    expect(sink.changed().map((e) => e.changes)).toEqual([{ temperature: { old: 30, new: 31 } }])
+    const batches = sink.out.filter((m) => m.startsWith('rssi ')).map((m) => JSON.parse(m.slice(m.indexOf('{'))) as RssiBatch)
+    const last = batches[batches.length - 1]
+    expect(last.readings.map((x) => [x.id, x.count])).toEqual([['0117C5000003', 1]])
+    expect(batches[batches.length - 2].readings.find((x) => x.id === '0117C5000003')?.count).toBe(2)
   })
 })

@@ -27,8 +27,8 @@ class Collect implements FeedSink {
   putEvent(topic: string, payload: string): void {
     this.out.push({ kind: 'event', topic, payload })
   }
-  putVolatile(topic: string, payload: string): void {
-    this.out.push({ kind: 'rssi', topic, payload })
+  putVolatile(topic: string, payload: Buffer): void {
+    this.out.push({ kind: 'rssi', topic, payload: payload.toString() })
   }
   states(id: string): string[] {
     return this.out.filter((m) => m.topic === topics.beacon(id)).map((m) => m.payload)
@@ -159,18 +159,22 @@ describe('topic names', () => {
     expect(haObjectId('c0:00:00:00:00:06')).toBe('c0_00_00_00_00_06')
   })
 
-  it('writes the batch byte for byte as JSON.stringify of the contract object, ids escaped, odd numbers as null', () => {
+  it('writes the batch byte for byte as JSON.stringify of the contract object, ids escaped, odd numbers as null, RSSI to a tenth', () => {
     const { feed: f, sink } = feed()
     const odd = beacon('id "with" \\ quotes \u00e9', { lastSeen: 900, smoothedRssi: -61.5, measuredPower: -59 })
     const plain = beacon('B2', { lastSeen: 950, smoothedRssi: Number.NaN })
+    // Not from a scanner (whose smoothed RSSI is in tenths already): rounded to a tenth.
+    const fine = beacon('B3', { lastSeen: 960.25, smoothedRssi: -70.96, measuredPower: -58.5 })
     f.found(odd, 100)
     f.found(plain, 200)
+    f.found(fine, 300)
     f.packet(odd.address)
-    f.updated([odd, plain], 1000)
+    f.updated([odd, plain, fine], 1000)
     const [batch] = sink.out.filter((m) => m.kind === 'rssi').map((m) => m.payload)
     const expected = { gateway: 'hall', time: 1000, readings: [
       { id: odd.id, rssi: -61.5, measuredPower: -59, lastSeen: 900, count: 1 },
       { id: 'B2', rssi: null, lastSeen: 950, count: 1 },
+      { id: 'B3', rssi: -71, measuredPower: -58.5, lastSeen: 960.25, count: 1 },
     ] }
     expect(batch).toBe(JSON.stringify(expected))
   })
