@@ -15,6 +15,7 @@
 import { createWriteStream } from 'node:fs'
 import type { WriteStream } from 'node:fs'
 import { InvalidOptionError } from '../errors.js'
+import { subscribe } from '../subscribe.js'
 import type { FleetTracker } from './tracker.js'
 import type { FleetGatewayEvent } from './tracker-types.js'
 import type { FleetBeacon } from './fusion.js'
@@ -116,18 +117,7 @@ export class FleetRecorder {
     }
     const onRoom = (b: FleetBeacon, c: RoomChange): void => this.line({ t: now(), event: 'room', id: b.id, ...(c.from === undefined ? {} : { from: c.from }), to: c.to })
     const onGateway = (g: FleetGatewayEvent): void => this.line({ t: g.time, event: 'gateway', gateway: g.gateway, state: g.state })
-    tracker.on('updated', onUpdated)
-    tracker.on('found', onFound)
-    tracker.on('gone', onGone)
-    tracker.on('room', onRoom)
-    tracker.on('gateway', onGateway)
-    this.detach = () => {
-      tracker.off('updated', onUpdated)
-      tracker.off('found', onFound)
-      tracker.off('gone', onGone)
-      tracker.off('room', onRoom)
-      tracker.off('gateway', onGateway)
-    }
+    this.detach = subscribe(tracker, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway })
   }
 
   /** Stops recording and closes the file once everything is written. */

@@ -13,6 +13,7 @@ import type { FleetBeacon } from '../fleet/fusion.js'
 import type { RoomChange } from '../fleet/room-choice.js'
 import type { Site } from '../fleet/site.js'
 import { gatewaysOf, planOf, signature, viewOfBeacon, viewOfFleetBeacon } from './view.js'
+import { subscribe } from '../subscribe.js'
 import type { ViewBeacon, ViewDetails, ViewGateway, ViewLogEntry, ViewPlan } from './view.js'
 
 /** Sensor values of fleet beacons, as the gateways last published them (see beacon-details.ts). */
@@ -109,18 +110,7 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
         if (change.from !== undefined) this.note({ time: b.time, event: 'room', id: b.id, detail: `${change.from} → ${change.to}` })
       }
       const onGateway = (e: FleetGatewayEvent): void => this.gatewayState(e.gateway, e.state, e.time)
-      fleet.on('updated', onUpdated)
-      fleet.on('found', onFound)
-      fleet.on('gone', onGone)
-      fleet.on('room', onRoom)
-      fleet.on('gateway', onGateway)
-      this.unsubscribe.push(() => {
-        fleet.off('updated', onUpdated)
-        fleet.off('found', onFound)
-        fleet.off('gone', onGone)
-        fleet.off('room', onRoom)
-        fleet.off('gateway', onGateway)
-      })
+      this.unsubscribe.push(subscribe(fleet, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway }))
     } else if (scanner !== undefined) {
       for (const b of scanner.beacons()) this.scannerBeacon(b)
       const onUpdated = (list: Beacon[]): void => list.forEach((b) => this.scannerBeacon(b))
@@ -129,14 +119,7 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
         this.note({ time: scanner.clock.now(), event: 'found', id: b.id })
       }
       const onGone = (b: Beacon): void => this.remove(b.id, scanner.clock.now())
-      scanner.on('updated', onUpdated)
-      scanner.on('found', onFound)
-      scanner.on('gone', onGone)
-      this.unsubscribe.push(() => {
-        scanner.off('updated', onUpdated)
-        scanner.off('found', onFound)
-        scanner.off('gone', onGone)
-      })
+      this.unsubscribe.push(subscribe(scanner, { updated: onUpdated, found: onFound, gone: onGone }))
     }
     const every = this.options.flushIntervalMs ?? 1000
     this.timer = setInterval(() => this.flush(), every)
