@@ -2,7 +2,8 @@
  * A real MQTT subscriber for tests (mqtt.js): collects every message on a filter, and reads what
  * a broker retains. "Everything has arrived" is known, not guessed: the subscriber publishes a
  * marker after its subscription and waits for it to come back, which a broker delivers after
- * the retained messages and after everything published to it before.
+ * everything published to it before; retained messages are read behind a retained marker
+ * (retainedMessages()).
  */
 
 import mqtt from 'mqtt'
@@ -65,14 +66,34 @@ export class Subscriber {
   }
 }
 
-/** What the broker retains under `filter` now: topic → payload (empty retained messages are not retained). */
-export async function retainedMessages(url: string, filter: string | string[] = '#', options: IClientOptions = {}): Promise<Map<string, string>> {
-  const filters = [...(Array.isArray(filter) ? filter : [filter]), 'beaconkit-test/marker/#']
-  const sub = await Subscriber.connect(url, filters, options)
+let retainedMarkers = 0
+
+/**
+ * What the broker retains under `filter` now: topic → payload (empty retained messages are not
+ * retained). A live marker (sync()) cannot tell when the retained messages are all in: aedes
+ * streams them after the SUBACK, asynchronously, and a live message can overtake the stream.
+ * So a retained marker is stored first and subscribed to by the last filter: brokers send the
+ * retained messages of one SUBSCRIBE filter by filter, so the marker comes after all the others.
+ * For that, no filter may cover the marker's topic (none may start with a wildcard).
+ */
+export async function retainedMessages(url: string, filter: string | string[], options: IClientOptions = {}): Promise<Map<string, string>> {
+  const filters = Array.isArray(filter) ? filter : [filter]
+  const covering = filters.find((f) => f.startsWith('#') || f.startsWith('+') || f.startsWith('beaconkit-test/'))
+  if (covering !== undefined) throw new Error(`retainedMessages: the filter ${covering} covers the retained marker; name a first topic level`)
+  const marker = `beaconkit-test/retained-marker/${process.pid}/${++retainedMarkers}`
+  const pub = await mqtt.connectAsync(url, { protocolVersion: 4, reconnectPeriod: 0, connectTimeout: 10_000, ...options })
   try {
-    await sub.sync()
-    return new Map(sub.messages.filter((m) => m.retain).map((m) => [m.topic, m.payload]))
+    await pub.publishAsync(marker, 'm', { qos: 1, retain: true })
+    const sub = await Subscriber.connect(url, [...filters, marker], options)
+    try {
+      await sub.until((ms) => ms.some((m) => m.topic === marker), `retained marker ${marker}`)
+      return new Map(sub.messages.filter((m) => m.retain && m.topic !== marker).map((m) => [m.topic, m.payload]))
+    } finally {
+      await sub.close()
+    }
   } finally {
-    await sub.close()
+    // Leaves nothing retained behind.
+    await pub.publishAsync(marker, '', { qos: 1, retain: true })
+    await pub.endAsync()
   }
 }
