@@ -10,7 +10,15 @@
  *   beacon of the weakest claim; one with no stronger claim is refused.
  */
 
+import { InvalidOptionError } from '../errors.js'
 import type { Site } from './site.js'
+
+/** A count option of the fused state: `fallback` when absent, else a whole number ≥ 1 (typed error otherwise). */
+export function countOption(v: number | undefined, name: string, fallback: number): number {
+  if (v === undefined) return fallback
+  if (!Number.isInteger(v) || v < 1) throw new InvalidOptionError('invalid_option', `${name} must be a whole number of at least 1, e.g. ${fallback}, not ${String(v)}`, { option: name })
+  return v
+}
 
 /** Claim bits. */
 const SITE_GATEWAY = 2

@@ -6,7 +6,7 @@
  * so the tracker can run it on a real clock and tests on a virtual one.
  */
 import { accuracy } from '../distance.js'
-import { BeaconAdmission } from './admission.js'
+import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from './site.js'
@@ -160,9 +160,9 @@ export class FleetState {
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
     this.maxBeacons = options.maxBeacons ?? 100_000
-    this.maxBatchReadings = options.maxBatchReadings ?? 20_000
+    this.maxBatchReadings = countOption(options.maxBatchReadings, 'maxBatchReadings', 20_000)
     this.admission = new BeaconAdmission(
-      { maxBeacons: this.maxBeacons, maxBeaconsPerGateway: options.maxBeaconsPerGateway ?? 20_000, ...(options.site === undefined ? {} : { site: options.site }) },
+      { maxBeacons: this.maxBeacons, maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000), ...(options.site === undefined ? {} : { site: options.site }) },
       {
         size: () => this.beacons.size,
         lastSeen: (id) => this.beacons.get(id)?.lastSeen,

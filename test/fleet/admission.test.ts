@@ -85,6 +85,11 @@ describe('beacon admission', () => {
     expect(state.get('fake-b', 20)).toBeUndefined()
   })
 
+  it('refuses count options that are not whole numbers of at least 1', () => {
+    expect(() => harness({ maxBeaconsPerGateway: 0 })).toThrow(/maxBeaconsPerGateway must be a whole number/)
+    expect(() => harness({ maxBatchReadings: 1.5 })).toThrow(/maxBatchReadings must be a whole number/)
+  })
+
   it('reads at most maxBatchReadings readings of a batch and counts the rest', () => {
     const { state, batch } = harness({ maxBatchReadings: 5 })
     state.ingest(batch('g', 0, fakes(12)), 0)
