@@ -15,6 +15,11 @@ const MAX_ANNOUNCED = 100_000
 export class FleetTopics {
   /** When each present beacon's fleet topic was last put in the outbox. */
   private readonly published = new Map<string, number>()
+  /**
+   * Beacons taken over whose state another tracker published and this one has not yet: the
+   * outbox skips a clear of a topic it never sent, but this one is on the broker.
+   */
+  private readonly inherited = new Set<string>()
   /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
   private readonly announced = new Set<string>()
 
@@ -33,23 +38,29 @@ export class FleetTopics {
   /** The beacon's current state, now. */
   put(b: FleetBeacon): void {
     this.published.set(b.id, b.time)
+    this.inherited.delete(b.id)
     this.outbox.putRetained(this.beaconTopic(b.id), JSON.stringify(b))
   }
 
-  /** Gone: its retained state is cleared. */
-  clear(id: string): void {
+  /**
+   * Gone: its retained state is cleared. `always`: also when this run never published it (a
+   * state another run or tracker left).
+   */
+  clear(id: string, always = false): void {
     this.published.delete(id)
-    this.outbox.putRetained(this.beaconTopic(id), '')
+    this.outbox.putRetained(this.beaconTopic(id), '', this.inherited.delete(id) || always)
   }
 
   /** A beacon whose state another tracker published at `time` (scale-out takeover). */
   adopt(id: string, time: number): void {
     this.published.set(id, time)
+    this.inherited.add(id)
   }
 
   /** Beacons let go to another tracker: their retained state is now that tracker's. */
   release(which: (id: string) => boolean): void {
     for (const id of this.published.keys()) if (which(id)) this.published.delete(id)
+    for (const id of this.inherited) if (which(id)) this.inherited.delete(id)
   }
 
   /**

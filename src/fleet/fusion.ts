@@ -6,6 +6,7 @@
  * so the tracker can run it on a real clock and tests on a virtual one.
  */
 import { accuracy } from '../distance.js'
+import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from './site.js'
@@ -73,8 +74,23 @@ export interface FleetStateOptions extends RoomOptions {
    * estimates over the whole plan, and their centre names a room the beacon may not be in.
    */
   roomAccuracyM?: number
-  /** Beacons tracked at most; a new one beyond is skipped and counted in `droppedBeacons` (default 100000). */
+  /**
+   * Beacons tracked at most (default 100000). When full, a new beacon with a stronger claim
+   * (heard by a site gateway, a stable identity) evicts the least recently heard beacon of the
+   * weakest claim (`evictedBeacons`, with a `gone`); otherwise it is skipped (`droppedBeacons`).
+   */
   maxBeacons?: number
+  /**
+   * New beacons one gateway id may introduce into the table, counted while they are tracked
+   * (default 20000, twice what a gateway at 10,000 beacons hears): one client flooding fake ids
+   * under one gateway id cannot fill it. Beyond it: skipped and counted in `refusedBeacons`.
+   */
+  maxBeaconsPerGateway?: number
+  /**
+   * Readings read from one batch at most (default 20000, the same reasoning); the rest of the
+   * batch is skipped and counted in `skippedReadings`.
+   */
+  maxBatchReadings?: number
   /** Gateways known at most; a new one beyond is skipped and counted in `droppedGateways` (default 10000). */
   maxGateways?: number
   /** A gateway that is not online and sent nothing for this long is forgotten (default 600000 ms). */
@@ -95,8 +111,14 @@ export interface FleetStateStats {
   observations: number
   /** Batches or readings that were not of the published shape (skipped). */
   malformed: number
-  /** Readings of new beacons skipped because `maxBeacons` were tracked. */
+  /** Readings of new beacons skipped because `maxBeacons` were tracked and none had a weaker claim. */
   droppedBeacons: number
+  /** Readings of new beacons skipped because their gateway had introduced `maxBeaconsPerGateway`. */
+  refusedBeacons: number
+  /** Beacons forgotten (with a `gone`) to make room for a new one with a stronger claim. */
+  evictedBeacons: number
+  /** Readings beyond `maxBatchReadings` in a batch (skipped). */
+  skippedReadings: number
   /** Batches and statuses of new gateways skipped because `maxGateways` were known. */
   droppedGateways: number
   /** Gateways known now. */
@@ -113,10 +135,12 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, droppedBeacons: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0 }
   private readonly beacons = new Map<string, Fused>()
   private readonly gateways: GatewayRegistry
   private readonly maxBeacons: number
+  private readonly maxBatchReadings: number
+  private readonly admission: BeaconAdmission
   private readonly evidence = new Map<string, number>()
   private readonly goneTimeoutMs: number
   private readonly hearingMs: number
@@ -136,13 +160,26 @@ export class FleetState {
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
     this.maxBeacons = options.maxBeacons ?? 100_000
+    this.maxBatchReadings = countOption(options.maxBatchReadings, 'maxBatchReadings', 20_000)
+    this.admission = new BeaconAdmission(
+      { maxBeacons: this.maxBeacons, maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000), ...(options.site === undefined ? {} : { site: options.site }) },
+      {
+        size: () => this.beacons.size,
+        lastSeen: (id) => this.beacons.get(id)?.lastSeen,
+        evict: (id, now) => {
+          const b = this.beacons.get(id)
+          if (b !== undefined) this.drop(b, now)
+        },
+      },
+    )
     // Forgetting a gateway sooner than its readings stop counting would orphan them.
     this.gateways = new GatewayRegistry(options.maxGateways ?? 10_000, Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs))
   }
 
   /** Counters (a copy). */
   get stats(): FleetStateStats {
-    return { ...this.counters, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
+    const a = this.admission.counters
+    return { ...this.counters, droppedBeacons: a.full, refusedBeacons: a.overQuota, evictedBeacons: a.evicted, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
   }
 
   /** Number of beacons present. */
@@ -175,7 +212,11 @@ export class FleetState {
     this.counters.batches++
     const offset = record.offset
     offset.sample(time, arrival)
-    for (const r of readings) {
+    // A batch holds what one gateway heard in a second: past the bound it is a flood, not a site.
+    const n = Math.min(readings.length, this.maxBatchReadings)
+    this.counters.skippedReadings += readings.length - n
+    for (let i = 0; i < n; i++) {
+      const r: unknown = readings[i]
       if (!isReading(r)) {
         this.counters.malformed++
         continue
@@ -189,13 +230,10 @@ export class FleetState {
     let b = this.beacons.get(r.id)
     const fresh = b === undefined
     if (b === undefined) {
-      if (this.beacons.size >= this.maxBeacons) {
-        this.counters.droppedBeacons++
-        return
-      }
+      if (!this.admission.admit(r.id, gateway, seen)) return
       b = { id: r.id, gateways: [], firstSeen: seen, lastSeen: seen, candidateSince: 0 }
       this.beacons.set(r.id, b)
-    }
+    } else this.admission.heard(r.id, gateway)
     let g: FleetGatewayReading | undefined
     for (const x of b.gateways) if (x.gateway === gateway) g = x
     if (g === undefined) b.gateways.push((g = { gateway, rssi: r.rssi, lastSeen: seen }))
@@ -252,6 +290,7 @@ export class FleetState {
     const b: Fused = { id: s.id, gateways, firstSeen: Math.min(s.firstSeen, now), lastSeen: Math.min(s.lastSeen, now), candidateSince: 0 }
     if (s.room !== undefined) b.room = s.room
     this.beacons.set(s.id, b)
+    this.admission.adopt(s.id, gateways.map((g) => g.gateway))
     return true
   }
 
@@ -264,6 +303,7 @@ export class FleetState {
     for (const id of this.beacons.keys()) {
       if (!which(id)) continue
       this.beacons.delete(id)
+      this.admission.forget(id)
       this.options.positioner?.forget?.(id)
       n++
     }
@@ -278,9 +318,7 @@ export class FleetState {
     this.gateways.sweep(now)
     for (const b of this.beacons.values()) {
       if (now - b.lastSeen >= this.goneTimeoutMs) {
-        this.beacons.delete(b.id)
-        this.options.positioner?.forget?.(b.id)
-        this.on.gone(this.view(b, now))
+        this.drop(b, now)
         continue
       }
       let kept = 0
@@ -288,6 +326,14 @@ export class FleetState {
       b.gateways.length = kept
       this.place(b, now)
     }
+  }
+
+  /** The beacon goes: forgotten everywhere, then reported. */
+  private drop(b: Fused, now: number): void {
+    this.beacons.delete(b.id)
+    this.admission.forget(b.id)
+    this.options.positioner?.forget?.(b.id)
+    this.on.gone(this.view(b, now))
   }
 
   /** Every beacon present (or those `which` selects), strongest gateway first within each. */

@@ -8,8 +8,10 @@
  *
  * A partition changes hands without a `gone` or `found`: the tracker that loses it lets its
  * beacons go silently, and the one that gains it first reads their retained fleet states
- * (`<p>/fleet/beacons/+`, kept per beacon) and only then subscribes to the partition. The
- * retained state is at most `publishIntervalMs` old, well inside the gone timeout.
+ * (`<p>/fleet/beacons/+`, kept per beacon; retained-reader.ts) and only then subscribes to the
+ * partition. The retained state is at most `publishIntervalMs` old, well inside the gone
+ * timeout; one that cannot be seeded is handed to the ghost check, which clears it unless a
+ * gateway confirms that beacon in time.
  */
 
 import { randomBytes } from 'node:crypto'
@@ -22,6 +24,7 @@ import { partitionsOf } from './partitions.js'
 import type { FleetTopics } from './fleet-topics.js'
 import type { FleetState } from './fusion.js'
 import type { FleetScaleOutOptions } from './tracker-types.js'
+import type { RetainedReader } from './retained-reader.js'
 import { parseSeed } from './wire.js'
 
 /** What the coordinator needs of its tracker. */
@@ -33,6 +36,10 @@ export interface ScaleOutHost {
   readonly state: FleetState
   /** The tracker's fleet topics: seeded beacons were published by another tracker. */
   readonly topics: FleetTopics
+  /** Reads the retained fleet states (shared with the tracker's ghost check). */
+  reader(): RetainedReader
+  /** A retained state of a partition taken over that cannot be seeded: cleared unless a gateway confirms it in time. */
+  suspect(id: string): void
   /** The partitions held changed. */
   changed(info: { partitions: number[]; trackers: string[] }): void
   /** Puts this tracker's status in the outbox again (its payload comes from {@link ScaleOut.status}). */
@@ -45,8 +52,6 @@ const TRACKER_ID = /^[A-Za-z0-9_-]{1,64}$/
 const MAX_TRACKERS = 1024
 /** A live tracker republishes its status this often; a peer not heard for three times as long is presumed dead (a broker that lost its will). */
 const HEARTBEAT_MS = 30_000
-/** How long to wait for the retained states of a takeover before subscribing anyway. */
-const SEED_TIMEOUT_MS = 10_000
 
 /** The scale-out side of one tracker. */
 export class ScaleOut {
@@ -56,7 +61,6 @@ export class ScaleOut {
   readonly statusTopic: string
   private readonly group: string
   private readonly trackersBase: string
-  private readonly syncTopic: string
   /** Other trackers online → when their status last arrived (tracker clock). */
   private readonly peers = new Map<string, number>()
   /** Partitions subscribed on the current connection. */
@@ -66,7 +70,6 @@ export class ScaleOut {
   private lastAnnounced = -Infinity
   private dirty = false
   private running: Promise<void> | undefined
-  private seeding: { want: ReadonlySet<number>; nonce: string; done: () => void } | undefined
   private stopped = false
   /** Beacons taken over from retained states and let go; retained states not of the published shape. */
   readonly counters = { seeded: 0, released: 0, unparsable: 0, peersRefused: 0 }
@@ -89,12 +92,16 @@ export class ScaleOut {
     this.group = g
     this.trackersBase = `${prefix}/fleet/trackers/`
     this.statusTopic = `${this.trackersBase}${id}`
-    this.syncTopic = `${this.statusTopic}/sync`
   }
 
-  /** What to subscribe on every connection besides the gateways' status. */
+  /** Whether beacon `id` is in a partition this tracker holds now (its retained state is this tracker's). */
+  holds(id: string): boolean {
+    return this.held.has(rssiPartition(id, this.count))
+  }
+
+  /** What to subscribe on every connection besides the gateways' status (and the reader's sync topic). */
   get filters(): string[] {
-    return [`${this.trackersBase}+`, this.syncTopic]
+    return [`${this.trackersBase}+`]
   }
 
   /** The shared subscription of partition `n`. */
@@ -124,7 +131,7 @@ export class ScaleOut {
   disconnected(): void {
     this.held.clear()
     this.synced = false
-    this.seeding?.done()
+    this.host.reader().cancel()
   }
 
   /** Every second: heartbeat, and peers whose status stopped presumed gone. */
@@ -143,40 +150,34 @@ export class ScaleOut {
     if (changed) this.rebalance()
   }
 
-  /** A message under `<p>/fleet/`; true when it was this coordinator's. */
+  /** A message under `<p>/fleet/` (the reader's aside); true when it was this coordinator's. */
   onMessage(topic: string, payload: Buffer): boolean {
-    if (topic.startsWith(this.trackersBase)) {
-      const rest = topic.slice(this.trackersBase.length)
-      if (topic === this.syncTopic) {
-        if (this.seeding !== undefined && payload.toString('utf8') === this.seeding.nonce) this.seeding.done()
-      } else if (!rest.includes('/')) this.onPeerStatus(rest, payload)
-      return true
-    }
-    const seeding = this.seeding
-    if (seeding !== undefined && topic.startsWith(`${this.prefix}/fleet/beacons/`) && payload.length > 0) {
-      const id = topic.slice(this.prefix.length + '/fleet/beacons/'.length)
-      if (!seeding.want.has(rssiPartition(id, this.count))) return true
-      let body: unknown
-      try {
-        body = JSON.parse(payload.toString('utf8'))
-      } catch {
-        body = undefined
-      }
-      this.seedOne(id, body)
-      return true
-    }
-    return false
+    if (!topic.startsWith(this.trackersBase)) return false
+    const rest = topic.slice(this.trackersBase.length)
+    if (!rest.includes('/')) this.onPeerStatus(rest, payload)
+    return true
   }
 
   /** A beacon of a partition being taken over, from its retained fleet state: no `found`. */
-  private seedOne(id: string, body: unknown): void {
+  private seedOne(id: string, payload: Buffer): void {
+    let body: unknown
+    try {
+      body = JSON.parse(payload.toString('utf8'))
+    } catch {
+      body = undefined
+    }
     const s = parseSeed(id, body)
     if (s === undefined) {
       this.counters.unparsable++
+      // Nobody will publish over it unless a gateway hears that beacon: not to be left present.
+      this.host.suspect(id)
       return
     }
     const now = this.host.now()
-    if (!this.host.state.seed(s, now)) return
+    if (!this.host.state.seed(s, now)) {
+      if (this.host.state.get(id, now) === undefined) this.host.suspect(id)
+      return
+    }
     this.counters.seeded++
     this.host.topics.adopt(id, now)
   }
@@ -260,33 +261,16 @@ export class ScaleOut {
     }
   }
 
-  /**
-   * Reads the retained fleet states, keeping those of `want`: subscribe to `<p>/fleet/beacons/+`,
-   * publish a nonce to our own sync topic and wait for its echo (the broker delivers the
-   * retained messages of a subscription before what is published after it), then unsubscribe.
-   */
+  /** Seeds the beacons of partitions `want` from their retained fleet states (the reader's one read). */
   private async seed(link: MqttLink, want: ReadonlySet<number>): Promise<void> {
-    const nonce = randomBytes(6).toString('hex')
-    const filter = `${this.prefix}/fleet/beacons/+`
-    let timer: NodeJS.Timeout | undefined
-    const echoed = new Promise<void>((resolve) => {
-      this.seeding = { want, nonce, done: resolve }
-      timer = setTimeout(resolve, SEED_TIMEOUT_MS)
+    await this.host.reader().read(link, (id, payload) => {
+      if (want.has(rssiPartition(id, this.count))) this.seedOne(id, payload)
     })
-    try {
-      await link.subscribe([filter], 1)
-      link.client?.publish(this.syncTopic, nonce, { qos: 1, retain: false })
-      await echoed
-    } finally {
-      clearTimeout(timer)
-      this.seeding = undefined
-    }
-    await link.unsubscribe([filter])
   }
 
   /** Stops rebalancing (the tracker is stopping). */
   stop(): void {
     this.stopped = true
-    this.seeding?.done()
+    this.host.reader().cancel()
   }
 }

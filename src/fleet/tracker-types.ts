@@ -45,6 +45,14 @@ export interface FleetTrackerOptions extends FleetStateOptions {
    * (from a survey) here, or `false` for none.
    */
   positioning?: false | FleetPositioning
+  /**
+   * Gateway messages (and retained fleet states) larger than this many bytes are skipped
+   * unparsed and counted in `stats.oversized` (default 4194304, 4 MiB: a batch of 10,000 beacons
+   * is about 880 KiB). With MQTT 5 the tracker's own client also announces it, plus 128 KiB for
+   * the topic, as its maximum packet size, so the broker never sends it a larger message; a
+   * `client` given in the options keeps its own settings.
+   */
+  maxPayloadBytes?: number
   /** Events kept for a slow `for await` consumer; beyond it the oldest are dropped and counted (default 10000). */
   eventBufferSize?: number
   /**
@@ -105,6 +113,10 @@ export interface FleetTrackerEvents {
 export interface FleetTrackerStats extends FleetStateStats {
   /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
   unparsable: number
+  /** Messages over `maxPayloadBytes`, skipped unparsed. */
+  oversized: number
+  /** Retained `present` states that no gateway confirmed within the gone timeout of the tracker's start, cleared. */
+  ghostsCleared: number
   /** Fleet messages handed to the broker. */
   published: number
   /** Events dropped by slow async iterators. */

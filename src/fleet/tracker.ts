@@ -19,6 +19,8 @@ import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { FleetTopics } from './fleet-topics.js'
 import { FleetState } from './fusion.js'
+import { GhostStates } from './ghost-states.js'
+import { RetainedReader } from './retained-reader.js'
 import { withSitePositioner } from './site-positioner.js'
 import { readGatewayMessage, statusState } from './gateway-messages.js'
 import type { FleetBeacon } from './fusion.js'
@@ -31,6 +33,13 @@ export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, Fleet
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
+/**
+ * Default `maxPayloadBytes`: a gateway's batch at 10,000 beacons is about 880 KiB (docs/mqtt.md),
+ * and `maxBatchReadings` (20,000) readings of long ids with measured power take about 4 MiB.
+ */
+const MAX_PAYLOAD_BYTES = 4 * 1024 * 1024
+/** The packet around a payload: a topic (at most 64 KiB) and MQTT 5 properties. */
+const PACKET_OVERHEAD_BYTES = 128 * 1024
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -58,7 +67,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0 }
+  private readonly counters = { unparsable: 0, published: 0, oversized: 0 }
+  private readonly maxPayloadBytes: number
+  /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
+  private readonly reader: RetainedReader
+  private readonly ghosts: GhostStates
+  private ghostsRead = false
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
@@ -76,6 +90,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const size = options.eventBufferSize ?? 10_000
     if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('invalid_option', `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`, { option: 'eventBufferSize' })
     this.streams = new FleetEventStreams(size)
+    const maxPayload = options.maxPayloadBytes ?? MAX_PAYLOAD_BYTES
+    if (!Number.isInteger(maxPayload) || maxPayload < 1024) throw new InvalidOptionError('invalid_option', `maxPayloadBytes must be a whole number of bytes, at least 1024, e.g. 4194304, not ${String(maxPayload)}`, { option: 'maxPayloadBytes' })
+    this.maxPayloadBytes = maxPayload
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
@@ -85,10 +102,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       found: (b) => {
         topics.announce(b.id)
         topics.put(b)
+        this.ghosts.settled(b.id)
         this.emit('found', b)
       },
       gone: (b) => {
         topics.clear(b.id)
+        this.ghosts.settled(b.id)
         this.emit('gone', b)
       },
       room: (b, change) => {
@@ -105,10 +124,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
             now: () => this.clock.now(),
             state: this.state,
             topics,
+            reader: () => this.reader,
+            suspect: (id) => this.ghosts.suspect(id, this.clock.now()),
             changed: (info) => this.emit('partitions', info),
             announce: () => this.outbox.putStatus(this.statusTopic, this.statusPayload('online')),
             error: (error) => this.emit('error', error),
           })
+    this.reader = new RetainedReader(this.topicPrefix, `${this.statusTopic}/sync`)
+    this.ghosts = new GhostStates(options.maxBeacons ?? 100_000, options.goneTimeoutMs ?? 30_000, {
+      present: (id) => this.state.get(id, this.clock.now()) !== undefined,
+      owns: (id) => this.scaleOut?.holds(id) ?? true,
+      clear: (id) => topics.clear(id, true),
+      backlog: () => this.outbox.pending,
+    })
   }
 
   /** `<p>/fleet/beacons/<id>` */
@@ -140,7 +168,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+    return { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
   }
 
   /**
@@ -204,7 +232,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const o = this.#options
     // Trackers that share the beacons need one client id each: the tracker id is unique.
     const defaultId = this.scaleOut === undefined ? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}` : `beaconkit-fleet-${this.scaleOut.trackerId}`
-    const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') })
+    const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') }, this.maxPayloadBytes + PACKET_OVERHEAD_BYTES)
     if (this.stopped) {
       await link.close()
       return
@@ -217,6 +245,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     link.on('disconnected', () => {
       if (this.stopped) return
       this.outbox.setClient(undefined)
+      this.reader.cancel()
       this.scaleOut?.disconnected()
       this.emit('disconnected')
     })
@@ -234,7 +263,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // A clean session forgets subscriptions: subscribe on every connection. With scale-out
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
-      await link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1)
+      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic]
+      await link.subscribe(so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters], 1)
     } catch (error) {
       // Lost the connection meanwhile: the next `connected` subscribes again.
       this.emit('error', error instanceof Error ? error : new Error(String(error)))
@@ -247,13 +277,30 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
     this.wakeStart = undefined
+    if (!this.ghostsRead) this.readGhosts()
+  }
+
+  /** Reads the retained states once per start (again when they did not all fit): see ghost-states.ts. */
+  private readGhosts(): void {
+    const link = this.#link
+    if (link === undefined || this.stopped) return
+    this.ghostsRead = true
+    this.ghosts.read(link, this.reader, () => this.clock.now()).catch(() => {
+      // Lost the connection meanwhile: read again on the next one.
+      this.ghostsRead = false
+    })
   }
 
   private onMessage(topic: string, payload: Buffer): void {
+    // Checked before anything is parsed: the broker may hold anything anyone published.
+    if (payload.length > this.maxPayloadBytes) {
+      this.counters.oversized++
+      return
+    }
     const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
     if (m === 'unparsable') this.counters.unparsable++
     if (typeof m === 'string') {
-      if (m === 'ignore') this.scaleOut?.onMessage(topic, payload)
+      if (m === 'ignore' && !this.reader.onMessage(topic, payload)) this.scaleOut?.onMessage(topic, payload)
       return
     }
     const now = this.clock.now()
@@ -270,6 +317,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const now = this.clock.now()
     this.state.tick(now)
     this.scaleOut?.tick(now)
+    this.ghosts.tick(now)
+    if (this.ghosts.wantsRead) this.readGhosts()
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)
@@ -290,6 +339,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.stopped) return
     this.stopped = true
     this.scaleOut?.stop()
+    this.reader.stop()
     this.cancelTick?.()
     this.cancelTick = undefined
     this.wakeStart?.()

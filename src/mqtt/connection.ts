@@ -44,6 +44,12 @@ export interface LinkSettings {
   will?: { topic: string; payload: string }
   reconnect: { initialDelayMs: number; maxDelayMs: number }
   connectTimeoutMs: number
+  /**
+   * MQTT 5: the largest packet (bytes) this client accepts, announced in CONNECT so that the
+   * broker never sends a larger one (it drops it for this client instead). A listening link sets
+   * it; MQTT 3.1.1 has no such property.
+   */
+  maxPacketBytes?: number
 }
 
 /** Events of {@link MqttLink}. */
@@ -150,6 +156,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
       queueQoSZero: false,
       ...(s.will === undefined ? {} : { will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true } }),
+      ...(s.maxPacketBytes === undefined || version !== 5 ? {} : { properties: { maximumPacketSize: s.maxPacketBytes } }),
       ...(s.username === undefined ? {} : { username: s.username }),
       ...(s.password === undefined ? {} : { password: s.password }),
       ...s.tls,

@@ -153,9 +153,10 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
 /**
  * The link for checked options: the caller's own client wrapped, else a client made from the
  * options (password and TLS files read now, not kept). Shared by the publisher and the fleet
- * tracker, which differ only in client id and last will.
+ * tracker, which differ only in client id and last will (and, for the tracker, which listens, the
+ * largest packet it accepts: `maxPacketBytes`, MQTT 5 only).
  */
-export async function openLink(o: ReturnType<typeof resolvePublisherOptions>, clientId: string, will: LinkSettings['will']): Promise<MqttLink> {
+export async function openLink(o: ReturnType<typeof resolvePublisherOptions>, clientId: string, will: LinkSettings['will'], maxPacketBytes?: number): Promise<MqttLink> {
   if (o.client !== undefined) return MqttLink.wrap(o.client)
   const secrets = await o.readSecrets()
   return MqttLink.open({
@@ -167,5 +168,6 @@ export async function openLink(o: ReturnType<typeof resolvePublisherOptions>, cl
     will,
     reconnect: o.reconnect,
     connectTimeoutMs: o.connectTimeoutMs,
+    ...(maxPacketBytes === undefined ? {} : { maxPacketBytes }),
   })
 }
