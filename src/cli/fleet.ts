@@ -23,6 +23,7 @@ import type { HttpFlags } from './command-line.js'
 import { startWeb } from './web.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
+import { FleetGateways } from '../web/known-gateways.js'
 import { dirname, resolve } from 'node:path'
 
 /** What `beaconkit fleet` was given. */
@@ -89,7 +90,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   recorder?.attach(tracker)
   // The map listens before the tracker subscribes, so it sees every gateway's retained status;
   // its details panel reads the gateways' retained beacon states through its own subscription.
-  const details = flags.http === undefined ? undefined : new MqttBeaconDetails({ url, ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
+  const details = flags.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock, ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
   const web = flags.http === undefined ? undefined : await startWeb(flags.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(image === undefined ? {} : { image }) }, streams.stderr, details).catch(async (error: unknown) => {
           await recorder?.close()

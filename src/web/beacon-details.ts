@@ -1,8 +1,11 @@
 /**
  * Sensor values of fleet beacons for the map's details panel. The fleet tracker fuses RSSI only;
- * serial, model, battery, temperature, light, motion and the verified marker are in the Beacon
- * objects each gateway keeps retained on `<p>/gateways/<gw>/beacons/<id>` (DESIGN.md 6). This
- * listens there, keeps the freshest per beacon, and hands out only the fields the page shows.
+ * serial, model, battery, temperature, light, motion and the gateway's verified claim are in the
+ * Beacon objects each gateway keeps retained on `<p>/gateways/<gw>/beacons/<id>` (DESIGN.md 6).
+ * This listens there and hands out only the fields the page shows. Any client of the broker can
+ * publish there, so each message is treated as hostile: size bounded before parsing, ids
+ * checked, times clamped to arrival, and only gateways the fleet knows are shown
+ * (gateway-claims.ts holds the bounded state; known-gateways.ts says who is known).
  */
 import { hostname } from 'node:os'
 import { inspect } from 'node:util'
@@ -10,15 +13,44 @@ import type { Beacon } from '../reading.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import type { FleetTrackerOptions } from '../fleet/tracker-types.js'
+import { GATEWAY_ID, isBeaconId } from '../fleet/wire.js'
+import { RealClock } from '../clock.js'
+import type { Clock } from '../clock.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
-import { detailsOf } from './view.js'
+import { GatewayClaims } from './gateway-claims.js'
+import type { ClaimLimits, ClaimStats } from './gateway-claims.js'
+import type { GatewayWitness } from './known-gateways.js'
 import type { ViewDetails } from './view.js'
 import type { DetailsSource } from './live-view.js'
 
-/** Options of {@link MqttBeaconDetails}: the broker connection, as for a FleetTracker. */
-export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client' | 'topicPrefix' | 'clientId' | 'username' | 'passwordFile' | 'tls' | 'reconnect' | 'connectTimeoutMs'>
+/** Options of {@link MqttBeaconDetails}: the broker connection, as for a FleetTracker, and who is trusted. */
+export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client' | 'topicPrefix' | 'clientId' | 'username' | 'passwordFile' | 'tls' | 'reconnect' | 'connectTimeoutMs'> & {
+  /**
+   * The gateways whose states may be shown: a `FleetGateways(tracker, site)`. Without it every
+   * gateway id is believed, which is right only on a broker where every client is trusted.
+   */
+  gateways?: GatewayWitness
+  /** Arrival times, which bound a state's `lastSeen`; default the real clock (give the tracker's). */
+  clock?: Clock
+  /** Bounds of the held states (defaults: `CLAIM_LIMITS`). */
+  limits?: Partial<ClaimLimits>
+}
 
-const MAX_BEACONS = 50_000
+/**
+ * A gateway's Beacon object is well under 2 kB; anything past this is skipped before parsing,
+ * so a huge payload costs no JSON parse and no memory.
+ */
+export const MAX_DETAILS_BYTES = 16 * 1024
+
+/** Counters of {@link MqttBeaconDetails}: skipped messages and the held states' bounds. */
+export interface BeaconDetailsStats extends ClaimStats {
+  /** Messages that were not a Beacon object. */
+  malformed: number
+  /** Messages on a topic whose gateway or beacon id is not a valid one. */
+  invalidId: number
+  /** Messages larger than {@link MAX_DETAILS_BYTES}. */
+  tooLarge: number
+}
 
 /**
  * Keeps the latest sensor details of every beacon any gateway publishes; give it to
@@ -35,23 +67,34 @@ export class MqttBeaconDetails implements DetailsSource {
   #options: ReturnType<typeof resolvePublisherOptions>
   #link: MqttLink | undefined
   /** Per beacon, what each gateway that hears it last published. */
-  private readonly latest = new Map<string, Map<string, { lastSeen: number; details: ViewDetails }>>()
+  private readonly latest: GatewayClaims
+  private readonly clock: Clock
   private readonly clientId: string
   private stopped = false
   /** Messages that were not a Beacon object (skipped). */
   malformed = 0
+  private readonly skipped = { invalidId: 0, tooLarge: 0 }
 
   constructor(options: MqttBeaconDetailsOptions) {
-    this.#options = resolvePublisherOptions({ ...options, gatewayId: 'fleet' })
+    const { gateways, clock, limits, ...connection } = options
+    this.#options = resolvePublisherOptions({ ...connection, gatewayId: 'fleet' })
     this.topicPrefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
     this.clientId = options.clientId ?? `beaconkit-map-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${process.pid}`
+    this.clock = clock ?? new RealClock()
+    this.latest = new GatewayClaims(gateways, limits)
   }
 
-  /** Details of a beacon, as the gateway that heard it last published them. */
+  /**
+   * Details of a beacon as the known gateway with the freshest state published them, naming
+   * that gateway (`reportedBy`) and the gateways that claim it verified (`claims`).
+   */
   details(id: string): ViewDetails | undefined {
-    let best: { lastSeen: number; details: ViewDetails } | undefined
-    for (const held of this.latest.get(id)?.values() ?? []) if (best === undefined || held.lastSeen > best.lastSeen) best = held
-    return best?.details
+    return this.latest.details(id)
+  }
+
+  /** What was skipped, and how many states are held. */
+  get stats(): BeaconDetailsStats {
+    return { malformed: this.malformed, ...this.skipped, ...this.latest.stats }
   }
 
   /** Connects and subscribes; resolves once subscribed (the retained states then arrive). */
@@ -78,11 +121,18 @@ export class MqttBeaconDetails implements DetailsSource {
     const parts = topic.slice(this.topicPrefix.length + 1).split('/')
     if (parts.length !== 4 || parts[0] !== 'gateways' || parts[2] !== 'beacons') return
     const [, gateway, , id] = parts
+    // Both become map keys (and the gateway a name on the page): no junk, no megabyte ids.
+    if (!GATEWAY_ID.test(gateway) || !isBeaconId(id)) {
+      this.skipped.invalidId++
+      return
+    }
     if (payload.length === 0) {
       // Gone at that gateway only: the others that hear it keep their details.
-      const byGateway = this.latest.get(id)
-      byGateway?.delete(gateway)
-      if (byGateway?.size === 0) this.latest.delete(id)
+      this.latest.delete(id, gateway)
+      return
+    }
+    if (payload.length > MAX_DETAILS_BYTES) {
+      this.skipped.tooLarge++
       return
     }
     let b: Beacon
@@ -96,13 +146,7 @@ export class MqttBeaconDetails implements DetailsSource {
       this.malformed++
       return
     }
-    let byGateway = this.latest.get(id)
-    if (byGateway === undefined) {
-      if (this.latest.size >= MAX_BEACONS) return
-      byGateway = new Map()
-      this.latest.set(id, byGateway)
-    }
-    byGateway.set(gateway, { lastSeen: b.lastSeen, details: detailsOf(b) })
+    this.latest.put(id, gateway, b, this.clock.now())
   }
 
   /** Disconnects. */

@@ -51,6 +51,11 @@ export interface MapServerOptions {
   details?: DetailsSource
   /** How often changed beacons are sent to the pages; default 1000 ms. */
   flushIntervalMs?: number
+  /**
+   * Bytes an event stream may have unsent (beyond its first snapshot) before it is dropped: a
+   * client that stops reading costs at most this. Default 4 MiB (`MAX_STREAM_BUFFER_BYTES`).
+   */
+  maxStreamBufferBytes?: number
 }
 
 /** A running map server. */
@@ -65,6 +70,8 @@ export interface MapServer {
   readonly tokenRequired: boolean
   /** Pages connected to the event stream now. */
   readonly clients: number
+  /** Event streams dropped because their client stopped reading (it reconnects if it is a page). */
+  readonly streamsDropped: number
   /** Ends the streams and stops listening. */
   close(): Promise<void>
 }
@@ -125,7 +132,11 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     ...(options.details === undefined ? {} : { details: options.details }),
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
   })
-  const streams = new EventStreams()
+  const maxBuffered = options.maxStreamBufferBytes
+  if (maxBuffered !== undefined && (!Number.isInteger(maxBuffered) || maxBuffered < 1024)) {
+    throw new InvalidOptionError('invalid_option', `maxStreamBufferBytes must be a whole number of bytes, at least 1024, not ${String(maxBuffered)}`, { option: 'maxStreamBufferBytes' })
+  }
+  const streams = new EventStreams(maxBuffered === undefined ? {} : { maxBufferedBytes: maxBuffered })
   view.on('update', (u) => streams.send('update', u))
   // A recording is scrubbed through: the page asks for a moment (`?at=ms`); live, it is now.
   const snapshot = (url: URL): LiveSnapshot => {
@@ -197,6 +208,9 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     tokenRequired: token !== undefined,
     get clients() {
       return streams.size
+    },
+    get streamsDropped() {
+      return streams.dropped
     },
     async close() {
       if (closed) return

@@ -16,9 +16,19 @@ export interface ViewDetails {
   light?: number | null
   moving?: boolean
   movingState?: string
-  /** A private broadcast that decrypted and checked out. */
+  /**
+   * A private broadcast that decrypted and checked out here, with this process's own key (a
+   * scanner). Never set from what a gateway published: that is in {@link ViewDetails.claims}.
+   */
   verified?: boolean
   address?: string
+  /** Fleet: the gateway whose published state these values are (its claim, not checked here). */
+  reportedBy?: string
+  /**
+   * Fleet: the known gateways that claim the private broadcast verified, or not verified. The
+   * fleet sees only their JSON, never the bytes, so this is who says so, not a verification.
+   */
+  claims?: { verified: string[]; notVerified: string[] }
 }
 
 /** One beacon on the page. */

@@ -10,6 +10,7 @@ import { FleetTracker } from '../../src/fleet/tracker.js'
 import { VirtualClock } from '../../src/clock.js'
 import { startMapServer } from '../../src/web/map-server.js'
 import { MqttBeaconDetails } from '../../src/web/beacon-details.js'
+import { FleetGateways } from '../../src/web/known-gateways.js'
 import type { MapServer } from '../../src/web/map-server.js'
 import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import { BEACONS, SITE, SiteDriver } from './fleet-driver.js'
@@ -33,7 +34,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     broker = await startBroker({ port: 0 })
     tracker = new FleetTracker({ url: broker.url, site: SITE, clock, goneTimeoutMs: 20_000, dwellMs: 2000 })
     // The map listens before the tracker subscribes, so it sees every gateway's retained status.
-    details = new MqttBeaconDetails({ url: broker.url })
+    details = new MqttBeaconDetails({ url: broker.url, gateways: new FleetGateways(tracker, SITE), clock })
     await details.start()
     map = await startMapServer({ fleet: tracker, site: SITE, port: 0, flushIntervalMs: 250, details })
     await tracker.start()
@@ -79,7 +80,9 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     expect(await page.locator('#details [data-field="room"]').textContent()).toBe('Hall')
     // Sensor values come from the gateways' retained beacon states.
     expect(await page.locator('#details [data-field="battery"]').textContent()).toBe('83 %')
-    expect(await page.locator('#details [data-field="verified"]').textContent()).toContain('verified')
+    // The fleet never saw the bytes: "verified" is the gateway's claim, and says whose.
+    expect(await page.locator('#details [data-field="verified"]').textContent()).toBe("private broadcast verified by gateway gw-hall (gateway's claim, not checked here)")
+    expect(await page.locator('#details [data-field="reported by"]').textContent()).toContain('gateway gw-hall')
     expect(await page.locator('#details [data-field="model"]').textContent()).toBe('C0')
     await page.locator('#details-spark polyline').waitFor(WAIT)
     await screenshot(page, 'map-details.png')

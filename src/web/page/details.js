@@ -12,6 +12,24 @@ function motion(d) {
   return d.movingState
 }
 
+function gateways(list) {
+  return `${list.length === 1 ? 'gateway' : 'gateways'} ${list.join(', ')}`
+}
+
+// A scanner checks a private broadcast itself, with its key: `verified`. A fleet sees only what
+// its gateways published, so it says who claims what, and never presents that as its own check.
+function verification(d) {
+  if (d.verified !== undefined) return d.verified ? '✓ private broadcast verified' : '✗ not verified'
+  const c = d.claims
+  if (c === undefined) return undefined
+  const yes = `private broadcast verified by ${gateways(c.verified)}`
+  const no = `not verified by ${gateways(c.notVerified)}`
+  if (c.verified.length > 0 && c.notVerified.length > 0) return `gateways disagree: ${yes}; ${no} (their claims, not checked here)`
+  if (c.verified.length > 0) return `${yes} (${c.verified.length === 1 ? "gateway's claim" : "gateways' claim"}, not checked here)`
+  if (c.notVerified.length > 0) return `${no} (${c.notVerified.length === 1 ? "gateway's claim" : "gateways' claim"})`
+  return undefined
+}
+
 /** Shows the selected beacon, or hides the panel. */
 export function drawDetails(state) {
   const panel = $('details')
@@ -29,7 +47,8 @@ export function drawDetails(state) {
     ['temperature', d.temperature === undefined ? undefined : d.temperature === null ? 'off' : `${d.temperature} °C`],
     ['light', d.light === undefined ? undefined : d.light === null ? 'off' : `${d.light} lx`],
     ['motion', motion(d)],
-    ['verified', d.verified === undefined ? undefined : d.verified ? '✓ private broadcast verified' : '✗ not verified'],
+    ['verified', verification(d)],
+    ['reported by', d.reportedBy === undefined ? undefined : `gateway ${d.reportedBy} (serial, model and sensors are its claim)`],
     ['RSSI', `${Math.round(b.rssi)} dBm`],
     ['distance', b.accuracy === undefined || b.accuracy < 0 ? undefined : `${b.accuracy.toFixed(1)} m`],
     ['position', b.position === undefined ? undefined : `${b.position.x.toFixed(1)}, ${b.position.y.toFixed(1)} m ± ${b.position.accuracy.toFixed(1)} m`],
