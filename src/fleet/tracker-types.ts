@@ -4,6 +4,7 @@
  */
 
 import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
+import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
@@ -107,6 +108,12 @@ export interface FleetTrackerStats extends FleetStateStats {
   unparsable: number
   /** Fleet messages handed to the broker. */
   published: number
+  /**
+   * Fleet messages dropped because the broker will never take them (docs/mqtt.md "Refused
+   * publishes"): an invalid topic, a refusing MQTT 5 PUBACK, a message the broker closed the
+   * connection on every time (poison). Never retried.
+   */
+  refused: Record<MqttRefusedReason, number>
   /** Events dropped by slow async iterators. */
   eventsDropped: number
   /** Scale-out: beacons taken over from retained states (no `found`), and let go to another tracker (no `gone`). */

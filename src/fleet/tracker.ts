@@ -14,6 +14,7 @@ import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
+import { refusedError } from '../mqtt/refusals.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
@@ -78,7 +79,17 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.streams = new FleetEventStreams(size)
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-    this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
+    this.outbox = new Outbox(
+      { maxQueuedEvents: 1, maxInflight: 100 },
+      {
+        sent: () => this.counters.published++,
+        dropped: () => undefined,
+        // Reported once per reason; the rest are counted in stats.refused.
+        refused: (info) => {
+          if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
+        },
+      },
+    )
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
@@ -140,7 +151,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
   }
 
   /**
