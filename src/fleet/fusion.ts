@@ -77,9 +77,19 @@ export interface FleetStateOptions extends RoomOptions {
   maxBeacons?: number
   /** Gateways known at most; a new one beyond is skipped and counted in `droppedGateways` (default 10000). */
   maxGateways?: number
-  /** A gateway that is not online and sent nothing for this long is forgotten (default 600000 ms). */
+  /** A gateway that sent nothing (no batch, no status) for this long is forgotten, whatever its last status (default 600000 ms). */
   gatewayForgetMs?: number
+  /**
+   * A batch whose `time` is further than this from its arrival is skipped and counted in
+   * `clockRejected` (default 30 days): a Pi without a real-time clock boots at the time it last
+   * saved (fake-hwclock), hours or days behind until NTP answers, but never a month; a stamp
+   * further off is hostile or a clock at 1970, and would shift every reading of the gateway.
+   */
+  maxClockOffsetMs?: number
 }
+
+/** Default of {@link FleetStateOptions.maxClockOffsetMs}: 30 days. */
+export const DEFAULT_MAX_CLOCK_OFFSET_MS = 30 * 24 * 3600 * 1000
 
 /** What the fused state reports. */
 export interface FleetStateEvents {
@@ -101,6 +111,8 @@ export interface FleetStateStats {
   droppedGateways: number
   /** Gateways known now. */
   gateways: number
+  /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
+  clockRejected: number
 }
 
 interface Fused extends RoomState {
@@ -113,7 +125,7 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, droppedBeacons: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, droppedBeacons: 0, clockRejected: 0 }
   private readonly beacons = new Map<string, Fused>()
   private readonly gateways: GatewayRegistry
   private readonly maxBeacons: number
@@ -124,6 +136,7 @@ export class FleetState {
   private readonly marginDb: number
   private readonly moveThresholdM: number
   private readonly roomAccuracyM: number
+  private readonly maxClockOffsetMs: number
 
   constructor(
     private readonly options: FleetStateOptions,
@@ -136,6 +149,7 @@ export class FleetState {
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
     this.maxBeacons = options.maxBeacons ?? 100_000
+    this.maxClockOffsetMs = options.maxClockOffsetMs ?? DEFAULT_MAX_CLOCK_OFFSET_MS
     // Forgetting a gateway sooner than its readings stop counting would orphan them.
     this.gateways = new GatewayRegistry(options.maxGateways ?? 10_000, Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs))
   }
@@ -168,6 +182,11 @@ export class FleetState {
     const { gateway, time, readings } = batch as Partial<RssiBatch>
     if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
       this.counters.malformed++
+      return
+    }
+    // Checked before the gateway is touched: a rejected batch makes no registry entry.
+    if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
+      this.counters.clockRejected++
       return
     }
     const record = this.gateways.touch(gateway, arrival)
