@@ -125,7 +125,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
   tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
   tracker.on('gateway', (info) => {
-    gateways.set(info.gateway, info.state)
+    // The table's gateways are the tracker's: one it forgot is dropped (bounded by maxGateways).
+    if (info.state === 'forgotten') gateways.delete(info.gateway)
+    else gateways.set(info.gateway, info.state)
     line({ event: 'gateway', ...info })
   })
   const where = broker === undefined ? url : `${url} (embedded)`

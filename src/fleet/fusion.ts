@@ -97,6 +97,11 @@ export interface FleetStateEvents {
   gone(b: FleetBeacon): void
   room(b: FleetBeacon, change: RoomChange): void
   moved(b: FleetBeacon): void
+  /**
+   * A gateway was forgotten: silent for `gatewayForgetMs`, or evicted to make room for a site
+   * gateway (its readings no longer count). Lists of gateways kept elsewhere drop it too.
+   */
+  gatewayForgotten?(gateway: string): void
 }
 
 /** Counters of the fused state. */
@@ -151,7 +156,13 @@ export class FleetState {
     this.maxBeacons = options.maxBeacons ?? 100_000
     this.maxClockOffsetMs = options.maxClockOffsetMs ?? DEFAULT_MAX_CLOCK_OFFSET_MS
     // Forgetting a gateway sooner than its readings stop counting would orphan them.
-    this.gateways = new GatewayRegistry(options.maxGateways ?? 10_000, Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs))
+    const site = options.site
+    this.gateways = new GatewayRegistry(
+      options.maxGateways ?? 10_000,
+      Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs),
+      (id) => site?.anchor(id) !== undefined,
+      (id, now, evicted) => this.forgotten(id, now, evicted),
+    )
   }
 
   /** Counters (a copy). */
@@ -247,6 +258,15 @@ export class FleetState {
     if (record.status === state) return false
     record.status = state
     return true
+  }
+
+  /**
+   * The registry let a gateway go. An evicted one may still hold readings: they stop counting. A
+   * silent one holds none younger than the forget time (≥ hearingMs), which this tick drops.
+   */
+  private forgotten(gateway: string, now: number, evicted: boolean): void {
+    if (evicted) this.gatewayOffline(gateway, now)
+    this.on.gatewayForgotten?.(gateway)
   }
 
   /** See {@link gatewayStatus}: a gateway's readings stop counting. */

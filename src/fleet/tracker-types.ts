@@ -70,10 +70,14 @@ export interface FleetScaleOutOptions {
   group?: string
 }
 
-/** A gateway's status as the tracker saw it change. */
+/**
+ * A gateway's status as the tracker saw it change; `forgotten` when the tracker let it go
+ * (silent for `gatewayForgetMs`, or evicted for a site gateway when `maxGateways` were known):
+ * a list of gateways kept from these events drops it, so it stays bounded by the tracker's.
+ */
 export interface FleetGatewayEvent {
   gateway: string
-  state: 'online' | 'offline'
+  state: 'online' | 'offline' | 'forgotten'
   /** ms on the tracker's clock, when the status arrived. */
   time: number
 }
@@ -88,7 +92,7 @@ export interface FleetTrackerEvents {
   room: [beacon: FleetBeacon, change: RoomChange]
   /** Its position moved (with a positioner). */
   moved: [beacon: FleetBeacon]
-  /** A gateway's status changed (`offline` includes its last will). */
+  /** A gateway's status changed (`offline` includes its last will), or it was `forgotten`. */
   gateway: [info: FleetGatewayEvent]
   /** Every second: the beacons present. */
   updated: [beacons: FleetBeacon[]]
@@ -106,6 +110,8 @@ export interface FleetTrackerEvents {
 export interface FleetTrackerStats extends FleetStateStats {
   /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
   unparsable: number
+  /** Statuses and batches on a topic whose gateway id is not `[A-Za-z0-9_-]{1,128}` (skipped). */
+  invalidIds: number
   /** Fleet messages handed to the broker. */
   published: number
   /**

@@ -59,7 +59,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0 }
+  private readonly counters = { unparsable: 0, published: 0, invalidIds: 0 }
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
@@ -107,6 +107,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         this.emit('room', b, change)
       },
       moved: (b) => this.emit('moved', b),
+      gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
     })
     this.scaleOut =
       options.scaleOut === undefined
@@ -151,7 +152,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+    return { ...s, malformed: s.malformed + unparsable, unparsable, invalidIds: c.invalidIds, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
   }
 
   /**
@@ -263,6 +264,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private onMessage(topic: string, payload: Buffer): void {
     const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
     if (m === 'unparsable') this.counters.unparsable++
+    if (m === 'invalid_id') this.counters.invalidIds++
     if (typeof m === 'string') {
       if (m === 'ignore') this.scaleOut?.onMessage(topic, payload)
       return
