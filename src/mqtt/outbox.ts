@@ -49,6 +49,9 @@ export interface SentMessage {
 export { POISON_STRIKES } from './refusals.js'
 export type { MqttRefusedReason } from './refusals.js'
 
+/** Poison topics remembered at most. */
+const MAX_POISON_TOPICS = 1024
+
 /** A message given up as refused (counted, never retried). */
 export interface MqttRefusedInfo {
   reason: MqttRefusedReason
@@ -79,6 +82,8 @@ export interface OutboxLimits {
 export class Outbox {
   // True private: util.inspect of anything holding the outbox cannot reach the client's password.
   #client: MqttClientLike | undefined
+  /** The client the messages in flight were handed to (kept across disconnects: mqtt.js resends them). */
+  #sentThrough: MqttClientLike | undefined
   private readonly status = new Map<string, string>()
   private readonly retained = new Map<string, string>()
   /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
@@ -89,6 +94,12 @@ export class Outbox {
   private inflight = 0
   /** QoS 1 messages in flight, oldest first. */
   private readonly unacked = new Unacked<OutMessage>()
+  /**
+   * Topics of poison messages (bounded, oldest forgotten first): later messages on them are
+   * refused at once, or each new beacon state on such a topic would cost POISON_STRIKES
+   * connection losses of its own.
+   */
+  private readonly poisonTopics = new Set<string>()
   /** Messages dropped as refused, by reason. */
   readonly refused: Record<MqttRefusedReason, number> = { invalid_topic: 0, broker_refused: 0, poison: 0 }
   /** The iterators draining `status` and `retained` (see next()). */
@@ -130,9 +141,10 @@ export class Outbox {
    * client with messages in flight is a strike against the oldest (see {@link POISON_STRIKES}).
    */
   setClient(client: MqttClientLike | undefined): void {
-    const lost = this.#client
     this.#client = client
-    if (client === undefined && lost !== undefined) this.unacked.strike(lost)
+    // The client that holds what is in flight, even when the connection dropped again before
+    // the owner handed it back (mqtt.js resends its store first thing on connect).
+    if (client === undefined && this.#sentThrough !== undefined) this.unacked.strike(this.#sentThrough)
     this.pump()
   }
 
@@ -255,6 +267,10 @@ export class Outbox {
       this.refuse(m, 'invalid_topic')
       return
     }
+    if (this.poisonTopics.has(m.topic)) {
+      this.refuse(m, 'poison')
+      return
+    }
     this.inflight++
     if (m.retain) {
       if (m.payload === '') this.onBroker.delete(m.topic)
@@ -265,13 +281,19 @@ export class Outbox {
       if (error === undefined || error === null) {
         if (m.record !== undefined) this.disk?.sent(m.record.seq)
         this.hooks.sent(m)
-      } else if (f.poisoned) this.refuse(m, 'poison')
+      } else if (f.poisoned) {
+        if (this.poisonTopics.size >= MAX_POISON_TOPICS) this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
+        this.poisonTopics.add(m.topic)
+        this.refuse(m, 'poison')
+      }
       else if (refusalCode(error) !== undefined) this.refuse(m, 'broker_refused', refusalCode(error))
       else this.requeue(m)
       // Called back inside mqtt.js: pump on the next tick, not re-entrantly.
       queueMicrotask(() => this.pump())
     })
+    this.#sentThrough = client
     client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, f.callback)
+    this.unacked.published(f, client)
   }
 
   /** Drops a message the broker will not take: counted and reported, never requeued. */

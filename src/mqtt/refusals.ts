@@ -26,6 +26,7 @@ export const POISON_STRIKES = 3
 interface OutgoingStore {
   outgoing?: Record<number, { cb?: unknown } | undefined>
   removeOutgoingMessage?(messageId: number): unknown
+  getLastMessageId?(): number | null | undefined
 }
 
 /** A QoS 1 message handed to the client and not yet acknowledged. */
@@ -37,6 +38,8 @@ export interface Inflight<M> {
   strikes: number
   /** Taken out of the client as poison: its error callback means dropped, not requeued. */
   poisoned: boolean
+  /** Its packet id in the client: mqtt.js wraps the callback when it resends, so the id is what finds it. */
+  messageId?: number
 }
 
 /** QoS 1 messages handed to the client and not yet acknowledged, oldest first. */
@@ -54,6 +57,13 @@ export class Unacked<M> {
     return f
   }
 
+  /** `f` was just handed to `client.publish`: learn its packet id (when mqtt.js sent it at once). */
+  published(f: Inflight<M>, client: MqttClientLike): void {
+    const c = client as MqttClientLike & OutgoingStore
+    const id = c.getLastMessageId?.()
+    if (typeof id === 'number' && c.outgoing?.[id]?.cb === f.callback) f.messageId = id
+  }
+
   /**
    * The connection of `client` dropped: the oldest message in flight gets a strike; at
    * POISON_STRIKES it is taken out of mqtt.js's store, which calls its callback with an error
@@ -66,12 +76,12 @@ export class Unacked<M> {
     if (++f.strikes < POISON_STRIKES) return
     const store = client as MqttClientLike & OutgoingStore
     if (store.outgoing === undefined || typeof store.removeOutgoingMessage !== 'function') return
-    for (const [id, o] of Object.entries(store.outgoing)) {
-      if (o?.cb !== f.callback) continue
-      f.poisoned = true
-      store.removeOutgoingMessage(Number(id))
-      return
-    }
+    let id = f.messageId
+    // Published while mqtt.js was resending its store: found by its callback, unwrapped until resent.
+    if (id === undefined) for (const [k, o] of Object.entries(store.outgoing)) if (o?.cb === f.callback) id = Number(k)
+    if (id === undefined || store.outgoing[id] === undefined) return
+    f.poisoned = true
+    store.removeOutgoingMessage(id)
   }
 }
 
