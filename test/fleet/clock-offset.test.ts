@@ -75,6 +75,7 @@ describe('clock offsets from hostile batch times', () => {
     expect(state.offsetOf('g')).toBe(TRANSIT - 5000)
     now = run(now, 20, 5000)
     expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
+    expect(state.get('a', now)?.gateways).toHaveLength(1)
 
     const late = fleet()
     late.run(0, 20, -2 * 3600_000)
