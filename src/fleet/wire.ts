@@ -5,10 +5,10 @@
  */
 
 import type { RssiReading } from '../mqtt/payloads.js'
-import { isTopicLevel } from '../mqtt/topics.js'
+import { GATEWAY_ID, isTopicLevel } from '../mqtt/topics.js'
 
-/** Gateway ids as in topics: `[A-Za-z0-9_-]+`, bounded so a hostile id cannot be huge. */
-export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
+/** Gateway ids (the one pattern, in mqtt/topics.ts), for the fleet's shape checks. */
+export { GATEWAY_ID }
 
 /**
  * A beacon id the fleet can use: it becomes a topic level of `<p>/fleet/beacons/<id>`, so a

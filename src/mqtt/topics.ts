@@ -11,15 +11,19 @@ export const DEFAULT_TOPIC_PREFIX = 'beaconkit'
 /** Default Home Assistant discovery prefix. */
 export const DEFAULT_HA_PREFIX = 'homeassistant'
 
-const GATEWAY_ID = /^[A-Za-z0-9_-]+$/
+/**
+ * Gateway ids as in topics: `[A-Za-z0-9_-]`, 1–128 characters. The one pattern for the publisher's
+ * own id and for the ids the fleet reads off topics (bounded: a hostile id cannot be huge).
+ */
+export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
 // Wildcards, NUL and empty levels would make every topic below the prefix unusable.
 const PREFIX_FORBIDDEN = ['#', '+', String.fromCharCode(0)]
 
-/** Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]+`. */
+/** Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]{1,128}`. */
 export function checkGatewayId(id: unknown): string {
   if (typeof id !== 'string' || !GATEWAY_ID.test(id)) {
     const shown = typeof id === 'string' && id.length <= 40 ? `'${id}'` : typeof id
-    throw new InvalidOptionError('invalid_option', `gateway id ${shown} is not usable in a topic: use letters, digits, '-' and '_' only, e.g. 'hall' or 'pi-3'`, { option: 'gatewayId' })
+    throw new InvalidOptionError('invalid_option', `gateway id ${shown} is not usable in a topic: use up to 128 letters, digits, '-' and '_', e.g. 'hall' or 'pi-3'`, { option: 'gatewayId' })
   }
   return id
 }
