@@ -44,10 +44,11 @@ export const MAX_TOPIC_LEVEL = 256
 const MAX_TOPIC_BYTES = 65_535
 
 /**
- * The code point at `s[i]` when Mosquitto would accept it inside a topic, else -1: a lone
- * surrogate (no valid UTF-8), a C0 or C1 control (U+0000–U+001F, U+007F–U+009F) or a
- * non-character (U+FDD0–U+FDEF, U+xxFFFE/U+xxFFFF) makes Mosquitto refuse the packet and close
- * the connection (mosquitto_validate_utf8), so one such id would cut every message after it.
+ * The code point at `s[i]` when it may be inside a topic, else -1. A C0 or C1 control
+ * (U+0000–U+001F, U+007F–U+009F) or a non-character (U+FDD0–U+FDEF, U+xxFFFE/U+xxFFFF) makes
+ * Mosquitto refuse the packet and close the connection (mosquitto_validate_utf8; checked against
+ * Mosquitto 2.0.11), so one such id would cut every message after it. A lone surrogate has no
+ * UTF-8 form: it would go out as U+FFFD, the topic of another id.
  */
 function acceptedCodePoint(s: string, i: number): number {
   const c = s.codePointAt(i) as number
