@@ -6,6 +6,7 @@
 import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
+import { GATEWAY_ID } from '../mqtt/topics.js'
 import type { CommandName, FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
@@ -143,7 +144,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   if (!['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(protocol)) fail('mqtt', `--mqtt takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quote(url)}`, command)
   if (new URL(url).password !== '') fail('mqtt', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL', command)
   const gatewayId = str(values, 'gateway-id')
-  if (gatewayId !== undefined && !/^[A-Za-z0-9_-]+$/.test(gatewayId)) fail('gateway-id', `--gateway-id takes letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`, command)
+  if (gatewayId !== undefined && !GATEWAY_ID.test(gatewayId)) fail('gateway-id', `--gateway-id takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`, command)
   const prefix = str(values, 'mqtt-prefix')
   if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes(''))) fail('mqtt-prefix', `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quote(prefix)}`, command)
   const username = str(values, 'mqtt-user')

@@ -3,6 +3,7 @@
  * hearing it, the best RSSI, age), on the same grid and screen as the scanner's table.
  */
 import type { FleetBeacon } from '../fleet/fusion.js'
+import type { FleetGatewayEvent } from '../fleet/tracker-types.js'
 import { renderGrid, statusLine } from './table.js'
 import type { Column } from './table.js'
 
@@ -18,6 +19,32 @@ export interface FleetStatus {
   batchesPerSecond: number
   /** More status, appended in order (the latest warning). */
   notes?: string[]
+}
+
+/**
+ * The gateways the status line counts, kept from the tracker's `gateway` events. A gateway the
+ * tracker forgets is dropped, so this list is bounded by the tracker's registry (`maxGateways`).
+ */
+export class FleetGatewayCounts {
+  private readonly states = new Map<string, 'online' | 'offline'>()
+
+  /** One `gateway` event of the tracker. */
+  apply(e: FleetGatewayEvent): void {
+    if (e.state === 'forgotten') this.states.delete(e.gateway)
+    else this.states.set(e.gateway, e.state)
+  }
+
+  /** Gateways whose last status is online. */
+  get online(): number {
+    let n = 0
+    for (const s of this.states.values()) if (s === 'online') n++
+    return n
+  }
+
+  /** Gateways the tracker knows by their status. */
+  get known(): number {
+    return this.states.size
+  }
 }
 
 interface FleetContext {

@@ -11,7 +11,7 @@ import { Positioner } from '../positioning/positioner.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import type { MqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { renderFleetTable } from './fleet-table.js'
+import { FleetGatewayCounts, renderFleetTable } from './fleet-table.js'
 import type { FleetStatus } from './fleet-table.js'
 import type { LineSink } from './json-lines.js'
 import { readSurvey } from './locate.js'
@@ -112,7 +112,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   }
 
   let state = 'connecting'
-  const gateways = new Map<string, 'online' | 'offline'>()
+  const gateways = new FleetGatewayCounts()
   let lastTick: { time: number; batches: number } | undefined
   tracker.on('connected', () => {
     state = 'connected'
@@ -126,7 +126,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
   tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
   tracker.on('gateway', (info) => {
-    gateways.set(info.gateway, info.state)
+    gateways.apply(info)
     line({ event: 'gateway', ...info })
   })
   const where = broker === undefined ? url : `${url} (embedded)`
@@ -134,9 +134,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     const batches = tracker.stats.batches
     const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
     lastTick = { time: now, batches }
-    const online = [...gateways.values()].filter((s) => s === 'online').length
     const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(warnings.length > 0 ? [`⚠ ${warnings[warnings.length - 1]}`] : [])]
-    return { broker: where, state, gatewaysOnline: online, gatewaysKnown: gateways.size, batchesPerSecond: rate, notes }
+    return { broker: where, state, gatewaysOnline: gateways.online, gatewaysKnown: gateways.known, batchesPerSecond: rate, notes }
   }
   const draw = (beacons: readonly FleetBeacon[], now: number): void => {
     const s = status(now)
@@ -177,7 +176,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     restore()
     process.off('exit', restore)
     removeSignals()
-    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.size} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
+    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
     for (const w of warnings) if (screen !== undefined) streams.stderr.write(`beaconkit: warning: ${w}\n`)
   }
   return EXIT.ok

@@ -17,7 +17,7 @@ export interface RunningMqtt {
   close(): Promise<void>
 }
 
-/** This machine's name as a gateway id (`[A-Za-z0-9_-]+`). */
+/** This machine's name as a gateway id (`[A-Za-z0-9_-]`, at most 64 characters). */
 export function defaultGatewayId(): string {
   const id = hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64)
   return id === '' || /^-+$/.test(id) ? 'gateway' : id

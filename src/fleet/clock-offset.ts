@@ -5,14 +5,29 @@
  * delay; the smallest of the recent differences is the best estimate of the offset alone (the
  * batch that travelled fastest). A window rather than the all-time minimum lets the estimate
  * follow a clock that is stepped or drifts.
+ *
+ * Batches come from the network, so one must not be able to move the estimate: the minimum
+ * taken is the smallest difference that {@link CONFIRMATIONS} − 1 other batches of the window
+ * confirm (lie within {@link AGREEMENT_MS} above it). A lone stamp far in the future (which
+ * would put every reading of the gateway far in the past, making its beacons go) is outvoted;
+ * a genuine clock step is followed once CONFIRMATIONS batches after it arrived.
  */
 
 /** Batches the minimum is taken over: about a minute at one batch a second. */
 const WINDOW = 64
 
+/** Batches that must agree on a difference before it is the estimate (a lone outlier never is). */
+export const CONFIRMATIONS = 3
+
+/** How close (ms) differences must be to confirm each other: transit jitter on a loaded network. */
+export const AGREEMENT_MS = 1000
+
 /** The offset estimate of one gateway. */
 export class ClockOffset {
-  private readonly samples = new Float64Array(WINDOW)
+  /** The window's differences, sorted ascending (insertion: WINDOW is small). */
+  private readonly sorted = new Float64Array(WINDOW)
+  /** The window's differences in arrival order (a ring), to know which one leaves. */
+  private readonly ring = new Float64Array(WINDOW)
   private count = 0
   private next = 0
   private best = Number.NaN
@@ -21,17 +36,45 @@ export class ClockOffset {
   sample(stamp: number, arrival: number): void {
     const d = arrival - stamp
     if (!Number.isFinite(d)) return
-    const leaving = this.count === WINDOW ? this.samples[this.next] : Number.NaN
-    this.samples[this.next] = d
+    if (this.count === WINDOW) this.remove(this.ring[this.next])
+    this.ring[this.next] = d
     this.next = (this.next + 1) % WINDOW
-    if (this.count < WINDOW) this.count++
-    if (Number.isNaN(this.best) || d <= this.best) this.best = d
-    else if (leaving === this.best) {
-      // The minimum just left the window: find the new one (rare; O(WINDOW)).
-      let m = Infinity
-      for (let i = 0; i < this.count; i++) if (this.samples[i] < m) m = this.samples[i]
-      this.best = m
+    this.insert(d)
+    this.best = this.estimate()
+  }
+
+  private remove(d: number): void {
+    const s = this.sorted
+    let i = 0
+    while (i < this.count && s[i] !== d) i++
+    s.copyWithin(i, i + 1, this.count)
+    this.count--
+  }
+
+  private insert(d: number): void {
+    const s = this.sorted
+    let i = this.count
+    while (i > 0 && s[i - 1] > d) {
+      s[i] = s[i - 1]
+      i--
     }
+    s[i] = d
+    this.count++
+  }
+
+  /**
+   * The smallest difference with CONFIRMATIONS − 1 others within AGREEMENT_MS above it. Before
+   * CONFIRMATIONS batches, the smallest (a new gateway needs an offset from its first batch;
+   * a hostile first batch only poisons what it names until real batches outvote it). When no
+   * difference is confirmed (transit jitter beyond AGREEMENT_MS), the CONFIRMATIONS-th
+   * smallest: still never a lone outlier.
+   */
+  private estimate(): number {
+    const s = this.sorted
+    const n = this.count
+    if (n < CONFIRMATIONS) return s[0]
+    for (let i = 0; i + CONFIRMATIONS - 1 < n; i++) if (s[i + CONFIRMATIONS - 1] - s[i] <= AGREEMENT_MS) return s[i]
+    return s[CONFIRMATIONS - 1]
   }
 
   /** Tracker time minus gateway time, ms; 0 before the first batch. */

@@ -93,9 +93,19 @@ export interface FleetStateOptions extends RoomOptions {
   maxBatchReadings?: number
   /** Gateways known at most; a new one beyond is skipped and counted in `droppedGateways` (default 10000). */
   maxGateways?: number
-  /** A gateway that is not online and sent nothing for this long is forgotten (default 600000 ms). */
+  /** A gateway that sent nothing (no batch, no status) for this long is forgotten, whatever its last status (default 600000 ms). */
   gatewayForgetMs?: number
+  /**
+   * A batch whose `time` is further than this from its arrival is skipped and counted in
+   * `clockRejected` (default 30 days): a Pi without a real-time clock boots at the time it last
+   * saved (fake-hwclock), hours or days behind until NTP answers, but never a month; a stamp
+   * further off is hostile or a clock at 1970, and would shift every reading of the gateway.
+   */
+  maxClockOffsetMs?: number
 }
+
+/** Default of {@link FleetStateOptions.maxClockOffsetMs}: 30 days. */
+export const DEFAULT_MAX_CLOCK_OFFSET_MS = 30 * 24 * 3600 * 1000
 
 /** What the fused state reports. */
 export interface FleetStateEvents {
@@ -103,6 +113,11 @@ export interface FleetStateEvents {
   gone(b: FleetBeacon): void
   room(b: FleetBeacon, change: RoomChange): void
   moved(b: FleetBeacon): void
+  /**
+   * A gateway was forgotten: silent for `gatewayForgetMs`, or evicted to make room for a site
+   * gateway (its readings no longer count). Lists of gateways kept elsewhere drop it too.
+   */
+  gatewayForgotten?(gateway: string): void
 }
 
 /** Counters of the fused state. */
@@ -123,6 +138,8 @@ export interface FleetStateStats {
   droppedGateways: number
   /** Gateways known now. */
   gateways: number
+  /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
+  clockRejected: number
 }
 
 interface Fused extends RoomState {
@@ -135,7 +152,7 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0 }
   private readonly beacons = new Map<string, Fused>()
   private readonly gateways: GatewayRegistry
   private readonly maxBeacons: number
@@ -148,6 +165,7 @@ export class FleetState {
   private readonly marginDb: number
   private readonly moveThresholdM: number
   private readonly roomAccuracyM: number
+  private readonly maxClockOffsetMs: number
 
   constructor(
     private readonly options: FleetStateOptions,
@@ -172,8 +190,15 @@ export class FleetState {
         },
       },
     )
+    this.maxClockOffsetMs = options.maxClockOffsetMs ?? DEFAULT_MAX_CLOCK_OFFSET_MS
     // Forgetting a gateway sooner than its readings stop counting would orphan them.
-    this.gateways = new GatewayRegistry(options.maxGateways ?? 10_000, Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs))
+    const site = options.site
+    this.gateways = new GatewayRegistry(
+      options.maxGateways ?? 10_000,
+      Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs),
+      (id) => site?.anchor(id) !== undefined,
+      (id, now, evicted) => this.forgotten(id, now, evicted),
+    )
   }
 
   /** Counters (a copy). */
@@ -205,6 +230,11 @@ export class FleetState {
     const { gateway, time, readings } = batch as Partial<RssiBatch>
     if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
       this.counters.malformed++
+      return
+    }
+    // Checked before the gateway is touched: a rejected batch makes no registry entry.
+    if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
+      this.counters.clockRejected++
       return
     }
     const record = this.gateways.touch(gateway, arrival)
@@ -266,6 +296,15 @@ export class FleetState {
     if (record.status === state) return false
     record.status = state
     return true
+  }
+
+  /**
+   * The registry let a gateway go. An evicted one may still hold readings: they stop counting. A
+   * silent one holds none younger than the forget time (≥ hearingMs), which this tick drops.
+   */
+  private forgotten(gateway: string, now: number, evicted: boolean): void {
+    if (evicted) this.gatewayOffline(gateway, now)
+    this.on.gatewayForgotten?.(gateway)
   }
 
   /** See {@link gatewayStatus}: a gateway's readings stop counting. */

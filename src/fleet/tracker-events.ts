@@ -8,14 +8,14 @@ import { EventStream } from '../range/event-stream.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
-import type { FleetTrackerEvents } from './tracker-types.js'
+import type { FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
 
 /** One tracker event as an object; `time` is the tracker's clock (ms). */
 export type FleetEvent =
   | { event: 'found' | 'gone' | 'moved'; time: number; beacon: FleetBeacon }
   | { event: 'room'; time: number; beacon: FleetBeacon; change: RoomChange }
   | { event: 'updated'; time: number; beacons: FleetBeacon[] }
-  | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' }
+  | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' | 'forgotten' }
   | { event: 'connected'; time: number; protocolVersion: 4 | 5 }
   | { event: 'partitions'; time: number; partitions: number[]; trackers: string[] }
   | { event: 'disconnected'; time: number }
@@ -33,7 +33,7 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'updated':
       return { event, time, beacons: args[0] as FleetBeacon[] }
     case 'gateway': {
-      const g = args[0] as { gateway: string; state: 'online' | 'offline'; time: number }
+      const g = args[0] as FleetGatewayEvent
       return { event, time: g.time, gateway: g.gateway, state: g.state }
     }
     case 'connected':

@@ -4,6 +4,7 @@
  */
 
 import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
+import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
@@ -77,10 +78,14 @@ export interface FleetScaleOutOptions {
   group?: string
 }
 
-/** A gateway's status as the tracker saw it change. */
+/**
+ * A gateway's status as the tracker saw it change; `forgotten` when the tracker let it go
+ * (silent for `gatewayForgetMs`, or evicted for a site gateway when `maxGateways` were known):
+ * a list of gateways kept from these events drops it, so it stays bounded by the tracker's.
+ */
 export interface FleetGatewayEvent {
   gateway: string
-  state: 'online' | 'offline'
+  state: 'online' | 'offline' | 'forgotten'
   /** ms on the tracker's clock, when the status arrived. */
   time: number
 }
@@ -95,7 +100,7 @@ export interface FleetTrackerEvents {
   room: [beacon: FleetBeacon, change: RoomChange]
   /** Its position moved (with a positioner). */
   moved: [beacon: FleetBeacon]
-  /** A gateway's status changed (`offline` includes its last will). */
+  /** A gateway's status changed (`offline` includes its last will), or it was `forgotten`. */
   gateway: [info: FleetGatewayEvent]
   /** Every second: the beacons present. */
   updated: [beacons: FleetBeacon[]]
@@ -117,8 +122,16 @@ export interface FleetTrackerStats extends FleetStateStats {
   oversized: number
   /** Retained `present` states that no gateway confirmed within the gone timeout of the tracker's start, cleared. */
   ghostsCleared: number
+  /** Statuses and batches on a topic whose gateway id is not `[A-Za-z0-9_-]{1,128}` (skipped). */
+  invalidIds: number
   /** Fleet messages handed to the broker. */
   published: number
+  /**
+   * Fleet messages dropped because the broker will never take them (docs/mqtt.md "Refused
+   * publishes"): an invalid topic, a refusing MQTT 5 PUBACK, a message the broker closed the
+   * connection on every time (poison). Never retried.
+   */
+  refused: Record<MqttRefusedReason, number>
   /** Events dropped by slow async iterators. */
   eventsDropped: number
   /** Scale-out: beacons taken over from retained states (no `found`), and let go to another tracker (no `gone`). */

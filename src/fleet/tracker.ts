@@ -14,6 +14,7 @@ import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { Outbox } from '../mqtt/outbox.js'
+import { refusedError } from '../mqtt/refusals.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
@@ -67,7 +68,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0, oversized: 0 }
+  private readonly counters = { unparsable: 0, published: 0, oversized: 0, invalidIds: 0 }
   private readonly maxPayloadBytes: number
   /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
   private readonly reader: RetainedReader
@@ -95,7 +96,17 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.maxPayloadBytes = maxPayload
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-    this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
+    this.outbox = new Outbox(
+      { maxQueuedEvents: 1, maxInflight: 100 },
+      {
+        sent: () => this.counters.published++,
+        dropped: () => undefined,
+        // Reported once per reason; the rest are counted in stats.refused.
+        refused: (info) => {
+          if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
+        },
+      },
+    )
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
@@ -115,6 +126,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         this.emit('room', b, change)
       },
       moved: (b) => this.emit('moved', b),
+      gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
     })
     this.scaleOut =
       options.scaleOut === undefined
@@ -168,7 +180,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    return { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
   }
 
   /**
@@ -201,7 +213,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     return this.state.get(id, this.clock.now())
   }
 
-  /** The gateway's estimated clock offset (tracker minus gateway, ms), once it sent a batch. */
+  /** The gateway's estimated clock offset (tracker minus gateway, ms) while the tracker holds a record of it (a batch or a status). */
   clockOffset(gateway: string): number | undefined {
     return this.state.offsetOf(gateway)
   }
@@ -299,6 +311,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
     if (m === 'unparsable') this.counters.unparsable++
+    if (m === 'invalid_id') this.counters.invalidIds++
     if (typeof m === 'string') {
       if (m === 'ignore' && !this.reader.onMessage(topic, payload)) this.scaleOut?.onMessage(topic, payload)
       return

@@ -5,16 +5,18 @@
  */
 
 import type { RssiReading } from '../mqtt/payloads.js'
+import { GATEWAY_ID, isTopicLevel } from '../mqtt/topics.js'
 
-/** Gateway ids as in topics: `[A-Za-z0-9_-]+`, bounded so a hostile id cannot be huge. */
-export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
+/** Gateway ids (the one pattern, in mqtt/topics.ts), for the fleet's shape checks. */
+export { GATEWAY_ID }
 
 /**
  * A beacon id the fleet can use: it becomes a topic level of `<p>/fleet/beacons/<id>`, so a
- * '/', a wildcard or NUL would publish elsewhere or be refused by the broker.
+ * '/', a wildcard, a control character or anything else Mosquitto refuses would publish
+ * elsewhere or make the broker close the connection (mqtt/topics.ts isTopicLevel).
  */
 export function isBeaconId(id: unknown): id is string {
-  return typeof id === 'string' && id.length > 0 && id.length <= 256 && !/[/+#]/.test(id) && !id.includes(String.fromCharCode(0))
+  return isTopicLevel(id)
 }
 
 /** A reading of the published shape (payloads.ts). */

@@ -19,6 +19,7 @@ import type { HaAnnouncer } from './home-assistant.js'
 import { CHANGE_FIELDS, MarkTable } from './mark-table.js'
 import type { ChangeField, Values } from './mark-table.js'
 import { rssiPartition } from './partition.js'
+import { isTopicLevel } from './topics.js'
 import type { GatewayTopics } from './topics.js'
 
 /** Where the feed's messages go (the outbox). */
@@ -97,6 +98,11 @@ export class GatewayFeed {
    * version is the one its mark saw is not compared (its values cannot have changed).
    */
   compared = 0
+  /**
+   * Beacon states not published because the id cannot be a topic level (a control character, a
+   * wildcard: isTopicLevel), counted per tick they were due; the beacon is left out of the batch too.
+   */
+  invalidIds = 0
   /** `{"gateway":<gw>,"time":` in UTF-8. */
   private readonly batchHead: Buffer
   /** The batch of each partition, written anew every tick into the same buffers. */
@@ -175,6 +181,7 @@ export class GatewayFeed {
         }
       }
       if (m < 0 || now - marks.at[m] >= (marks.dirty[m] === 1 ? minIntervalMs : heartbeatMs)) m = this.publishState(b, now)
+      if (m < 0) continue
       if (marks.addresses[m] !== b.address) this.relink(m, b.address)
       if (slot !== undefined) {
         // Grown in order: an array written at a far index first turns into a slow dictionary.
@@ -236,12 +243,20 @@ export class GatewayFeed {
     for (const b of beacons) this.publishState(b, now)
   }
 
-  /** Publishes the beacon's state (and its due discovery configs); returns its mark. */
+  /**
+   * Publishes the beacon's state (and its due discovery configs); returns its mark, or -1 for an
+   * id that cannot be a topic level (skipped and counted: the broker would refuse its topic).
+   */
   private publishState(beacon: Beacon, now: number): number {
-    if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
-    this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     const marks = this.marks
     let m = marks.find(beacon.id)
+    // Only a beacon without a mark can have a bad id: a mark is made after this check passed.
+    if (m < 0 && !isTopicLevel(beacon.id)) {
+      this.invalidIds++
+      return -1
+    }
+    if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
+    this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     if (m < 0) {
       const partition = this.partitions > 1 ? rssiPartition(beacon.id, this.partitions) : 0
       m = marks.add(beacon, valuesOf(beacon), versionOf(beacon), partition, now)

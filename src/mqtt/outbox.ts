@@ -8,6 +8,10 @@
 import type { QueuedRecord } from '../cloud/queue.js'
 import type { MqttClientLike } from './connection.js'
 import type { DiskEvents, StoredEvent } from './disk-events.js'
+import { EventQueue } from './event-queue.js'
+import { refusalCode, Unacked } from './refusals.js'
+import type { MqttRefusedReason } from './refusals.js'
+import { isPublishTopic } from './topics.js'
 
 /** One message. */
 export interface OutMessage {
@@ -42,10 +46,28 @@ export interface SentMessage {
   payload: string | Uint8Array
 }
 
+export { POISON_STRIKES } from './refusals.js'
+export type { MqttRefusedReason } from './refusals.js'
+
+/** Poison topics remembered at most. */
+const MAX_POISON_TOPICS = 1024
+
+/** A message given up as refused (counted, never retried). */
+export interface MqttRefusedInfo {
+  reason: MqttRefusedReason
+  kind: OutMessage['kind']
+  /** Only the topic's length: the topic itself may be hostile bytes. */
+  topicLength: number
+  /** The PUBACK reason code, for `broker_refused`. */
+  reasonCode?: number
+}
+
 /** Callbacks of an {@link Outbox}. */
 export interface OutboxHooks {
   sent(message: SentMessage): void
   dropped(info: MqttDropInfo): void
+  /** A message the broker will not take was dropped (see {@link MqttRefusedReason}). */
+  refused?(info: MqttRefusedInfo): void
 }
 
 /** Limits of an {@link Outbox}. */
@@ -56,55 +78,30 @@ export interface OutboxLimits {
   maxInflight: number
 }
 
-/** Bounded FIFO of events. */
-class EventQueue {
-  private items: OutMessage[] = []
-  private head = 0
-
-  get size(): number {
-    return this.items.length - this.head
-  }
-
-  push(m: OutMessage): void {
-    this.items.push(m)
-  }
-
-  shift(): OutMessage | undefined {
-    if (this.head >= this.items.length) return undefined
-    const m = this.items[this.head++]
-    // Reclaim the consumed prefix once it dominates.
-    if (this.head > 1024 && this.head * 2 > this.items.length) {
-      this.items = this.items.slice(this.head)
-      this.head = 0
-    }
-    return m
-  }
-
-  unshift(m: OutMessage): void {
-    if (this.head > 0) this.items[--this.head] = m
-    else this.items.unshift(m)
-  }
-
-  clear(): number {
-    const n = this.size
-    this.items = []
-    this.head = 0
-    return n
-  }
-}
-
 /** Holds messages until a connected client can take them, in the order: status, retained state, events. */
 export class Outbox {
   // True private: util.inspect of anything holding the outbox cannot reach the client's password.
   #client: MqttClientLike | undefined
+  /** The client the messages in flight were handed to (kept across disconnects: mqtt.js resends them). */
+  #sentThrough: MqttClientLike | undefined
   private readonly status = new Map<string, string>()
   private readonly retained = new Map<string, string>()
   /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
   private readonly onBroker = new Set<string>()
-  private readonly events = new EventQueue()
+  private readonly events = new EventQueue<OutMessage>()
   /** With `queueDir`: where events wait instead of `events` (see disk-events.ts). */
   private disk: DiskEvents | undefined
   private inflight = 0
+  /** QoS 1 messages in flight, oldest first. */
+  private readonly unacked = new Unacked<OutMessage>()
+  /**
+   * Topics of poison messages (bounded, oldest forgotten first): later messages on them are
+   * refused at once, or each new beacon state on such a topic would cost POISON_STRIKES
+   * connection losses of its own.
+   */
+  private readonly poisonTopics = new Set<string>()
+  /** Messages dropped as refused, by reason. */
+  readonly refused: Record<MqttRefusedReason, number> = { invalid_topic: 0, broker_refused: 0, poison: 0 }
   /** The iterators draining `status` and `retained` (see next()). */
   private readonly draining: { status?: MapIterator<[string, string]>; retained?: MapIterator<[string, string]> } = {}
   private idleWaiters: (() => void)[] = []
@@ -139,9 +136,15 @@ export class Outbox {
     this.pump()
   }
 
-  /** The client to publish through while it is connected; undefined while it is not. */
+  /**
+   * The client to publish through while it is connected; undefined while it is not. Losing the
+   * client with messages in flight is a strike against the oldest (see {@link POISON_STRIKES}).
+   */
   setClient(client: MqttClientLike | undefined): void {
     this.#client = client
+    // The client that holds what is in flight, even when the connection dropped again before
+    // the owner handed it back (mqtt.js resends its store first thing on connect).
+    if (client === undefined && this.#sentThrough !== undefined) this.unacked.strike(this.#sentThrough)
     this.pump()
   }
 
@@ -258,21 +261,48 @@ export class Outbox {
   }
 
   private send(client: MqttClientLike, m: OutMessage): void {
+    // Defence in depth: the callers check their ids, but one topic Mosquitto refuses closes
+    // the connection and would be resent on every reconnect.
+    if (!isPublishTopic(m.topic)) {
+      this.refuse(m, 'invalid_topic')
+      return
+    }
+    if (this.poisonTopics.has(m.topic)) {
+      this.refuse(m, 'poison')
+      return
+    }
     this.inflight++
     if (m.retain) {
       if (m.payload === '') this.onBroker.delete(m.topic)
       else this.onBroker.add(m.topic)
     }
-    client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, (error) => {
+    const f = this.unacked.add(m, (_, error) => {
       this.inflight--
-      if (error !== undefined && error !== null) this.requeue(m)
-      else {
+      if (error === undefined || error === null) {
         if (m.record !== undefined) this.disk?.sent(m.record.seq)
         this.hooks.sent(m)
+      } else if (f.poisoned) {
+        if (this.poisonTopics.size >= MAX_POISON_TOPICS) this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
+        this.poisonTopics.add(m.topic)
+        this.refuse(m, 'poison')
       }
+      else if (refusalCode(error) !== undefined) this.refuse(m, 'broker_refused', refusalCode(error))
+      else this.requeue(m)
       // Called back inside mqtt.js: pump on the next tick, not re-entrantly.
       queueMicrotask(() => this.pump())
     })
+    this.#sentThrough = client
+    client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, f.callback)
+    this.unacked.published(f, client)
+  }
+
+  /** Drops a message the broker will not take: counted and reported, never requeued. */
+  private refuse(m: OutMessage, reason: MqttRefusedReason, reasonCode?: number): void {
+    this.refused[reason]++
+    if (m.retain && m.payload !== '') this.onBroker.delete(m.topic)
+    // An event from the disk queue leaves it: it would be refused again on every run.
+    if (m.record !== undefined) this.disk?.sent(m.record.seq)
+    this.hooks.refused?.({ reason, kind: m.kind, topicLength: m.topic.length, ...(reasonCode === undefined ? {} : { reasonCode }) })
   }
 
   /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */

@@ -19,7 +19,7 @@ export interface MqttPublisherOptions {
   url?: string
   /** A connected mqtt.js 5 client to publish through instead; its will, TLS and reconnects stay yours. */
   client?: MqttClientLike
-  /** This gateway's id in topics: `[A-Za-z0-9_-]+`. */
+  /** This gateway's id in topics: `[A-Za-z0-9_-]`, 1–128 characters. */
   gatewayId: string
   /** Topic prefix `<p>`, default `beaconkit`. */
   topicPrefix?: string

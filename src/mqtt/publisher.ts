@@ -22,6 +22,8 @@ import type { MqttLink } from './connection.js'
 import { Outbox } from './outbox.js'
 import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
+import { refusedError } from './refusals.js'
+import type { MqttRefusedReason } from './refusals.js'
 import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
 import { openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
@@ -60,6 +62,13 @@ export interface MqttPublisherStats {
   diskQueued?: number
   /** Connections made (1 + reconnects). */
   connections: number
+  /**
+   * Messages dropped because the broker will never take them (docs/mqtt.md "Refused
+   * publishes"): an invalid topic, a refusing MQTT 5 PUBACK, a poison message. Never retried.
+   */
+  refused: Record<MqttRefusedReason, number>
+  /** Beacon states not published because the beacon id cannot be a topic level (counted per time due). */
+  invalidIds: number
 }
 
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
@@ -123,6 +132,10 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
           this.counters.dropped[info.kind] += info.count
           this.emit('dropped', info)
         },
+        // Reported once per reason; the rest are counted in stats.refused.
+        refused: (info) => {
+          if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
+        },
       },
     )
     this.ha =
@@ -140,7 +153,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   /** Counters and the connection state. */
   get stats(): MqttPublisherStats {
     const c = this.counters
-    const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
+    const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections, refused: { ...this.outbox.refused }, invalidIds: this.feed.invalidIds }
     if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
     return stats
   }

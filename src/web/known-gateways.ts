@@ -41,8 +41,9 @@ export class FleetGateways implements GatewayWitness {
     this.listed = anchors.length > 0 ? new Set(anchors.map((a) => a.id)) : undefined
     this.detach = subscribe(fleet, {
       gateway: (e) => {
-        // Offline drops only what a status added: batches the tracker still holds keep it known.
-        if (e.state === 'offline') this.online.delete(e.gateway)
+        // Offline or forgotten drops only what a status added: batches the tracker still holds
+        // keep it known (clockOffset answers until the tracker forgets it).
+        if (e.state !== 'online') this.online.delete(e.gateway)
         else if (this.online.size < MAX_ONLINE) this.online.add(e.gateway)
       },
     })
@@ -52,14 +53,6 @@ export class FleetGateways implements GatewayWitness {
   knows(gateway: string): boolean {
     if (this.listed !== undefined) return this.listed.has(gateway)
     return this.online.has(gateway) || this.fleet.clockOffset(gateway) !== undefined
-  }
-
-  /**
-   * Forgets a gateway the fleet forgot (a later 'forgotten' tracker event calls this); its
-   * details stop showing unless the tracker still holds batches from it.
-   */
-  forget(gateway: string): void {
-    this.online.delete(gateway)
   }
 
   /** Stops listening to the tracker. */

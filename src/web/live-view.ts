@@ -42,6 +42,8 @@ export interface LiveUpdate {
   beacons: ViewBeacon[]
   gone: string[]
   gateways: ViewGateway[]
+  /** Gateways the tracker forgot (not the site's, which stay on the plan as `unknown`). */
+  gatewaysGone: string[]
   log: ViewLogEntry[]
 }
 
@@ -76,6 +78,9 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
   private dirty = new Set<string>()
   private gone = new Set<string>()
   private dirtyGateways = new Set<string>()
+  private goneGateways = new Set<string>()
+  /** The site's gateways: kept on the plan when the tracker forgets them. */
+  private readonly siteGateways: ReadonlyMap<string, ViewGateway>
   private newLog: ViewLogEntry[] = []
   private readonly plan: ViewPlan | undefined
   private readonly unsubscribe: Unsubscribe[] = []
@@ -86,7 +91,8 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
     this.mode = options.fleet !== undefined ? 'fleet' : 'scanner'
     const site = options.site
     this.plan = this.mode === 'fleet' || site !== undefined ? planOf(site, options.image) : undefined
-    for (const g of gatewaysOf(site)) this.gateways.set(g.id, g)
+    this.siteGateways = new Map(gatewaysOf(site).map((g) => [g.id, g]))
+    for (const g of this.siteGateways.values()) this.gateways.set(g.id, g)
   }
 
   private now(): number {
@@ -176,7 +182,11 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
     this.note({ time, event: 'gone', id })
   }
 
-  private gatewayState(id: string, state: 'online' | 'offline', time: number): void {
+  private gatewayState(id: string, state: 'online' | 'offline' | 'forgotten', time: number): void {
+    if (state === 'forgotten') {
+      this.forgetGateway(id)
+      return
+    }
     const g = this.gateways.get(id) ?? { id, state: 'unknown' }
     if (g.state === state) return
     const first = g.state === 'unknown' && state === 'online'
@@ -184,6 +194,23 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
     this.dirtyGateways.add(id)
     // A gateway's first "online" is the normal start, not news for the log.
     if (!first) this.note({ time, event: state, id })
+  }
+
+  /**
+   * The tracker forgot a gateway: the map's list follows the tracker's (bounded by its
+   * registry). A site gateway stays on the plan, its state unknown again.
+   */
+  private forgetGateway(id: string): void {
+    const site = this.siteGateways.get(id)
+    if (site !== undefined) {
+      if (this.gateways.get(id)?.state === 'unknown') return
+      this.gateways.set(id, site)
+      this.dirtyGateways.add(id)
+      return
+    }
+    if (!this.gateways.delete(id)) return
+    this.dirtyGateways.delete(id)
+    this.goneGateways.add(id)
   }
 
   private note(entry: ViewLogEntry): void {
@@ -194,7 +221,7 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
 
   /** Sends what changed since the last flush, if anything. */
   flush(): void {
-    if (this.dirty.size === 0 && this.gone.size === 0 && this.dirtyGateways.size === 0 && this.newLog.length === 0) return
+    if (this.dirty.size === 0 && this.gone.size === 0 && this.dirtyGateways.size === 0 && this.goneGateways.size === 0 && this.newLog.length === 0) return
     const beacons: ViewBeacon[] = []
     for (const id of this.dirty) {
       const v = this.beacons.get(id)
@@ -217,11 +244,13 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       beacons,
       gone: [...this.gone],
       gateways: [...this.dirtyGateways].map((id) => this.gateways.get(id)).filter((g): g is ViewGateway => g !== undefined),
+      gatewaysGone: [...this.goneGateways],
       log: this.newLog,
     }
     this.dirty = new Set()
     this.gone = new Set()
     this.dirtyGateways = new Set()
+    this.goneGateways = new Set()
     this.newLog = []
     this.emit('update', update)
   }

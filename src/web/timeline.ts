@@ -16,7 +16,7 @@ import type { LiveSnapshot } from './live-view.js'
 type Entry =
   | { t: number; event: 'keyframe' | 'beacons'; beacons: FleetBeacon[] }
   | { t: number; event: 'gone'; id: string }
-  | { t: number; event: 'gateway'; gateway: string; state: 'online' | 'offline' }
+  | { t: number; event: 'gateway'; gateway: string; state: 'online' | 'offline' | 'forgotten' }
   | { t: number; event: 'found' | 'room'; id: string; detail?: string }
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256
@@ -56,7 +56,7 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
       if (!isText(o.id) || !isText(o.to)) return undefined
       return isText(o.from) ? { t, event: 'room', id: o.id, detail: `${o.from} → ${o.to}` } : { t, event: 'room', id: o.id }
     case 'gateway':
-      return isText(o.gateway) && (o.state === 'online' || o.state === 'offline') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
+      return isText(o.gateway) && (o.state === 'online' || o.state === 'offline' || o.state === 'forgotten') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
     default:
       return undefined
   }
@@ -197,8 +197,15 @@ export class FleetTimeline {
     for (let i = 0; i <= last; i++) {
       const e = this.entries[i]
       if (e.event === 'gateway') {
-        gateways.set(e.gateway, { ...(gateways.get(e.gateway) ?? { id: e.gateway }), state: e.state })
-        log.push({ time: e.t, event: e.state, id: e.gateway })
+        if (e.state === 'forgotten') {
+          // As the live map: a site gateway goes back to unknown, any other leaves the list.
+          const site = gatewaysOf(this.site).find((g) => g.id === e.gateway)
+          if (site === undefined) gateways.delete(e.gateway)
+          else gateways.set(e.gateway, site)
+        } else {
+          gateways.set(e.gateway, { ...(gateways.get(e.gateway) ?? { id: e.gateway }), state: e.state })
+          log.push({ time: e.t, event: e.state, id: e.gateway })
+        }
       } else if (e.event === 'found' || (e.event === 'room' && e.detail !== undefined)) log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
       else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
       if (log.length > 2 * LOG) log.splice(0, LOG)

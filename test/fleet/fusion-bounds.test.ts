@@ -6,19 +6,22 @@ import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { Site } from '../../src/fleet/site.js'
+import { readGatewayMessage } from '../../src/fleet/gateway-messages.js'
 
 function harness(options: ConstructorParameters<typeof FleetState>[0] = {}) {
   const log: string[] = []
+  const forgotten: string[] = []
   const state = new FleetState(options, {
     found: (b: FleetBeacon) => log.push(`found ${b.id}`),
     gone: (b: FleetBeacon) => log.push(`gone ${b.id}`),
     room: (b: FleetBeacon, c) => log.push(`room ${b.id} ${c.from ?? '-'}>${c.to}`),
     moved: (b: FleetBeacon) => log.push(`moved ${b.id}`),
+    gatewayForgotten: (g) => forgotten.push(g),
   })
   const batch = (gateway: string, time: number, ids: string[], rssi = -60): RssiBatch => ({
     gateway, time, readings: ids.map((id) => ({ id, rssi, lastSeen: time, count: 1 })),
   })
-  return { state, log, batch }
+  return { state, log, batch, forgotten }
 }
 
 describe('bounded maps', () => {
@@ -35,8 +38,8 @@ describe('bounded maps', () => {
     expect(log).toEqual(['found a', 'found b', 'found c'])
   })
 
-  it('forgets a gateway that went offline and stayed silent, keeps one that is online', () => {
-    const { state, batch } = harness({ hearingMs: 2000, goneTimeoutMs: 5000, gatewayForgetMs: 10_000 })
+  it('forgets a gateway silent for the forget time whatever its last status, and says so', () => {
+    const { state, batch, forgotten } = harness({ hearingMs: 2000, goneTimeoutMs: 5000, gatewayForgetMs: 10_000 })
     for (let i = 0; i < 50; i++) state.ingest(batch(`passing-${i}`, 0, ['x']), 0)
     state.gatewayStatus('quiet', 'online', 0)
     state.gatewayStatus('passing-0', 'offline', 100)
@@ -44,13 +47,47 @@ describe('bounded maps', () => {
     state.tick(9_000)
     expect(state.stats.gateways).toBe(51)
     state.tick(10_200)
-    // Silent for the forget time and not online: forgotten, offline or never announced alike.
-    expect(state.stats.gateways).toBe(1)
+    // Silent for the forget time: forgotten, offline, online or never announced alike (an
+    // online status alone would let anyone fill the registry for good).
+    expect(state.stats.gateways).toBe(0)
     expect(state.offsetOf('passing-1')).toBeUndefined()
-    // The online one stays however long it hears nothing: its retained status says it is there.
-    state.tick(1_000_000)
+    expect(forgotten).toHaveLength(51)
+    expect(forgotten).toContain('quiet')
+    // Heard again: known again (a status that changes nothing new is still news after forgetting).
+    expect(state.gatewayStatus('quiet', 'online', 20_000)).toBe(true)
     expect(state.stats.gateways).toBe(1)
-    expect(state.gatewayStatus('quiet', 'online', 1_000_000)).toBe(false)
+  })
+
+  it('admits a site gateway when full by evicting the gateway silent longest that is not the site\'s', () => {
+    const site = Site.fromJSON({ gateways: { k: {}, h: {} }, rooms: { Kitchen: ['k'], Hall: ['h'] } })
+    const { state, log, batch, forgotten } = harness({ site, maxGateways: 3 })
+    state.ingest(batch('fake-1', 0, ['f']), 0)
+    state.gatewayStatus('fake-2', 'online', 10)
+    state.gatewayStatus('fake-3', 'online', 20)
+    state.ingest(batch('fake-1', 30, ['f']), 30)
+    // Full: another fake is refused, the site's own gateways are admitted.
+    expect(state.gatewayStatus('fake-4', 'online', 40)).toBe(false)
+    state.ingest(batch('k', 50, ['t']), 50)
+    expect(forgotten).toEqual(['fake-2'])
+    state.ingest(batch('h', 60, ['t']), 60)
+    expect(forgotten).toEqual(['fake-2', 'fake-3'])
+    expect(state.stats).toMatchObject({ gateways: 3, droppedGateways: 1 })
+    expect(state.get('t', 60)?.gateways.map((g) => g.gateway).sort()).toEqual(['h', 'k'])
+    // Full again: a gateway that is not the site's is still refused.
+    state.ingest(batch('fake-5', 70, ['f']), 70)
+    expect(state.stats.droppedGateways).toBe(2)
+    expect(log).toContain('found t')
+  })
+
+  it('a status or batch of a gateway id that is not one never reaches the registry (tracker: readGatewayMessage)', () => {
+    const base = 'beaconkit/gateways/'
+    const body = Buffer.from('{"state":"online"}')
+    expect(readGatewayMessage(base, `${base}${'x'.repeat(10_000)}/status`, body, false)).toBe('invalid_id')
+    expect(readGatewayMessage(base, `${base}bad id/status`, body, false)).toBe('invalid_id')
+    expect(readGatewayMessage(base, `${base}ctrl${String.fromCharCode(1)}/status`, body, false)).toBe('invalid_id')
+    expect(readGatewayMessage(base, `${base}g/rssi/x`, body, true)).toBe('invalid_id')
+    expect(readGatewayMessage(base, `${base}g/rssi/3`, body, true)).toMatchObject({ gateway: 'g', kind: 'rssi' })
+    expect(readGatewayMessage(base, `${base}g-1/status`, body, false)).toMatchObject({ gateway: 'g-1', kind: 'status' })
   })
 
   it('caps the gateways known and counts what new gateways beyond it send', () => {
@@ -65,10 +102,10 @@ describe('bounded maps', () => {
 
   it('skips beacon ids that cannot be a topic level and batches that name another gateway than their topic', () => {
     const { state, log, batch } = harness()
-    state.ingest(batch('g', 0, ['a/b', 'x+', '#', `nul${String.fromCharCode(0)}`, 'ok']), 0)
+    state.ingest(batch('g', 0, ['a/b', 'x+', '#', `nul${String.fromCharCode(0)}`, 'ok', 'CTRL\u0001', 'c1\u0085', 'del\u007f', 'lone\ud800', 'y'.repeat(257)]), 0)
     state.ingest(batch('other', 0, ['spoofed']), 0, 'g')
     expect(log).toEqual(['found ok'])
-    expect(state.stats).toMatchObject({ malformed: 5, observations: 1 })
+    expect(state.stats).toMatchObject({ malformed: 10, observations: 1 })
   })
 })
 

@@ -27,6 +27,7 @@ describe('MQTT flags', () => {
       [['--mqtt', 'http://x'], 'mqtt'],
       [['--mqtt', 'mqtt://u:secret@b'], 'mqtt'],
       [['--mqtt', 'mqtt://b', '--gateway-id', 'a/b'], 'gateway-id'],
+      [['--mqtt', 'mqtt://b', '--gateway-id', 'g'.repeat(129)], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-prefix', 'a/#'], 'mqtt-prefix'],
       [['--ha'], 'ha'],
       [['--gateway-id', 'hall'], 'gateway-id'],

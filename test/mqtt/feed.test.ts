@@ -125,6 +125,21 @@ describe('GatewayFeed', () => {
   })
 })
 
+describe('GatewayFeed ids that cannot be a topic level', () => {
+  it('publishes no state, discovery config or reading of a beacon whose id the broker would refuse, and counts it', () => {
+    const { feed: f, sink } = feed()
+    const bad = beacon('CTRL\u0001', { address: 'aa:00:00:00:00:99', lastSeen: 900 })
+    const ok = beacon('OK1', { lastSeen: 900 })
+    f.found(bad, 100)
+    f.found(ok, 100)
+    f.updated([bad, ok], 1000)
+    expect(sink.out.filter((m) => m.kind === 'retained').map((m) => m.topic)).toEqual([topics.beacon('OK1')])
+    const batches = sink.out.filter((m) => m.kind === 'rssi').map((m) => JSON.parse(m.payload) as RssiBatch)
+    expect(batches.flatMap((b) => b.readings.map((r) => r.id))).toEqual(['OK1'])
+    expect(f.invalidIds).toBe(2)
+  })
+})
+
 describe('topic names', () => {
   it('builds the DESIGN.md topics', () => {
     expect([topics.status, topics.events, topics.rssi, topics.beacon('0117C5456A36')]).toEqual([
@@ -135,8 +150,10 @@ describe('topic names', () => {
     ])
   })
 
-  it('refuses gateway ids outside [A-Za-z0-9_-]+ with a typed error', () => {
-    for (const bad of ['', 'a/b', 'a+b', '#', 'hall 1', 'häll', 42]) {
+  it('refuses gateway ids outside [A-Za-z0-9_-]{1,128} with a typed error', () => {
+    // Longer than 128: the fleet tracker would skip every message of that gateway.
+    expect(checkGatewayId('g'.repeat(128))).toHaveLength(128)
+    for (const bad of ['', 'a/b', 'a+b', '#', 'hall 1', 'häll', 42, 'g'.repeat(129)]) {
       expect(() => checkGatewayId(bad), String(bad)).toThrow(InvalidOptionError)
     }
     expect(checkGatewayId('Pi-3_b')).toBe('Pi-3_b')

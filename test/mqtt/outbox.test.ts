@@ -11,14 +11,24 @@ class ManualClient implements MqttClientLike {
   private readonly callbacks: (() => void)[] = []
   publish(topic: string, message: string, _opts: { qos: 0 | 1; retain: boolean }, callback?: (error?: Error) => void): unknown {
     this.published.push(`${topic}=${message}`)
-    if (callback !== undefined) this.callbacks.push(() => callback())
+    if (callback !== undefined) {
+      this.callbacks.push(() => callback())
+      this.failures.push((error) => callback(error))
+    }
     return undefined
   }
   ack(): boolean {
     const cb = this.callbacks.shift()
+    this.failures.shift()
     cb?.()
     return cb !== undefined
   }
+  /** Calls back the oldest publish with `error`. */
+  fail(error: Error): void {
+    this.failures.shift()?.(error)
+    this.callbacks.shift()
+  }
+  private readonly failures: ((error: Error) => void)[] = []
   end(): unknown {
     return undefined
   }
@@ -58,5 +68,30 @@ describe('Outbox', () => {
     expect(client.published.slice(-2)).toEqual(['e=1', 'e=2'])
     expect(outbox.pending).toBe(0)
     expect(sent).toHaveLength(client.published.length)
+  })
+
+  it('never sends a topic that is not a valid publish topic, and drops a message the broker refuses (MQTT 5 PUBACK) instead of resending it', async () => {
+    const refused: string[] = []
+    const outbox = new Outbox({ maxQueuedEvents: 100, maxInflight: 10 }, { sent: () => undefined, dropped: () => undefined, refused: (i) => refused.push(`${i.reason}:${i.reasonCode ?? ''}`) })
+    const client = new ManualClient()
+    outbox.setClient(client)
+    for (const bad of ['a/+/b', 'a/#', `ctrl${String.fromCharCode(1)}`, 'c1\u0085', 'lone\ud800', '']) outbox.putRetained(bad, 'x')
+    outbox.putRetained('ok/1', 'x')
+    expect(client.published).toEqual(['ok/1=x'])
+    expect(outbox.refused.invalid_topic).toBe(6)
+    // The broker says "not authorized" (0x87): dropped and counted, not put back.
+    const denied = Object.assign(new Error('Publish error: Not authorized'), { code: 0x87 })
+    client.fail(denied)
+    await Promise.resolve()
+    outbox.putRetained('ok/2', 'y')
+    await Promise.resolve()
+    expect(client.published).toEqual(['ok/1=x', 'ok/2=y'])
+    expect(outbox.refused.broker_refused).toBe(1)
+    // A closed connection is not a refusal: put back and sent again.
+    client.fail(new Error('Connection closed'))
+    await Promise.resolve()
+    await Promise.resolve()
+    expect(client.published).toEqual(['ok/1=x', 'ok/2=y', 'ok/2=y'])
+    expect(refused).toEqual([...Array(6).fill('invalid_topic:'), 'broker_refused:135'])
   })
 })

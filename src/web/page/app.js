@@ -80,6 +80,7 @@ function applyUpdate(u) {
     state.trails.delete(id)
   }
   for (const g of u.gateways) state.gateways.set(g.id, g)
+  for (const id of u.gatewaysGone ?? []) state.gateways.delete(id)
   state.log.push(...u.log)
   if (state.log.length > LOG) state.log.splice(0, state.log.length - LOG)
 }
