@@ -47,8 +47,9 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     lastError = ''
   })
   publisher.on('dropped', (info) => {
-    if (info.kind === 'event') warn(`mqtt: dropped ${info.count} events (${info.reason})`)
+    if (info.kind === 'event') warn(`mqtt: dropped ${info.count} events (${info.reason})${info.segment === undefined ? '' : ` from queue segment ${info.segment}`}`)
   })
+  publisher.on('warning', (w) => warn(`mqtt queue: ${w.message}`))
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))

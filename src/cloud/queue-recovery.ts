@@ -13,6 +13,7 @@
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import type { RecordCheck } from './journal.js'
 import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
 
 /** A segment file as the queue tracks it. */
@@ -58,6 +59,37 @@ export interface Recovery {
 
 /** The file listing loss ranges already reported. */
 export const LOST_FILE = 'lost'
+
+/**
+ * The file holding the highest seq known written (updated at open, when a segment is sealed
+ * and at close). Without it the records of a damaged, emptied or truncated last segment could
+ * not be counted: nothing after them names their seqs.
+ */
+export const WRITTEN_FILE = 'written'
+
+/** The highest seq known written, or undefined when the file is missing or unreadable. */
+export async function readWritten(dir: string): Promise<number | undefined> {
+  try {
+    const v = JSON.parse(await readFile(join(dir, WRITTEN_FILE), 'utf8')) as unknown
+    return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Records `seq` as the highest seq written (atomically: a torn write leaves the old value). */
+export async function writeWritten(dir: string, seq: number): Promise<void> {
+  const tmp = join(dir, `${WRITTEN_FILE}.tmp`)
+  await writeFile(tmp, JSON.stringify(seq))
+  await rename(tmp, join(dir, WRITTEN_FILE))
+}
+
+/** What else recovery may know: the consumer's record check and the highest seq written. */
+export interface RecoveryHints {
+  accept?: RecordCheck
+  /** From {@link readWritten}; seqs up to it that no segment holds are lost. */
+  written?: number
+}
 
 /** Seqs `from` to `to`, both included. */
 export type Range = [from: number, to: number]
@@ -132,7 +164,8 @@ export function gaps(seqs: number[], from: number, to: number): Range[] {
  * missing or unreadable) seqs before the first segment may simply have been delivered: they
  * are not counted as lost.
  */
-export async function recoverSegments(dir: string, acked: number, ackKnown = true): Promise<Recovery & { known: Range[] }> {
+export async function recoverSegments(dir: string, acked: number, ackKnown = true, hints: RecoveryHints = {}): Promise<Recovery & { known: Range[] }> {
+  const { accept, written } = hints
   const known = await readKnownLosses(dir)
   const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
   const named: { name: string; firstSeq: number }[] = []
@@ -147,7 +180,7 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     // records, under fresh seqs at the end of the queue.
     const path = join(dir, name)
     const buf = await readFile(path)
-    const { records } = decodeSegment(buf, 0, true)
+    const { records } = decodeSegment(buf, 0, true, accept)
     if (records.length === 0 && buf.length > 0) {
       // Nothing we can read: not ours to delete.
       out.warnings.push({ code: 'segment_unreadable', message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away` })
@@ -165,12 +198,14 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     const { name, firstSeq } = named[i]
     const path = join(dir, name)
     const buf = await readFile(path)
-    const d = decodeSegment(buf, firstSeq)
+    const d = decodeSegment(buf, firstSeq, false, accept)
     const next = named[i + 1]?.firstSeq
     // Frames past the next segment's start cannot be ours; treat them as damage.
     const records = next === undefined ? d.records : d.records.filter((r) => r.seq < next)
     const live = records.filter((r) => r.seq > acked)
-    const lastValid = records.length > 0 ? records[records.length - 1].seq : firstSeq - 1
+    // A rejected record still proves its seq was written: the gap up to it is a loss, not a torn tail.
+    const lastRejected = d.rejected.filter((s) => next === undefined || s < next).at(-1) ?? firstSeq - 1
+    const lastValid = Math.max(records.length > 0 ? records[records.length - 1].seq : firstSeq - 1, lastRejected)
     // The gap before this segment: the previous one's tail, or whole segments deleted.
     for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), Math.min(firstSeq - 1, Number.MAX_SAFE_INTEGER))) {
       // A clean segment before the gap: the file that held `from` on is gone (and had this name).
@@ -183,10 +218,11 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     out.damagedBytes += d.damagedBytes
     out.salvaged += d.salvaged
     // Bytes after the last frame: a torn write unless the next segment shows seqs went missing.
-    const tailIsLoss = next !== undefined && next - 1 > Math.max(lastValid, acked)
+    const after = next ?? (written === undefined ? undefined : written + 1)
+    const tailIsLoss = after !== undefined && after - 1 > Math.max(lastValid, acked)
     if (!tailIsLoss) out.tornBytes += d.tailBytes
     else out.damagedBytes += d.tailBytes
-    if (next === undefined && records.length === 0 && buf.length > 0) {
+    if (next === undefined && written === undefined && lastValid < firstSeq && buf.length > 0) {
       out.warnings.push({ code: 'segment_unreadable', message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted` })
     }
     previous = name
@@ -200,6 +236,13 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     const seg: Segment = { firstSeq, lastSeq: lastValid, count: live.length, bytes: buf.length, path }
     if (inside.length > 0 || live[0].seq !== Math.max(acked + 1, firstSeq)) seg.seqs = live.map((r) => r.seq)
     out.segments.push(seg)
+  }
+  if (written !== undefined) {
+    // Seqs written after the last one found: the last segment's lost tail, or later segments gone.
+    for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), written)) {
+      out.losses.push({ from, to, reason: previousDamaged ? 'corrupt' : 'missing', segment: previousDamaged ? previous : segmentName(from), salvaged: 0 })
+    }
+    out.maxSeq = Math.max(out.maxSeq, written)
   }
   // Report each lost range once across restarts.
   const fresh: Loss[] = []

@@ -79,3 +79,29 @@ export function anyGatewayStatusTopic(prefix: string): string {
 export function haObjectId(beaconId: string): string {
   return beaconId.toLowerCase().replace(/[^a-z0-9]/g, '_')
 }
+
+/** MQTT's limit on a topic name: its length is a 16-bit field. */
+const MAX_TOPIC_BYTES = 65535
+
+/**
+ * Whether `topic` may be published to: non-empty, at most 65535 UTF-8 bytes, well-formed
+ * UTF-16 (so valid UTF-8 on the wire), no wildcard (`+`, `#`) and no control character
+ * (U+0000–U+001F, U+007F–U+009F). A broker disconnects a client that publishes anything else,
+ * so a topic read from disk or built from outside input is checked here before it goes out.
+ */
+export function isPublishTopic(topic: string): boolean {
+  if (typeof topic !== 'string' || topic.length === 0) return false
+  // A UTF-16 unit is at most 3 UTF-8 bytes: only long topics need the exact count.
+  if (topic.length * 3 > MAX_TOPIC_BYTES && Buffer.byteLength(topic, 'utf8') > MAX_TOPIC_BYTES) return false
+  for (let i = 0; i < topic.length; i++) {
+    const c = topic.charCodeAt(i)
+    if (c === 0x2b || c === 0x23 || c <= 0x1f || (c >= 0x7f && c <= 0x9f)) return false
+    if (c >= 0xd800 && c <= 0xdbff) {
+      const low = topic.charCodeAt(i + 1)
+      // A lone high surrogate has no UTF-8 encoding.
+      if (!(low >= 0xdc00 && low <= 0xdfff)) return false
+      i++
+    } else if (c >= 0xdc00 && c <= 0xdfff) return false
+  }
+  return true
+}
