@@ -99,6 +99,16 @@ describe('DiskEvents over a damaged queue directory', () => {
     await disk.close()
   })
 
+  it('a segment file deleted while the gateway was stopped: its events reported dropped (missing)', async () => {
+    const dir = await tempDir()
+    await queued(dir, 40)
+    const name = await onlySegment(dir)
+    await rm(join(dir, name))
+    const { disk, drops } = await openDisk(dir)
+    expect(drops).toEqual([{ count: 40, reason: 'missing', kind: 'event', segment: name }])
+    await disk.close()
+  })
+
   it('a segment truncated at 60 %: the events before the cut are delivered, those after it reported', async () => {
     const dir = await tempDir()
     await queued(dir, 199)
