@@ -265,13 +265,15 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     const found = await recoverSegments(this.dir, this.acked, this.ackFile.known && !ackInvalid, { accept: this.accept, written })
     if (ackInvalid) {
       this.acked = found.segments.length > 0 ? found.segments[0].firstSeq - 1 : found.maxSeq
-      await this.ackFile.reset(this.acked)
+      // On a full disk the bad slot stays: the next start warns and resends again, nothing is lost.
+      await this.ackFile.reset(this.acked).catch(() => undefined)
     }
     this.knownLosses = found.known
     this.segments = found.segments
     this.nextSeq = found.maxSeq + 1
     // From now on a damaged last segment can be counted: the seqs up to here were written.
-    await writeWritten(this.dir, found.maxSeq)
+    // Not fatal: a full disk must still let the queue open and drain (a later loss is then uncounted).
+    await writeWritten(this.dir, found.maxSeq).catch(() => undefined)
     Object.assign(this.stats, { tornBytes: found.tornBytes, damagedBytes: found.damagedBytes, salvaged: found.salvaged })
     this.report.warnings.push(...found.warnings)
     if (found.losses.length > 0) {
