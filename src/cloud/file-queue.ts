@@ -252,18 +252,17 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
     const written = await readWritten(this.dir)
-    // An ack beyond every seq ever written is damage (or forged): trusting it would silently
-    // skip every queued record. Distrusted, the records go out again (at least once, none lost).
-    const ackInvalid = this.acked > MAX_SEGMENT_SEQ || (written !== undefined && this.acked > written)
+    let found = await recoverSegments(this.dir, this.acked, this.ackFile.known, { accept: this.accept, written })
+    // An ack beyond every seq ever written (the `written` file and the frames on disk) is damage,
+    // or forged: trusting it would silently skip every queued record. Distrusted, the records
+    // go out again (at least once, none lost).
+    const ackInvalid = this.acked > MAX_SEGMENT_SEQ || (written !== undefined && this.acked > Math.max(written, found.diskMaxSeq))
     if (ackInvalid) {
       this.report.warnings.push({
         code: 'ack_invalid',
-        message: `the ack file of queue directory ${this.dir} claims record ${this.acked} was delivered, but only ${written ?? 'fewer'} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
+        message: `the ack file of queue directory ${this.dir} claims record ${this.acked} was delivered, but only ${Math.max(written ?? 0, found.diskMaxSeq)} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
       })
-      this.acked = 0
-    }
-    const found = await recoverSegments(this.dir, this.acked, this.ackFile.known && !ackInvalid, { accept: this.accept, written })
-    if (ackInvalid) {
+      found = await recoverSegments(this.dir, 0, false, { accept: this.accept, written })
       this.acked = found.segments.length > 0 ? found.segments[0].firstSeq - 1 : found.maxSeq
       // On a full disk the bad slot stays: the next start warns and resends again, nothing is lost.
       await this.ackFile.reset(this.acked).catch(() => undefined)

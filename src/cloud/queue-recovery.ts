@@ -52,6 +52,8 @@ export interface Recovery {
   renumber: { path: string; records: object[] }[]
   warnings: QueueWarning[]
   maxSeq: number
+  /** The highest seq of any frame found in a segment, acknowledged or not (0 when none). */
+  diskMaxSeq: number
   tornBytes: number
   damagedBytes: number
   salvaged: number
@@ -167,7 +169,7 @@ export function gaps(seqs: number[], from: number, to: number): Range[] {
 export async function recoverSegments(dir: string, acked: number, ackKnown = true, hints: RecoveryHints = {}): Promise<Recovery & { known: Range[] }> {
   const { accept, written } = hints
   const known = await readKnownLosses(dir)
-  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
+  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, diskMaxSeq: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
   const named: { name: string; firstSeq: number }[] = []
   for (const name of await readdir(dir)) {
     if (!SEGMENT_LIKE.test(name)) continue
@@ -229,6 +231,7 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     previousDamaged = damaged || d.tailBytes > 0 || records.length === 0
     expectFrom = lastValid + 1
     out.maxSeq = Math.max(out.maxSeq, lastValid)
+    out.diskMaxSeq = Math.max(out.diskMaxSeq, lastValid)
     if (live.length === 0) {
       out.obsolete.push(path)
       continue
