@@ -20,10 +20,10 @@ import { InvalidOptionError, QueueError } from '../errors.js'
 import { SegmentWriter } from './segment-writer.js'
 import { lockDir } from './dir-lock.js'
 import type { DirLock } from './dir-lock.js'
-import { MAX_FRAME, MAX_SEGMENT_SEQ, decodeSegment, encodePayload, makeDir } from './journal.js'
+import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
 import type { RecordCheck } from './journal.js'
 import { AckFile } from './ack-file.js'
-import { gaps, readWritten, recoverSegments, unacked, writeKnownLosses, writeWritten } from './queue-recovery.js'
+import { gaps, recoverQueue, unacked, writeKnownLosses, writeWritten } from './queue-recovery.js'
 import type { Loss, Segment } from './queue-recovery.js'
 import type { BeaconLogRecord } from './records.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
@@ -251,22 +251,9 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     }
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
-    const written = await readWritten(this.dir)
-    let found = await recoverSegments(this.dir, this.acked, this.ackFile.known, { accept: this.accept, written })
-    // An ack beyond every seq ever written (the `written` file and the frames on disk) is damage,
-    // or forged: trusting it would silently skip every queued record. Distrusted, the records
-    // go out again (at least once, none lost).
-    const ackInvalid = this.acked > MAX_SEGMENT_SEQ || (written !== undefined && this.acked > Math.max(written, found.diskMaxSeq))
-    if (ackInvalid) {
-      this.report.warnings.push({
-        code: 'ack_invalid',
-        message: `the ack file of queue directory ${this.dir} claims record ${this.acked} was delivered, but only ${Math.max(written ?? 0, found.diskMaxSeq)} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
-      })
-      found = await recoverSegments(this.dir, 0, false, { accept: this.accept, written })
-      this.acked = found.segments.length > 0 ? found.segments[0].firstSeq - 1 : found.maxSeq
-      // On a full disk the bad slot stays: the next start warns and resends again, nothing is lost.
-      await this.ackFile.reset(this.acked).catch(() => undefined)
-    }
+    const { found, acked, warnings } = await recoverQueue(this.dir, this.ackFile, this.accept)
+    this.acked = acked
+    this.report.warnings.push(...warnings)
     this.knownLosses = found.known
     this.segments = found.segments
     this.nextSeq = found.maxSeq + 1

@@ -12,7 +12,8 @@
  */
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import { MAX_SEGMENT_SEQ, SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import type { AckFile } from './ack-file.js'
 import type { RecordCheck } from './journal.js'
 import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
 
@@ -254,4 +255,27 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
   }
   out.losses = fresh
   return out
+}
+
+/**
+ * Recovers a queue directory at open: reads the `written` watermark, then every segment, and
+ * checks the ack. An ack beyond every seq ever written (the watermark and the frames on disk)
+ * is damage, or forged: trusting it would silently skip every queued record. It is ignored
+ * with a warning `ack_invalid` and reset, and the records on disk go out again (at least once,
+ * none lost). Returns the ack to use.
+ */
+export async function recoverQueue(dir: string, ackFile: AckFile, accept: RecordCheck | undefined): Promise<{ found: Recovery & { known: Range[] }; acked: number; warnings: QueueWarning[] }> {
+  const written = await readWritten(dir)
+  const found = await recoverSegments(dir, ackFile.acked, ackFile.known, { accept, written })
+  const highest = Math.max(written ?? 0, found.diskMaxSeq)
+  if (!(ackFile.acked > MAX_SEGMENT_SEQ || (written !== undefined && ackFile.acked > highest))) return { found, acked: ackFile.acked, warnings: [] }
+  const warning = {
+    code: 'ack_invalid',
+    message: `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ${highest} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
+  }
+  const again = await recoverSegments(dir, 0, false, { accept, written })
+  const acked = again.segments.length > 0 ? again.segments[0].firstSeq - 1 : again.maxSeq
+  // On a full disk the bad slot stays: the next start warns and resends again, nothing is lost.
+  await ackFile.reset(acked).catch(() => undefined)
+  return { found: again, acked, warnings: [warning] }
 }
