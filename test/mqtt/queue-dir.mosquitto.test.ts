@@ -18,7 +18,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
 import { InvalidOptionError } from '../../src/errors.js'
-import { encodeFrame, encodePayload, segmentName } from '../../src/cloud/journal.js'
+import { encodeAckSlot, encodeFrame, encodePayload, segmentName } from '../../src/cloud/journal.js'
 
 const DIST = pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'index.js')).href
 const P = 'beaconkit/gateways/hall'
@@ -55,6 +55,30 @@ describe('MqttPublisher queueDir options', () => {
     await first.close()
     await second.close()
     await rm(locked, { recursive: true, force: true })
+  })
+})
+
+describe('MqttPublisher queueDir damage reports', () => {
+  it('emits a warning for a damaged ack file and dropped events (with their segment) for a deleted segment, at connect()', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const records = Array.from({ length: 12 }, (_, i) => ({ topic: `${P}/events`, payload: `e${i}` }))
+    await writeFile(join(dir, segmentName(1)), Buffer.concat(records.map((r, i) => encodeFrame(i + 1, encodePayload(r)))))
+    await writeFile(join(dir, 'written'), '20')
+    await writeFile(join(dir, 'ack'), Buffer.concat([encodeAckSlot(5000), encodeAckSlot(5000)]))
+    const publisher = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: dir, reconnect: { initialDelayMs: 60_000 } })
+    publisher.on('error', () => undefined)
+    const warnings: string[] = []
+    const drops: MqttDropInfo[] = []
+    publisher.on('warning', (w) => warnings.push(w.code))
+    publisher.on('dropped', (d) => drops.push(d))
+    await publisher.connect()
+    expect(warnings).toEqual(['ack_invalid'])
+    // Seqs 13 to 20 were written (the watermark says so) but no segment holds them: the clean
+    // segment before ends at 12, so the file from 13 on is gone.
+    expect(drops).toEqual([{ count: 8, reason: 'missing', kind: 'event', segment: segmentName(13) }])
+    expect(publisher.stats.diskQueued).toBe(12)
+    await publisher.close()
+    await rm(dir, { recursive: true, force: true })
   })
 })
 
