@@ -8,6 +8,7 @@ import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import type { PublisherEventSource } from '../mqtt/publisher.js'
 import type { MqttFlags } from './args.js'
+import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
 export interface RunningMqtt {
@@ -46,9 +47,14 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     if (lastError !== '') warn('mqtt: connected again')
     lastError = ''
   })
+  // A full disk drops every event: one line per reason (and segment) per interval, not one per event.
+  const repeated = new RepeatedWarnings(warn)
   publisher.on('dropped', (info) => {
-    if (info.kind === 'event') warn(`mqtt: dropped ${info.count} events (${info.reason})`)
+    if (info.kind !== 'event') return
+    const from = info.segment === undefined ? '' : ` from queue segment ${info.segment}`
+    repeated.add(`${info.reason}${from}`, info.count, (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`)
   })
+  publisher.on('warning', (w) => warn(`mqtt queue: ${w.message}`))
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))
@@ -59,6 +65,9 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
   return {
     publisher,
     note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
-    close: () => publisher.close(30_000),
+    close: async () => {
+      await publisher.close(30_000)
+      repeated.close()
+    },
   }
 }

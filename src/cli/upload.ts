@@ -11,6 +11,7 @@ import { AccountError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './args.js'
 import { readPasswordFile } from '../password-file.js'
+import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 
 /**
  * Codes on which the Uploader stops for good (see its `deliver`): nothing will be delivered
@@ -65,7 +66,11 @@ export async function startUpload(
   // Queue warnings (a dead process's lock taken over, an unreadable segment) go where the
   // command's other warnings go, not to Node's process warnings.
   uploader.on('warning', (w) => say(`upload queue: ${w.message}`))
-  uploader.on('dropped', (info) => say(`upload dropped ${info.count} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`))
+  // Counted per reason: a flood of drops is one line per interval, not one per record.
+  const repeated = new RepeatedWarnings(say)
+  uploader.on('dropped', (info) =>
+    repeated.add(info.reason, info.count, (n) => `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`),
+  )
   const detach = uploader.attach(scanner)
   return {
     uploader,
@@ -76,6 +81,7 @@ export async function startUpload(
       detach()
       // Flush before leaving: at-least-once delivery is the point of the queue.
       await uploader.close()
+      repeated.close()
     },
   }
 }

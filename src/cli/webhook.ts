@@ -16,6 +16,7 @@ import type { WebhookMessage } from '../developer/webhook-message.js'
 import type { WebhookMqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
 import { handleSignals } from './shutdown.js'
+import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
 export interface WebhookCommandOptions {
@@ -92,6 +93,7 @@ export async function runWebhook(
   const json = options.json || process.stdout.isTTY !== true
   const prefix = options.mqtt?.topicPrefix ?? DEFAULT_TOPIC_PREFIX
   const link = options.mqtt === undefined ? undefined : await connect(options.mqtt, warn)
+  const refusals = new RepeatedWarnings(warn)
   let server: WebhookServer
   try {
     server = await startWebhookServer({
@@ -99,7 +101,8 @@ export async function runWebhook(
       host: options.host,
       onData: (m) => take(m),
       onTaskEvent: (e) => take(e),
-      onError: (e) => warn(`push refused (${e.code}): ${e.message}`),
+      // A sender can push thousands of bad messages: counted per reason, a line per interval.
+      onError: (e) => refusals.add(e.code, 1, (n) => (n === 1 ? `push refused (${e.code}): ${e.message}` : `${formatCount(n)} pushes refused (${e.code})`)),
     })
   } catch (error) {
     await link?.close()
@@ -125,6 +128,7 @@ export async function runWebhook(
   else out.write(`webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`)
   await stopped
   await server.close()
+  refusals.close()
   await link?.close()
   const s = server.stats
   if (json) out.write(`${JSON.stringify({ event: 'stopped', stats: s })}\n`)

@@ -59,6 +59,14 @@ export class AckFile {
     this.acknowledged = seq
   }
 
+  /** Durably records `seq` in both slots: a damaged higher value in either can no longer win. */
+  async reset(seq: number): Promise<void> {
+    await this.handle.write(Buffer.concat([encodeAckSlot(seq), encodeAckSlot(seq)]), 0, 2 * ACK_SLOT, 0)
+    await this.handle.datasync()
+    this.slot = 0
+    this.acknowledged = seq
+  }
+
   /** Closes the file; never throws. */
   async close(): Promise<void> {
     await this.handle.close().catch(() => undefined)

@@ -21,8 +21,9 @@ import { SegmentWriter } from './segment-writer.js'
 import { lockDir } from './dir-lock.js'
 import type { DirLock } from './dir-lock.js'
 import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
+import type { RecordCheck } from './journal.js'
 import { AckFile } from './ack-file.js'
-import { gaps, recoverSegments, unacked, writeKnownLosses } from './queue-recovery.js'
+import { gaps, recoverQueue, unacked, writeKnownLosses, writeWritten } from './queue-recovery.js'
 import type { Loss, Segment } from './queue-recovery.js'
 import type { BeaconLogRecord } from './records.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
@@ -35,6 +36,12 @@ export interface FileQueueOptions {
   maxBytes?: number
   /** Size at which a segment is closed and a new one started. Default 4 MiB (at most maxBytes / 4). */
   segmentBytes?: number
+  /**
+   * Checks each record read back from disk (default: any JSON object passes). A record that
+   * fails is never handed out: it is reported as `dropped` (`corrupt`, with its segment) like
+   * a damaged frame, and the records after it are delivered as usual.
+   */
+  accept?: RecordCheck
 }
 
 /** What recovery found and what the queue has done since. */
@@ -69,6 +76,7 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
   private readonly dir: string
   private readonly maxBytes: number
   private readonly segmentBytes: number
+  private readonly accept: RecordCheck | undefined
   private segments: Segment[] = []
   private readonly writer: SegmentWriter
   private ackFile: AckFile | undefined
@@ -81,11 +89,12 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
   private report: QueueOpenReport = { dropped: [], warnings: [] }
   private knownLosses: [number, number][] = []
 
-  private constructor(options: Required<FileQueueOptions>) {
+  private constructor(options: Required<Omit<FileQueueOptions, 'accept'>> & Pick<FileQueueOptions, 'accept'>) {
     super()
     this.dir = options.dir
     this.maxBytes = options.maxBytes
     this.segmentBytes = options.segmentBytes
+    this.accept = options.accept
     // eslint-disable-next-line @typescript-eslint/no-this-alias -- the host's accessors reach the queue's seq counter
     const queue = this
     this.writer = new SegmentWriter({
@@ -106,6 +115,8 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
         this.updateDiskStats()
       },
       sealed: async (seg) => {
+        // A lower bound is enough (a crash after this only under-counts a later loss).
+        await writeWritten(this.dir, seg.lastSeq).catch(() => undefined)
         if (seg.lastSeq <= this.acked) await this.deleteAcked()
       },
       written: () => this.enforceBound(),
@@ -130,7 +141,8 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
       throw new InvalidOptionError('invalid_option', 'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes', { option: 'maxQueueBytes' })
     }
     const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
-    const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes })
+    if (options.accept !== undefined && typeof options.accept !== 'function') throw new InvalidOptionError('invalid_option', 'accept must be a function', { option: 'accept' })
+    const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes, accept: options.accept })
     try {
       await queue.recover()
     } catch (e) {
@@ -209,6 +221,7 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     this.closed = true
     await this.writer.close()
     await this.ackChain
+    if (this.lock !== undefined) await writeWritten(this.dir, this.nextSeq - 1).catch(() => undefined)
     await this.release()
   }
 
@@ -238,10 +251,15 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     }
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
-    const found = await recoverSegments(this.dir, this.acked, this.ackFile.known)
+    const { found, acked, warnings } = await recoverQueue(this.dir, this.ackFile, this.accept)
+    this.acked = acked
+    this.report.warnings.push(...warnings)
     this.knownLosses = found.known
     this.segments = found.segments
     this.nextSeq = found.maxSeq + 1
+    // From now on a damaged last segment can be counted: the seqs up to here were written.
+    // Not fatal: a full disk must still let the queue open and drain (a later loss is then uncounted).
+    await writeWritten(this.dir, found.maxSeq).catch(() => undefined)
     Object.assign(this.stats, { tornBytes: found.tornBytes, damagedBytes: found.damagedBytes, salvaged: found.salvaged })
     this.report.warnings.push(...found.warnings)
     if (found.losses.length > 0) {
@@ -290,7 +308,7 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     }
     // The disk bound may have deleted it meanwhile (already reported).
     if (!this.segments.includes(seg)) return []
-    const { records, salvaged } = decodeSegment(buf, seg.firstSeq)
+    const { records, salvaged } = decodeSegment(buf, seg.firstSeq, false, this.accept)
     const live = records.filter((r) => r.seq <= seg.lastSeq)
     const before = unacked(seg, this.acked)
     const after = live.filter((r) => r.seq > this.acked).length

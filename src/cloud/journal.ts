@@ -45,9 +45,17 @@ export function encodeFrame(seq: number, payload: Buffer): Buffer {
   return frame
 }
 
+/**
+ * Says whether a record read back is one the queue's consumer can use. A frame whose CRC holds
+ * but whose record fails it counts as damage: its seq is lost (reported), never handed out.
+ */
+export type RecordCheck = (record: object) => boolean
+
 /** What reading a segment found. */
 export interface DecodedSegment {
   records: QueuedRecord<object>[]
+  /** Seqs of frames intact on disk whose record failed the check (lost, like damaged ones). */
+  rejected: number[]
   /** Bytes stepped over between valid frames (damage in the middle). */
   damagedBytes: number
   /** Bytes after the last valid frame: a write cut short, or damage at the end. */
@@ -86,32 +94,41 @@ function isLegacySegment(buf: Buffer): boolean {
 }
 
 /** A first-format segment: seqs are the name's plus the index; reading stops at damage. */
-function decodeLegacySegment(buf: Buffer, firstSeq: number): DecodedSegment {
+function decodeLegacySegment(buf: Buffer, firstSeq: number, accept: RecordCheck | undefined): DecodedSegment {
   const records: QueuedRecord<object>[] = []
+  const rejected: number[] = []
   let off = 0
-  while (off + 8 <= buf.length) {
+  let damagedBytes = 0
+  for (let seq = firstSeq; off + 8 <= buf.length; seq++) {
     const len = buf.readUInt32LE(off)
     if (len === 0 || len > MAX_FRAME || off + 8 + len > buf.length) break
     const payload = buf.subarray(off + 8, off + 8 + len)
     if (crc32(payload) !== buf.readUInt32LE(off + 4)) break
+    let record: unknown
     try {
-      records.push({ seq: firstSeq + records.length, record: JSON.parse(payload.toString('utf8')) as object })
+      record = JSON.parse(payload.toString('utf8')) as unknown
     } catch {
       break
     }
+    if (record !== null && typeof record === 'object' && (accept === undefined || accept(record))) records.push({ seq, record })
+    else {
+      rejected.push(seq)
+      damagedBytes += 8 + len
+    }
     off += 8 + len
   }
-  return { records, damagedBytes: 0, tailBytes: buf.length - off, salvaged: 0 }
+  return { records, rejected, damagedBytes, tailBytes: buf.length - off, salvaged: 0 }
 }
 
 /**
  * Decodes a segment whose first seq is `firstSeq`, stepping over damage byte by byte to the
  * next valid frame. Seqs must rise; with `anySeq` (a segment being renumbered) they are not
- * checked against the name.
+ * checked against the name. Records that fail `accept` are listed in `rejected`, not returned.
  */
-export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false): DecodedSegment {
-  if (isLegacySegment(buf)) return decodeLegacySegment(buf, firstSeq)
+export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false, accept?: RecordCheck): DecodedSegment {
+  if (isLegacySegment(buf)) return decodeLegacySegment(buf, firstSeq, accept)
   const records: QueuedRecord<object>[] = []
+  const rejected: number[] = []
   let after = firstSeq - 1
   let off = 0
   let badFrom = -1
@@ -130,13 +147,22 @@ export function decodeSegment(buf: Buffer, firstSeq: number, anySeq = false): De
       badFrom = -1
       damaged = true
     }
-    if (damaged) salvaged++
-    records.push(found)
+    const size = FRAME_HEADER + buf.readUInt32LE(off)
+    if (accept !== undefined && !accept(found.record)) {
+      // Intact on disk but unusable (a wildcard topic, say): lost like a damaged frame, yet
+      // its seq is known, so the records after it are not mistaken for a torn tail.
+      rejected.push(found.seq)
+      damagedBytes += size
+      damaged = true
+    } else {
+      if (damaged) salvaged++
+      records.push(found)
+    }
     after = found.seq
-    off += FRAME_HEADER + buf.readUInt32LE(off)
+    off += size
   }
   const tailBytes = buf.length - (badFrom >= 0 ? badFrom : off)
-  return { records, damagedBytes, tailBytes, salvaged }
+  return { records, rejected, damagedBytes, tailBytes, salvaged }
 }
 
 /** One ack slot holding `seq`. */

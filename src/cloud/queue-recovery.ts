@@ -12,7 +12,9 @@
  */
 import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
 import { join } from 'node:path'
-import { SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import { MAX_SEGMENT_SEQ, SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import type { AckFile } from './ack-file.js'
+import type { RecordCheck } from './journal.js'
 import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
 
 /** A segment file as the queue tracks it. */
@@ -51,6 +53,8 @@ export interface Recovery {
   renumber: { path: string; records: object[] }[]
   warnings: QueueWarning[]
   maxSeq: number
+  /** The highest seq of any frame found in a segment, acknowledged or not (0 when none). */
+  diskMaxSeq: number
   tornBytes: number
   damagedBytes: number
   salvaged: number
@@ -58,6 +62,37 @@ export interface Recovery {
 
 /** The file listing loss ranges already reported. */
 export const LOST_FILE = 'lost'
+
+/**
+ * The file holding the highest seq known written (updated at open, when a segment is sealed
+ * and at close). Without it the records of a damaged, emptied or truncated last segment could
+ * not be counted: nothing after them names their seqs.
+ */
+export const WRITTEN_FILE = 'written'
+
+/** The highest seq known written, or undefined when the file is missing or unreadable. */
+export async function readWritten(dir: string): Promise<number | undefined> {
+  try {
+    const v = JSON.parse(await readFile(join(dir, WRITTEN_FILE), 'utf8')) as unknown
+    return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined
+  } catch {
+    return undefined
+  }
+}
+
+/** Records `seq` as the highest seq written (atomically: a torn write leaves the old value). */
+export async function writeWritten(dir: string, seq: number): Promise<void> {
+  const tmp = join(dir, `${WRITTEN_FILE}.tmp`)
+  await writeFile(tmp, JSON.stringify(seq))
+  await rename(tmp, join(dir, WRITTEN_FILE))
+}
+
+/** What else recovery may know: the consumer's record check and the highest seq written. */
+export interface RecoveryHints {
+  accept?: RecordCheck
+  /** From {@link readWritten}; seqs up to it that no segment holds are lost. */
+  written?: number
+}
 
 /** Seqs `from` to `to`, both included. */
 export type Range = [from: number, to: number]
@@ -132,9 +167,10 @@ export function gaps(seqs: number[], from: number, to: number): Range[] {
  * missing or unreadable) seqs before the first segment may simply have been delivered: they
  * are not counted as lost.
  */
-export async function recoverSegments(dir: string, acked: number, ackKnown = true): Promise<Recovery & { known: Range[] }> {
+export async function recoverSegments(dir: string, acked: number, ackKnown = true, hints: RecoveryHints = {}): Promise<Recovery & { known: Range[] }> {
+  const { accept, written } = hints
   const known = await readKnownLosses(dir)
-  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
+  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, diskMaxSeq: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
   const named: { name: string; firstSeq: number }[] = []
   for (const name of await readdir(dir)) {
     if (!SEGMENT_LIKE.test(name)) continue
@@ -147,7 +183,7 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     // records, under fresh seqs at the end of the queue.
     const path = join(dir, name)
     const buf = await readFile(path)
-    const { records } = decodeSegment(buf, 0, true)
+    const { records } = decodeSegment(buf, 0, true, accept)
     if (records.length === 0 && buf.length > 0) {
       // Nothing we can read: not ours to delete.
       out.warnings.push({ code: 'segment_unreadable', message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away` })
@@ -165,12 +201,14 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     const { name, firstSeq } = named[i]
     const path = join(dir, name)
     const buf = await readFile(path)
-    const d = decodeSegment(buf, firstSeq)
+    const d = decodeSegment(buf, firstSeq, false, accept)
     const next = named[i + 1]?.firstSeq
     // Frames past the next segment's start cannot be ours; treat them as damage.
     const records = next === undefined ? d.records : d.records.filter((r) => r.seq < next)
     const live = records.filter((r) => r.seq > acked)
-    const lastValid = records.length > 0 ? records[records.length - 1].seq : firstSeq - 1
+    // A rejected record still proves its seq was written: the gap up to it is a loss, not a torn tail.
+    const lastRejected = d.rejected.filter((s) => next === undefined || s < next).at(-1) ?? firstSeq - 1
+    const lastValid = Math.max(records.length > 0 ? records[records.length - 1].seq : firstSeq - 1, lastRejected)
     // The gap before this segment: the previous one's tail, or whole segments deleted.
     for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), Math.min(firstSeq - 1, Number.MAX_SAFE_INTEGER))) {
       // A clean segment before the gap: the file that held `from` on is gone (and had this name).
@@ -183,16 +221,18 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     out.damagedBytes += d.damagedBytes
     out.salvaged += d.salvaged
     // Bytes after the last frame: a torn write unless the next segment shows seqs went missing.
-    const tailIsLoss = next !== undefined && next - 1 > Math.max(lastValid, acked)
+    const after = next ?? (written === undefined ? undefined : written + 1)
+    const tailIsLoss = after !== undefined && after - 1 > Math.max(lastValid, acked)
     if (!tailIsLoss) out.tornBytes += d.tailBytes
     else out.damagedBytes += d.tailBytes
-    if (next === undefined && records.length === 0 && buf.length > 0) {
+    if (next === undefined && written === undefined && lastValid < firstSeq && buf.length > 0) {
       out.warnings.push({ code: 'segment_unreadable', message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted` })
     }
     previous = name
     previousDamaged = damaged || d.tailBytes > 0 || records.length === 0
     expectFrom = lastValid + 1
     out.maxSeq = Math.max(out.maxSeq, lastValid)
+    out.diskMaxSeq = Math.max(out.diskMaxSeq, lastValid)
     if (live.length === 0) {
       out.obsolete.push(path)
       continue
@@ -201,6 +241,13 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     if (inside.length > 0 || live[0].seq !== Math.max(acked + 1, firstSeq)) seg.seqs = live.map((r) => r.seq)
     out.segments.push(seg)
   }
+  if (written !== undefined) {
+    // Seqs written after the last one found: the last segment's lost tail, or later segments gone.
+    for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), written)) {
+      out.losses.push({ from, to, reason: previousDamaged ? 'corrupt' : 'missing', segment: previousDamaged ? previous : segmentName(from), salvaged: 0 })
+    }
+    out.maxSeq = Math.max(out.maxSeq, written)
+  }
   // Report each lost range once across restarts.
   const fresh: Loss[] = []
   for (const loss of out.losses) {
@@ -208,4 +255,27 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
   }
   out.losses = fresh
   return out
+}
+
+/**
+ * Recovers a queue directory at open: reads the `written` watermark, then every segment, and
+ * checks the ack. An ack beyond every seq ever written (the watermark and the frames on disk)
+ * is damage, or forged: trusting it would silently skip every queued record. It is ignored
+ * with a warning `ack_invalid` and reset, and the records on disk go out again (at least once,
+ * none lost). Returns the ack to use.
+ */
+export async function recoverQueue(dir: string, ackFile: AckFile, accept: RecordCheck | undefined): Promise<{ found: Recovery & { known: Range[] }; acked: number; warnings: QueueWarning[] }> {
+  const written = await readWritten(dir)
+  const found = await recoverSegments(dir, ackFile.acked, ackFile.known, { accept, written })
+  const highest = Math.max(written ?? 0, found.diskMaxSeq)
+  if (!(ackFile.acked > MAX_SEGMENT_SEQ || (written !== undefined && ackFile.acked > highest))) return { found, acked: ackFile.acked, warnings: [] }
+  const warning = {
+    code: 'ack_invalid',
+    message: `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ${highest} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
+  }
+  const again = await recoverSegments(dir, 0, false, { accept, written })
+  const acked = again.segments.length > 0 ? again.segments[0].firstSeq - 1 : again.maxSeq
+  // On a full disk the bad slot stays: the next start warns and resends again, nothing is lost.
+  await ackFile.reset(acked).catch(() => undefined)
+  return { found: again, acked, warnings: [warning] }
 }

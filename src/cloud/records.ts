@@ -185,6 +185,20 @@ export function parseLogRecord(v: unknown, field: string, requireMsgId: boolean)
   return record
 }
 
+/**
+ * Whether a record read back from the upload queue's directory is one the server would take
+ * (the check the record passed before it was queued): anything else on disk is damage,
+ * dropped and reported, rather than sent to fail its whole batch.
+ */
+export function isLogRecord(v: object): boolean {
+  try {
+    parseLogRecord(v, 'record', true)
+    return true
+  } catch {
+    return false
+  }
+}
+
 /** Validates an account beacon (2.6); only `mac` is required, other fields are checked when present. */
 export function parseAccountBeacon(v: unknown, field: string): AccountBeacon {
   const o = obj(v, field)

@@ -14,6 +14,7 @@ import { MemoryQueue } from './queue.js'
 import type { QueuedRecord, UploadQueue } from './queue.js'
 import { QueueOpener } from './queue-opener.js'
 import { RecordGate } from './record-gate.js'
+import { isLogRecord } from './records.js'
 import { asAccountError, backoffDelay, emptyStats, uploaderSettings } from './uploader-options.js'
 import { UploaderReports } from './uploader-reports.js'
 import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
@@ -61,7 +62,7 @@ export class Uploader extends EventEmitter<UploaderEvents> {
       queue !== undefined
         ? Promise.resolve(queue)
         : queueDir !== undefined
-          ? FileQueue.open({ dir: queueDir, ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }) })
+          ? FileQueue.open({ dir: queueDir, accept: isLogRecord, ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }) })
           : Promise.resolve(new MemoryQueue())
     this.opener = new QueueOpener(open, this.clock, this.settings, {
       opened: (q) => this.adopt(q),

@@ -68,10 +68,24 @@ function isObject(v: unknown): v is Record<string, unknown> {
 
 const finite = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
 
+/**
+ * Longest appId, sn, deviceType, taskId and msgId taken (characters). The spec gives no length;
+ * real ones are a few dozen characters at most, and a longer one is refused (400, `malformed`)
+ * rather than carried into the handler, logs and the de-dup memory.
+ */
+export const MAX_ID_LENGTH = 128
+
+/** The problem with an id field that must be a non-empty string of at most MAX_ID_LENGTH characters. */
+function idProblem(v: unknown, field: string, allowEmpty = false): string | undefined {
+  if (typeof v !== 'string' || (!allowEmpty && v === '')) return `${field} must be a ${allowEmpty ? '' : 'non-empty '}string`
+  if (v.length > MAX_ID_LENGTH) return `${field} must be at most ${MAX_ID_LENGTH} characters`
+  return undefined
+}
+
 /** The msgId as text, when it is a usable one (a non-negative integer, or a non-empty string). */
 export function msgIdOf(value: unknown): string | undefined {
   if (typeof value === 'number' && Number.isSafeInteger(value) && value >= 0) return String(value)
-  if (typeof value === 'string' && value.length > 0 && value.length <= 128) return value
+  if (typeof value === 'string' && value.length > 0 && value.length <= MAX_ID_LENGTH) return value
   return undefined
 }
 
@@ -96,22 +110,23 @@ function sensorData(data: unknown): string | undefined {
 export function parseWebhookMessage(value: unknown): { message: WebhookMessage } | { problem: string } {
   if (!isObject(value)) return { problem: 'the body must be a JSON object' }
   const m = value
-  if (typeof m.appId !== 'string' || m.appId === '') return { problem: 'appId must be a non-empty string' }
-  if (msgIdOf(m.msgId) === undefined) return { problem: 'msgId must be a non-negative integer (or a non-empty string)' }
+  const appIdProblem = idProblem(m.appId, 'appId')
+  if (appIdProblem !== undefined) return { problem: appIdProblem }
+  if (msgIdOf(m.msgId) === undefined) return { problem: `msgId must be a non-negative integer (or a non-empty string of at most ${MAX_ID_LENGTH} characters)` }
   if (!finite(m.createdTime) && typeof m.createdTime !== 'string') return { problem: 'createdTime must be a timestamp' }
-  const common = { appId: m.appId, createdTime: m.createdTime as number | string, msgId: m.msgId as number | string }
+  const common = { appId: m.appId as string, createdTime: m.createdTime as number | string, msgId: m.msgId as number | string }
   if (m.type === 'text') {
-    if (typeof m.sn !== 'string' || m.sn === '') return { problem: 'sn must be a non-empty string' }
-    if (typeof m.deviceType !== 'string') return { problem: 'deviceType must be a string' }
+    const problem = idProblem(m.sn, 'sn') ?? idProblem(m.deviceType, 'deviceType', true)
+    if (problem !== undefined) return { problem }
     // Every member of data is optional, and so, by the spec's table, is a packet with none.
     const data = m.data ?? {}
-    const problem = sensorData(data)
-    if (problem !== undefined) return { problem }
-    return { message: { ...common, type: 'text', sn: m.sn, deviceType: m.deviceType, data: data as SensorData } }
+    const dataProblem = sensorData(data)
+    if (dataProblem !== undefined) return { problem: dataProblem }
+    return { message: { ...common, type: 'text', sn: m.sn as string, deviceType: m.deviceType as string, data: data as SensorData } }
   }
   if (m.type === 'event') {
     const taskId = typeof m.taskId === 'number' && Number.isSafeInteger(m.taskId) ? String(m.taskId) : m.taskId
-    if (typeof taskId !== 'string' || taskId === '') return { problem: 'taskId must be a task id (a string or an integer)' }
+    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_ID_LENGTH) return { problem: `taskId must be a task id (an integer, or a string of at most ${MAX_ID_LENGTH} characters)` }
     const data = m.data
     if (!isObject(data) || (data.resultCode !== 0 && data.resultCode !== 1)) return { problem: 'data.resultCode must be 0 (success) or 1 (fail)' }
     if (data.resultData !== undefined && !isObject(data.resultData)) return { problem: 'data.resultData must be an object' }

@@ -9,6 +9,7 @@ import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:
 import { InvalidOptionError, WebhookError } from '../errors.js'
 import type { WebhookErrorCode } from '../errors.js'
 import { msgIdOf, parseWebhookMessage } from './webhook-message.js'
+import { DedupKeys, dedupDigest } from './dedup-keys.js'
 import type { DataMessage, TaskEvent, WebhookMessage } from './webhook-message.js'
 
 /** What a `verify` hook gets: the request exactly as received. */
@@ -41,7 +42,10 @@ export interface WebhookHandlerOptions {
   onError?: (error: WebhookError) => void
   /** Largest body accepted; a longer one is answered 413. Default 1 MiB. */
   maxBodyBytes?: number
-  /** How many recent msgIds are remembered to drop re-pushes. Default 10,000. */
+  /**
+   * How many recent msgIds are remembered to drop re-pushes. Default 10,000. Each is kept as a
+   * 43-character digest whatever the length of its appId and msgId, so memory stays bounded.
+   */
   dedupWindow?: number
 }
 
@@ -134,8 +138,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     unhandled: 0,
     refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0 },
   }
-  // Taken messages, oldest first (a Set keeps insertion order), and those being taken now.
-  const taken = new Set<string>()
+  // Digests of taken messages (bounded), and of those being taken now.
+  const taken = new DedupKeys(window)
   const inFlight = new Map<string, Promise<void>>()
 
   const refuse = (code: WebhookErrorCode, message: string, msgId?: string, cause?: unknown): WebhookError => {
@@ -229,7 +233,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       const parsed = parseWebhookMessage(await open(json as Record<string, unknown>))
       if ('problem' in parsed) throw refuse('malformed', `the push is not a valid message: ${parsed.problem}`, msgIdOf((json as { msgId?: unknown }).msgId))
       const message = parsed.message
-      const key = `${message.type}\u0000${message.appId}\u0000${String(message.msgId)}`
+      // The sender picks these fields: only their fixed-size digest is kept in memory.
+      const key = dedupDigest(`${message.type}\u0000${message.appId}\u0000${String(message.msgId)}`)
       if (taken.has(key)) {
         stats.duplicates++
         reply(res, 200, 'success')
@@ -241,10 +246,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         work = deliver(message)
         inFlight.set(key, work)
         void work
-          .then(() => {
-            taken.add(key)
-            if (taken.size > window) taken.delete(taken.values().next().value as string)
-          }, () => undefined)
+          .then(() => taken.add(key), () => undefined)
           .finally(() => inFlight.delete(key))
       } else {
         stats.duplicates++

@@ -12,7 +12,8 @@
  * dropped and counted), a window of records read back for sending, and the in-flight ones.
  */
 
-import type { QueuedRecord, RecordQueue } from '../cloud/queue.js'
+import type { DropInfo, QueueWarning, QueuedRecord, RecordQueue } from '../cloud/queue.js'
+import { isPublishTopic } from './topics.js'
 
 /** An event as the queue stores it. */
 export interface StoredEvent {
@@ -20,11 +21,32 @@ export interface StoredEvent {
   payload: string
 }
 
+/** Largest event payload taken back from disk (UTF-16 units); events are small JSON objects. */
+export const MAX_STORED_PAYLOAD = 256 * 1024
+
+/**
+ * Whether a record read back from the queue directory can be published: a topic valid for
+ * PUBLISH (a wildcard makes the broker disconnect us, for ever, as the record is retried) and
+ * a text payload within {@link MAX_STORED_PAYLOAD}. Anything else is damage, not an event.
+ */
+export function isStoredEvent(record: object): boolean {
+  const { topic, payload } = record as Partial<Record<keyof StoredEvent, unknown>>
+  return typeof topic === 'string' && isPublishTopic(topic) && typeof payload === 'string' && payload.length <= MAX_STORED_PAYLOAD
+}
+
 /** Events let go by the disk queue (a subset of the outbox's MqttDropInfo; kept here so the outbox can depend on this file alone). */
 export interface DiskDropInfo {
   count: number
   reason: 'queue_full' | 'closed' | 'corrupt' | 'missing' | 'write_failed'
   kind: 'event'
+  /** For `corrupt` and `missing`: the segment file of the queue directory concerned. */
+  segment?: string
+}
+
+function diskDrop(info: DropInfo): DiskDropInfo {
+  const { reason, segment } = info
+  if (reason !== 'corrupt' && reason !== 'missing') return { count: info.count, reason: 'queue_full', kind: 'event' }
+  return { count: info.count, reason, kind: 'event', ...(segment === undefined ? {} : { segment }) }
 }
 
 /** Callbacks of {@link DiskEvents}. */
@@ -32,6 +54,8 @@ export interface DiskEventHooks {
   /** Something became sendable (written, or read back from disk). */
   ready(): void
   dropped(info: DiskDropInfo): void
+  /** The queue set something right on disk and carries on (an ignored damaged ack file, an unreadable segment). */
+  warning?(warning: QueueWarning): void
   /** A write or read failed (the disk is full or gone); the events concerned are dropped or retried. */
   failed(error: Error): void
 }
@@ -64,14 +88,12 @@ export class DiskEvents {
     private readonly maxWriting: number,
     private readonly hooks: DiskEventHooks,
   ) {
-    queue.on('dropped', (info) => {
-      const reason = info.reason === 'corrupt' || info.reason === 'missing' ? info.reason : 'queue_full'
-      hooks.dropped({ count: info.count, reason, kind: 'event' })
-    })
+    queue.on('dropped', (info) => hooks.dropped(diskDrop(info)))
+    queue.on('warning', (w) => hooks.warning?.(w))
+    // What the queue found at open, before anyone could listen: said now, never swallowed.
     const report = queue.takeOpenReport?.()
-    for (const d of report?.dropped ?? []) {
-      hooks.dropped({ count: d.count, reason: d.reason === 'corrupt' || d.reason === 'missing' ? d.reason : 'queue_full', kind: 'event' })
-    }
+    for (const d of report?.dropped ?? []) hooks.dropped(diskDrop(d))
+    for (const w of report?.warnings ?? []) hooks.warning?.(w)
     this.load()
   }
 

@@ -37,6 +37,8 @@ export interface MqttDropInfo {
   reason: MqttDropReason
   /** `event` for the events topic, `rssi` for batches (QoS 0: not kept while offline). */
   kind: 'event' | 'rssi'
+  /** For `corrupt` and `missing`: the segment file of the queue directory concerned. */
+  segment?: string
 }
 
 /** A message handed to the client, as the `sent` hook sees it (an RSSI batch is bytes). */

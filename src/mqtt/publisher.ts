@@ -11,8 +11,9 @@ import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { MqttError } from '../errors.js'
 import { FileQueue } from '../cloud/file-queue.js'
-import { DiskEvents } from './disk-events.js'
+import { DiskEvents, isStoredEvent } from './disk-events.js'
 import type { StoredEvent } from './disk-events.js'
+import type { QueueWarning } from '../cloud/queue.js'
 import type { Beacon } from '../reading.js'
 import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
@@ -43,6 +44,8 @@ export interface MqttPublisherEvents {
   dropped: [info: MqttDropInfo]
   /** A connection problem (the publisher keeps retrying) or a listener that threw. */
   error: [error: Error]
+  /** With `queueDir`: something the disk queue found and set right (a damaged ack file ignored, an unreadable segment). */
+  warning: [warning: QueueWarning]
 }
 
 /** Counters of an {@link MqttPublisher}. */
@@ -207,7 +210,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   }
 
   private async openDisk(dir: string, maxBytes: number): Promise<void> {
-    const queue = await FileQueue.open<StoredEvent>({ dir, maxBytes })
+    const queue = await FileQueue.open<StoredEvent>({ dir, maxBytes, accept: isStoredEvent })
     if ((this.state as MqttConnectionState) === 'closed') {
       await queue.close()
       return
@@ -218,6 +221,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
         this.counters.dropped.event += info.count
         this.emit('dropped', info)
       },
+      warning: (warning) => this.emit('warning', warning),
       failed: (error) => this.emit('error', new MqttError('queue', `MQTT event queue in ${dir}: ${error.message}; check the disk`, { cause: error })),
     })
     this.outbox.useDisk(this.#disk)

@@ -9,6 +9,23 @@ import { isIP } from 'node:net'
 import type { IncomingMessage } from 'node:http'
 import { InvalidOptionError } from '../errors.js'
 
+/**
+ * The host name of a request's `Host` header (port and brackets as URL parsing leaves them), or
+ * undefined when the header is missing, empty or not a host at all: a request the server
+ * cannot place is answered 400, never a 500 from a throwing URL parse.
+ */
+export function requestHostname(header: string | undefined): string | undefined {
+  if (header === undefined || header.trim() === '') return undefined
+  try {
+    const { hostname, pathname, search, username } = new URL(`http://${header}`)
+    // `a/b` or `a?b` or `u@h` would parse; none is a Host header.
+    if (hostname === '' || pathname !== '/' || search !== '' || username !== '') return undefined
+    return hostname
+  } catch {
+    return undefined
+  }
+}
+
 /** Whether `host` names only this machine: 127.0.0.0/8, ::1 or `localhost`. */
 export function isLoopbackHost(host: string): boolean {
   const h = host.replace(/^\[|\]$/g, '').toLowerCase()

@@ -10,14 +10,9 @@ import { Site } from '../fleet/site.js'
 import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
 import type { FleetBeacon } from '../fleet/fusion.js'
 import { gatewaysOf, planOf, viewOfFleetBeacon } from './view.js'
-import type { ViewGateway, ViewLogEntry } from './view.js'
 import type { LiveSnapshot } from './live-view.js'
-
-type Entry =
-  | { t: number; event: 'keyframe' | 'beacons'; beacons: FleetBeacon[] }
-  | { t: number; event: 'gone'; id: string }
-  | { t: number; event: 'gateway'; gateway: string; state: 'online' | 'offline' | 'forgotten' }
-  | { t: number; event: 'found' | 'room'; id: string; detail?: string }
+import { TimelineIndex } from './timeline-index.js'
+import type { TimelineEntry as Entry } from './timeline-index.js'
 
 const isText = (v: unknown): v is string => typeof v === 'string' && v.length > 0 && v.length <= 256
 const isNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
@@ -63,7 +58,6 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
 }
 
 const HISTORY = 60
-const LOG = 200
 
 /** A loaded fleet recording: its site, its time span, and the view at any moment of it. */
 export class FleetTimeline {
@@ -73,7 +67,7 @@ export class FleetTimeline {
   readonly start: number
   readonly end: number
   private readonly entries: Entry[]
-  private readonly keyframes: number[]
+  private readonly index: TimelineIndex
 
   private constructor(site: Site | undefined, entries: Entry[], malformed: number) {
     this.site = site
@@ -82,7 +76,7 @@ export class FleetTimeline {
     this.malformed = malformed
     this.start = this.entries[0]?.t ?? 0
     this.end = this.entries[this.entries.length - 1]?.t ?? 0
-    this.keyframes = this.entries.flatMap((e, i) => (e.event === 'keyframe' ? [i] : []))
+    this.index = new TimelineIndex(this.entries)
   }
 
   /** Whether a file starts with the fleet recording header (false for advertisement recordings). */
@@ -167,9 +161,7 @@ export class FleetTimeline {
   snapshot(at: number): LiveSnapshot & { replay: { start: number; end: number; at: number } } {
     const t = Math.min(this.end, Math.max(this.start, at))
     const last = this.indexAt(t)
-    // Two keyframes back, so the sparklines have up to two minutes behind them.
-    const keys = this.keyframes.filter((k) => k <= last)
-    const from = keys.length >= 2 ? keys[keys.length - 2] : (keys[0] ?? 0)
+    const from = this.index.replayFrom(last)
     const beacons = new Map<string, FleetBeacon>()
     const history = new Map<string, number[]>()
     const trails = new Map<string, [number, number][]>()
@@ -192,24 +184,8 @@ export class FleetTimeline {
         }
       } else if (e.event === 'gone') beacons.delete(e.id)
     }
-    const gateways = new Map<string, ViewGateway>(gatewaysOf(this.site).map((g) => [g.id, g]))
-    const log: ViewLogEntry[] = []
-    for (let i = 0; i <= last; i++) {
-      const e = this.entries[i]
-      if (e.event === 'gateway') {
-        if (e.state === 'forgotten') {
-          // As the live map: a site gateway goes back to unknown, any other leaves the list.
-          const site = gatewaysOf(this.site).find((g) => g.id === e.gateway)
-          if (site === undefined) gateways.delete(e.gateway)
-          else gateways.set(e.gateway, site)
-        } else {
-          gateways.set(e.gateway, { ...(gateways.get(e.gateway) ?? { id: e.gateway }), state: e.state })
-          log.push({ time: e.t, event: e.state, id: e.gateway })
-        }
-      } else if (e.event === 'found' || (e.event === 'room' && e.detail !== undefined)) log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
-      else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
-      if (log.length > 2 * LOG) log.splice(0, LOG)
-    }
+    // Gateway states and the log depend on every line before: from the nearest checkpoint.
+    const { gateways, log } = this.index.stateAt(last, gatewaysOf(this.site))
     for (const b of beacons.values()) for (const g of b.gateways) if ((gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown') gateways.set(g.gateway, { ...(gateways.get(g.gateway) ?? { id: g.gateway }), state: 'online' })
     const present = [...beacons.values()].filter((b) => history.has(b.id))
     return {
@@ -220,7 +196,7 @@ export class FleetTimeline {
       beacons: present.map((b) => viewOfFleetBeacon(b, undefined)),
       history: Object.fromEntries([...history].filter(([id]) => beacons.has(id))),
       trails: Object.fromEntries([...trails].filter(([id]) => beacons.has(id))),
-      log: log.slice(-LOG),
+      log,
       replay: { start: this.start, end: this.end, at: t },
     }
   }

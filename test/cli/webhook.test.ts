@@ -48,6 +48,20 @@ describe('beaconkit webhook', () => {
     expect(parseCommandLine(['emulate', '--port', '0', '--webhook-url', 'http://127.0.0.1:8081/'])).toMatchObject({ command: 'emulate', webhookUrl: 'http://127.0.0.1:8081/' })
   })
 
+  it('counts a flood of malformed pushes: one warning at once, the rest summed up in one line, not one line each', async () => {
+    const { url, cli } = await receiver([])
+    for (let i = 0; i < 200; i++) await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{not json' })
+    cli.child.kill('SIGTERM')
+    const result = await cli.done
+    expect(result.code).toBe(0)
+    const warnings = result.stderr.split('\n').filter((l) => l.includes('refused'))
+    expect(warnings[0]).toBe('beaconkit: warning: push refused (malformed): the push is not JSON')
+    // The other 199 in one or two summary lines (an interval may end mid-flood), never 199 lines.
+    expect(warnings.length).toBeLessThanOrEqual(3)
+    const summed = warnings.slice(1).map((l) => Number(/ (\d+) pushes refused \(malformed\) in the last \d+ s$/.exec(l)?.[1]))
+    expect(summed.reduce((a, b) => a + b, 0)).toBe(199)
+  })
+
   it('prints each push as a JSON line, and stops cleanly with its counters', async () => {
     const { url, cli } = await receiver([])
     const emu = await emulator(url)

@@ -42,7 +42,7 @@ describe('queue directory lock', () => {
     expect(again.takeOpenReport().warnings).toEqual([])
     await again.close()
     // Nothing but the queue's own files is left behind.
-    expect(readdirSync(dir).sort()).toEqual(['ack'])
+    expect(readdirSync(dir).sort()).toEqual(['ack', 'written'])
   })
 
   it('holds pid, host, a token and the start time, written in full before it appears', async () => {

@@ -154,13 +154,43 @@ describe('FileQueue recovery', () => {
     await q2.close()
   })
 
-  it('warns about a last segment with no readable record (its losses cannot be counted)', async () => {
+  it('reports the records of a zeroed last segment as dropped, counted from the seq written at close', async () => {
     const dir = tempDir()
     const q = await FileQueue.open({ dir })
     for (let i = 0; i < 5; i++) await q.push(record(i))
     await q.close()
     const [name] = segments(dir)
     writeFileSync(join(dir, name), Buffer.alloc(statSync(join(dir, name)).size))
+    const q2 = await FileQueue.open({ dir })
+    expect(q2.takeOpenReport()).toEqual({ dropped: [{ count: 5, reason: 'corrupt', segment: name, salvaged: 0 }], warnings: [] })
+    expect(q2.size).toBe(0)
+    await q2.close()
+  })
+
+  it('trusts an ack past the written watermark when the segments on disk reach it (a kill before close), without a warning', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    for (let i = 0; i < 10; i++) await q.push(record(i))
+    await q.ack(10)
+    // The directory as a SIGKILL leaves it now: `written` still says 0, the ack 10.
+    const killed = tempDir()
+    for (const name of readdirSync(dir)) if (name !== 'lock') writeFileSync(join(killed, name), readFileSync(join(dir, name)))
+    await q.close()
+    const q2 = await FileQueue.open({ dir: killed })
+    expect(q2.takeOpenReport()).toEqual({ dropped: [], warnings: [] })
+    expect(q2.size).toBe(0)
+    await q2.close()
+  })
+
+  it('warns about a last segment with no readable record when nothing says how many it held', async () => {
+    const dir = tempDir()
+    const q = await FileQueue.open({ dir })
+    for (let i = 0; i < 5; i++) await q.push(record(i))
+    await q.close()
+    const [name] = segments(dir)
+    writeFileSync(join(dir, name), Buffer.alloc(statSync(join(dir, name)).size))
+    // A directory of an older version, or one whose `written` file is gone too.
+    rmSync(join(dir, 'written'))
     const q2 = await FileQueue.open({ dir })
     expect(q2.takeOpenReport().warnings.map((w) => w.code)).toEqual(['segment_unreadable'])
     expect(q2.size).toBe(0)

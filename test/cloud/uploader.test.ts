@@ -16,6 +16,7 @@ import { VirtualClock } from '../../src/clock.js'
 import { AccountError, InvalidOptionError } from '../../src/errors.js'
 import type { Beacon } from '../../src/reading.js'
 import { reading } from './reading-fixture.js'
+import { encodeFrame, encodePayload, segmentName } from '../../src/cloud/journal.js'
 
 const EMAIL = 'gw@example.com'
 const PASSWORD = 'gateway-secret'
@@ -273,6 +274,23 @@ describe('Uploader', () => {
     expect(ids.every((id) => stored.has(id))).toBe(true)
     expect(second.stats.uploaded).toBe(20)
     expect(second.pending).toBe(0)
+  })
+
+  it('drops a record on disk the server would refuse (valid CRC, no beaconMac) as corrupt, and uploads the others', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-up-'))
+    dirs.push(dir)
+    const records: object[] = Array.from({ length: 5 }, (_, i) => ({ msgId: `disk-${i}`, beaconMac: '0117C5456A36', updatedTime: 1_750_000_000_000 + i, sensor: { power: 90 } }))
+    records[2] = { msgId: 'disk-2', updatedTime: 1_750_000_000_002, sensor: {} }
+    writeFileSync(join(dir, segmentName(1)), Buffer.concat(records.map((r, i) => encodeFrame(i + 1, encodePayload(r)))))
+    const u = uploader({ queueDir: dir })
+    const drops: DropInfo[] = []
+    u.on('dropped', (d) => drops.push(d))
+    await u.flush()
+    expect(drops).toEqual([{ count: 1, reason: 'corrupt', segment: segmentName(1), salvaged: 2 }])
+    const stored = uploadedIds()
+    expect(['disk-0', 'disk-1', 'disk-3', 'disk-4'].every((id) => stored.has(id))).toBe(true)
+    expect(stored.has('disk-2')).toBe(false)
+    expect(u.pending).toBe(0)
   })
 
   it('reports records dropped by the disk bound', async () => {

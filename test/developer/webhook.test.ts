@@ -107,6 +107,20 @@ describe('createWebhookHandler / startWebhookServer', () => {
     expect(server.stats.duplicates).toBe(2)
   })
 
+  it('refuses an appId, sn, msgId or taskId longer than 128 characters with 400 (counted): a 1 MB appId never reaches the handler', async () => {
+    const seen: unknown[] = []
+    const server = await start({ onData: (m) => void seen.push(m.appId.length), onTaskEvent: () => undefined, maxBodyBytes: 4 * 1024 * 1024 })
+    const long = 'a'.repeat(1024 * 1024)
+    for (const bad of [text(1, { appId: long }), text(2, { appId: 'x'.repeat(129) }), text(3, { sn: 'S'.repeat(129) }), text(4, { msgId: 'm'.repeat(129) }), text(5, { deviceType: 'd'.repeat(129) }), event(6, 't'.repeat(129))]) {
+      const res = await post(server, bad)
+      expect(res.status).toBe(400)
+      expect(res.json.messages).toMatch(/at most 128 characters/)
+    }
+    expect(server.stats.refused.malformed).toBe(6)
+    expect((await post(server, text(7, { appId: 'x'.repeat(128) }))).status).toBe(200)
+    expect(seen).toEqual([128])
+  })
+
   it('remembers a bounded window of msgIds', async () => {
     const seen: unknown[] = []
     const server = await start({ onData: (m) => void seen.push(m.msgId), dedupWindow: 2 })

@@ -5,10 +5,14 @@ import { afterEach, describe, expect, it } from 'vitest'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { EventEmitter } from 'eventemitter3'
 import { FileQueue } from '../../src/cloud/file-queue.js'
-import { DiskEvents } from '../../src/mqtt/disk-events.js'
+import type { QueuedRecord, UploadQueue, UploadQueueEvents } from '../../src/cloud/queue.js'
+import type { BeaconLogRecord } from '../../src/cloud/records.js'
+import { DiskEvents, isStoredEvent } from '../../src/mqtt/disk-events.js'
 import type { DiskDropInfo, StoredEvent } from '../../src/mqtt/disk-events.js'
 import { waitFor } from '../integration/wait.js'
+import { queueContract } from '../cloud/queue-contract.js'
 
 const dirs: string[] = []
 afterEach(async () => {
@@ -23,6 +27,50 @@ async function open(maxWriting = 100): Promise<{ disk: DiskEvents; queue: FileQu
   const disk = new DiskEvents(queue, maxWriting, { ready: () => undefined, dropped: (d) => drops.push(d), failed: (e) => { throw e } })
   return { disk, queue, drops, dir }
 }
+
+/**
+ * The MQTT event store (a FileQueue of events, opened with the publisher's record check) seen
+ * through the queue contract: each contract record travels as an event's payload.
+ */
+class EventStoreAsQueue extends EventEmitter<UploadQueueEvents> implements UploadQueue {
+  constructor(
+    readonly store: FileQueue<StoredEvent>,
+    readonly dir: string,
+  ) {
+    super()
+  }
+  get size(): number {
+    return this.store.size
+  }
+  push(record: BeaconLogRecord): Promise<number> {
+    return this.store.push({ topic: 'beaconkit/gateways/hall/events', payload: JSON.stringify(record) })
+  }
+  async peek(max: number): Promise<QueuedRecord[]> {
+    return (await this.store.peek(max)).map((r) => ({ seq: r.seq, record: JSON.parse(r.record.payload) as BeaconLogRecord }))
+  }
+  ack(seq: number): Promise<void> {
+    return this.store.ack(seq)
+  }
+  close(): Promise<void> {
+    return this.store.close()
+  }
+}
+
+async function eventStore(dir: string): Promise<EventStoreAsQueue> {
+  return new EventStoreAsQueue(await FileQueue.open<StoredEvent>({ dir, accept: isStoredEvent }), dir)
+}
+
+queueContract('the MQTT event store (FileQueue of events with isStoredEvent)', {
+  async create() {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-event-store-'))
+    dirs.push(dir)
+    return eventStore(dir)
+  },
+  async reopen(q) {
+    await q.close()
+    return eventStore((q as EventStoreAsQueue).dir)
+  },
+})
 
 describe('DiskEvents', () => {
   it('hands events out in order and removes them from disk only up to the first unacknowledged one', async () => {

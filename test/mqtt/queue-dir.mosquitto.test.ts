@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { mkdtemp, readdir, rm } from 'node:fs/promises'
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
@@ -18,6 +18,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
 import { InvalidOptionError } from '../../src/errors.js'
+import { encodeAckSlot, encodeFrame, encodePayload, segmentName } from '../../src/cloud/journal.js'
 
 const DIST = pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'index.js')).href
 const P = 'beaconkit/gateways/hall'
@@ -54,6 +55,30 @@ describe('MqttPublisher queueDir options', () => {
     await first.close()
     await second.close()
     await rm(locked, { recursive: true, force: true })
+  })
+})
+
+describe('MqttPublisher queueDir damage reports', () => {
+  it('emits a warning for a damaged ack file and dropped events (with their segment) for a deleted segment, at connect()', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const records = Array.from({ length: 12 }, (_, i) => ({ topic: `${P}/events`, payload: `e${i}` }))
+    await writeFile(join(dir, segmentName(1)), Buffer.concat(records.map((r, i) => encodeFrame(i + 1, encodePayload(r)))))
+    await writeFile(join(dir, 'written'), '20')
+    await writeFile(join(dir, 'ack'), Buffer.concat([encodeAckSlot(5000), encodeAckSlot(5000)]))
+    const publisher = new MqttPublisher({ url: 'mqtt://127.0.0.1:1', gatewayId: 'hall', queueDir: dir, reconnect: { initialDelayMs: 60_000 } })
+    publisher.on('error', () => undefined)
+    const warnings: string[] = []
+    const drops: MqttDropInfo[] = []
+    publisher.on('warning', (w) => warnings.push(w.code))
+    publisher.on('dropped', (d) => drops.push(d))
+    await publisher.connect()
+    expect(warnings).toEqual(['ack_invalid'])
+    // Seqs 13 to 20 were written (the watermark says so) but no segment holds them: the clean
+    // segment before ends at 12, so the file from 13 on is gone.
+    expect(drops).toEqual([{ count: 8, reason: 'missing', kind: 'event', segment: segmentName(13) }])
+    expect(publisher.stats.diskQueued).toBe(12)
+    await publisher.close()
+    await rm(dir, { recursive: true, force: true })
   })
 })
 
@@ -170,4 +195,76 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher with queueDir against 
     expect((await readdir(dir)).filter((name) => name.endsWith('.seg'))).toEqual([])
     await rm(dir, { recursive: true, force: true })
   }, 90_000)
+
+  it('drops a queued record with an intact CRC but a wildcard topic (reported with its segment) and delivers the 198 others', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    // A segment as an earlier run (or someone with write access to the directory) left it.
+    const ids = Array.from({ length: 199 }, (_, i) => `W${String(i).padStart(3, '0')}`)
+    const records = ids.map((id, i) => ({ topic: i === 99 ? 'beaconkit/#' : `${P}/events`, payload: JSON.stringify({ beacon: { id } }) }))
+    const name = segmentName(1)
+    await writeFile(join(dir, name), Buffer.concat(records.map((r, i) => encodeFrame(i + 1, encodePayload(r)))))
+    const sub = await Subscriber.connect(broker.url, [`${P}/events`, 'beaconkit-test/marker/#'])
+    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', clientId: CLIENT, queueDir: dir, reconnect: { initialDelayMs: 50, maxDelayMs: 400 } })
+    const drops: MqttDropInfo[] = []
+    publisher.on('dropped', (d) => drops.push(d))
+    let connections = 0
+    publisher.on('connected', () => connections++)
+    await publisher.connect()
+    expect(await publisher.flush(20_000)).toBe(true)
+    await sub.sync()
+    expect(eventIds(sub)).toEqual(ids.filter((_, i) => i !== 99))
+    expect(drops).toEqual([{ count: 1, reason: 'corrupt', kind: 'event', segment: name }])
+    // Never disconnected by the broker for a wildcard publish.
+    expect(connections).toBe(1)
+    await publisher.close()
+    await sub.close()
+    await rm(dir, { recursive: true, force: true })
+  }, 60_000)
+
+  it('delivers 300 of 300 events through 8 broker restarts, half of them queued while the broker was down', async () => {
+    dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
+    const source = new Announcer()
+    // A reconnect slower than the test's subscriber: it is subscribed before anything is sent.
+    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', clientId: CLIENT, queueDir: dir, reconnect: { initialDelayMs: 500, maxDelayMs: 500 } })
+    const drops: MqttDropInfo[] = []
+    publisher.on('dropped', (d) => drops.push(d))
+    publisher.on('error', () => undefined)
+    let connections = 0
+    publisher.on('connected', () => connections++)
+    publisher.attach(source)
+    let sub = await Subscriber.connect(broker.url, [`${P}/events`, 'beaconkit-test/marker/#'])
+    await publisher.connect()
+    await waitFor(() => connections === 1, 'the first connection')
+    const seen = new Set<string>()
+    let next = 0
+    const announce = (n: number): void => {
+      for (let k = 0; k < n && next < 300; k++) source.announce(`R${String(next++).padStart(3, '0')}`)
+    }
+    for (let restart = 1; restart <= 8; restart++) {
+      announce(18)
+      expect(await publisher.flush(20_000)).toBe(true)
+      await sub.sync()
+      for (const id of eventIds(sub)) seen.add(id)
+      await sub.close()
+      const disconnected = new Promise<void>((resolve) => publisher.once('disconnected', () => resolve()))
+      await broker.stop()
+      await disconnected
+      announce(18)
+      await waitFor(() => publisher.stats.diskQueued === 18, `the events of outage ${restart} on disk`)
+      await broker.restart()
+      sub = await Subscriber.connect(broker.url, [`${P}/events`, 'beaconkit-test/marker/#'])
+      await waitFor(() => connections === restart + 1, `reconnection ${restart}`, 30_000)
+    }
+    announce(300 - next)
+    expect(await publisher.flush(20_000)).toBe(true)
+    await sub.sync()
+    for (const id of eventIds(sub)) seen.add(id)
+    await sub.close()
+    expect(next).toBe(300)
+    expect(seen.size).toBe(300)
+    expect(drops).toEqual([])
+    expect(publisher.stats.diskQueued).toBe(0)
+    await publisher.close()
+    await rm(dir, { recursive: true, force: true })
+  }, 180_000)
 })

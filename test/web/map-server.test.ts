@@ -3,6 +3,7 @@
 // serves (page, snapshot, event stream).
 import { afterEach, describe, expect, it } from 'vitest'
 import { request } from 'node:http'
+import { connect } from 'node:net'
 import { networkInterfaces, tmpdir } from 'node:os'
 import { mkdtempSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
@@ -37,6 +38,17 @@ function get(url: string, headers: Record<string, string> = {}): Promise<{ statu
     })
     req.on('error', reject)
     req.end()
+  })
+}
+
+/** Sends `request` as raw bytes (a Host header fetch and http.request would not send) and returns the status line. */
+function rawGet(port: number, request: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, '127.0.0.1', () => socket.write(request))
+    let text = ''
+    socket.setEncoding('utf8').on('data', (d: string) => (text += d))
+    socket.on('end', () => resolve(text.split('\r\n')[0]))
+    socket.on('error', reject)
   })
 }
 
@@ -130,6 +142,15 @@ describe('map server over HTTP', () => {
     const map = await serve({ scanner: await scannerWithKey() })
     expect((await get(`${map.url}api/snapshot`, { Host: 'attacker.example:80' })).status).toBe(403)
     expect((await get(`${map.url}api/snapshot`, { Host: `localhost:${map.port}` })).status).toBe(200)
+  })
+
+  it('answers 400, not 500, to an empty or malformed Host header (and keeps serving)', async () => {
+    const map = await serve({ scanner: await scannerWithKey() })
+    for (const host of ['', ' ', '[::', 'a b', 'localhost/x', 'user@localhost']) {
+      const head = await rawGet(map.port, `GET /api/snapshot HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`)
+      expect(head, JSON.stringify(host)).toMatch(/^HTTP\/1\.1 400 /)
+    }
+    expect((await get(`${map.url}api/snapshot`, { Host: `127.0.0.1:${map.port}` })).status).toBe(200)
   })
 
   it('refuses a weak token and a missing source with typed errors', async () => {
