@@ -1,0 +1,162 @@
+/**
+ * What has been handed to mqtt.js at QoS 1 and waits for its PUBACK: counted, watched for a
+ * broker that stopped acknowledging (told once when it stops, once when it resumes), and
+ * withdrawn from mqtt.js's store when the sender gives up, so nothing given up on stays inside
+ * mqtt.js.
+ */
+
+import { outgoingId, withdrawPublish } from './connection.js'
+import type { MqttClientLike } from './connection.js'
+
+/** Default of `ackTimeoutMs`: a PUBACK later than this means the broker stopped acknowledging. */
+export const DEFAULT_ACK_TIMEOUT_MS = 5000
+
+/**
+ * The broker stopped acknowledging (`stalled`: the oldest QoS 1 message in flight has waited
+ * `ackTimeoutMs`) or started again (`resumed`). Told once per change, not per message.
+ */
+export interface AckStallInfo {
+  state: 'stalled' | 'resumed'
+  /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
+  inflight: number
+  /** How long the oldest of them has waited (for `resumed`: how long acknowledgements stopped). */
+  waitedMs: number
+}
+
+/** One message handed over, until its PUBACK or until it is withdrawn. */
+interface Flight<T> {
+  item: T
+  client: MqttClientLike
+  /** Real time (Date.now): acknowledgements are a wall-clock matter, also in a virtual replay. */
+  since: number
+  callback: (error?: Error) => void
+  /** mqtt.js's packet id, to withdraw it. */
+  id: number | undefined
+}
+
+/** The QoS 1 messages of one sender that mqtt.js holds. */
+export class InFlight<T> {
+  /** In hand-over order: the first is the oldest. */
+  private readonly flights = new Set<Flight<T>>()
+  /** When the broker last acknowledged something (Date.now). */
+  private ackedAt = Date.now()
+  private stalledSince: number | undefined
+  private timer: ReturnType<typeof setTimeout> | undefined
+
+  constructor(
+    private readonly ackTimeoutMs: number,
+    private readonly onAcks: (info: AckStallInfo) => void,
+  ) {}
+
+  get size(): number {
+    return this.flights.size
+  }
+
+  /** When the broker last acknowledged a message of this sender (Date.now), or when this began. */
+  get lastAck(): number {
+    return this.ackedAt
+  }
+
+  /** The items in flight, oldest first. */
+  items(): T[] {
+    return [...this.flights].map((f) => f.item)
+  }
+
+  /**
+   * Publishes at QoS 1 and calls `done` once: with no error on the PUBACK, with mqtt.js's error
+   * when it gives up. Never after {@link InFlight.withdrawAll}.
+   */
+  publish(client: MqttClientLike, topic: string, payload: string | Buffer, retain: boolean, item: T, done: (error?: Error) => void): void {
+    const flight: Flight<T> = { item, client, since: Date.now(), callback: () => undefined, id: undefined }
+    flight.callback = (error?: Error) => {
+      // Withdrawn meanwhile: its sender has already let it go.
+      if (!this.flights.delete(flight)) return
+      if (error === undefined || error === null) this.acknowledged()
+      done(error ?? undefined)
+    }
+    this.flights.add(flight)
+    client.publish(topic, payload, { qos: 1, retain }, flight.callback)
+    if (this.flights.has(flight)) flight.id = outgoingId(client, flight.callback)
+    this.watch()
+  }
+
+  /** Takes one item's message out of mqtt.js (its `done` is not called); false when it is not in flight. */
+  withdraw(item: T): boolean {
+    for (const f of this.flights) {
+      if (f.item !== item) continue
+      this.flights.delete(f)
+      withdrawPublish(f.client, f.id, f.callback)
+      return true
+    }
+    return false
+  }
+
+  /** Takes every message out of mqtt.js (their `done` is not called) and stops watching. */
+  withdrawAll(): void {
+    for (const f of [...this.flights]) {
+      this.flights.delete(f)
+      withdrawPublish(f.client, f.id, f.callback)
+    }
+    if (this.timer !== undefined) clearTimeout(this.timer)
+    this.timer = undefined
+  }
+
+  /** Arms the stall check while something is in flight and acknowledgements are not known to be stalled. */
+  private watch(): void {
+    if (this.timer !== undefined || this.stalledSince !== undefined) return
+    const oldest = this.flights.values().next().value
+    if (oldest === undefined) return
+    this.timer = setTimeout(() => this.check(), Math.max(0, oldest.since + this.ackTimeoutMs - Date.now()))
+    // Unref'd: a check must not keep alive a process that has nothing else to do.
+    this.timer.unref?.()
+  }
+
+  private check(): void {
+    this.timer = undefined
+    const oldest = this.flights.values().next().value
+    if (oldest === undefined) return
+    const waitedMs = Date.now() - oldest.since
+    if (waitedMs < this.ackTimeoutMs) return this.watch()
+    this.stalledSince = oldest.since
+    this.onAcks({ state: 'stalled', inflight: this.flights.size, waitedMs })
+  }
+
+  private acknowledged(): void {
+    const now = Date.now()
+    this.ackedAt = now
+    if (this.stalledSince !== undefined) {
+      const waitedMs = now - this.stalledSince
+      this.stalledSince = undefined
+      this.onAcks({ state: 'resumed', inflight: this.flights.size, waitedMs })
+    }
+    this.watch()
+  }
+}
+
+/** A `warning` event of a publisher or tracker: the broker stopped (or resumed) acknowledging. */
+export interface MqttAckWarning {
+  code: 'acks_stalled' | 'acks_resumed'
+  message: string
+  /** QoS 1 messages waiting for their PUBACK. */
+  inflight: number
+  /** How long the oldest has waited (for `acks_resumed`: how long acknowledgements stopped). */
+  waitedMs: number
+}
+
+/** The warning for a stall change; `broker` names it, e.g. the URL. */
+export function ackWarning(info: AckStallInfo, broker: string): MqttAckWarning {
+  const seconds = Math.round(info.waitedMs / 100) / 10
+  return info.state === 'stalled'
+    ? { code: 'acks_stalled', message: `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); is the broker overloaded or frozen?`, inflight: info.inflight, waitedMs: info.waitedMs }
+    : { code: 'acks_resumed', message: `mqtt: ${broker} acknowledges again (after ${seconds} s)`, inflight: info.inflight, waitedMs: info.waitedMs }
+}
+
+/** What a close or stop could not deliver before its deadline. */
+export interface MqttCloseResult {
+  /** True when everything queued was acknowledged. */
+  delivered: boolean
+  /** Messages let go unacknowledged (status, retained states, events held in memory). */
+  lost: number
+  /** Events left in the `queueDir` disk queue, sent by the next run. */
+  kept: number
+}
