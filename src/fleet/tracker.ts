@@ -13,6 +13,8 @@ import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
+import { ackWarning } from '../mqtt/inflight.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
@@ -78,7 +80,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.streams = new FleetEventStreams(size)
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-    this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
+    const broker = this.#options.url ?? 'the broker'
+    this.outbox = new Outbox(
+      { maxQueuedEvents: 1, maxInflight: 100, ackTimeoutMs: this.#options.ackTimeoutMs },
+      { sent: () => this.counters.published++, dropped: () => undefined, acks: (info) => this.emit('warning', ackWarning(info, broker)) },
+    )
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
@@ -234,9 +240,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // A clean session forgets subscriptions: subscribe on every connection. With scale-out
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
-      await link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1)
+      await this.acknowledged(link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1))
     } catch (error) {
-      // Lost the connection meanwhile: the next `connected` subscribes again.
+      // Lost the connection meanwhile: the next `connected` subscribes again. Stopped meanwhile: nothing to say.
+      if (this.stopped) return
       this.emit('error', error instanceof Error ? error : new Error(String(error)))
       return
     }
@@ -247,6 +254,23 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
     this.wakeStart = undefined
+  }
+
+  /** Waits for a SUBACK, warning once (and once when it comes) if the broker takes longer than `ackTimeoutMs`. */
+  private async acknowledged(subscribed: Promise<void>): Promise<void> {
+    const started = Date.now()
+    let late = false
+    const timer = setTimeout(() => {
+      late = true
+      this.emit('warning', ackWarning({ state: 'stalled', inflight: 1, waitedMs: Date.now() - started }, this.#options.url ?? 'the broker'))
+    }, this.#options.ackTimeoutMs)
+    timer.unref?.()
+    try {
+      await subscribed
+    } finally {
+      clearTimeout(timer)
+      if (late) this.emit('warning', ackWarning({ state: 'resumed', inflight: 0, waitedMs: Date.now() - started }, this.#options.url ?? 'the broker'))
+    }
   }
 
   private onMessage(topic: string, payload: Buffer): void {
@@ -283,11 +307,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   }
 
   /**
-   * Stops the tick, publishes `<p>/fleet/status` offline (waiting up to `timeoutMs` for what is
-   * queued) and disconnects. The retained beacon states stay on the broker: the last known view.
+   * Stops the tick, publishes `<p>/fleet/status` offline and disconnects. The wait for what is
+   * queued is bounded: at most `timeoutMs`, and no longer than `ackTimeoutMs` without any
+   * acknowledgement; then what is left is let go (withdrawn from mqtt.js) and the connection
+   * dropped if a clean DISCONNECT does not finish within 2 s. Resolves with what was not
+   * delivered. The retained beacon states stay on the broker: the last known view.
    */
-  async stop(timeoutMs = 5000): Promise<void> {
-    if (this.stopped) return
+  async stop(timeoutMs = 5000): Promise<MqttCloseResult> {
+    if (this.stopped) return { delivered: true, lost: 0, kept: 0 }
     this.stopped = true
     this.scaleOut?.stop()
     this.cancelTick?.()
@@ -295,13 +322,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.wakeStart?.()
     this.wakeStart = undefined
     const link = this.#link
+    let delivered = false
     if (link !== undefined && link.connected) {
       this.outbox.putStatus(this.statusTopic, this.statusPayload('offline'))
-      await this.outbox.idle(timeoutMs)
+      delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
-    this.outbox.clear()
+    const { lost, kept } = this.outbox.abandon()
     this.outbox.setClient(undefined)
     await link?.close()
     this.streams.endAll()
+    return { delivered: delivered || lost === 0, lost, kept }
   }
 }

@@ -12,14 +12,16 @@ import type { MqttClientLike } from './connection.js'
 export const DEFAULT_ACK_TIMEOUT_MS = 5000
 
 /**
- * The broker stopped acknowledging (`stalled`: the oldest QoS 1 message in flight has waited
- * `ackTimeoutMs`) or started again (`resumed`). Told once per change, not per message.
+ * The broker stopped acknowledging (`stalled`: messages are in flight and none was acknowledged
+ * for `ackTimeoutMs`) or started again (`resumed`: the next acknowledgement). Told once per
+ * change, not per message; one message the broker never acknowledges while it acknowledges the
+ * others is not a stall.
  */
 export interface AckStallInfo {
   state: 'stalled' | 'resumed'
   /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
   inflight: number
-  /** How long the oldest of them has waited (for `resumed`: how long acknowledgements stopped). */
+  /** How long nothing was acknowledged while messages waited. */
   waitedMs: number
 }
 
@@ -101,23 +103,29 @@ export class InFlight<T> {
     this.timer = undefined
   }
 
+  /** Since when messages wait with no acknowledgement: the later of the oldest hand-over and the last PUBACK. */
+  private quietSince(): number | undefined {
+    const oldest = this.flights.values().next().value
+    return oldest === undefined ? undefined : Math.max(oldest.since, this.ackedAt)
+  }
+
   /** Arms the stall check while something is in flight and acknowledgements are not known to be stalled. */
   private watch(): void {
     if (this.timer !== undefined || this.stalledSince !== undefined) return
-    const oldest = this.flights.values().next().value
-    if (oldest === undefined) return
-    this.timer = setTimeout(() => this.check(), Math.max(0, oldest.since + this.ackTimeoutMs - Date.now()))
+    const since = this.quietSince()
+    if (since === undefined) return
+    this.timer = setTimeout(() => this.check(), Math.max(0, since + this.ackTimeoutMs - Date.now()))
     // Unref'd: a check must not keep alive a process that has nothing else to do.
     this.timer.unref?.()
   }
 
   private check(): void {
     this.timer = undefined
-    const oldest = this.flights.values().next().value
-    if (oldest === undefined) return
-    const waitedMs = Date.now() - oldest.since
+    const since = this.quietSince()
+    if (since === undefined) return
+    const waitedMs = Date.now() - since
     if (waitedMs < this.ackTimeoutMs) return this.watch()
-    this.stalledSince = oldest.since
+    this.stalledSince = since
     this.onAcks({ state: 'stalled', inflight: this.flights.size, waitedMs })
   }
 
@@ -139,7 +147,7 @@ export interface MqttAckWarning {
   message: string
   /** QoS 1 messages waiting for their PUBACK. */
   inflight: number
-  /** How long the oldest has waited (for `acks_resumed`: how long acknowledgements stopped). */
+  /** How long nothing was acknowledged while messages waited. */
   waitedMs: number
 }
 

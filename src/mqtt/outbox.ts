@@ -7,6 +7,8 @@
 
 import type { QueuedRecord } from '../cloud/queue.js'
 import type { MqttClientLike } from './connection.js'
+import { DEFAULT_ACK_TIMEOUT_MS, InFlight } from './inflight.js'
+import type { AckStallInfo } from './inflight.js'
 import type { DiskEvents, StoredEvent } from './disk-events.js'
 
 /** One message. */
@@ -42,10 +44,20 @@ export interface SentMessage {
   payload: string | Uint8Array
 }
 
+/** What was not acknowledged when an {@link Outbox} gave up at close. */
+export interface Undelivered {
+  /** Messages let go (status, retained states, events kept in memory). */
+  lost: number
+  /** Events that stay in the `queueDir` disk queue for the next run. */
+  kept: number
+}
+
 /** Callbacks of an {@link Outbox}. */
 export interface OutboxHooks {
   sent(message: SentMessage): void
   dropped(info: MqttDropInfo): void
+  /** Acknowledgements stopped or resumed (inflight.ts). */
+  acks?(info: AckStallInfo): void
 }
 
 /** Limits of an {@link Outbox}. */
@@ -54,6 +66,8 @@ export interface OutboxLimits {
   maxQueuedEvents: number
   /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
   maxInflight: number
+  /** A PUBACK that takes longer says the broker stopped acknowledging. Default `DEFAULT_ACK_TIMEOUT_MS` (inflight.ts). */
+  ackTimeoutMs?: number
 }
 
 /** Bounded FIFO of events. */
@@ -104,7 +118,9 @@ export class Outbox {
   private readonly events = new EventQueue()
   /** With `queueDir`: where events wait instead of `events` (see disk-events.ts). */
   private disk: DiskEvents | undefined
-  private inflight = 0
+  private readonly flights: InFlight<OutMessage>
+  /** Set by {@link Outbox.abandon}: nothing goes back in the queues any more. */
+  private abandoned = false
   /** The iterators draining `status` and `retained` (see next()). */
   private readonly draining: { status?: MapIterator<[string, string]>; retained?: MapIterator<[string, string]> } = {}
   private idleWaiters: (() => void)[] = []
@@ -112,7 +128,18 @@ export class Outbox {
   constructor(
     private readonly limits: OutboxLimits,
     private readonly hooks: OutboxHooks,
-  ) {}
+  ) {
+    this.flights = new InFlight(limits.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, (info) => hooks.acks?.(info))
+  }
+
+  private get inflight(): number {
+    return this.flights.size
+  }
+
+  /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
+  get unacknowledged(): number {
+    return this.flights.size
+  }
 
   /** Messages waiting (not yet handed to mqtt.js). */
   get pending(): number {
@@ -190,20 +217,56 @@ export class Outbox {
     this.hooks.sent({ kind, topic, payload })
   }
 
-  /** Resolves when nothing waits and nothing is in flight, or after `timeoutMs`. */
-  idle(timeoutMs: number): Promise<boolean> {
+  /**
+   * Resolves true when nothing waits and nothing is in flight; false after `timeoutMs`, or
+   * sooner when `stallMs` is given and the broker acknowledged nothing for that long (a broker
+   * that is slow but working keeps the wait going; a silent one ends it).
+   */
+  idle(timeoutMs: number, stallMs?: number): Promise<boolean> {
     if (this.pending === 0 && this.inflight === 0) return Promise.resolve(true)
+    const start = Date.now()
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const giveUp = (): void => {
         this.idleWaiters = this.idleWaiters.filter((w) => w !== done)
         resolve(false)
-      }, timeoutMs)
+      }
+      const check = (): void => {
+        const now = Date.now()
+        const left = start + timeoutMs - now
+        if (left <= 0) return giveUp()
+        const quietFor = now - Math.max(start, this.flights.lastAck)
+        if (stallMs !== undefined && quietFor >= stallMs) return giveUp()
+        timer = setTimeout(check, stallMs === undefined ? left : Math.min(left, stallMs - quietFor))
+      }
       const done = (): void => {
         clearTimeout(timer)
         resolve(true)
       }
       this.idleWaiters.push(done)
+      check()
     })
+  }
+
+  /**
+   * Gives up on everything not acknowledged (at close, after the flush deadline): what waits in
+   * memory is let go, and every message in flight is withdrawn from mqtt.js's store, so the
+   * client can disconnect at once and keeps no payload. Events of the disk queue stay on disk.
+   * Returns what was not delivered; afterwards the outbox takes nothing back.
+   */
+  abandon(): Undelivered {
+    let lost = this.status.size + this.retained.size + this.events.size
+    let kept = this.disk?.waiting ?? 0
+    const flying = this.flights.items()
+    for (const m of flying) {
+      if (m.record !== undefined) kept++
+      else lost++
+    }
+    this.abandoned = true
+    this.flights.withdrawAll()
+    for (const m of flying) if (m.record !== undefined) this.disk?.returned(m.record)
+    this.clear()
+    return { lost, kept }
   }
 
   /** Forgets everything still waiting in memory; events lost this way are reported (those on disk stay there). */
@@ -258,14 +321,13 @@ export class Outbox {
   }
 
   private send(client: MqttClientLike, m: OutMessage): void {
-    this.inflight++
     if (m.retain) {
       if (m.payload === '') this.onBroker.delete(m.topic)
       else this.onBroker.add(m.topic)
     }
-    client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, (error) => {
-      this.inflight--
-      if (error !== undefined && error !== null) this.requeue(m)
+    // Every message through here is QoS 1 (QoS 0 goes through putVolatile).
+    this.flights.publish(client, m.topic, m.payload, m.retain, m, (error) => {
+      if (error !== undefined) this.requeue(m)
       else {
         if (m.record !== undefined) this.disk?.sent(m.record.seq)
         this.hooks.sent(m)
@@ -278,6 +340,7 @@ export class Outbox {
   /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */
   private requeue(m: OutMessage): void {
     if (m.record !== undefined) this.disk?.returned(m.record)
+    else if (this.abandoned) return
     else if (m.kind === 'event') this.events.unshift(m)
     else if (m.kind === 'status' || m.kind === 'retained') {
       const map = this[m.kind]

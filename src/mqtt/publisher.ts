@@ -19,6 +19,8 @@ import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
 import type { MqttLink } from './connection.js'
+import { ackWarning } from './inflight.js'
+import type { MqttAckWarning, MqttCloseResult } from './inflight.js'
 import { Outbox } from './outbox.js'
 import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
@@ -27,6 +29,7 @@ import { openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
 export type { MqttPublisherOptions } from './publisher-options.js'
+export type { MqttAckWarning, MqttCloseResult } from './inflight.js'
 
 /** The broker connection as the publisher sees it. */
 export type MqttConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'closed'
@@ -41,6 +44,11 @@ export interface MqttPublisherEvents {
   dropped: [info: MqttDropInfo]
   /** A connection problem (the publisher keeps retrying) or a listener that threw. */
   error: [error: Error]
+  /**
+   * The broker stopped acknowledging (`acks_stalled`: nothing acknowledged for
+   * `ackTimeoutMs`) or acknowledges again (`acks_resumed`); once per change.
+   */
+  warning: [warning: MqttAckWarning]
 }
 
 /** Counters of an {@link MqttPublisher}. */
@@ -112,7 +120,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.topics = new GatewayTopics(checkTopicPrefix(o.topicPrefix), this.gatewayId)
     this.clock = o.clock ?? new RealClock()
     this.outbox = new Outbox(
-      { maxQueuedEvents: o.maxQueuedEvents, maxInflight: o.maxInflight },
+      { maxQueuedEvents: o.maxQueuedEvents, maxInflight: o.maxInflight, ackTimeoutMs: o.ackTimeoutMs },
       {
         sent: (m) => {
           this.counters.messages++
@@ -123,6 +131,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
           this.counters.dropped[info.kind] += info.count
           this.emit('dropped', info)
         },
+        acks: (info) => this.emit('warning', ackWarning(info, o.url ?? 'the broker')),
       },
     )
     this.ha =
@@ -269,24 +278,30 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   }
 
   /**
-   * Stops publishing: detaches, waits up to `timeoutMs` for what is queued, publishes status
-   * `offline` (retained) and disconnects cleanly. Whatever could not be sent is reported as
-   * dropped, except events in the `queueDir` queue: they stay there for the next run.
+   * Stops publishing: detaches, publishes status `offline` (retained), waits for what is queued
+   * and disconnects cleanly. The wait is bounded: at most `timeoutMs`, and no longer than
+   * `ackTimeoutMs` without any acknowledgement (a broker that stopped answering ends it early).
+   * Then whatever is not acknowledged is let go (and withdrawn from mqtt.js) and the connection
+   * is dropped if a clean DISCONNECT does not finish within 2 s. Resolves with what was not
+   * delivered; events in the `queueDir` queue stay there for the next run (`kept`).
    */
-  async close(timeoutMs = 5000): Promise<void> {
-    if (this.state === 'closed') return
+  async close(timeoutMs = 5000): Promise<MqttCloseResult> {
+    if (this.state === 'closed') return { delivered: true, lost: 0, kept: 0 }
     this.detachScanner?.()
     const link = this.#link
     const connecting = this.#connecting
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
+    let delivered = false
     if (this.#link !== undefined && this.#link.connected) {
       this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now()))
-      await this.outbox.idle(timeoutMs)
+      delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
     this.state = 'closed'
-    this.outbox.clear()
+    const { lost, kept } = this.outbox.abandon()
     this.outbox.setClient(undefined)
     await this.#link?.close()
     await this.#disk?.close()
+    // Never connected: only the status `offline` of a run that said nothing else is not "lost".
+    return { delivered: delivered || (lost === 0 && kept === 0), lost, kept }
   }
 }
