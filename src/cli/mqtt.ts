@@ -6,15 +6,17 @@
 
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
-import type { PublisherEventSource } from '../mqtt/publisher.js'
+import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
 import type { MqttFlags } from './args.js'
+import { FLUSH_DEADLINE_MS } from './shutdown.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
 export interface RunningMqtt {
   readonly publisher: MqttPublisher
   /** e.g. `mqtt connected (hall)`. */
   note(): string
-  close(): Promise<void>
+  /** Publishes offline and disconnects within the stop deadlines (shutdown.ts); resolves with what was not delivered. */
+  close(): Promise<MqttCloseResult>
 }
 
 /** This machine's name as a gateway id (`[A-Za-z0-9_-]+`). */
@@ -46,6 +48,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     if (lastError !== '') warn('mqtt: connected again')
     lastError = ''
   })
+  publisher.on('warning', (w) => warn(w.message))
   publisher.on('dropped', (info) => {
     if (info.kind === 'event') warn(`mqtt: dropped ${info.count} events (${info.reason})`)
   })
@@ -59,6 +62,6 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
   return {
     publisher,
     note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
-    close: () => publisher.close(30_000),
+    close: () => publisher.close(FLUSH_DEADLINE_MS),
   }
 }
