@@ -43,7 +43,15 @@ export interface WebhookHandlerOptions {
   maxBodyBytes?: number
   /** How many recent msgIds are remembered to drop re-pushes. Default 10,000. */
   dedupWindow?: number
+  /**
+   * How long `onData` / `onTaskEvent` may take; beyond it the push is answered 503 (the platform
+   * pushes it again) while the handler's promise is left to finish. Default 10000 ms.
+   */
+  handlerTimeoutMs?: number
 }
+
+/** Default of `handlerTimeoutMs`. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 10_000
 
 /** Counters of a receiver. */
 export interface WebhookStats {
@@ -76,6 +84,28 @@ const STATUS: Record<WebhookErrorCode, number> = {
   decrypt_failed: 400,
   handler_failed: 500,
   method_not_allowed: 405,
+  handler_timeout: 503,
+  unavailable: 503,
+}
+
+/** What {@link settleWithin} rejects with when time is up. */
+const TIMED_OUT = Symbol('timed out')
+
+/** `work`, or a rejection with {@link TIMED_OUT} after `ms`; the timer never outlives the answer. */
+function settleWithin(work: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(TIMED_OUT), ms)
+    work.then(
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 }
 
 function positiveInt(value: number | undefined, fallback: number, option: string): number {
@@ -126,13 +156,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
   const maxBodyBytes = positiveInt(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
   const window = positiveInt(options.dedupWindow, 10_000, 'dedupWindow')
+  const handlerTimeoutMs = positiveInt(options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, 'handlerTimeoutMs')
   const stats: WebhookStats = {
     requests: 0,
     data: 0,
     events: 0,
     duplicates: 0,
     unhandled: 0,
-    refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0 },
+    refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0, handler_timeout: 0, unavailable: 0 },
   }
   // Taken messages, oldest first (a Set keeps insertion order), and those being taken now.
   const taken = new Set<string>()
@@ -250,9 +281,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         stats.duplicates++
       }
       try {
-        await work
+        await settleWithin(work, handlerTimeoutMs)
       } catch (e) {
-        throw refuse('handler_failed', 'the handler rejected the message; the platform will push it again', String(message.msgId), e)
+        const msgId = String(message.msgId)
+        if (e === TIMED_OUT) throw refuse('handler_timeout', `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); the platform will push it again`, msgId)
+        if (e instanceof WebhookError && e.code === 'unavailable') throw refuse('unavailable', e.message, msgId, e)
+        throw refuse('handler_failed', 'the handler rejected the message; the platform will push it again', msgId, e)
       }
       reply(res, 200, 'success')
     } catch (e) {
