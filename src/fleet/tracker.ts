@@ -13,7 +13,7 @@ import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { ackWarning } from '../mqtt/inflight.js'
+import { ackWarning, watchAck } from '../mqtt/inflight.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { statusPayload } from '../mqtt/payloads.js'
@@ -240,7 +240,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // A clean session forgets subscriptions: subscribe on every connection. With scale-out
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
-      await this.acknowledged(link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1))
+      await watchAck(this.#options.ackTimeoutMs, (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')), link.subscribe(so === undefined ? [anyGatewayStatusTopic(this.topicPrefix), `${this.topicPrefix}/gateways/+/rssi`] : [anyGatewayStatusTopic(this.topicPrefix), ...so.filters], 1))
     } catch (error) {
       // Lost the connection meanwhile: the next `connected` subscribes again. Stopped meanwhile: nothing to say.
       if (this.stopped) return
@@ -254,23 +254,6 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
     this.wakeStart = undefined
-  }
-
-  /** Waits for a SUBACK, warning once (and once when it comes) if the broker takes longer than `ackTimeoutMs`. */
-  private async acknowledged(subscribed: Promise<void>): Promise<void> {
-    const started = Date.now()
-    let late = false
-    const timer = setTimeout(() => {
-      late = true
-      this.emit('warning', ackWarning({ state: 'stalled', inflight: 1, waitedMs: Date.now() - started }, this.#options.url ?? 'the broker'))
-    }, this.#options.ackTimeoutMs)
-    timer.unref?.()
-    try {
-      await subscribed
-    } finally {
-      clearTimeout(timer)
-      if (late) this.emit('warning', ackWarning({ state: 'resumed', inflight: 0, waitedMs: Date.now() - started }, this.#options.url ?? 'the broker'))
-    }
   }
 
   private onMessage(topic: string, payload: Buffer): void {

@@ -141,6 +141,28 @@ export class InFlight<T> {
   }
 }
 
+/**
+ * Waits for one acknowledgement (a SUBACK: `work` is the subscribe); tells `stalled` once if it
+ * takes longer than `ackTimeoutMs`, and `resumed` when it comes after all (not when it fails:
+ * the connection is gone, which says enough).
+ */
+export async function watchAck<T>(ackTimeoutMs: number, onAcks: (info: AckStallInfo) => void, work: Promise<T>): Promise<T> {
+  const started = Date.now()
+  let late = false
+  const timer = setTimeout(() => {
+    late = true
+    onAcks({ state: 'stalled', inflight: 1, waitedMs: Date.now() - started })
+  }, ackTimeoutMs)
+  timer.unref?.()
+  try {
+    const result = await work
+    if (late) onAcks({ state: 'resumed', inflight: 0, waitedMs: Date.now() - started })
+    return result
+  } finally {
+    clearTimeout(timer)
+  }
+}
+
 /** A `warning` event of a publisher or tracker: the broker stopped (or resumed) acknowledging. */
 export interface MqttAckWarning {
   code: 'acks_stalled' | 'acks_resumed'
