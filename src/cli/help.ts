@@ -53,7 +53,7 @@ terminal is restored, and the exit code is 0; so does a reader that goes away (\
 The broker gets at most 30 s to acknowledge what is queued, less when it acknowledges
 nothing for 5 s; then the rest is let go (events of --queue-dir stay on disk), a line
 "stopped; N messages not acknowledged" goes to stderr and the exit code is 1. A second
-Ctrl-C leaves at once; a stop still running after 45 s is forced (exit 1).
+Ctrl-C leaves at once; a stop still running after 60 s is forced (exit 1).
 Exit codes: 0 done, 1 unexpected failure, output error (disk full) or messages the
 broker did not acknowledge by the stop, 2 bad option, file (keys or password file not
 a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter

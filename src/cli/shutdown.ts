@@ -12,8 +12,12 @@ import type { MqttCloseResult } from '../mqtt/inflight.js'
 /** The longest a stopping command waits for the broker to acknowledge what is queued. */
 export const FLUSH_DEADLINE_MS = 30_000
 
-/** A stop still going this long after it began is forced (exit 1): the last resort, never the plan. */
-export const STOP_DEADLINE_MS = FLUSH_DEADLINE_MS + 15_000
+/**
+ * A stop still going this long after it began is forced (exit 1): the last resort, never the
+ * plan. Above the sum of the bounded steps: an upload flush (`closeTimeoutMs`, twice 10 s at
+ * most), the broker's {@link FLUSH_DEADLINE_MS} and 2 s for its DISCONNECT.
+ */
+export const STOP_DEADLINE_MS = 60_000
 
 /**
  * Starts the last-resort clock of a stop: after `ms` it writes one line to stderr, runs
