@@ -103,6 +103,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   #link: MqttLink | undefined
   #connecting: Promise<void> | undefined
   #disk: DiskEvents | undefined
+  /** close() has begun: a reconnect meanwhile must not say `online` again. */
+  #closing = false
   private clock: Clock
   private readonly outbox: Outbox
   private readonly feed: GatewayFeed
@@ -224,8 +226,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.state = 'connected'
     this.counters.connections++
     const now = this.clock.now()
-    // Status first, then every beacon's current state, then the queued events.
-    this.outbox.putStatus(this.topics.status, statusPayload('online', now))
+    // Status first, then every beacon's current state, then the queued events. Reconnected
+    // while closing: the status to deliver is still `offline`.
+    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now))
     if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
     this.outbox.setClient(this.#link?.client)
     this.emit('connected', { protocolVersion })
@@ -287,6 +290,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
    */
   async close(timeoutMs = 5000): Promise<MqttCloseResult> {
     if (this.state === 'closed') return { delivered: true, lost: 0, kept: 0 }
+    this.#closing = true
     this.detachScanner?.()
     const link = this.#link
     const connecting = this.#connecting

@@ -58,6 +58,18 @@ describe('stopping with a broker that never acknowledges', () => {
     expect(result.stderr).toMatch(/stopped; \d+ messages? not acknowledged/)
   }, 60_000)
 
+  it('a broker that drops the connection in the middle of the stop: still bounded, exit 1 with the stopped line (was exit 13)', async () => {
+    const run = startCli(['simulate', '--beacons', '3', '--mqtt', silent.url, '--gateway-id', 'dropped', '--json'])
+    await run.waitFor('"found"')
+    run.child.kill('SIGTERM')
+    await new Promise((resolve) => setTimeout(resolve, 1000))
+    silent.dropAll()
+    const result = await within(run, STOP_BOUND_MS)
+    expect(result.timedOut, result.stderr).toBe(false)
+    expect(result.code).toBe(1)
+    expect(result.stderr).toMatch(/stopped; \d+ messages? not acknowledged/)
+  }, 60_000)
+
   it('a second signal ends the stop at once', async () => {
     const run = startCli(['simulate', '--beacons', '3', '--mqtt', silent.url, '--gateway-id', 'twice', '--json'])
     await run.waitFor('"found"')
