@@ -230,9 +230,12 @@ export class DeveloperApiError extends BeaconkitError<DeveloperApiErrorCode> {
  * Reasons a webhook push was refused (see `createWebhookHandler`'s `onError`): `malformed`
  * (not JSON, or fields of the wrong type), `too_large`, `unverified` (the `verify` hook said no),
  * `encrypted` (an `encryptData` message and no `decrypt` hook), `decrypt_failed`,
- * `handler_failed` (`onData` / `onTaskEvent` rejected), `method_not_allowed` (not a POST).
+ * `handler_failed` (`onData` / `onTaskEvent` rejected), `method_not_allowed` (not a POST),
+ * `handler_timeout` (the handler did not finish within `handlerTimeoutMs`: 503) and
+ * `unavailable` (the handler rejected with a `WebhookError` of this code, e.g. its downstream is
+ * full: 503). A 503 tells the platform to push again later.
  */
-export type WebhookErrorCode = 'malformed' | 'too_large' | 'unverified' | 'encrypted' | 'decrypt_failed' | 'handler_failed' | 'method_not_allowed'
+export type WebhookErrorCode = 'malformed' | 'too_large' | 'unverified' | 'encrypted' | 'decrypt_failed' | 'handler_failed' | 'method_not_allowed' | 'handler_timeout' | 'unavailable'
 
 /** A webhook push was refused; the platform gets a non-2xx answer and pushes it again (platform docs 6.4). */
 export class WebhookError extends BeaconkitError<WebhookErrorCode> {

@@ -85,6 +85,7 @@ const OPTIONS: Record<CommandName, Options> = {
     'mqtt-prefix': { type: 'string' },
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
+    'handler-timeout': { type: 'string' },
   },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
   locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
@@ -256,7 +257,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
     }
     case 'webhook': {
-      positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>]', command)
+      positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>] [--handler-timeout <s>]', command)
       const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
       const url = str(values, 'mqtt')
       for (const companion of ['mqtt-prefix', 'mqtt-user', 'mqtt-password-file']) {
@@ -271,7 +272,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
               ...optional('username', str(values, 'mqtt-user')),
               ...optional('passwordFile', str(values, 'mqtt-password-file')),
             }
-      return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt) }
+      const timeout = number(values, 'handler-timeout', command, { positive: true, max: 3600, what: 'a number of seconds above 0 (at most 3600)' })
+      const handlerTimeoutMs = timeout === undefined ? undefined : Math.max(1, Math.round(timeout * 1000))
+      return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs) }
     }
     case 'fleet': {
       positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)

@@ -114,7 +114,7 @@ export type ParsedCommand =
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }
-  | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags }
+  | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags; handlerTimeoutMs?: number }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
   | ({ command: 'locate' } & LocateFlags)
   | ({ command: 'survey' } & SurveyFlags)

@@ -17,7 +17,7 @@ import type { LineSink } from './json-lines.js'
 import { readSurvey } from './locate.js'
 import { TerminalScreen } from './screen.js'
 import type { TerminalLike } from './screen.js'
-import { handleSignals } from './shutdown.js'
+import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
 import { readSiteFile } from './site-file.js'
 import type { HttpFlags } from './command-line.js'
 import { startWeb } from './web.js'
@@ -121,6 +121,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     state = 'disconnected'
   })
   tracker.on('error', (e) => warn(e.message))
+  tracker.on('warning', (w) => warn(w.message))
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
@@ -157,6 +158,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const timer = flags.durationMs === undefined ? undefined : setTimeout(() => finish(), flags.durationMs)
   let found = 0
   tracker.on('found', () => found++)
+  let undelivered: string | undefined
+  let disarm: (() => void) | undefined
   try {
     screen?.open()
     draw([], clock.now())
@@ -166,11 +169,12 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     await Promise.race([tracker.start(), done])
     await done
   } finally {
+    disarm = forceAfter(restore)
     if (timer !== undefined) clearTimeout(timer)
     closed = true
     await web?.close()
     await details?.stop()
-    await tracker.stop()
+    undelivered = undeliveredLine(await tracker.stop(FLUSH_DEADLINE_MS), where)
     await recorder?.close()
     await broker?.close()
     restore()
@@ -178,6 +182,11 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     removeSignals()
     if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
     for (const w of warnings) if (screen !== undefined) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+    disarm()
+  }
+  if (undelivered !== undefined) {
+    streams.stderr.write(undelivered)
+    return EXIT.failure
   }
   return EXIT.ok
 }

@@ -48,11 +48,16 @@ Live map in a browser (off unless --http is given; docs/web-map.md):
 
 const COMMON_TAIL = `  -h, --help             this help
 
-Ctrl-C stops cleanly: the scanner stops, queued uploads are flushed, the terminal
-is restored, and the exit code is 0; so does a reader that goes away (\`| head\`).
-Exit codes: 0 done, 1 unexpected failure or output error (disk full), 2 bad option,
-file (keys or password file not a plain file, input not a recording) or key,
-3 Bluetooth unavailable (also an adapter lost mid-run), 4 cloud account error.`
+Ctrl-C (or SIGTERM) stops cleanly: the scanner stops, queued uploads are flushed, the
+terminal is restored, and the exit code is 0; so does a reader that goes away (\`| head\`).
+The broker gets at most 30 s to acknowledge what is queued, less when it acknowledges
+nothing for 5 s; then the rest is let go (events of --queue-dir stay on disk), a line
+"stopped; N messages not acknowledged" goes to stderr and the exit code is 1. A second
+Ctrl-C leaves at once; a stop still running after 60 s is forced (exit 1).
+Exit codes: 0 done, 1 unexpected failure, output error (disk full) or messages the
+broker did not acknowledge by the stop, 2 bad option, file (keys or password file not
+a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter
+lost mid-run), 4 cloud account error.`
 
 const TOPICS: Record<CommandName, string> = {
   scan: `Usage: beaconkit scan [options]
@@ -183,6 +188,9 @@ decrypt hook (createWebhookHandler; docs/developer-interface.md). Runs until Ctr
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
+  --handler-timeout <s>  a push not printed and forwarded within this many seconds
+                         is answered 503 and pushed again (default 10); pushes beyond
+                         100 (or 16 MiB) not yet acknowledged by the broker get 503 at once
 ${COMMON_TAIL}`,
 
   fleet: `Usage: beaconkit fleet --mqtt <url> [options]

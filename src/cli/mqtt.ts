@@ -6,16 +6,18 @@
 
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
-import type { PublisherEventSource } from '../mqtt/publisher.js'
+import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
 import type { MqttFlags } from './args.js'
 import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
+import { FLUSH_DEADLINE_MS } from './shutdown.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
 export interface RunningMqtt {
   readonly publisher: MqttPublisher
   /** e.g. `mqtt connected (hall)`. */
   note(): string
-  close(): Promise<void>
+  /** Publishes offline and disconnects within the stop deadlines (shutdown.ts); resolves with what was not delivered. */
+  close(): Promise<MqttCloseResult>
 }
 
 /** This machine's name as a gateway id (`[A-Za-z0-9_-]`, at most 64 characters). */
@@ -49,12 +51,13 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
   })
   // A full disk drops every event: one line per reason (and segment) per interval, not one per event.
   const repeated = new RepeatedWarnings(warn)
+  // An acknowledgement warning says "mqtt: …" itself; what the disk queue found gets a prefix.
+  publisher.on('warning', (w) => warn(w.code === 'acks_stalled' || w.code === 'acks_resumed' ? w.message : `mqtt queue: ${w.message}`))
   publisher.on('dropped', (info) => {
     if (info.kind !== 'event') return
     const from = info.segment === undefined ? '' : ` from queue segment ${info.segment}`
     repeated.add(`${info.reason}${from}`, info.count, (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`)
   })
-  publisher.on('warning', (w) => warn(`mqtt queue: ${w.message}`))
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))
@@ -66,8 +69,9 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     publisher,
     note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
     close: async () => {
-      await publisher.close(30_000)
+      const result = await publisher.close(FLUSH_DEADLINE_MS)
       repeated.close()
+      return result
     },
   }
 }

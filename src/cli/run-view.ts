@@ -15,7 +15,7 @@ import { JsonLinesOutput } from './json-lines.js'
 import { loadKeyring } from './keys.js'
 import { TableScreen } from './screen.js'
 import type { TerminalLike } from './screen.js'
-import { handleSignals } from './shutdown.js'
+import { forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
 import type { TableStatus } from './table.js'
 import { startUpload } from './upload.js'
 import { startMqtt } from './mqtt.js'
@@ -154,6 +154,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const cancelDuration = run.durationMs === undefined ? undefined : clock.setTimeout(() => finish(EXIT.ok), run.durationMs)
 
   let code: number
+  let undelivered: string | undefined
+  let disarm: (() => void) | undefined
   try {
     if (screen !== undefined) {
       screen.open()
@@ -165,12 +167,13 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (started && run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
     code = await done
   } finally {
+    disarm = forceAfter(restore)
     cancelDuration?.()
     await scanner.stop()
     json?.close()
     if (upload !== undefined) await upload.close()
     // After the scanner stopped: its last gone events are out before status says offline.
-    if (mqtt !== undefined) await mqtt.close()
+    if (mqtt !== undefined) undelivered = undeliveredLine(await mqtt.close(), view.mqtt?.url ?? '')
     await web?.close()
     restore()
     process.off('exit', restore)
@@ -181,6 +184,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     }
     if (warningCount > warnings.length) streams.stderr.write(`beaconkit: (${warningCount - warnings.length} earlier warnings not shown)\n`)
     for (const w of warnings) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+    disarm()
   }
   if (fatal !== undefined) {
     streams.stderr.write(`${errorLine(fatal)}\n`)
@@ -190,6 +194,11 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   if (upload?.failure !== undefined) {
     streams.stderr.write(`${errorLine(upload.failure)}\n`)
     return EXIT.account
+  }
+  // Ended as asked, but the broker did not take everything: a script must be able to tell.
+  if (undelivered !== undefined) {
+    streams.stderr.write(undelivered)
+    return code === EXIT.ok ? EXIT.failure : code
   }
   return code
 }

@@ -1,8 +1,48 @@
 /**
  * Ctrl-C and `systemctl stop`: the first SIGINT/SIGTERM asks the running command to stop
  * cleanly (scanner stopped, uploads flushed, terminal restored, exit 0); a second one, for
- * when that cleanup hangs, restores the terminal and leaves at once.
+ * when that cleanup hangs, restores the terminal and leaves at once. Every stop is bounded
+ * (docs/mqtt.md "Stopping"): the broker gets {@link FLUSH_DEADLINE_MS} to acknowledge what is
+ * queued (less when it acknowledges nothing for the publisher's `ackTimeoutMs`), and a stop
+ * still running after {@link STOP_DEADLINE_MS} is forced with exit 1.
  */
+
+import type { MqttCloseResult } from '../mqtt/inflight.js'
+
+/** The longest a stopping command waits for the broker to acknowledge what is queued. */
+export const FLUSH_DEADLINE_MS = 30_000
+
+/**
+ * A stop still going this long after it began is forced (exit 1): the last resort, never the
+ * plan. Above the sum of the bounded steps: an upload flush (`closeTimeoutMs`, twice 10 s at
+ * most), the broker's {@link FLUSH_DEADLINE_MS} and 2 s for its DISCONNECT.
+ */
+export const STOP_DEADLINE_MS = 60_000
+
+/**
+ * Starts the last-resort clock of a stop: after `ms` it writes one line to stderr, runs
+ * `onForce` (restore the terminal) and exits 1. Returns a function that disarms it.
+ */
+export function forceAfter(onForce: () => void = () => {}, ms = STOP_DEADLINE_MS): () => void {
+  const timer = setTimeout(() => {
+    onForce()
+    process.stderr.write(`beaconkit: stopping took longer than ${Math.round(ms / 1000)} s; stopped by force\n`)
+    process.exit(1)
+  }, ms)
+  return () => clearTimeout(timer)
+}
+
+/**
+ * The stderr line for a close that could not deliver everything, e.g. `stopped; 12 messages not
+ * acknowledged by the broker (3 events kept in the queue directory for the next run)`;
+ * undefined when everything was delivered.
+ */
+export function undeliveredLine(result: MqttCloseResult, broker: string): string | undefined {
+  if (result.delivered) return undefined
+  const kept = result.kept > 0 ? ` (${result.kept} events kept in the queue directory for the next run)` : ''
+  const n = result.lost + result.kept
+  return `beaconkit: stopped; ${n} ${n === 1 ? 'message' : 'messages'} not acknowledged by the broker ${broker}${kept}\n`
+}
 
 /** Signals that stop a command. */
 const SIGNALS = ['SIGINT', 'SIGTERM'] as const

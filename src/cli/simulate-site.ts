@@ -7,7 +7,7 @@ import { SiteSimulator } from '../fleet/site-simulator.js'
 import { runSite } from '../fleet/run-site.js'
 import type { MqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { handleSignals } from './shutdown.js'
+import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
 import { readSiteFile } from './site-file.js'
 
 /** What `simulate --site` was given. */
@@ -21,7 +21,11 @@ export interface SimulateSiteOptions {
 const REPORT_MS = 10_000
 
 /** Runs the site until SIGINT/SIGTERM or the duration; returns the exit code. */
-export async function runSimulateSite(options: SimulateSiteOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+export async function runSimulateSite(
+  options: SimulateSiteOptions,
+  out: { write(text: string): unknown } = process.stdout,
+  err: { write(text: string): unknown } = process.stderr,
+): Promise<number> {
   const json = await readSiteFile(options.site, 'simulate')
   const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
   const { mqtt } = options
@@ -53,12 +57,19 @@ export async function runSimulateSite(options: SimulateSiteOptions, out: { write
     const s = sim.stats
     out.write(`${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`)
   }, REPORT_MS)
+  let undelivered: string | undefined
   try {
     await done
   } finally {
+    const disarm = forceAfter()
     clearInterval(report)
+    undelivered = undeliveredLine(await site.close(FLUSH_DEADLINE_MS), mqtt.url)
     removeSignals()
-    await site.close()
+    disarm()
+  }
+  if (undelivered !== undefined) {
+    err.write(undelivered)
+    return EXIT.failure
   }
   out.write('simulation stopped; every gateway said offline\n')
   return EXIT.ok

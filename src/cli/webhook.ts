@@ -6,8 +6,9 @@
  * (platform docs 6.4).
  */
 
-import { InvalidOptionError, MqttError } from '../errors.js'
+import { InvalidOptionError, MqttError, WebhookError } from '../errors.js'
 import type { MqttLink } from '../mqtt/connection.js'
+import { ackWarning, DEFAULT_ACK_TIMEOUT_MS, InFlight } from '../mqtt/inflight.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { startWebhookServer } from '../developer/webhook-server.js'
@@ -15,7 +16,7 @@ import type { WebhookServer } from '../developer/webhook-server.js'
 import type { WebhookMessage } from '../developer/webhook-message.js'
 import type { WebhookMqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { handleSignals } from './shutdown.js'
+import { forceAfter, handleSignals } from './shutdown.js'
 import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
@@ -24,6 +25,8 @@ export interface WebhookCommandOptions {
   host: string
   json: boolean
   mqtt?: WebhookMqttFlags
+  /** `--handler-timeout`: how long one push may take before it is answered 503 (ms). */
+  handlerTimeoutMs?: number
 }
 
 /** A serial number or task id as one topic level: MQTT forbids `/`, `+`, `#` there. */
@@ -40,6 +43,12 @@ export function webhookTopic(prefix: string, message: WebhookMessage): string {
 /** How long a forwarded push may wait for the broker's PUBACK. */
 const PUBLISH_TIMEOUT_MS = 5000
 
+/**
+ * Forwarded pushes waiting for their PUBACK at once, and their bytes: beyond either the push is
+ * answered 503 at once (the platform pushes it again) rather than piling up inside mqtt.js.
+ */
+export const FORWARD_LIMITS = { messages: 100, bytes: 16 * 1024 * 1024 } as const
+
 /** One line of output per push. */
 function line(message: WebhookMessage, json: boolean): string {
   if (json) return `${JSON.stringify({ event: message.type === 'text' ? 'data' : 'task', time: Date.now(), message })}\n`
@@ -47,18 +56,49 @@ function line(message: WebhookMessage, json: boolean): string {
   return `task ${message.taskId} ${message.data.resultCode === 0 ? 'success' : 'fail'}\n`
 }
 
-function publish(link: MqttLink, topic: string, payload: string): Promise<void> {
-  const client = link.client
-  if (client === undefined) return Promise.reject(new MqttError('connection', 'the MQTT broker is not connected; the push is refused so the platform pushes it again'))
-  return new Promise((resolve, reject) => {
-    // A broker that vanished before the client noticed never acknowledges: give up in time to answer the platform.
-    const timer = setTimeout(() => reject(new MqttError('connection', 'the MQTT broker did not acknowledge the forwarded push within 5 s')), PUBLISH_TIMEOUT_MS)
-    client.publish(topic, payload, { qos: 1, retain: false }, (error) => {
-      clearTimeout(timer)
-      if (error === undefined || error === null) resolve()
-      else reject(error)
+/** The pushes handed to mqtt.js and not yet acknowledged, bounded. */
+class Forwarder {
+  private bytes = 0
+  readonly flights: InFlight<object>
+
+  constructor(
+    private readonly link: MqttLink,
+    warn: (text: string) => void,
+    private readonly limits: { messages: number; bytes: number } = FORWARD_LIMITS,
+  ) {
+    this.flights = new InFlight(DEFAULT_ACK_TIMEOUT_MS, (info) => warn(ackWarning(info, 'the MQTT broker').message))
+  }
+
+  publish(topic: string, payload: string): Promise<void> {
+    const client = this.link.client
+    if (client === undefined) return Promise.reject(new MqttError('connection', 'the MQTT broker is not connected; the push is refused so the platform pushes it again'))
+    const size = Buffer.byteLength(topic) + Buffer.byteLength(payload)
+    if (this.flights.size >= this.limits.messages || this.bytes + size > this.limits.bytes) {
+      return Promise.reject(new WebhookError('unavailable', `the MQTT broker has ${this.flights.size} forwarded pushes not yet acknowledged; the push is refused (503) so the platform pushes it again`, { status: 503 }))
+    }
+    this.bytes += size
+    const item = {}
+    return new Promise((resolve, reject) => {
+      // A broker that vanished, or never acknowledges, must not hold the push past the platform's
+      // patience, nor leave its payload inside mqtt.js: give up in time and take it back out.
+      const timer = setTimeout(() => {
+        if (this.flights.withdraw(item)) this.bytes -= size
+        reject(new MqttError('connection', `the MQTT broker did not acknowledge the forwarded push within ${PUBLISH_TIMEOUT_MS / 1000} s`))
+      }, PUBLISH_TIMEOUT_MS)
+      this.flights.publish(client, topic, payload, false, item, (error) => {
+        clearTimeout(timer)
+        this.bytes -= size
+        if (error === undefined) resolve()
+        else reject(error)
+      })
     })
-  })
+  }
+
+  /** At the stop: nothing stays inside mqtt.js, so the client disconnects at once. */
+  withdrawAll(): void {
+    this.flights.withdrawAll()
+    this.bytes = 0
+  }
 }
 
 async function connect(flags: WebhookMqttFlags, warn: (text: string) => void): Promise<MqttLink> {
@@ -94,6 +134,7 @@ export async function runWebhook(
   const prefix = options.mqtt?.topicPrefix ?? DEFAULT_TOPIC_PREFIX
   const link = options.mqtt === undefined ? undefined : await connect(options.mqtt, warn)
   const refusals = new RepeatedWarnings(warn)
+  const forwarder = link === undefined ? undefined : new Forwarder(link, warn)
   let server: WebhookServer
   try {
     server = await startWebhookServer({
@@ -103,6 +144,7 @@ export async function runWebhook(
       onTaskEvent: (e) => take(e),
       // A sender can push thousands of bad messages: counted per reason, a line per interval.
       onError: (e) => refusals.add(e.code, 1, (n) => (n === 1 ? `push refused (${e.code}): ${e.message}` : `${formatCount(n)} pushes refused (${e.code})`)),
+      ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
     })
   } catch (error) {
     await link?.close()
@@ -114,7 +156,7 @@ export async function runWebhook(
     throw error
   }
   async function take(message: WebhookMessage): Promise<void> {
-    if (link !== undefined) await publish(link, webhookTopic(prefix, message), JSON.stringify(message))
+    if (forwarder !== undefined) await forwarder.publish(webhookTopic(prefix, message), JSON.stringify(message))
     out.write(line(message, json))
   }
   // Listen for Ctrl-C before saying we listen: whoever reads that line may signal at once.
@@ -127,9 +169,12 @@ export async function runWebhook(
   if (json) out.write(`${JSON.stringify({ event: 'listening', url: server.url, port: server.port, ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }) })}\n`)
   else out.write(`webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`)
   await stopped
+  const disarm = forceAfter()
   await server.close()
   refusals.close()
+  forwarder?.withdrawAll()
   await link?.close()
+  disarm()
   const s = server.stats
   if (json) out.write(`${JSON.stringify({ event: 'stopped', stats: s })}\n`)
   else out.write(`webhook receiver stopped: ${s.data} data, ${s.events} task events, ${s.duplicates} duplicates\n`)

@@ -47,7 +47,15 @@ export interface WebhookHandlerOptions {
    * 43-character digest whatever the length of its appId and msgId, so memory stays bounded.
    */
   dedupWindow?: number
+  /**
+   * How long `onData` / `onTaskEvent` may take; beyond it the push is answered 503 (the platform
+   * pushes it again) while the handler's promise is left to finish. Default 10000 ms.
+   */
+  handlerTimeoutMs?: number
 }
+
+/** Default of `handlerTimeoutMs`. */
+export const DEFAULT_HANDLER_TIMEOUT_MS = 10_000
 
 /** Counters of a receiver. */
 export interface WebhookStats {
@@ -80,6 +88,28 @@ const STATUS: Record<WebhookErrorCode, number> = {
   decrypt_failed: 400,
   handler_failed: 500,
   method_not_allowed: 405,
+  handler_timeout: 503,
+  unavailable: 503,
+}
+
+/** What {@link settleWithin} rejects with when time is up. */
+const TIMED_OUT = Symbol('timed out')
+
+/** `work`, or a rejection with {@link TIMED_OUT} after `ms`; the timer never outlives the answer. */
+function settleWithin(work: Promise<void>, ms: number): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(TIMED_OUT), ms)
+    work.then(
+      () => {
+        clearTimeout(timer)
+        resolve()
+      },
+      (error: unknown) => {
+        clearTimeout(timer)
+        reject(error)
+      },
+    )
+  })
 }
 
 function positiveInt(value: number | undefined, fallback: number, option: string): number {
@@ -130,13 +160,14 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   }
   const maxBodyBytes = positiveInt(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
   const window = positiveInt(options.dedupWindow, 10_000, 'dedupWindow')
+  const handlerTimeoutMs = positiveInt(options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, 'handlerTimeoutMs')
   const stats: WebhookStats = {
     requests: 0,
     data: 0,
     events: 0,
     duplicates: 0,
     unhandled: 0,
-    refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0 },
+    refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0, handler_timeout: 0, unavailable: 0 },
   }
   // Digests of taken messages (bounded), and of those being taken now.
   const taken = new DedupKeys(window)
@@ -252,9 +283,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         stats.duplicates++
       }
       try {
-        await work
+        await settleWithin(work, handlerTimeoutMs)
       } catch (e) {
-        throw refuse('handler_failed', 'the handler rejected the message; the platform will push it again', String(message.msgId), e)
+        const msgId = String(message.msgId)
+        if (e === TIMED_OUT) throw refuse('handler_timeout', `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); the platform will push it again`, msgId)
+        if (e instanceof WebhookError && e.code === 'unavailable') throw refuse('unavailable', e.message, msgId, e)
+        throw refuse('handler_failed', 'the handler rejected the message; the platform will push it again', msgId, e)
       }
       reply(res, 200, 'success')
     } catch (e) {

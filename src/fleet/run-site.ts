@@ -8,10 +8,10 @@ import { hostname } from 'node:os'
 import { MqttError } from '../errors.js'
 import { BeaconScanner } from '../scanner.js'
 import type { ScannerOptions } from '../scanner.js'
-import { loadMqtt } from '../mqtt/connection.js'
+import { endClient, loadMqtt } from '../mqtt/connection.js'
 import type { MqttClientLike } from '../mqtt/connection.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
-import type { MqttPublisherOptions } from '../mqtt/publisher.js'
+import type { MqttCloseResult, MqttPublisherOptions } from '../mqtt/publisher.js'
 import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
@@ -71,8 +71,12 @@ export interface RunningSite {
   advanceTo(time: number): Promise<void>
   /** RSSI batches published by all gateways so far, killed ones included. */
   rssiBatches(): number
-  /** Stops the simulation, then each gateway cleanly (its status goes `offline`). */
-  close(): Promise<void>
+  /**
+   * Stops the simulation, then every gateway at once, cleanly (its status goes `offline`), each
+   * within `timeoutMs` (less when the broker acknowledges nothing for the publisher's
+   * `ackTimeoutMs`) plus 2 s for its DISCONNECT. Resolves with what all of them could not deliver.
+   */
+  close(timeoutMs?: number): Promise<MqttCloseResult>
 }
 
 interface GatewayRun {
@@ -203,14 +207,23 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
       await Promise.all([...runs.values()].filter((r) => r.alive).map((r) => r.publisher.flush(30_000)))
     },
     rssiBatches: () => [...killed, ...[...runs.values()].filter((r) => r.alive).map((r) => r.publisher)].reduce((sum, p) => sum + p.stats.byKind.rssi, 0),
-    async close() {
+    async close(timeoutMs = 5000) {
       await sim.stop()
-      for (const run of runs.values()) {
-        if (!run.alive) continue
-        run.alive = false
-        await run.scanner.stop()
-        await run.publisher.close(5000)
-        run.client.end(false)
+      // All at once: a silent broker costs one deadline, not one per gateway.
+      const closing = [...runs.values()]
+        .filter((run) => run.alive)
+        .map(async (run) => {
+          run.alive = false
+          await run.scanner.stop()
+          const result = await run.publisher.close(timeoutMs)
+          await endClient(run.client)
+          return result
+        })
+      const results = await Promise.all(closing)
+      return {
+        delivered: results.every((r) => r.delivered),
+        lost: results.reduce((n, r) => n + r.lost, 0),
+        kept: results.reduce((n, r) => n + r.kept, 0),
       }
     },
   }

@@ -9,6 +9,7 @@ import type { EventIterator } from '../range/event-stream.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
+import type { MqttAckWarning } from '../mqtt/inflight.js'
 
 /** One tracker event as an object; `time` is the tracker's clock (ms). */
 export type FleetEvent =
@@ -20,6 +21,7 @@ export type FleetEvent =
   | { event: 'partitions'; time: number; partitions: number[]; trackers: string[] }
   | { event: 'disconnected'; time: number }
   | { event: 'error'; time: number; error: { name: string; message: string; code?: string } }
+  | { event: 'warning'; time: number; warning: MqttAckWarning }
 
 /** The object for an emitted event; `args` are the listener arguments of `event`. */
 export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly unknown[], time: number): FleetEvent {
@@ -44,6 +46,8 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     }
     case 'disconnected':
       return { event, time }
+    case 'warning':
+      return { event, time, warning: args[0] as MqttAckWarning }
     case 'error': {
       // The message only (errors are typed and carry no secret); the stack stays out of the stream.
       const e = args[0] as Error & { code?: unknown }

@@ -5,6 +5,7 @@
 
 import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
 import type { MqttRefusedReason } from '../mqtt/refusals.js'
+import type { MqttAckWarning } from '../mqtt/inflight.js'
 import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
@@ -35,6 +36,12 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number
+  /**
+   * A broker that has acknowledged nothing (no PUBACK, or no SUBACK for the subscription) for
+   * this long while something waits has stopped acknowledging: a `warning` event, and `stop()` gives up flushing after this
+   * long without any acknowledgement. Default 5000.
+   */
+  ackTimeoutMs?: number
   /**
    * Home Assistant discovery: a `device_tracker` per beacon whose state is its room, `home` when
    * present without a room, `not_home` when gone. Off by default; `true` uses the prefix `homeassistant`.
@@ -112,6 +119,12 @@ export interface FleetTrackerEvents {
   disconnected: []
   /** A connection problem (retried) or a listener that threw. */
   error: [error: Error]
+  /**
+   * The broker stopped acknowledging (`acks_stalled`: nothing acknowledged for `ackTimeoutMs`
+   * while fleet messages or the subscription waited) or acknowledges again (`acks_resumed`);
+   * once per change.
+   */
+  warning: [warning: MqttAckWarning]
 }
 
 /** Counters of a {@link FleetTracker}. */

@@ -13,6 +13,8 @@ import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../range/event-stream.js'
 import type { MqttLink } from '../mqtt/connection.js'
+import { ackWarning, watchAck } from '../mqtt/inflight.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { refusedError } from '../mqtt/refusals.js'
 import { statusPayload } from '../mqtt/payloads.js'
@@ -96,8 +98,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.maxPayloadBytes = maxPayload
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
+    const broker = this.#options.url ?? 'the broker'
     this.outbox = new Outbox(
-      { maxQueuedEvents: 1, maxInflight: 100 },
+      { maxQueuedEvents: 1, maxInflight: 100, ackTimeoutMs: this.#options.ackTimeoutMs },
       {
         sent: () => this.counters.published++,
         dropped: () => undefined,
@@ -105,6 +108,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         refused: (info) => {
           if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
         },
+        acks: (info) => this.emit('warning', ackWarning(info, broker)),
       },
     )
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
@@ -276,9 +280,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
       const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic]
-      await link.subscribe(so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters], 1)
+      const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
+      await watchAck(this.#options.ackTimeoutMs, (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')), link.subscribe(filters, 1))
     } catch (error) {
-      // Lost the connection meanwhile: the next `connected` subscribes again.
+      // Lost the connection meanwhile: the next `connected` subscribes again. Stopped meanwhile: nothing to say.
+      if (this.stopped) return
       this.emit('error', error instanceof Error ? error : new Error(String(error)))
       return
     }
@@ -345,11 +351,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   }
 
   /**
-   * Stops the tick, publishes `<p>/fleet/status` offline (waiting up to `timeoutMs` for what is
-   * queued) and disconnects. The retained beacon states stay on the broker: the last known view.
+   * Stops the tick, publishes `<p>/fleet/status` offline and disconnects. The wait for what is
+   * queued is bounded: at most `timeoutMs`, and no longer than `ackTimeoutMs` without any
+   * acknowledgement; then what is left is let go (withdrawn from mqtt.js) and the connection
+   * dropped if a clean DISCONNECT does not finish within 2 s. Resolves with what was not
+   * delivered. The retained beacon states stay on the broker: the last known view.
    */
-  async stop(timeoutMs = 5000): Promise<void> {
-    if (this.stopped) return
+  async stop(timeoutMs = 5000): Promise<MqttCloseResult> {
+    if (this.stopped) return { delivered: true, lost: 0, kept: 0 }
     this.stopped = true
     this.scaleOut?.stop()
     this.reader.stop()
@@ -358,13 +367,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.wakeStart?.()
     this.wakeStart = undefined
     const link = this.#link
+    let delivered = false
     if (link !== undefined && link.connected) {
       this.outbox.putStatus(this.statusTopic, this.statusPayload('offline'))
-      await this.outbox.idle(timeoutMs)
+      delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
-    this.outbox.clear()
+    const { lost, kept } = this.outbox.abandon()
     this.outbox.setClient(undefined)
     await link?.close()
     this.streams.endAll()
+    return { delivered: delivered || lost === 0, lost, kept }
   }
 }

@@ -17,6 +17,81 @@ export interface MqttClientLike {
   removeListener(event: string, listener: (...args: never[]) => void): unknown
 }
 
+/**
+ * What mqtt.js 5 keeps of a QoS 1 publish until its PUBACK, read defensively: these are
+ * mqtt.js's own members (public `removeOutgoingMessage`, the `outgoing` table it keys by packet
+ * id with the caller's callback as `cb`, the socket as `stream`); a client passed in that lacks
+ * them is simply not cleaned.
+ */
+interface OutgoingStore {
+  outgoing?: Record<string, { cb?: unknown } | undefined>
+  removeOutgoingMessage?(messageId: number): unknown
+  stream?: { destroy(): void; destroyed?: boolean }
+}
+
+/**
+ * The packet id mqtt.js gave a QoS 1 publish, found by its callback; call it right after
+ * `publish()` (mqtt.js stores the message synchronously while connected). After a reconnect
+ * mqtt.js wraps the callback of a resent message, so later only this id finds it again.
+ */
+export function outgoingId(client: MqttClientLike, callback: (error?: Error) => void): number | undefined {
+  const store = (client as MqttClientLike & OutgoingStore).outgoing
+  if (store === undefined) return undefined
+  for (const [id, entry] of Object.entries(store)) if (entry?.cb === callback) return Number(id)
+  return undefined
+}
+
+/**
+ * Takes a QoS 1 publish that waits for its PUBACK out of mqtt.js's outgoing store; mqtt.js calls
+ * its callback with an error. mqtt.js keeps such a message, payload and all, until the broker
+ * acknowledges it, across reconnects: one whose waiter gave up must go, or a broker that never
+ * acknowledges grows the process without bound. `messageId` is {@link outgoingId}'s answer: it
+ * still belongs to this message as long as its callback has not been called (mqtt.js frees an id
+ * only after calling back). Returns false when the message is not there.
+ */
+export function withdrawPublish(client: MqttClientLike, messageId: number | undefined, callback: (error?: Error) => void): boolean {
+  const store = client as MqttClientLike & OutgoingStore
+  if (store.outgoing === undefined || typeof store.removeOutgoingMessage !== 'function') return false
+  const id = messageId !== undefined && store.outgoing[messageId] !== undefined ? messageId : outgoingId(client, callback)
+  if (id === undefined) return false
+  store.removeOutgoingMessage(id)
+  return true
+}
+
+/** How long {@link MqttLink.close} waits for a clean DISCONNECT before it drops the socket. */
+export const DEFAULT_LINK_CLOSE_MS = 2000
+
+/**
+ * Ends an mqtt.js client within `graceMs`: a clean DISCONNECT when connected, and the socket
+ * dropped if that does not finish in time (mqtt.js's clean end waits for every unacknowledged
+ * publish and then for the broker to close its side: a silent or frozen broker would hold it for
+ * ever). Withdraw unacknowledged publishes first ({@link withdrawPublish}) so the DISCONNECT
+ * goes out at once.
+ */
+export function endClient(client: MqttClientLike, graceMs = DEFAULT_LINK_CLOSE_MS): Promise<void> {
+  return new Promise((resolve) => {
+    let done = false
+    const finish = (): void => {
+      if (done) return
+      done = true
+      clearTimeout(timer)
+      resolve()
+    }
+    // Not unref'd: this timer keeps the process alive until the close is over, so it never runs
+    // out of work with the close still pending (Node's exit 13).
+    const timer = setTimeout(() => {
+      // A second end() is a no-op once mqtt.js is disconnecting: drop the socket itself.
+      const stream = (client as MqttClientLike & OutgoingStore).stream
+      if (stream !== undefined && stream.destroyed !== true) stream.destroy()
+      else client.end(true)
+      finish()
+    }, graceMs)
+    // Still connecting: mqtt.js's graceful end waits for a connection it no longer wants and
+    // leaves its socket open.
+    client.end(!client.connected, {}, finish)
+  })
+}
+
 /** TLS settings (an `mqtts://` URL uses them; PEM text or file paths). */
 export interface MqttTlsOptions {
   /** PEM of the CA that signed the broker's certificate (instead of the system's CAs). */
@@ -248,17 +323,14 @@ export class MqttLink extends EventEmitter<LinkEvents> {
 
   /**
    * Disconnects. A client this link made is ended (DISCONNECT, so no last will); a wrapped
-   * client is left to its owner.
+   * client is left to its owner. Bounded by `graceMs` ({@link endClient}): after it the socket is
+   * dropped, and the broker sends the last will, which says the same `offline`.
    */
-  close(): Promise<void> {
+  close(graceMs = DEFAULT_LINK_CLOSE_MS): Promise<void> {
     this.#closed = true
     const client = this.#client
     this.unwatch()
     if (client === undefined || !this.#owned) return Promise.resolve()
-    return new Promise((resolve) => {
-      // Connected: a clean DISCONNECT after what is in flight. Still connecting: mqtt.js's
-      // graceful end waits for a connection it no longer wants and leaves its socket open.
-      client.end(!client.connected, {}, () => resolve())
-    })
+    return endClient(client, graceMs)
   }
 }

@@ -7,9 +7,11 @@
 
 import type { QueuedRecord } from '../cloud/queue.js'
 import type { MqttClientLike } from './connection.js'
+import { DEFAULT_ACK_TIMEOUT_MS, InFlight } from './inflight.js'
+import type { AckStallInfo } from './inflight.js'
 import type { DiskEvents, StoredEvent } from './disk-events.js'
 import { EventQueue } from './event-queue.js'
-import { refusalCode, Unacked } from './refusals.js'
+import { refusalCode } from './refusals.js'
 import type { MqttRefusedReason } from './refusals.js'
 import { isPublishTopic } from './topics.js'
 
@@ -64,12 +66,22 @@ export interface MqttRefusedInfo {
   reasonCode?: number
 }
 
+/** What was not acknowledged when an {@link Outbox} gave up at close. */
+export interface Undelivered {
+  /** Messages let go (status, retained states, events kept in memory). */
+  lost: number
+  /** Events that stay in the `queueDir` disk queue for the next run. */
+  kept: number
+}
+
 /** Callbacks of an {@link Outbox}. */
 export interface OutboxHooks {
   sent(message: SentMessage): void
   dropped(info: MqttDropInfo): void
   /** A message the broker will not take was dropped (see {@link MqttRefusedReason}). */
   refused?(info: MqttRefusedInfo): void
+  /** Acknowledgements stopped or resumed (inflight.ts). */
+  acks?(info: AckStallInfo): void
 }
 
 /** Limits of an {@link Outbox}. */
@@ -78,14 +90,14 @@ export interface OutboxLimits {
   maxQueuedEvents: number
   /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
   maxInflight: number
+  /** A PUBACK that takes longer says the broker stopped acknowledging. Default `DEFAULT_ACK_TIMEOUT_MS` (inflight.ts). */
+  ackTimeoutMs?: number
 }
 
 /** Holds messages until a connected client can take them, in the order: status, retained state, events. */
 export class Outbox {
   // True private: util.inspect of anything holding the outbox cannot reach the client's password.
   #client: MqttClientLike | undefined
-  /** The client the messages in flight were handed to (kept across disconnects: mqtt.js resends them). */
-  #sentThrough: MqttClientLike | undefined
   private readonly status = new Map<string, string>()
   private readonly retained = new Map<string, string>()
   /** Topics whose non-empty retained message the broker may hold (sent by this outbox). */
@@ -93,9 +105,10 @@ export class Outbox {
   private readonly events = new EventQueue<OutMessage>()
   /** With `queueDir`: where events wait instead of `events` (see disk-events.ts). */
   private disk: DiskEvents | undefined
-  private inflight = 0
-  /** QoS 1 messages in flight, oldest first. */
-  private readonly unacked = new Unacked<OutMessage>()
+  /** QoS 1 messages handed to mqtt.js, oldest first (see inflight.ts). */
+  private readonly flights: InFlight<OutMessage>
+  /** Set by {@link Outbox.abandon}: nothing goes back in the queues any more. */
+  private abandoned = false
   /**
    * Topics of poison messages (bounded, oldest forgotten first): later messages on them are
    * refused at once, or each new beacon state on such a topic would cost POISON_STRIKES
@@ -111,7 +124,18 @@ export class Outbox {
   constructor(
     private readonly limits: OutboxLimits,
     private readonly hooks: OutboxHooks,
-  ) {}
+  ) {
+    this.flights = new InFlight(limits.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, (info) => hooks.acks?.(info))
+  }
+
+  private get inflight(): number {
+    return this.flights.size
+  }
+
+  /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
+  get unacknowledged(): number {
+    return this.flights.size
+  }
 
   /** Messages waiting (not yet handed to mqtt.js). */
   get pending(): number {
@@ -144,9 +168,12 @@ export class Outbox {
    */
   setClient(client: MqttClientLike | undefined): void {
     this.#client = client
-    // The client that holds what is in flight, even when the connection dropped again before
-    // the owner handed it back (mqtt.js resends its store first thing on connect).
-    if (client === undefined && this.#sentThrough !== undefined) this.unacked.strike(this.#sentThrough)
+    // Every lost connection counts, even one lost again before the owner handed the client back
+    // (mqtt.js resends its store first thing on connect, so the poison goes out again at once).
+    if (client === undefined) {
+      const poison = this.flights.strike()
+      if (poison !== undefined) this.poisoned(poison)
+    }
     this.pump()
   }
 
@@ -195,20 +222,56 @@ export class Outbox {
     this.hooks.sent({ kind, topic, payload })
   }
 
-  /** Resolves when nothing waits and nothing is in flight, or after `timeoutMs`. */
-  idle(timeoutMs: number): Promise<boolean> {
+  /**
+   * Resolves true when nothing waits and nothing is in flight; false after `timeoutMs`, or
+   * sooner when `stallMs` is given and the broker acknowledged nothing for that long (a broker
+   * that is slow but working keeps the wait going; a silent one ends it).
+   */
+  idle(timeoutMs: number, stallMs?: number): Promise<boolean> {
     if (this.pending === 0 && this.inflight === 0) return Promise.resolve(true)
+    const start = Date.now()
     return new Promise((resolve) => {
-      const timer = setTimeout(() => {
+      let timer: ReturnType<typeof setTimeout> | undefined
+      const giveUp = (): void => {
         this.idleWaiters = this.idleWaiters.filter((w) => w !== done)
         resolve(false)
-      }, timeoutMs)
+      }
+      const check = (): void => {
+        const now = Date.now()
+        const left = start + timeoutMs - now
+        if (left <= 0) return giveUp()
+        const quietFor = now - Math.max(start, this.flights.lastAck)
+        if (stallMs !== undefined && quietFor >= stallMs) return giveUp()
+        timer = setTimeout(check, stallMs === undefined ? left : Math.min(left, stallMs - quietFor))
+      }
       const done = (): void => {
         clearTimeout(timer)
         resolve(true)
       }
       this.idleWaiters.push(done)
+      check()
     })
+  }
+
+  /**
+   * Gives up on everything not acknowledged (at close, after the flush deadline): what waits in
+   * memory is let go, and every message in flight is withdrawn from mqtt.js's store, so the
+   * client can disconnect at once and keeps no payload. Events of the disk queue stay on disk.
+   * Returns what was not delivered; afterwards the outbox takes nothing back.
+   */
+  abandon(): Undelivered {
+    let lost = this.status.size + this.retained.size + this.events.size
+    let kept = this.disk?.waiting ?? 0
+    const flying = this.flights.items()
+    for (const m of flying) {
+      if (m.record !== undefined) kept++
+      else lost++
+    }
+    this.abandoned = true
+    this.flights.withdrawAll()
+    for (const m of flying) if (m.record !== undefined) this.disk?.returned(m.record)
+    this.clear()
+    return { lost, kept }
   }
 
   /** Forgets everything still waiting in memory; events lost this way are reported (those on disk stay there). */
@@ -273,29 +336,27 @@ export class Outbox {
       this.refuse(m, 'poison')
       return
     }
-    this.inflight++
     if (m.retain) {
       if (m.payload === '') this.onBroker.delete(m.topic)
       else this.onBroker.add(m.topic)
     }
-    const f = this.unacked.add(m, (_, error) => {
-      this.inflight--
-      if (error === undefined || error === null) {
+    // Every message through here is QoS 1 (QoS 0 goes through putVolatile).
+    this.flights.publish(client, m.topic, m.payload, m.retain, m, (error) => {
+      if (error === undefined) {
         if (m.record !== undefined) this.disk?.sent(m.record.seq)
         this.hooks.sent(m)
-      } else if (f.poisoned) {
-        if (this.poisonTopics.size >= MAX_POISON_TOPICS) this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
-        this.poisonTopics.add(m.topic)
-        this.refuse(m, 'poison')
-      }
-      else if (refusalCode(error) !== undefined) this.refuse(m, 'broker_refused', refusalCode(error))
+      } else if (refusalCode(error) !== undefined) this.refuse(m, 'broker_refused', refusalCode(error))
       else this.requeue(m)
       // Called back inside mqtt.js: pump on the next tick, not re-entrantly.
       queueMicrotask(() => this.pump())
     })
-    this.#sentThrough = client
-    client.publish(m.topic, m.payload, { qos: m.qos, retain: m.retain }, f.callback)
-    this.unacked.published(f, client)
+  }
+
+  /** A message withdrawn as poison: dropped, and its topic refused from now on. */
+  private poisoned(m: OutMessage): void {
+    if (this.poisonTopics.size >= MAX_POISON_TOPICS) this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
+    this.poisonTopics.add(m.topic)
+    this.refuse(m, 'poison')
   }
 
   /** Drops a message the broker will not take: counted and reported, never requeued. */
@@ -310,6 +371,7 @@ export class Outbox {
   /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */
   private requeue(m: OutMessage): void {
     if (m.record !== undefined) this.disk?.returned(m.record)
+    else if (this.abandoned) return
     else if (m.kind === 'event') this.events.unshift(m)
     else if (m.kind === 'status' || m.kind === 'retained') {
       const map = this[m.kind]

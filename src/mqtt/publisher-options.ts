@@ -12,6 +12,7 @@ import { MqttLink } from './connection.js'
 import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
 import { MAX_RSSI_PARTITIONS } from './partition.js'
+import { DEFAULT_ACK_TIMEOUT_MS } from './inflight.js'
 
 /** Options of {@link MqttPublisher}. Give `url` or `client`. */
 export interface MqttPublisherOptions {
@@ -49,6 +50,12 @@ export interface MqttPublisherOptions {
   maxQueueBytes?: number
   /** QoS 1 messages in flight at once. Default 100. */
   maxInflight?: number
+  /**
+   * A broker that has acknowledged nothing for this long while messages are in flight has stopped
+   * acknowledging: a `warning` event (once, and once more when acknowledgements resume), and
+   * `close()` gives up flushing after this long without any acknowledgement. Default 5000.
+   */
+  ackTimeoutMs?: number
   /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
@@ -125,6 +132,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     clientId: options.clientId,
     maxQueuedEvents: positive(options.maxQueuedEvents, 10_000, 'maxQueuedEvents'),
     maxInflight: positive(options.maxInflight, 100, 'maxInflight'),
+    ackTimeoutMs: positive(options.ackTimeoutMs, DEFAULT_ACK_TIMEOUT_MS, 'ackTimeoutMs'),
     queueDir: queueDir(options.queueDir),
     maxQueueBytes: positive(options.maxQueueBytes, 256 * 1024 * 1024, 'maxQueueBytes'),
     reconnect: {

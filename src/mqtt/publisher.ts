@@ -20,6 +20,8 @@ import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
 import type { MqttLink } from './connection.js'
+import { ackWarning } from './inflight.js'
+import type { MqttAckWarning, MqttCloseResult } from './inflight.js'
 import { Outbox } from './outbox.js'
 import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
@@ -30,6 +32,7 @@ import { openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
 export type { MqttPublisherOptions } from './publisher-options.js'
+export type { MqttAckWarning, MqttCloseResult } from './inflight.js'
 
 /** The broker connection as the publisher sees it. */
 export type MqttConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'closed'
@@ -44,8 +47,13 @@ export interface MqttPublisherEvents {
   dropped: [info: MqttDropInfo]
   /** A connection problem (the publisher keeps retrying) or a listener that threw. */
   error: [error: Error]
-  /** With `queueDir`: something the disk queue found and set right (a damaged ack file ignored, an unreadable segment). */
-  warning: [warning: QueueWarning]
+  /**
+   * Something to act on that the publisher copes with by itself: the broker stopped
+   * acknowledging (`acks_stalled`: nothing acknowledged for `ackTimeoutMs`) or acknowledges again
+   * (`acks_resumed`), once per change; with `queueDir`, something the disk queue found and set
+   * right (a damaged ack file ignored, an unreadable segment).
+   */
+  warning: [warning: MqttAckWarning | QueueWarning]
 }
 
 /** Counters of an {@link MqttPublisher}. */
@@ -107,6 +115,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   #link: MqttLink | undefined
   #connecting: Promise<void> | undefined
   #disk: DiskEvents | undefined
+  /** close() has begun: a reconnect meanwhile must not say `online` again. */
+  #closing = false
   private clock: Clock
   private readonly outbox: Outbox
   private readonly feed: GatewayFeed
@@ -124,7 +134,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.topics = new GatewayTopics(checkTopicPrefix(o.topicPrefix), this.gatewayId)
     this.clock = o.clock ?? new RealClock()
     this.outbox = new Outbox(
-      { maxQueuedEvents: o.maxQueuedEvents, maxInflight: o.maxInflight },
+      { maxQueuedEvents: o.maxQueuedEvents, maxInflight: o.maxInflight, ackTimeoutMs: o.ackTimeoutMs },
       {
         sent: (m) => {
           this.counters.messages++
@@ -139,6 +149,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
         refused: (info) => {
           if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
         },
+        acks: (info) => this.emit('warning', ackWarning(info, o.url ?? 'the broker')),
       },
     )
     this.ha =
@@ -232,8 +243,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.state = 'connected'
     this.counters.connections++
     const now = this.clock.now()
-    // Status first, then every beacon's current state, then the queued events.
-    this.outbox.putStatus(this.topics.status, statusPayload('online', now))
+    // Status first, then every beacon's current state, then the queued events. Reconnected
+    // while closing: the status to deliver is still `offline`.
+    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now))
     if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
     this.outbox.setClient(this.#link?.client)
     this.emit('connected', { protocolVersion })
@@ -286,24 +298,31 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   }
 
   /**
-   * Stops publishing: detaches, waits up to `timeoutMs` for what is queued, publishes status
-   * `offline` (retained) and disconnects cleanly. Whatever could not be sent is reported as
-   * dropped, except events in the `queueDir` queue: they stay there for the next run.
+   * Stops publishing: detaches, publishes status `offline` (retained), waits for what is queued
+   * and disconnects cleanly. The wait is bounded: at most `timeoutMs`, and no longer than
+   * `ackTimeoutMs` without any acknowledgement (a broker that stopped answering ends it early).
+   * Then whatever is not acknowledged is let go (and withdrawn from mqtt.js) and the connection
+   * is dropped if a clean DISCONNECT does not finish within 2 s. Resolves with what was not
+   * delivered; events in the `queueDir` queue stay there for the next run (`kept`).
    */
-  async close(timeoutMs = 5000): Promise<void> {
-    if (this.state === 'closed') return
+  async close(timeoutMs = 5000): Promise<MqttCloseResult> {
+    if (this.state === 'closed') return { delivered: true, lost: 0, kept: 0 }
+    this.#closing = true
     this.detachScanner?.()
     const link = this.#link
     const connecting = this.#connecting
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
+    let delivered = false
     if (this.#link !== undefined && this.#link.connected) {
       this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now()))
-      await this.outbox.idle(timeoutMs)
+      delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
     this.state = 'closed'
-    this.outbox.clear()
+    const { lost, kept } = this.outbox.abandon()
     this.outbox.setClient(undefined)
     await this.#link?.close()
     await this.#disk?.close()
+    // Never connected: only the status `offline` of a run that said nothing else is not "lost".
+    return { delivered: delivered || (lost === 0 && kept === 0), lost, kept }
   }
 }

@@ -1,12 +1,12 @@
 /**
- * Messages in flight and how a refused one is recognised: an MQTT 5 PUBACK with a failure reason
- * code, or a message that was the oldest unacknowledged one each time the connection dropped (a
- * poison message: Mosquitto closes the connection on a packet it cannot take, and mqtt.js
- * resends the unacknowledged messages first on every reconnect, so it would loop for ever).
+ * How a message the broker will never take is recognised and reported: an MQTT 5 PUBACK with a
+ * failure reason code, or a message that was the oldest unacknowledged one each time the
+ * connection dropped (a poison message: Mosquitto closes the connection on a packet it cannot
+ * take, and mqtt.js resends the unacknowledged messages first on every reconnect, so it would
+ * loop for ever; inflight.ts counts the strikes).
  */
 
 import { MqttError } from '../errors.js'
-import type { MqttClientLike } from './connection.js'
 
 /**
  * Why a message was given up as one the broker will never take: its topic is not a valid
@@ -21,69 +21,6 @@ export type MqttRefusedReason = 'invalid_topic' | 'broker_refused' | 'poison'
  * poison. A healthy message survives a flapping link: it is acknowledged after the reconnect.
  */
 export const POISON_STRIKES = 3
-
-/** The mqtt.js 5 internals needed to take a poison message out of the client's resend store. */
-interface OutgoingStore {
-  outgoing?: Record<number, { cb?: unknown } | undefined>
-  removeOutgoingMessage?(messageId: number): unknown
-  getLastMessageId?(): number | null | undefined
-}
-
-/** A QoS 1 message handed to the client and not yet acknowledged. */
-export interface Inflight<M> {
-  readonly m: M
-  /** The publish callback handed to the client. */
-  callback: (error?: Error) => void
-  /** Connection losses while it was the oldest in flight, in a row. */
-  strikes: number
-  /** Taken out of the client as poison: its error callback means dropped, not requeued. */
-  poisoned: boolean
-  /** Its packet id in the client: mqtt.js wraps the callback when it resends, so the id is what finds it. */
-  messageId?: number
-}
-
-/** QoS 1 messages handed to the client and not yet acknowledged, oldest first. */
-export class Unacked<M> {
-  private readonly set = new Set<Inflight<M>>()
-
-  /** Tracks `m`; `done` runs when the client calls back (tracking has stopped by then). */
-  add(m: M, done: (f: Inflight<M>, error?: Error) => void): Inflight<M> {
-    const f: Inflight<M> = { m, strikes: 0, poisoned: false, callback: () => undefined }
-    f.callback = (error) => {
-      this.set.delete(f)
-      done(f, error)
-    }
-    this.set.add(f)
-    return f
-  }
-
-  /** `f` was just handed to `client.publish`: learn its packet id (when mqtt.js sent it at once). */
-  published(f: Inflight<M>, client: MqttClientLike): void {
-    const c = client as MqttClientLike & OutgoingStore
-    const id = c.getLastMessageId?.()
-    if (typeof id === 'number' && c.outgoing?.[id]?.cb === f.callback) f.messageId = id
-  }
-
-  /**
-   * The connection of `client` dropped: the oldest message in flight gets a strike; at
-   * POISON_STRIKES it is taken out of mqtt.js's store, which calls its callback with an error
-   * (and `poisoned` set: the caller drops it).
-   */
-  strike(client: MqttClientLike): void {
-    const oldest = this.set.values().next()
-    if (oldest.done === true) return
-    const f = oldest.value
-    if (++f.strikes < POISON_STRIKES) return
-    const store = client as MqttClientLike & OutgoingStore
-    if (store.outgoing === undefined || typeof store.removeOutgoingMessage !== 'function') return
-    let id = f.messageId
-    // Published while mqtt.js was resending its store: found by its callback, unwrapped until resent.
-    if (id === undefined) for (const [k, o] of Object.entries(store.outgoing)) if (o?.cb === f.callback) id = Number(k)
-    if (id === undefined || store.outgoing[id] === undefined) return
-    f.poisoned = true
-    store.removeOutgoingMessage(id)
-  }
-}
 
 /** The MQTT 5 reason code of a refused PUBACK (≥ 0x80), or undefined for other errors (a closed connection: retried). */
 export function refusalCode(error: Error): number | undefined {

@@ -73,6 +73,11 @@ export class Mosquitto {
     private readonly conf: string,
   ) {}
 
+  /** The broker's process id while it runs (to SIGSTOP it: a frozen broker). */
+  get pid(): number | undefined {
+    return this.child?.pid
+  }
+
   /** `mqtt://127.0.0.1:<port>` (or `mqtts://` with TLS). */
   get url(): string {
     return `${this.conf.includes('certfile') ? 'mqtts' : 'mqtt'}://127.0.0.1:${this.port}`
