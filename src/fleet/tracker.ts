@@ -79,16 +79,16 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const ha = this.#options.homeAssistant
     const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     this.outbox = new Outbox({ maxQueuedEvents: 1, maxInflight: 100 }, { sent: () => this.counters.published++, dropped: () => undefined })
-    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
+    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
       found: (b) => {
-        topics.announce(b.id)
+        topics.found(b.id, b.time)
         topics.put(b)
         this.emit('found', b)
       },
       gone: (b) => {
-        topics.clear(b.id)
+        topics.gone(b.id, b.time)
         this.emit('gone', b)
       },
       room: (b, change) => {
@@ -140,7 +140,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, published: c.published, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released }
+    const ha = this.topics.discoveryStats
+    if (ha !== undefined) stats.homeAssistant = ha
+    return stats
   }
 
   /**
@@ -270,6 +273,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const now = this.clock.now()
     this.state.tick(now)
     this.scaleOut?.tick(now)
+    this.topics.discovery(now, (id) => this.state.get(id, now))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)

@@ -128,11 +128,13 @@ export class GatewayFeed {
 
   found(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'found', time: now, beacon }))
+    this.ha?.found(beacon, now)
     this.publishState(beacon, now)
   }
 
   gone(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'gone', time: now, beacon }))
+    this.ha?.gone(beacon, now)
     const marks = this.marks
     const m = marks.find(beacon.id)
     if (m >= 0) {
@@ -157,6 +159,7 @@ export class GatewayFeed {
     const bySlot = this.bySlot
     const batches = this.batches
     for (const batch of batches) batch.readings = 0
+    if (this.ha !== undefined) this.discoveryTick(now)
     for (let i = 0; i < beacons.length; i++) {
       const b = beacons[i]
       const slot = slotOf(b)
@@ -231,6 +234,22 @@ export class GatewayFeed {
     out.char(CLOSE)
   }
 
+  /** Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the announcement with it. */
+  private discoveryTick(now: number): void {
+    for (const id of (this.ha as HaAnnouncer).woken(now)) {
+      const m = this.marks.find(id)
+      if (m >= 0) this.marks.at[m] = -Infinity
+    }
+  }
+
+  /**
+   * Removes the discovery configs of beacons gone for the expiry. On a timer of its own: a
+   * scanner with nothing in range may pause its update tick.
+   */
+  expireDiscovery(now: number): void {
+    if (this.ha !== undefined) for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload)
+  }
+
   /** After a reconnect: every beacon's current state, replacing whatever waited. */
   refresh(beacons: readonly Beacon[], now: number): void {
     for (const b of beacons) this.publishState(b, now)
@@ -238,7 +257,7 @@ export class GatewayFeed {
 
   /** Publishes the beacon's state (and its due discovery configs); returns its mark. */
   private publishState(beacon: Beacon, now: number): number {
-    if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
+    if (this.ha !== undefined) for (const c of this.ha.due(beacon, now)) this.sink.putRetained(c.topic, c.payload)
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     const marks = this.marks
     let m = marks.find(beacon.id)

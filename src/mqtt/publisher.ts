@@ -18,6 +18,7 @@ import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
+import type { HaGateStats } from './ha-gate.js'
 import type { MqttLink } from './connection.js'
 import { Outbox } from './outbox.js'
 import type { MqttDropInfo, OutMessage } from './outbox.js'
@@ -60,6 +61,8 @@ export interface MqttPublisherStats {
   diskQueued?: number
   /** Connections made (1 + reconnects). */
   connections: number
+  /** With Home Assistant discovery: beacons announced, refused at the cap, and removed. */
+  homeAssistant?: HaGateStats
 }
 
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
@@ -133,7 +136,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
             topicPrefix: this.topics.prefix,
             // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
             expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
-          })
+          }, o.homeAssistant)
     this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha, o.rssiPartitions)
   }
 
@@ -142,6 +145,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const c = this.counters
     const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections }
     if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
+    if (this.ha !== undefined) stats.homeAssistant = this.ha.gate.stats
     return stats
   }
 
@@ -242,7 +246,11 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     scanner.on('gone', gone)
     scanner.on('updated', updated)
     source?.on('advertisement', packet)
+    const ha = this.ha
+    // At most a minute late: the expiry is days by default, and a minute of timers costs nothing.
+    const cancelExpiry = ha === undefined ? undefined : this.clock.setInterval(() => feed.expireDiscovery(now()), Math.min(60_000, ha.gate.options.expireMs))
     const detach = (): void => {
+      cancelExpiry?.()
       scanner.off('found', found)
       scanner.off('gone', gone)
       scanner.off('updated', updated)
