@@ -10,6 +10,9 @@ import type { FleetBeacon } from './fusion.js'
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
 import { HaGate, isAddressId } from '../mqtt/ha-gate.js'
 import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
+import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
+import type { SweepOwner } from '../mqtt/ha-sweep.js'
+import type { MqttLink } from '../mqtt/connection.js'
 
 /** The fleet's beacon topics, through the tracker's outbox. */
 export class FleetTopics {
@@ -97,10 +100,34 @@ export class FleetTopics {
     if (ha === undefined || gate === undefined) return
     for (const id of gate.woken(now)) {
       const b = present(id)
-      if (b === undefined || gate.has(id) || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now)) continue
+      // Already announced (a config of an earlier run): admit() only stops its expiry.
+      const announced = gate.has(id)
+      if (b === undefined || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
       this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
     }
-    for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '')
+    for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
+  }
+
+  /**
+   * Reads the device_tracker configs an earlier run left (ha-sweep.ts), once, after the first
+   * connection: each kept under the gate (expiring unless its beacon comes back) or removed.
+   */
+  sweep(link: MqttLink, now: number): Promise<number> | undefined {
+    const ha = this.ha
+    const gate = this.gate
+    if (ha === undefined || gate === undefined) return undefined
+    const owner: SweepOwner = {
+      filters: [`${ha.prefix}/device_tracker/+/config`],
+      beaconOf: (topic, config) => {
+        const state = config.state_topic
+        const base = this.beaconTopic('')
+        const id = typeof state === 'string' && state.startsWith(base) ? state.slice(base.length) : ''
+        return id !== '' && haTrackerConfigTopic(ha.prefix, id) === topic && !/[/+#]/.test(id) ? id : undefined
+      },
+      kept: () => undefined,
+      remove: (topic) => this.outbox.putRetained(topic, '', true),
+    }
+    return sweepRetainedConfigs(link, gate, owner, now, { maxMessages: 2 * gate.options.maxBeacons, windowMs: 2000 })
   }
 
   /** Discovery counters, with Home Assistant. */

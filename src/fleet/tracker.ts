@@ -62,6 +62,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
+  private swept = false
   private wakeStart: (() => void) | undefined
 
   constructor(options: FleetTrackerOptions) {
@@ -247,6 +248,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.scaleOut === undefined) this.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
     else this.scaleOut.connected()
     this.outbox.setClient(link.client)
+    // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.
+    if (!this.swept && this.scaleOut === undefined) {
+      this.swept = true
+      void this.topics.sweep(link, this.clock.now())
+    }
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
     this.wakeStart = undefined

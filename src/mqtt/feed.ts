@@ -23,7 +23,8 @@ import type { GatewayTopics } from './topics.js'
 
 /** Where the feed's messages go (the outbox). */
 export interface FeedSink {
-  putRetained(topic: string, payload: string): void
+  /** `always`: an empty message goes out even for a topic not published in this run (a config of an earlier run). */
+  putRetained(topic: string, payload: string, always?: boolean): void
   putEvent(topic: string, payload: string): void
   putVolatile(topic: string, payload: Buffer, kind: 'rssi'): void
 }
@@ -247,7 +248,7 @@ export class GatewayFeed {
    * scanner with nothing in range may pause its update tick.
    */
   expireDiscovery(now: number): void {
-    if (this.ha !== undefined) for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload)
+    if (this.ha !== undefined) for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload, true)
   }
 
   /** After a reconnect: every beacon's current state, replacing whatever waited. */

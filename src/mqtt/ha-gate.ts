@@ -146,7 +146,14 @@ export class HaGate {
    * in this visit, under the cap. A beacon not heard long enough yet is looked at again later.
    */
   admit(id: string, stable: boolean, firstSeen: number, lastSeen: number, now: number): boolean {
-    if (this.announced.has(id)) return true
+    if (this.announced.has(id)) {
+      // Present again (adopted from an earlier run while it was already in range): no expiry while here.
+      if (this.announced.get(id) !== undefined) {
+        this.announced.set(id, undefined)
+        this.goneSince.delete(id)
+      }
+      return true
+    }
     if (!stable) return false
     if (lastSeen - firstSeen < this.o.dwellMs) {
       // Not heard since its dwell ended (yet): soon again. A recheck shorter than the dwell keeps

@@ -8,6 +8,9 @@
 import type { Beacon } from '../reading.js'
 import { HaGate, hasStableIdentity } from './ha-gate.js'
 import type { HaGateOptions } from './ha-gate.js'
+import { sweepRetainedConfigs } from './ha-sweep.js'
+import type { SweepOwner } from './ha-sweep.js'
+import type { MqttLink } from './connection.js'
 import { PACKAGE_VERSION } from './payloads.js'
 import { anyGatewayBeaconTopic, anyGatewayStatusTopic, haObjectId } from './topics.js'
 
@@ -162,6 +165,41 @@ export class HaAnnouncer {
   forget(beaconId: string): { topic: string; payload: string }[] {
     this.gate.forget(beaconId)
     return this.removal(beaconId)
+  }
+
+  /**
+   * Reads the configs an earlier run left (ha-sweep.ts) and keeps or removes them; `remove`
+   * publishes an empty retained message. Bounded: two configs per entity the cap allows, 2 s.
+   */
+  sweep(link: MqttLink, now: number, remove: (topic: string) => void): Promise<number> {
+    return sweepRetainedConfigs(link, this.gate, this.sweepOwner(remove), now, { maxMessages: 2 * HA_FIELDS.length * this.gate.options.maxBeacons, windowMs: 2000 })
+  }
+
+  /**
+   * Our sensor and binary_sensor topics: a config is ours exactly when its topic is the one we
+   * would write for the beacon its `state_topic` names.
+   */
+  private sweepOwner(remove: (topic: string) => void): SweepOwner {
+    const { prefix, topicPrefix } = this.settings
+    const stateBase = `${anyGatewayBeaconTopic(topicPrefix, '')}`
+    return {
+      filters: [`${prefix}/sensor/+/config`, `${prefix}/binary_sensor/+/config`],
+      beaconOf: (topic, config) => {
+        const state = config.state_topic
+        if (typeof state !== 'string' || !state.startsWith(stateBase)) return undefined
+        const id = state.slice(stateBase.length)
+        if (id === '' || /[/+#]/.test(id)) return undefined
+        return HA_FIELDS.some((f) => haConfigTopic(this.settings, id, f) === topic) ? id : undefined
+      },
+      kept: (id, topic) => {
+        const field = HA_FIELDS.find((f) => haConfigTopic(this.settings, id, f) === topic)
+        if (field === undefined) return
+        const done = this.announced.get(id) ?? new Set<HaField>()
+        done.add(field)
+        this.announced.set(id, done)
+      },
+      remove,
+    }
   }
 
   private removal(beaconId: string): { topic: string; payload: string }[] {

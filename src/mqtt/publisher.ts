@@ -223,6 +223,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.outbox.putStatus(this.topics.status, statusPayload('online', now))
     if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
     this.outbox.setClient(this.#link?.client)
+    const ha = this.ha
+    // Discovery configs an earlier run left: once.
+    if (this.counters.connections === 1 && ha !== undefined && this.#link !== undefined) void ha.sweep(this.#link, now, (topic) => this.outbox.putRetained(topic, '', true))
     this.emit('connected', { protocolVersion })
   }
 
