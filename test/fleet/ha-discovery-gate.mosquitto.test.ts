@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import mqtt from 'mqtt'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
-import { retainedMessages } from '../support/mqtt-subscriber.js'
+import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import { discoveryProblems } from '../support/ha-schema.js'
 import { waitFor } from '../integration/wait.js'
 
@@ -27,6 +27,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker Home Assistant discover
     t.on('gone', (b) => gone.push(b.id))
     await t.start()
     const raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-gate-raw', reconnectPeriod: 0 })
+    // Every config as it is published (reading thousands back as retained would hit the broker's queue limit).
+    const live = await Subscriber.connect(broker.url, ['hag/#', 'beaconkit-test/marker/#'])
     try {
       // 2,000 spoofed ids, each in one batch only.
       for (let n = 0; n < 8; n++) {
@@ -44,6 +46,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker Home Assistant discover
       }
       await waitFor(() => gone.length === 2002, 'every beacon gone', 20_000)
       expect(await t.flush()).toBe(true)
+      await live.sync()
+      expect(new Set(live.messages.filter((m) => m.topic.startsWith('hag/')).map((m) => m.topic))).toEqual(new Set(['hag/device_tracker/beaconkit_tag_1/config']))
       const configs = await retainedMessages(broker.url, 'hag/#')
       expect([...configs.keys()]).toEqual(['hag/device_tracker/beaconkit_tag_1/config'])
       for (const [topic, payload] of configs) expect(discoveryProblems(topic, payload)).toEqual([])
@@ -53,6 +57,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker Home Assistant discover
       expect(await t.flush()).toBe(true)
       expect((await retainedMessages(broker.url, 'hag/#')).size).toBe(0)
     } finally {
+      await live.close()
       await t.stop()
       await raw.endAsync()
     }

@@ -14,7 +14,7 @@ import { encodeEddystoneTlm } from '../../src/frames/eddystone.js'
 import { BeaconScanner } from '../../src/scanner.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
-import { retainedMessages } from '../support/mqtt-subscriber.js'
+import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import { discoveryProblems } from '../support/ha-schema.js'
 import { PushSource } from '../support/push-source.js'
 import { waitFor } from '../integration/wait.js'
@@ -74,6 +74,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery gate of a g
   })
 
   it('announces nothing for 2,000 spoofed iBeacons of one packet each', async () => {
+    // Every config as it is published (reading thousands back as retained would hit the broker's queue limit).
+    const live = await Subscriber.connect(broker.url, [`${HA}/#`, 'beaconkit-test/marker/#'])
     // 2,000 spoofed iBeacons over 20 s, 100 per second, each heard once (distinct beaconIDs and addresses).
     for (let i = 0; i < 2000; i++) {
       if (i % 100 === 0) run(Math.floor(i / 100) * 1000, true)
@@ -82,6 +84,10 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery gate of a g
     // Long enough for every spoof to have gone and for the steady beacon to pass its dwell.
     run(90_000, true)
     expect(await publisher.flush(30_000)).toBe(true)
+    await live.sync()
+    await live.close()
+    const published = new Set(live.messages.filter((m) => m.topic.startsWith(`${HA}/`)).map((m) => /beaconkit_([a-z0-9_]+?)_(?:temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(m.topic)?.[1]))
+    expect(published).toEqual(new Set([STEADY.toLowerCase()]))
     const configs = await retainedMessages(broker.url, `${HA}/#`)
     const ids = new Set([...configs.keys()].map((topic) => /beaconkit_(.+)_(?:temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(topic)?.[1]))
     // Only the steady beacon: no spoofed iBeacon, no device known by its address alone.
@@ -129,10 +135,15 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt --
     }
     const file = join(dir, 'spoof.jsonl')
     await writeFile(file, `${lines.join('\n')}\n`)
+    const live = await Subscriber.connect(broker.url, ['homeassistant/#', 'beaconkit-test/marker/#'])
     const run = startCli(['replay', file, '--virtual', '--mqtt', broker.url, '--gateway-id', 'hall', '--ha', '--json'])
     const result = await run.done
     expect(result.stderr).toBe('')
     expect(result.code).toBe(0)
+    await live.sync()
+    await live.close()
+    const published = live.messages.filter((m) => m.topic.startsWith('homeassistant/') && !m.topic.includes(`beaconkit_${STEADY.toLowerCase()}_`))
+    expect(published.length, 'configs of other beacons than the real one').toBe(0)
     const found = result.stdout.split('\n').filter((l) => l.includes('"event":"found"')).length
     expect(found).toBe(2001)
     const configs = await retainedMessages(broker.url, 'homeassistant/#')
