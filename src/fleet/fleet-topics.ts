@@ -50,6 +50,8 @@ export class FleetTopics {
   /** A beacon whose state another tracker published at `time` (scale-out takeover). */
   adopt(id: string, time: number): void {
     this.published.set(id, time)
+    // Its config is this tracker's to keep (announced again after the dwell) and to expire.
+    this.gate?.found(id, time)
   }
 
   /** Beacons let go to another tracker: their retained state is now that tracker's. */

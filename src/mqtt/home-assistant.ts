@@ -121,9 +121,9 @@ export class HaAnnouncer {
     this.gate = new HaGate(gate)
   }
 
-  /** The beacon came in range (its dwell starts). */
+  /** The beacon came in range (its dwell starts; a device known by its address alone is never looked at). */
   found(beacon: Beacon, now: number): void {
-    this.gate.found(beacon.id, now)
+    if (hasStableIdentity(beacon)) this.gate.found(beacon.id, now)
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
