@@ -105,3 +105,18 @@ describe('the public sample keys in docs/private-broadcast.md', () => {
     expect(key.expiresAt).toBeUndefined()
   })
 })
+
+describe('the recommended broker ACLs the docs quote', () => {
+  // The file the test suite runs Mosquitto with (test/mqtt/acl.mosquitto.test.ts): the docs must show that text, not a copy that drifted.
+  const acl = readFileSync(join(root, 'examples/mosquitto/acl'), 'utf8').trimEnd()
+  const conf = readFileSync(join(root, 'examples/mosquitto/beaconkit.conf'), 'utf8').trimEnd()
+
+  it.each(['docs/mqtt.md', 'docs/fleet.md'])('%s has a "Running on a shared broker" section quoting examples/mosquitto/acl as it is', (page) => {
+    const text = readFileSync(join(root, page), 'utf8')
+    const section = /^## Running on a shared broker\n([\s\S]*?)(?=^## )/m.exec(text)?.[1]
+    expect(section, 'the section').toBeDefined()
+    const blocks = [...(section ?? '').matchAll(/```text\n([\s\S]*?)\n```/g)].map((m) => m[1])
+    expect(blocks).toContain(acl)
+    if (page === 'docs/mqtt.md') expect(blocks).toContain(conf)
+  })
+})

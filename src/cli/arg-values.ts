@@ -131,7 +131,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   const url = str(values, 'mqtt')
   const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
-    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : undefined)
+    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire'] as const).find((n) => str(values, n) !== undefined))
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
     return undefined
   }
@@ -151,6 +151,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   const passwordFile = str(values, 'mqtt-password-file')
   if (passwordFile !== undefined && username === undefined) fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
   const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
+  parseHaGate(values, command, flags)
   if (gatewayId !== undefined) flags.gatewayId = gatewayId
   if (prefix !== undefined) flags.topicPrefix = prefix
   if (username !== undefined) flags.username = username
@@ -163,6 +164,16 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   const partitions = number(values, 'rssi-partitions', command, { integer: true, min: 1, max: 1024, what: 'a whole number from 1 to 1024 (the fleet trackers\' partition count)' })
   if (partitions !== undefined) flags.rssiPartitions = partitions
   return flags
+}
+
+/** `--ha-dwell <s>` and `--ha-expire <s>`, only with `--ha` (into `flags`). */
+function parseHaGate(values: Values, command: CommandName, flags: MqttFlags): void {
+  const dwell = number(values, 'ha-dwell', command, { min: 0, max: 86_400, what: 'a number of seconds from 0 to 86400 (default 30)' })
+  const expire = number(values, 'ha-expire', command, { positive: true, max: 366 * 86_400, what: 'a positive number of seconds, at most a year (default 604800, 7 days)' })
+  const stray = dwell !== undefined ? 'ha-dwell' : expire !== undefined ? 'ha-expire' : undefined
+  if (stray !== undefined && !flags.homeAssistant) fail(stray, `--${stray} only takes effect with --ha`, command)
+  if (dwell !== undefined) flags.haDwellMs = Math.round(dwell * 1000)
+  if (expire !== undefined) flags.haExpireMs = Math.max(1, Math.round(expire * 1000))
 }
 
 /**

@@ -37,6 +37,8 @@ const VIEW: Options = {
   'gateway-id': { type: 'string' },
   'mqtt-prefix': { type: 'string' },
   ha: { type: 'boolean' },
+  'ha-dwell': { type: 'string' },
+  'ha-expire': { type: 'string' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
   http: { type: 'string' },
@@ -96,6 +98,8 @@ const OPTIONS: Record<CommandName, Options> = {
     mqtt: { type: 'string' },
     'mqtt-prefix': { type: 'string' },
     ha: { type: 'boolean' },
+    'ha-dwell': { type: 'string' },
+    'ha-expire': { type: 'string' },
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
     // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).

@@ -38,6 +38,10 @@ export interface MqttFlags {
   gatewayId?: string
   topicPrefix?: string
   homeAssistant: boolean
+  /** `--ha-dwell` in ms: announce a beacon heard over this span (default 30 s). */
+  haDwellMs?: number
+  /** `--ha-expire` in ms: remove the configs of a beacon gone this long (default 7 days). */
+  haExpireMs?: number
   username?: string
   passwordFile?: string
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */

@@ -10,6 +10,7 @@ import type { RunningBroker } from '../mqtt/broker.js'
 import { Positioner } from '../positioning/positioner.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import type { MqttFlags } from './command-line.js'
+import { homeAssistantOption } from './mqtt.js'
 import { EXIT } from './exit.js'
 import { FleetGatewayCounts, renderFleetTable } from './fleet-table.js'
 import type { FleetStatus } from './fleet-table.js'
@@ -79,7 +80,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const m = flags.mqtt
   const tracker = new FleetTracker({
     url,
-    homeAssistant: m.homeAssistant,
+    homeAssistant: homeAssistantOption(m),
     ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
     ...(m.username === undefined ? {} : { username: m.username }),
     ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),

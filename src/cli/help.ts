@@ -32,6 +32,10 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
                          default: the host name)
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --ha                   announce beacons to Home Assistant (MQTT discovery)
+  --ha-dwell <seconds>   announce a beacon only once heard over this long
+                         (default 30; never a device known only by its address)
+  --ha-expire <seconds>  remove the configs of a beacon gone this long
+                         (default 604800, 7 days)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
   --mqtt-queue-dir <dir> keep outgoing events on disk here until the broker
@@ -208,6 +212,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --site <site.json>     gateways, rooms (and positions) of the site (docs/fleet.md)
   --survey <file.csv>    calibration survey for positions (x,y,anchor,rssi; needs --site)
   --ha                   Home Assistant: a device_tracker per beacon (room or not_home)
+  --ha-dwell <seconds>   announce a beacon only once heard over this long (default 30)
+  --ha-expire <seconds>  remove the config of a beacon gone this long (default 604800)
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password

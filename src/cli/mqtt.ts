@@ -7,6 +7,7 @@
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
+import type { HomeAssistantOptions } from '../mqtt/ha-gate.js'
 import type { MqttFlags } from './args.js'
 import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
@@ -26,12 +27,18 @@ export function defaultGatewayId(): string {
   return id === '' || /^-+$/.test(id) ? 'gateway' : id
 }
 
+/** `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker. */
+export function homeAssistantOption(flags: MqttFlags): false | HomeAssistantOptions {
+  if (!flags.homeAssistant) return false
+  return { ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }), ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }) }
+}
+
 /** Starts publishing; waits up to `waitMs` for the first connection. */
 export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, warn: (text: string) => void, waitMs = 10_000): Promise<RunningMqtt> {
   const publisher = new MqttPublisher({
     url: flags.url,
     gatewayId: flags.gatewayId ?? defaultGatewayId(),
-    homeAssistant: flags.homeAssistant,
+    homeAssistant: homeAssistantOption(flags),
     ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
     ...(flags.username === undefined ? {} : { username: flags.username }),
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),

@@ -6,6 +6,7 @@
 import { SiteSimulator } from '../fleet/site-simulator.js'
 import { runSite } from '../fleet/run-site.js'
 import type { MqttFlags } from './command-line.js'
+import { homeAssistantOption } from './mqtt.js'
 import { EXIT } from './exit.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
 import { readSiteFile } from './site-file.js'
@@ -32,7 +33,7 @@ export async function runSimulateSite(
   const site = await runSite({
     simulator: sim,
     url: mqtt.url,
-    homeAssistant: mqtt.homeAssistant,
+    homeAssistant: homeAssistantOption(mqtt),
     ...(mqtt.topicPrefix === undefined ? {} : { topicPrefix: mqtt.topicPrefix }),
     ...(mqtt.username === undefined ? {} : { username: mqtt.username }),
     ...(mqtt.passwordFile === undefined ? {} : { passwordFile: mqtt.passwordFile }),

@@ -1,15 +1,19 @@
 /**
  * What a tracker publishes about beacons: the retained `<p>/fleet/beacons/<id>` state (on found
  * and room changes at once, otherwise at most every `publishIntervalMs`, cleared on gone) and,
- * with Home Assistant, one device_tracker config per beacon before its first state.
+ * with Home Assistant, one device_tracker config per beacon that passed the discovery gate.
  */
 
 import type { Outbox } from '../mqtt/outbox.js'
 import { stableHash } from '../mqtt/partition.js'
 import type { FleetBeacon } from './fusion.js'
 import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
-
-const MAX_ANNOUNCED = 100_000
+import { HaGate, isAddressId } from '../mqtt/ha-gate.js'
+import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
+import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
+import type { SweepOwner } from '../mqtt/ha-sweep.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import { isTopicLevel } from '../mqtt/topics.js'
 
 /** The fleet's beacon topics, through the tracker's outbox. */
 export class FleetTopics {
@@ -20,15 +24,17 @@ export class FleetTopics {
    * outbox skips a clear of a topic it never sent, but this one is on the broker.
    */
   private readonly inherited = new Set<string>()
-  /** Beacons whose device_tracker config went out in this run (insertion order: oldest first). */
-  private readonly announced = new Set<string>()
+  /** Which beacons have a device_tracker config: dwell, cap and expiry (ha-gate.ts). */
+  private readonly gate: HaGate | undefined
 
   constructor(
     private readonly outbox: Outbox,
     private readonly topicPrefix: string,
     private readonly publishIntervalMs: number,
-    private readonly ha: { prefix: string; availability: boolean } | undefined,
-  ) {}
+    private readonly ha: { prefix: string; availability: boolean; gate: HaGateOptions } | undefined,
+  ) {
+    this.gate = ha === undefined ? undefined : new HaGate(ha.gate)
+  }
 
   /** `<p>/fleet/beacons/<id>` */
   beaconTopic(id: string): string {
@@ -55,11 +61,18 @@ export class FleetTopics {
   adopt(id: string, time: number): void {
     this.published.set(id, time)
     this.inherited.add(id)
+    // Its config is this tracker's to keep (announced again after the dwell) and to expire.
+    this.gate?.found(id, time)
   }
 
   /** Beacons let go to another tracker: their retained state is now that tracker's. */
   release(which: (id: string) => boolean): void {
-    for (const id of this.published.keys()) if (which(id)) this.published.delete(id)
+    for (const id of this.published.keys()) {
+      if (!which(id)) continue
+      this.published.delete(id)
+      // Its config is the new tracker's to keep or expire now.
+      this.gate?.forget(id)
+    }
     for (const id of this.inherited) if (which(id)) this.inherited.delete(id)
   }
 
@@ -78,16 +91,61 @@ export class FleetTopics {
     return Math.floor((now - phase) / every) > Math.floor((last - phase) / every)
   }
 
+  /** Found at `now`: its dwell starts (Home Assistant). */
+  found(id: string, now: number): void {
+    this.gate?.found(id, now)
+  }
+
+  /** Gone: its retained state is cleared, and its discovery config expires after `expireMs`. */
+  gone(id: string, now: number): void {
+    this.clear(id)
+    this.gate?.gone(id, now)
+  }
+
   /**
-   * The device_tracker config, once per beacon and run, before its first state. It stays when the
-   * beacon goes: Home Assistant then shows it `not_home`, which is the point of away detection.
+   * Discovery on the tick: the device_tracker config of each beacon whose dwell is over and whom
+   * the gate admits (`present` gives its fused state, if still there), and empty configs for
+   * those gone for `expireMs`. A config stays while the beacon is merely gone: Home Assistant
+   * then shows it `not_home`, which is the point of away detection.
    */
-  announce(id: string): void {
+  discovery(now: number, present: (id: string) => FleetBeacon | undefined): void {
     const ha = this.ha
-    if (ha === undefined || this.announced.has(id)) return
-    // Bounded: a stream of passing tags must not grow it forever; one forgotten is announced again.
-    if (this.announced.size >= MAX_ANNOUNCED) this.announced.delete(this.announced.values().next().value as string)
-    this.announced.add(id)
-    this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
+    const gate = this.gate
+    if (ha === undefined || gate === undefined) return
+    for (const id of gate.woken(now)) {
+      const b = present(id)
+      // Already announced (a config of an earlier run): admit() only stops its expiry.
+      const announced = gate.has(id)
+      if (b === undefined || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
+    }
+    for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
+  }
+
+  /**
+   * Reads the device_tracker configs an earlier run left (ha-sweep.ts), once, after the first
+   * connection: each kept under the gate (expiring unless its beacon comes back) or removed.
+   */
+  sweep(link: MqttLink, now: number): Promise<number> | undefined {
+    const ha = this.ha
+    const gate = this.gate
+    if (ha === undefined || gate === undefined) return undefined
+    const owner: SweepOwner = {
+      filters: [`${ha.prefix}/device_tracker/+/config`],
+      beaconOf: (topic, config) => {
+        const state = config.state_topic
+        const base = this.beaconTopic('')
+        const id = typeof state === 'string' && state.startsWith(base) ? state.slice(base.length) : ''
+        return isTopicLevel(id) && haTrackerConfigTopic(ha.prefix, id) === topic ? id : undefined
+      },
+      kept: () => undefined,
+      remove: (topic) => this.outbox.putRetained(topic, '', true),
+    }
+    return sweepRetainedConfigs(link, gate, owner, now, { maxMessages: 2 * gate.options.maxBeacons, windowMs: 2000 })
+  }
+
+  /** Discovery counters, with Home Assistant. */
+  get discoveryStats(): HaGateStats | undefined {
+    return this.gate?.stats
   }
 }

@@ -4,6 +4,7 @@
  * own with the contract's last will, so killing a gateway (no clean close) makes the broker
  * announce it offline exactly as a crashed Raspberry Pi would.
  */
+import type { HomeAssistantOptions } from '../mqtt/ha-gate.js'
 import { hostname } from 'node:os'
 import { MqttError } from '../errors.js'
 import { BeaconScanner } from '../scanner.js'
@@ -27,7 +28,7 @@ export interface RunSiteOptions extends Partial<SiteSimulatorOptions> {
   /** Topic prefix `<p>`, default `beaconkit`. */
   topicPrefix?: string
   /** Home Assistant discovery from every gateway (as `scan --ha`). */
-  homeAssistant?: boolean | { prefix?: string }
+  homeAssistant?: boolean | HomeAssistantOptions
   username?: string
   /** File whose first line is the broker password. */
   passwordFile?: string

@@ -6,6 +6,7 @@
 import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
 import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
+import type { HaGateStats, HomeAssistantOptions } from '../mqtt/ha-gate.js'
 import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
@@ -45,8 +46,10 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   /**
    * Home Assistant discovery: a `device_tracker` per beacon whose state is its room, `home` when
    * present without a room, `not_home` when gone. Off by default; `true` uses the prefix `homeassistant`.
+   * Announced only for a beacon id that is not a bare address, after `dwellMs` (30 s) heard and
+   * below `maxBeacons` (1000); removed after `expireMs` (7 days) gone (ha-gate.ts).
    */
-  homeAssistant?: boolean | { prefix?: string }
+  homeAssistant?: boolean | HomeAssistantOptions
   /**
    * Without a `positioner`, a site that places its gateways (x, y) gets one made by the tracker,
    * and `<p>/fleet/beacons/<id>` carries `position`: choose its `method` or give a `radioMap`
@@ -150,4 +153,6 @@ export interface FleetTrackerStats extends FleetStateStats {
   /** Scale-out: beacons taken over from retained states (no `found`), and let go to another tracker (no `gone`). */
   seeded: number
   released: number
+  /** With Home Assistant: beacons announced, refused at the cap, and whose configs were removed. */
+  homeAssistant?: HaGateStats
 }

@@ -79,6 +79,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
+  private swept = false
   private wakeStart: (() => void) | undefined
 
   constructor(options: FleetTrackerOptions) {
@@ -111,17 +112,17 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         acks: (info) => this.emit('warning', ackWarning(info, broker)),
       },
     )
-    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined })
+    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
       found: (b) => {
-        topics.announce(b.id)
+        topics.found(b.id, b.time)
         topics.put(b)
         this.ghosts.settled(b.id)
         this.emit('found', b)
       },
       gone: (b) => {
-        topics.clear(b.id)
+        topics.gone(b.id, b.time)
         this.ghosts.settled(b.id)
         this.emit('gone', b)
       },
@@ -184,7 +185,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    return { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const ha = this.topics.discoveryStats
+    if (ha !== undefined) stats.homeAssistant = ha
+    return stats
   }
 
   /**
@@ -292,6 +296,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.scaleOut === undefined) this.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
     else this.scaleOut.connected()
     this.outbox.setClient(link.client)
+    // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.
+    if (!this.swept && this.scaleOut === undefined) {
+      this.swept = true
+      void this.topics.sweep(link, this.clock.now())
+    }
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
     this.wakeStart = undefined
@@ -338,6 +347,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.scaleOut?.tick(now)
     this.ghosts.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
+    this.topics.discovery(now, (id) => this.state.get(id, now))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)

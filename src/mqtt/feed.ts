@@ -24,7 +24,8 @@ import type { GatewayTopics } from './topics.js'
 
 /** Where the feed's messages go (the outbox). */
 export interface FeedSink {
-  putRetained(topic: string, payload: string): void
+  /** `always`: an empty message goes out even for a topic not published in this run (a config of an earlier run). */
+  putRetained(topic: string, payload: string, always?: boolean): void
   putEvent(topic: string, payload: string): void
   putVolatile(topic: string, payload: Buffer, kind: 'rssi'): void
 }
@@ -134,11 +135,13 @@ export class GatewayFeed {
 
   found(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'found', time: now, beacon }))
+    this.ha?.found(beacon, now)
     this.publishState(beacon, now)
   }
 
   gone(beacon: Beacon, now: number): void {
     this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'gone', time: now, beacon }))
+    this.ha?.gone(beacon, now)
     const marks = this.marks
     const m = marks.find(beacon.id)
     if (m >= 0) {
@@ -163,6 +166,7 @@ export class GatewayFeed {
     const bySlot = this.bySlot
     const batches = this.batches
     for (const batch of batches) batch.readings = 0
+    if (this.ha !== undefined) this.discoveryTick(now)
     for (let i = 0; i < beacons.length; i++) {
       const b = beacons[i]
       const slot = slotOf(b)
@@ -238,6 +242,22 @@ export class GatewayFeed {
     out.char(CLOSE)
   }
 
+  /** Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the announcement with it. */
+  private discoveryTick(now: number): void {
+    for (const id of (this.ha as HaAnnouncer).woken(now)) {
+      const m = this.marks.find(id)
+      if (m >= 0) this.marks.at[m] = -Infinity
+    }
+  }
+
+  /**
+   * Removes the discovery configs of beacons gone for the expiry. On a timer of its own: a
+   * scanner with nothing in range may pause its update tick.
+   */
+  expireDiscovery(now: number): void {
+    if (this.ha !== undefined) for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload, true)
+  }
+
   /** After a reconnect: every beacon's current state, replacing whatever waited. */
   refresh(beacons: readonly Beacon[], now: number): void {
     for (const b of beacons) this.publishState(b, now)
@@ -255,7 +275,7 @@ export class GatewayFeed {
       this.invalidIds++
       return -1
     }
-    if (this.ha !== undefined) for (const c of this.ha.due(beacon)) this.sink.putRetained(c.topic, c.payload)
+    if (this.ha !== undefined) for (const c of this.ha.due(beacon, now)) this.sink.putRetained(c.topic, c.payload)
     this.sink.putRetained(this.topics.beacon(beacon.id), serializeBeacon(beacon))
     if (m < 0) {
       const partition = this.partitions > 1 ? rssiPartition(beacon.id, this.partitions) : 0

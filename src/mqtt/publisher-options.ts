@@ -11,6 +11,8 @@ import { readPasswordFile } from '../password-file.js'
 import { MqttLink } from './connection.js'
 import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
+import { resolveHaGateOptions } from './ha-gate.js'
+import type { HomeAssistantOptions } from './ha-gate.js'
 import { MAX_RSSI_PARTITIONS } from './partition.js'
 import { DEFAULT_ACK_TIMEOUT_MS } from './inflight.js'
 
@@ -28,8 +30,13 @@ export interface MqttPublisherOptions {
   minIntervalMs?: number
   /** …and at least this often while it is in range. Default 60000. */
   heartbeatMs?: number
-  /** Home Assistant discovery; off by default. `true` uses the prefix `homeassistant`. */
-  homeAssistant?: boolean | { prefix?: string }
+  /**
+   * Home Assistant discovery; off by default. `true` uses the prefix `homeassistant` and the
+   * gate's defaults: a beacon is announced only with a stable identity, once heard over
+   * `dwellMs` (30 s) and below `maxBeacons` (1000); its configs are removed after `expireMs`
+   * (7 days) gone (ha-gate.ts).
+   */
+  homeAssistant?: boolean | HomeAssistantOptions
   username?: string
   /** File whose first line is the password: keeps it out of the process list and the code. */
   passwordFile?: string
@@ -98,6 +105,10 @@ function queueDir(dir: unknown): string | undefined {
   return dir
 }
 
+function haOptions(ha: HomeAssistantOptions): HomeAssistantOptions & Required<Omit<HomeAssistantOptions, 'prefix'>> {
+  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...resolveHaGateOptions(ha) }
+}
+
 /** Checked options with defaults; secrets stay behind `readSecrets()`. */
 export function resolvePublisherOptions(options: MqttPublisherOptions) {
   if (typeof options !== 'object' || options === null) throw new InvalidOptionError('invalid_option', 'MqttPublisher needs options: { url, gatewayId }', { option: 'options' })
@@ -127,7 +138,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
     minIntervalMs: positive(options.minIntervalMs, 5000, 'minIntervalMs'),
     heartbeatMs: positive(options.heartbeatMs, 60_000, 'heartbeatMs'),
-    homeAssistant: ha === undefined || ha === false ? undefined : ha === true ? {} : ha,
+    homeAssistant: ha === undefined || ha === false ? undefined : haOptions(ha === true ? {} : ha),
     username: options.username,
     clientId: options.clientId,
     maxQueuedEvents: positive(options.maxQueuedEvents, 10_000, 'maxQueuedEvents'),

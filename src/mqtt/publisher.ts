@@ -19,6 +19,7 @@ import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { HaAnnouncer } from './home-assistant.js'
+import type { HaGateStats } from './ha-gate.js'
 import type { MqttLink } from './connection.js'
 import { ackWarning } from './inflight.js'
 import type { MqttAckWarning, MqttCloseResult } from './inflight.js'
@@ -80,6 +81,8 @@ export interface MqttPublisherStats {
   refused: Record<MqttRefusedReason, number>
   /** Beacon states not published because the beacon id cannot be a topic level (counted per time due). */
   invalidIds: number
+  /** With Home Assistant discovery: beacons announced, refused at the cap, and removed. */
+  homeAssistant?: HaGateStats
 }
 
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
@@ -160,7 +163,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
             topicPrefix: this.topics.prefix,
             // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
             expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
-          })
+          }, o.homeAssistant)
     this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha, o.rssiPartitions)
   }
 
@@ -169,6 +172,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const c = this.counters
     const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections, refused: { ...this.outbox.refused }, invalidIds: this.feed.invalidIds }
     if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
+    if (this.ha !== undefined) stats.homeAssistant = this.ha.gate.stats
     return stats
   }
 
@@ -248,6 +252,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now))
     if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
     this.outbox.setClient(this.#link?.client)
+    const ha = this.ha
+    // Discovery configs an earlier run left: once.
+    if (this.counters.connections === 1 && ha !== undefined && this.#link !== undefined) void ha.sweep(this.#link, now, (topic) => this.outbox.putRetained(topic, '', true))
     this.emit('connected', { protocolVersion })
   }
 
@@ -271,7 +278,11 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     scanner.on('gone', gone)
     scanner.on('updated', updated)
     source?.on('advertisement', packet)
+    const ha = this.ha
+    // At most a minute late: the expiry is days by default, and a minute of timers costs nothing.
+    const cancelExpiry = ha === undefined ? undefined : this.clock.setInterval(() => feed.expireDiscovery(now()), Math.min(60_000, ha.gate.options.expireMs))
     const detach = (): void => {
+      cancelExpiry?.()
       scanner.off('found', found)
       scanner.off('gone', gone)
       scanner.off('updated', updated)

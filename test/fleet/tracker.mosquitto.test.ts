@@ -194,7 +194,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
 
   it('announces a Home Assistant device_tracker whose state is the room, not_home once gone', async () => {
     const site = Site.fromJSON({ gateways: { k: {} }, rooms: { Kitchen: ['k'] } })
-    const t = new FleetTracker({ url: broker.url, clientId: 'fleet-test-tracker-3', topicPrefix: 'site3', site, goneTimeoutMs: 1500, hearingMs: 1000, homeAssistant: { prefix: 'ha3' } })
+    const t = new FleetTracker({ url: broker.url, clientId: 'fleet-test-tracker-3', topicPrefix: 'site3', site, goneTimeoutMs: 1500, hearingMs: 1000, homeAssistant: { prefix: 'ha3', dwellMs: 1000 } })
     const gone: string[] = []
     t.on('gone', (b) => gone.push(b.id))
     await t.start()

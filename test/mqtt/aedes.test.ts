@@ -64,6 +64,7 @@ describe('startBroker (aedes)', () => {
     expect(result.code).toBe(0)
     const retained = await retainedMessages(url, ['beaconkit/#', 'homeassistant/#'])
     expect(JSON.parse(retained.get('beaconkit/gateways/demo/status') as string)).toMatchObject({ state: 'offline' })
+    // The demo's beacons heard for 30 s and more (the discovery gate's dwell), each a device of several entities.
     expect([...retained.keys()].filter((t) => t.startsWith('homeassistant/')).length).toBeGreaterThan(10)
     broker.child.kill('SIGINT')
     const end = await broker.done

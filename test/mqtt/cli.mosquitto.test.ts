@@ -3,6 +3,7 @@
 // events and one RSSI batch per replay second, and the broker keeps the retained status and the
 // Home Assistant configs. Also the CLI's MQTT flags and the SIGKILL last will.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { gateAnnounced } from '../support/ha-schema.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import { startCli } from '../cli/run-cli.js'
@@ -20,6 +21,7 @@ describe('MQTT flags', () => {
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b' } } })
     expect(parseCommandLine(['replay', 'x.jsonl'])).not.toHaveProperty('view.mqtt')
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--mqtt-queue-dir', '/var/q'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b', queueDir: '/var/q' } } })
+    expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '0', '--ha-expire', '3600'])).toMatchObject({ view: { mqtt: { homeAssistant: true, haDwellMs: 0, haExpireMs: 3_600_000 } } })
   })
 
   it('refuses bad MQTT flags with a message naming the option', () => {
@@ -30,6 +32,10 @@ describe('MQTT flags', () => {
       [['--mqtt', 'mqtt://b', '--gateway-id', 'g'.repeat(129)], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-prefix', 'a/#'], 'mqtt-prefix'],
       [['--ha'], 'ha'],
+      [['--ha-dwell', '10'], 'ha-dwell'],
+      [['--mqtt', 'mqtt://b', '--ha-expire', '10'], 'ha-expire'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '-1'], 'ha-dwell'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-expire', '0'], 'ha-expire'],
       [['--gateway-id', 'hall'], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-password-file', 'f'], 'mqtt-password-file'],
       [['--mqtt-queue-dir', '/var/q'], 'mqtt-queue-dir'],
@@ -68,9 +74,11 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt ag
     const retained = await retainedMessages(broker.url, ['beaconkit/#', 'homeassistant/#'])
     expect(JSON.parse(retained.get(`${P}/status`) as string)).toMatchObject({ state: 'offline' })
     const found = new Set(lines.filter((l) => l.event === 'found').map((l) => l.beacon?.id as string))
+    const announced = gateAnnounced(sub.messages.filter((m) => m.topic.startsWith(`${P}/beacons/`)).map((m) => m.payload))
+    expect(announced.size).toBeGreaterThan(0)
     for (const id of found) {
       const obj = id.toLowerCase().replace(/[^a-z0-9]/g, '_')
-      expect(retained.has(`homeassistant/sensor/beaconkit_${obj}_rssi/config`), id).toBe(true)
+      expect(retained.has(`homeassistant/sensor/beaconkit_${obj}_rssi/config`), id).toBe(announced.has(id))
       const states = sub.on(`${P}/beacons/${id}`)
       expect(states.length, id).toBeGreaterThan(1)
       expect(states.every((m) => m.retain)).toBe(true)

@@ -106,3 +106,20 @@ export function renderTemplates(cases: { template: string; payload: string }[]):
   if (r.status !== 0) throw new Error(`jinja2 render failed: ${r.stderr}`)
   return JSON.parse(r.stdout) as string[]
 }
+
+/**
+ * The beacons a gateway's discovery gate announces (src/mqtt/ha-gate.ts), from the retained
+ * states it published (`<p>/gateways/<gw>/beacons/<id>` payloads): a stable identity (serial
+ * number, beaconID or Eddystone UID) and a published state heard over at least `dwellMs`. The
+ * state that admits a beacon is the one published with its first configs, so this is exact.
+ */
+export function gateAnnounced(statePayloads: readonly string[], dwellMs = 30_000): Set<string> {
+  const out = new Set<string>()
+  for (const payload of statePayloads) {
+    if (payload === '') continue
+    const b = JSON.parse(payload) as { id: string; serialNumber?: string; beaconID?: string; eddystone?: { uid?: unknown }; firstSeen: number; lastSeen: number }
+    const stable = b.id === b.serialNumber || b.id === b.beaconID || b.eddystone?.uid !== undefined
+    if (stable && b.lastSeen - b.firstSeen >= dwellMs) out.add(b.id)
+  }
+  return out
+}

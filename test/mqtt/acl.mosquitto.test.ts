@@ -1,0 +1,123 @@
+// The recommended broker ACLs (examples/mosquitto/acl, quoted in docs/mqtt.md and docs/fleet.md
+// "Running on a shared broker"), used as is by a real Mosquitto with passwords and no anonymous
+// clients: a gateway writes its own topics and the fleet tracks its beacon and announces it to
+// Home Assistant; a gateway cannot write another gateway's topics, the fleet's or discovery; an
+// anonymous client cannot connect. MQTT 5 shows a denied publish as PUBACK reason 0x87; MQTT
+// 3.1.1 has no way to say it, and the broker drops the message silently.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
+import { mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
+import mqtt from 'mqtt'
+import type { IClientOptions, MqttClient } from 'mqtt'
+import { FleetTracker } from '../../src/fleet/tracker.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
+import { Subscriber } from '../support/mqtt-subscriber.js'
+import { discoveryProblems } from '../support/ha-schema.js'
+import { waitFor } from '../integration/wait.js'
+
+const ACL = fileURLToPath(new URL('../../examples/mosquitto/acl', import.meta.url))
+const PASSWD_TOOL = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd'].find((p) => existsSync(p))
+const USERS = ['gw1', 'gw2', 'fleet', 'homeassistant', 'reader'] as const
+const SPOOF = '{"state":"offline","time":0,"version":"spoofed by gw1"}'
+const password = (user: string): string => `pw-${user}-0123456789`
+
+describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosquitto(PASSWD_TOOL === undefined ? 'the recommended Mosquitto ACLs [skipped: mosquitto_passwd is not installed]' : 'the recommended Mosquitto ACLs'), () => {
+  let broker: Mosquitto
+  let url: string
+  let dir: string
+  const clients: MqttClient[] = []
+
+  const login = async (user: string | undefined, protocolVersion: 4 | 5 = 5, extra: IClientOptions = {}): Promise<MqttClient> => {
+    const c = await mqtt.connectAsync(url, { protocolVersion, reconnectPeriod: 0, connectTimeout: 10_000, ...(user === undefined ? {} : { username: user, password: password(user) }), ...extra })
+    clients.push(c)
+    return c
+  }
+
+  beforeAll(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'beaconkit-acl-'))
+    const passwd = join(dir, 'passwd')
+    await writeFile(passwd, '')
+    for (const user of USERS) {
+      const r = spawnSync(PASSWD_TOOL as string, ['-b', passwd, user, password(user)], { encoding: 'utf8' })
+      if (r.status !== 0) throw new Error(`mosquitto_passwd: ${r.stderr}`)
+    }
+    broker = await Mosquitto.start({ extra: ['allow_anonymous false', `password_file ${passwd}`, `acl_file ${ACL}`] })
+    url = broker.url
+  }, 60_000)
+
+  afterAll(async () => {
+    for (const c of clients) await c.endAsync(true)
+    await broker?.close()
+    if (dir !== undefined) await rm(dir, { recursive: true, force: true })
+  })
+
+  it('refuses an anonymous client and a wrong password at CONNECT', async () => {
+    // MQTT 5: CONNACK 0x87 Not authorized (Mosquitto 2.0 answers a wrong password the same way); 3.1.1: return code 5.
+    await expect(login(undefined)).rejects.toMatchObject({ code: 0x87 })
+    await expect(mqtt.connectAsync(url, { protocolVersion: 5, reconnectPeriod: 0, username: 'gw1', password: 'wrong' })).rejects.toMatchObject({ code: 0x87 })
+    await expect(login(undefined, 4)).rejects.toMatchObject({ code: 5 })
+  })
+
+  it('lets a gateway write its own topics and the fleet track its beacon and announce it', async () => {
+    const tracker = new FleetTracker({ url, username: 'fleet', passwordFile: await passwordFile('fleet'), clientId: 'acl-fleet', goneTimeoutMs: 60_000, homeAssistant: { dwellMs: 1000 } })
+    await tracker.start()
+    try {
+      const gw = await login('gw1')
+      await gw.publishAsync('beaconkit/gateways/gw1/status', JSON.stringify({ state: 'online', time: Date.now(), version: 'test' }), { qos: 1, retain: true })
+      await waitFor(() => tracker.stats.homeAssistant !== undefined, 'the tracker')
+      const until = Date.now() + 2500
+      while (Date.now() < until) {
+        const at = Date.now()
+        // Resolves: a PUBACK of reason 0 (a denied one rejects, below).
+        await gw.publishAsync('beaconkit/gateways/gw1/rssi', JSON.stringify({ gateway: 'gw1', time: at, readings: [{ id: '0117C5000001', rssi: -60, lastSeen: at, count: 2 }] }), { qos: 1 })
+        await new Promise((resolve) => setTimeout(resolve, 250))
+      }
+      await waitFor(() => tracker.stats.homeAssistant?.announced === 1, 'the announcement')
+      expect(await tracker.flush()).toBe(true)
+      // Home Assistant's user reads what the fleet wrote (retained; it may write no marker to know the end of them).
+      const config = 'homeassistant/device_tracker/beaconkit_0117c5000001/config'
+      const wanted = ['beaconkit/fleet/beacons/0117C5000001', config, 'beaconkit/gateways/gw1/status']
+      const ha = await Subscriber.connect(url, ['beaconkit/#', 'homeassistant/#'], { username: 'homeassistant', password: password('homeassistant') })
+      try {
+        await ha.until((ms) => wanted.every((t) => ms.some((m) => m.topic === t && m.retain)), 'the retained fleet state, config and gateway status')
+        const seen = new Map(ha.messages.map((m) => [m.topic, m.payload]))
+        expect(JSON.parse(seen.get(wanted[0]) ?? '{}')).toMatchObject({ id: '0117C5000001', present: true })
+        expect(discoveryProblems(config, seen.get(config) ?? '')).toEqual([])
+        expect(JSON.parse(seen.get(wanted[2]) ?? '{}')).toMatchObject({ state: 'online' })
+      } finally {
+        await ha.close()
+      }
+    } finally {
+      await tracker.stop()
+    }
+  }, 60_000)
+
+  it("denies gw1 another gateway's topics, the fleet's and discovery: PUBACK 0x87 in MQTT 5, silently dropped in 3.1.1", async () => {
+    const reader = await Subscriber.connect(url, ['beaconkit/#', 'homeassistant/#', 'beaconkit-test/marker/#'], { username: 'fleet', password: password('fleet'), protocolVersion: 5 })
+    try {
+      const gw = await login('gw1')
+      const denied = ['beaconkit/gateways/gw2/status', 'beaconkit/gateways/gw2/rssi', 'beaconkit/fleet/beacons/0117C5000001', 'beaconkit/fleet/status', 'homeassistant/device_tracker/beaconkit_x/config']
+      for (const topic of denied) {
+        await expect(gw.publishAsync(topic, SPOOF, { qos: 1, retain: true }), topic).rejects.toMatchObject({ code: 0x87 })
+      }
+      const old = await login('gw1', 4, { clientId: 'acl-gw1-v311' })
+      for (const topic of denied) await old.publishAsync(topic, SPOOF, { qos: 1, retain: true })
+      // gw1's own topic, written after the denied ones, arrives; none of the denied ones did.
+      await old.publishAsync('beaconkit/gateways/gw1/marker', 'own', { qos: 1 })
+      await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/gw1/marker'), 'gw1 writing its own topic')
+      expect(reader.messages.filter((m) => m.payload === SPOOF)).toEqual([])
+    } finally {
+      await reader.close()
+    }
+  })
+
+  async function passwordFile(user: string): Promise<string> {
+    const file = join(dir, `${user}.password`)
+    await writeFile(file, `${password(user)}\n`, { mode: 0o600 })
+    return file
+  }
+})
