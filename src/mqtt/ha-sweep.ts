@@ -68,10 +68,13 @@ export async function sweepRetainedConfigs(link: MqttLink, gate: HaGate, owner: 
     else owner.remove(topic)
   }
   link.on('message', onMessage)
+  // Unref'd: a sweep never keeps a finished process alive.
+  const window = (): Promise<'late'> => new Promise((resolve) => setTimeout(() => resolve('late'), bounds.windowMs).unref())
   try {
-    await link.subscribe(owner.filters, 1)
-    // Unref'd: a sweep never keeps a finished process alive.
-    await new Promise((resolve) => setTimeout(resolve, bounds.windowMs).unref())
+    // A broker that never acknowledges the subscription must not hold the sweep (and its
+    // listener) for ever: one window for the SUBACK, one for the retained configs.
+    if ((await Promise.race([link.subscribe(owner.filters, 1), window()])) === 'late') return seen
+    await window()
     await link.unsubscribe(owner.filters).catch(() => undefined)
   } catch {
     // Not allowed to read discovery, or the connection went: nothing swept, nothing lost.
