@@ -36,6 +36,17 @@ queueContract('FileQueue', {
   },
 })
 
+/** A queue directory of 5 records whose only (last) segment was overwritten with zeros. */
+async function zeroedLastSegment(): Promise<{ dir: string; name: string }> {
+  const dir = tempDir()
+  const q = await FileQueue.open({ dir })
+  for (let i = 0; i < 5; i++) await q.push(record(i))
+  await q.close()
+  const [name] = segments(dir)
+  writeFileSync(join(dir, name), Buffer.alloc(statSync(join(dir, name)).size))
+  return { dir, name }
+}
+
 function segments(dir: string): string[] {
   return readdirSync(dir).filter((n) => n.endsWith('.seg')).sort()
 }
@@ -155,12 +166,7 @@ describe('FileQueue recovery', () => {
   })
 
   it('reports the records of a zeroed last segment as dropped, counted from the seq written at close', async () => {
-    const dir = tempDir()
-    const q = await FileQueue.open({ dir })
-    for (let i = 0; i < 5; i++) await q.push(record(i))
-    await q.close()
-    const [name] = segments(dir)
-    writeFileSync(join(dir, name), Buffer.alloc(statSync(join(dir, name)).size))
+    const { dir, name } = await zeroedLastSegment()
     const q2 = await FileQueue.open({ dir })
     expect(q2.takeOpenReport()).toEqual({ dropped: [{ count: 5, reason: 'corrupt', segment: name, salvaged: 0 }], warnings: [] })
     expect(q2.size).toBe(0)
@@ -183,12 +189,7 @@ describe('FileQueue recovery', () => {
   })
 
   it('warns about a last segment with no readable record when nothing says how many it held', async () => {
-    const dir = tempDir()
-    const q = await FileQueue.open({ dir })
-    for (let i = 0; i < 5; i++) await q.push(record(i))
-    await q.close()
-    const [name] = segments(dir)
-    writeFileSync(join(dir, name), Buffer.alloc(statSync(join(dir, name)).size))
+    const { dir } = await zeroedLastSegment()
     // A directory of an older version, or one whose `written` file is gone too.
     rmSync(join(dir, 'written'))
     const q2 = await FileQueue.open({ dir })
