@@ -174,6 +174,13 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the map as a new user mee
     expect(await odd.locator('title').textContent()).toContain("tracker's room Bedroom, its position in Living room")
     expect(errors).toEqual([])
     await page.close()
+    // The same on a phone in dark mode: smaller, the same layout, nothing wider than the screen.
+    const phone = await browser.newPage({ viewport: { width: 390, height: 844 }, colorScheme: 'dark', deviceScaleFactor: 2 })
+    await phone.goto(map.pageUrl)
+    await expect.poll(() => phone.locator('#plan g.beacon text.beacon-label').count(), WAIT).toBe(20)
+    expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
+    await screenshot(phone, 'plan-20-tags-390-dark.png')
+    await phone.close()
   })
 
   it('the replay page fits a phone, the speed selector visible (#24 item 4)', async () => {

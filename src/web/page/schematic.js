@@ -107,7 +107,7 @@ export function drawSchematic(el, legend, state, select) {
   el.style.setProperty('--unit', '1')
   el.replaceChildren(...boxes)
   legend.replaceChildren(
-    html('p', { class: 'no-plan', text: 'No floor plan: the site file gives no coordinates (no gateway x/y, area or room polygons). Each room is a box with its gateways and the tags the tracker puts in it. Give the gateways x/y and the site an area to see a plan (docs/fleet.md).' }),
+    html('p', { class: 'no-plan', text: 'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). Each room is a box with its gateways and the tags the tracker puts in it. Give the gateways x/y and the site an area to see a plan (docs/fleet.md).' }),
     html('span', { class: 'key gw-on', text: 'gateway online' }),
     html('span', { class: 'key gw-off', text: 'offline' }),
   )
