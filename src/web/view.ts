@@ -34,6 +34,11 @@ export interface ViewDetails {
 /** One beacon on the page. */
 export interface ViewBeacon {
   id: string
+  /**
+   * A person's name for the tag, when the fleet knows one (not yet set: the page labels a beacon
+   * by it first, then by serial number, then by a short form of its id).
+   */
+  name?: string
   /** Smoothed RSSI of the strongest gateway (fleet) or of the scanner. */
   rssi: number
   lastSeen: number
@@ -61,6 +66,8 @@ export interface ViewGateway {
 export interface ViewPlan {
   area?: { minX: number; minY: number; maxX: number; maxY: number }
   rooms: { name: string; polygon?: [number, number][] }[]
+  /** The site file's walls, drawn as lines: `[[x1, y1], [x2, y2]]` each; absent when it has none. */
+  walls?: [[number, number], [number, number]][]
   /** Path of the floor-plan image on this server, or an http(s) URL. */
   image?: string
 }
@@ -123,10 +130,15 @@ export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefin
   return v
 }
 
+/** Walls sent to the page at most; a plan with more is drawn without the rest. */
+const MAX_WALLS = 2000
+
 /** The floor plan of a site; rooms without a polygon are listed and drawn around their gateways. */
 export function planOf(site: Site | undefined, image: string | undefined): ViewPlan {
   const plan: ViewPlan = { rooms: (site?.rooms ?? []).map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon.map(([x, y]) => [x, y] as [number, number]) })) }
   if (site?.area !== undefined) plan.area = { ...site.area }
+  // Bounded like every list sent to the page: a site file is trusted, but a page should not stall on one.
+  if (site !== undefined && site.walls.length > 0) plan.walls = site.walls.slice(0, MAX_WALLS).map((w) => [[w.from[0], w.from[1]], [w.to[0], w.to[1]]])
   if (image !== undefined) plan.image = image
   return plan
 }

@@ -20,6 +20,8 @@ import type { MapServer } from '../../src/web/map-server.js'
 import { LiveView } from '../../src/web/live-view.js'
 import type { LiveUpdate } from '../../src/web/live-view.js'
 import { pageAssets } from '../../src/web/assets.js'
+import { planOf } from '../../src/web/view.js'
+import { Site } from '../../src/fleet/site.js'
 import { waitFor } from '../integration/wait.js'
 import { SITE } from './fleet-driver.js'
 
@@ -216,5 +218,15 @@ describe('coalescing', () => {
     } finally {
       view.stop()
     }
+  })
+})
+
+describe('the plan sent to the page', () => {
+  it('carries the site file\'s walls, bounded in number', () => {
+    const walls = Array.from({ length: 2500 }, (_, i) => [[i, 0], [i, 1]])
+    const plan = planOf(Site.fromJSON({ gateways: { a: { x: 0, y: 0 } }, walls: [{ from: [0, 0], to: [3, 0], attenuationDb: 12 }, ...walls] }), undefined)
+    expect(plan.walls?.[0]).toEqual([[0, 0], [3, 0]])
+    expect(plan.walls).toHaveLength(2000)
+    expect(planOf(Site.fromJSON({ gateways: { a: {} } }), undefined).walls).toBeUndefined()
   })
 })

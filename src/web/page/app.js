@@ -167,6 +167,8 @@ async function check() {
   connect()
 }
 
+// The schematic of a site without coordinates lays its rooms out for the pane's width.
+window.addEventListener('resize', scheduleRender)
 $('details-close').addEventListener('click', () => select(undefined))
 document.addEventListener('keydown', (e) => {
   if (e.key === 'Escape') select(undefined)

@@ -15,7 +15,26 @@ export function hash(text) {
   return h >>> 0
 }
 
-/** A beacon's short name: its serial number when known, else its id. */
+const MAX_LABEL = 20
+
+/**
+ * A beacon's label: its name when the view carries one, else its serial number, else a short
+ * form of its id. An iBeacon id (`uuid|major|minor`) keeps its major and minor whole and shortens
+ * the UUID, since tags of one fleet often share the UUID and differ only there.
+ */
 export function label(b) {
-  return b.details?.serialNumber ?? b.id
+  const given = b.name ?? b.details?.serialNumber
+  return given === undefined || given === '' ? shortId(b.id) : shorten(given)
+}
+
+/** A short form of a beacon id (see {@link label}). */
+export function shortId(id) {
+  const parts = id.split('|')
+  if (parts.length === 3 && parts[0].length > 8) return `${parts[0].slice(0, 8)}…|${shorten(parts[1])}|${shorten(parts[2])}`
+  return shorten(id)
+}
+
+// Anything else too long for a map label keeps both ends, where ids usually differ.
+function shorten(text) {
+  return text.length <= MAX_LABEL ? text : `${text.slice(0, 9)}…${text.slice(-9)}`
 }

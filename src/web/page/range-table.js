@@ -20,7 +20,8 @@ export function drawTable(tbody, state, select) {
       const d = b.details
       const spark = svg('svg', { class: 'spark', viewBox: '0 0 100 20', preserveAspectRatio: 'none' })
       sparkline(spark, state.history.get(b.id), 100, 20)
-      const name = html('td', { class: 'name' }, label(b))
+      // A narrow column breaks a shortened id where it was shortened, before its major/minor.
+      const name = html('td', { class: 'name', title: b.id }, ...label(b).split('…').flatMap((part, i) => (i === 0 ? [part] : ['…', html('wbr'), part])))
       if (d.verified === true) name.append(html('span', { class: 'verified', title: 'private broadcast verified', text: ' ✓' }))
       const tr = html('tr', { 'data-id': b.id, class: state.selected === b.id ? 'selected' : undefined, tabindex: 0 },
         name,
