@@ -34,6 +34,8 @@ export function siteToJSON(site: Site): Record<string, unknown> {
     [site.kind === 'beacons' ? 'anchorBeacons' : 'gateways']: anchors,
     ...(site.area === undefined ? {} : { area: site.area }),
     rooms: site.rooms.map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon })),
+    // The replayed map draws the walls too (Site.fromJSON reads this form back).
+    ...(site.walls.length === 0 ? {} : { walls: site.walls.map((w) => ({ from: w.from, to: w.to, ...(w.attenuationDb === undefined ? {} : { attenuationDb: w.attenuationDb }) })) }),
   }
 }
 
