@@ -7,8 +7,10 @@
 //
 // The optional path runs the same floods against another build (e.g. the code before the fix).
 import { fork } from 'node:child_process'
+import { setInterval } from 'node:timers'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import { fileURLToPath, pathToFileURL, URL } from 'node:url'
 import { resolve } from 'node:path'
 import mqtt from 'mqtt'
 import { MOSQUITTO_BINARY, startMosquitto } from './lib.mjs'
