@@ -7,8 +7,9 @@ import { existsSync } from 'node:fs'
 import { mkdtemp, rm, writeFile } from 'node:fs/promises'
 import { connect, createServer } from 'node:net'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { dirname, join } from 'node:path'
 import { setTimeout } from 'node:timers'
+import { fileURLToPath, pathToFileURL } from 'node:url'
 import { BeaconScanner, VirtualClock } from '../dist/index.js'
 
 /** Runs `fn(iterations)` `runs` times after a warm-up; returns operations per second of the best run. */
@@ -207,4 +208,35 @@ export async function bestIngestRate(make, advs, warm, beacons, runs = 5) {
     await scanner.stop()
   }
   return ((advs.length - warm) * 1e9) / best
+}
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), '..')
+
+/**
+ * Bundles the integration tests' fake HCI socket and packet builders from their TypeScript
+ * (shared, not copied) into `outDir` as `install-fake-hci.js` and `hci-packets.js`. `outDir`
+ * must lie inside node_modules, so the bundle's `require.resolve('@abandonware/noble/…')`
+ * finds the installed noble, as the gateway-signals test builds its bundle.
+ */
+export async function buildFakeHci(outDir = join(ROOT, 'node_modules', '.cache', 'beaconkit-bench-hci')) {
+  const { build } = await import('tsup')
+  await build({
+    entry: { 'install-fake-hci': join(ROOT, 'test/integration/install-fake-hci.ts'), 'hci-packets': join(ROOT, 'test/integration/hci-packets.ts') },
+    outDir,
+    format: ['esm'],
+    platform: 'node',
+    target: 'node20',
+    config: false,
+    silent: true,
+    dts: false,
+    clean: false,
+    splitting: false,
+  })
+  return outDir
+}
+
+/** The bundle of {@link buildFakeHci} in `outDir`, loaded: `installFakeHciSocket()` and the packet builders. */
+export async function importFakeHci(outDir) {
+  const [install, packets] = await Promise.all(['install-fake-hci', 'hci-packets'].map((f) => import(pathToFileURL(join(outDir, `${f}.js`)).href)))
+  return { ...install, ...packets }
 }

@@ -19,10 +19,9 @@
 import { createRequire } from 'node:module'
 import { dirname, join } from 'node:path'
 import { setTimeout as sleep } from 'node:timers/promises'
-import { fileURLToPath, pathToFileURL } from 'node:url'
-import { build } from 'tsup'
+import { fileURLToPath } from 'node:url'
 import { BeaconScanner, NobleSource, SimulatedSource } from '../dist/index.js'
-import { row, siteDevices } from './lib.mjs'
+import { buildFakeHci, importFakeHci, row, siteDevices } from './lib.mjs'
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 // Each timed run delivers PACKETS advertisements: passes over every beacon's iBeacon packet and
@@ -30,31 +29,7 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..')
 const PACKETS = 30_000
 const RUNS = 4
 
-/**
- * The integration tests' fake HCI socket and packet builders, bundled once from their
- * TypeScript (shared, not copied). The bundle lives inside node_modules so its
- * `require.resolve('@abandonware/noble/…')` finds the installed noble, built the way the
- * gateway-signals test builds its bundle.
- */
-async function loadFakeHci() {
-  const outDir = join(root, 'node_modules', '.cache', 'beaconkit-bench-hci')
-  await build({
-    entry: { 'install-fake-hci': join(root, 'test/integration/install-fake-hci.ts'), 'hci-packets': join(root, 'test/integration/hci-packets.ts') },
-    outDir,
-    format: ['esm'],
-    platform: 'node',
-    target: 'node20',
-    config: false,
-    silent: true,
-    dts: false,
-    clean: false,
-    splitting: false,
-  })
-  const [install, packets] = await Promise.all(['install-fake-hci', 'hci-packets'].map((f) => import(pathToFileURL(join(outDir, `${f}.js`)).href)))
-  return { ...install, ...packets }
-}
-
-const hci = await loadFakeHci()
+const hci = await importFakeHci(await buildFakeHci())
 const fake = hci.installFakeHciSocket()
 const require = createRequire(join(root, 'package.json'))
 const nobleFactory = require('@abandonware/noble/with-custom-binding.js')
