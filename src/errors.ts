@@ -162,7 +162,7 @@ export class AdapterError extends BeaconkitError<AdapterErrorCode> {
 }
 
 /** Reasons the MQTT publisher or the embedded broker cannot do its work. */
-export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_failed' | 'queue' | 'publish_refused'
+export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_failed' | 'queue' | 'publish_refused' | 'session_taken_over'
 
 /** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
 export class MqttError extends BeaconkitError<MqttErrorCode> {}

@@ -7,6 +7,7 @@ import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
+import { clientIdProblem } from '../mqtt/publisher-options.js'
 import type { CommandName, FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
@@ -129,7 +130,7 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
 /** `--mqtt <url>` and its companions, checked; undefined without `--mqtt`. */
 export function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
   const url = str(values, 'mqtt')
-  const companions = ['gateway-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
+  const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
     const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire'] as const).find((n) => str(values, n) !== undefined))
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
@@ -145,6 +146,9 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   if (new URL(url).password !== '') fail('mqtt', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL', command)
   const gatewayId = str(values, 'gateway-id')
   if (gatewayId !== undefined && !GATEWAY_ID.test(gatewayId)) fail('gateway-id', `--gateway-id takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`, command)
+  const clientId = str(values, 'client-id')
+  const clientIdWrong = clientId === undefined ? undefined : clientId === '' ? 'must not be empty' : clientIdProblem(clientId)
+  if (clientIdWrong !== undefined) fail('client-id', `--client-id ${clientIdWrong}; leave it out for a unique default (beaconkit-<name>-<host>-<random>)`, command)
   const prefix = str(values, 'mqtt-prefix')
   if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes(''))) fail('mqtt-prefix', `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quote(prefix)}`, command)
   const username = str(values, 'mqtt-user')
@@ -153,6 +157,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
   parseHaGate(values, command, flags)
   if (gatewayId !== undefined) flags.gatewayId = gatewayId
+  if (clientId !== undefined) flags.clientId = clientId
   if (prefix !== undefined) flags.topicPrefix = prefix
   if (username !== undefined) flags.username = username
   if (passwordFile !== undefined) flags.passwordFile = passwordFile

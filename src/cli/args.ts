@@ -41,6 +41,7 @@ const VIEW: Options = {
   'ha-expire': { type: 'string' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
+  'client-id': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
   'mqtt-queue-dir': { type: 'string' },
@@ -102,6 +103,7 @@ const OPTIONS: Record<CommandName, Options> = {
     'ha-expire': { type: 'string' },
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
+    'client-id': { type: 'string' },
     // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).
     'embedded-broker': { type: 'string' },
     site: { type: 'string' },
@@ -211,7 +213,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       const site = str(values, 'site')
       if (site !== undefined) {
         // The site names the beacons and the gateways; each gateway publishes, nothing is shown.
-        const clash = ['beacons', 'virtual', 'gateway-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
+        const clash = ['beacons', 'virtual', 'gateway-id', 'client-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
         if (clash !== undefined) fail(clash, `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`, command)
         if (str(values, 'mqtt') === undefined) fail('site', '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)', command)
       }

@@ -36,6 +36,8 @@ export interface MqttFlags {
   url: string
   /** Default: this machine's host name, cut to the characters a gateway id allows. */
   gatewayId?: string
+  /** `--client-id`: the MQTT client id as given; default a unique one per process. */
+  clientId?: string
   topicPrefix?: string
   homeAssistant: boolean
   /** `--ha-dwell` in ms: announce a beacon heard over this span (default 30 s). */

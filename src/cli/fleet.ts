@@ -10,7 +10,7 @@ import type { RunningBroker } from '../mqtt/broker.js'
 import { Positioner } from '../positioning/positioner.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import type { MqttFlags } from './command-line.js'
-import { homeAssistantOption } from './mqtt.js'
+import { connectionWarnings, homeAssistantOption } from './mqtt.js'
 import { EXIT } from './exit.js'
 import { FleetGatewayCounts, renderFleetTable } from './fleet-table.js'
 import type { FleetStatus } from './fleet-table.js'
@@ -81,6 +81,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const tracker = new FleetTracker({
     url,
     homeAssistant: homeAssistantOption(m),
+    ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
     ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
     ...(m.username === undefined ? {} : { username: m.username }),
     ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
@@ -115,13 +116,16 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   let state = 'connecting'
   const gateways = new FleetGatewayCounts()
   let lastTick: { time: number; batches: number } | undefined
+  // One line per new connection problem, as a gateway's --mqtt does.
+  const problems = connectionWarnings(warn)
   tracker.on('connected', () => {
     state = 'connected'
+    problems.connected()
   })
   tracker.on('disconnected', () => {
     state = 'disconnected'
   })
-  tracker.on('error', (e) => warn(e.message))
+  tracker.on('error', (e) => problems.error(e))
   tracker.on('warning', (w) => warn(w.message))
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))

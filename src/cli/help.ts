@@ -38,6 +38,9 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
                          (default 604800, 7 days)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
+  --client-id <id>       MQTT client id (default beaconkit-<gateway>-<host>-<random>,
+                         unique per process; two clients with one id throw
+                         each other off the broker)
   --mqtt-queue-dir <dir> keep outgoing events on disk here until the broker
                          has them (survives broker outages and restarts)
   --rssi-partitions <n>  split the RSSI batch into n partitions for several
@@ -217,6 +220,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
+  --client-id <id>       MQTT client id (default beaconkit-fleet-<host>-<random>,
+                         unique per process)
   --json                 print events as JSON lines (found, gone, room, moved,
                          gateway, updated) instead of the live table
   --duration <seconds>   stop after this long

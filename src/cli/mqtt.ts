@@ -33,29 +33,49 @@ export function homeAssistantOption(flags: MqttFlags): false | HomeAssistantOpti
   return { ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }), ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }) }
 }
 
+/** What {@link connectionWarnings} is told: a connection's errors and its (re)connects. */
+export interface ConnectionWarnings {
+  error(error: Error): void
+  connected(): void
+}
+
+/**
+ * A broker connection's errors as warnings: one line per new problem, not one per retry (a broker
+ * that is down fails every reconnect with the same words), and one `mqtt: connected again` when
+ * it is back. Not after a session taken over: the link says that once per episode, and the
+ * connects in between are the problem going on, not a recovery.
+ */
+export function connectionWarnings(warn: (text: string) => void): ConnectionWarnings {
+  let last: Error | undefined
+  return {
+    error(error) {
+      if (error.message === last?.message) return
+      last = error
+      warn(error.message)
+    },
+    connected() {
+      if (last !== undefined && (last as { code?: unknown }).code !== 'session_taken_over') warn('mqtt: connected again')
+      last = undefined
+    },
+  }
+}
+
 /** Starts publishing; waits up to `waitMs` for the first connection. */
 export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, warn: (text: string) => void, waitMs = 10_000): Promise<RunningMqtt> {
   const publisher = new MqttPublisher({
     url: flags.url,
     gatewayId: flags.gatewayId ?? defaultGatewayId(),
     homeAssistant: homeAssistantOption(flags),
+    ...(flags.clientId === undefined ? {} : { clientId: flags.clientId }),
     ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
     ...(flags.username === undefined ? {} : { username: flags.username }),
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
     ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }),
     ...(flags.rssiPartitions === undefined ? {} : { rssiPartitions: flags.rssiPartitions }),
   })
-  // One line per new problem, not one per retry.
-  let lastError = ''
-  publisher.on('error', (error) => {
-    if (error.message === lastError) return
-    lastError = error.message
-    warn(error.message)
-  })
-  publisher.on('connected', () => {
-    if (lastError !== '') warn('mqtt: connected again')
-    lastError = ''
-  })
+  const problems = connectionWarnings(warn)
+  publisher.on('error', (error) => problems.error(error))
+  publisher.on('connected', () => problems.connected())
   // A full disk drops every event: one line per reason (and segment) per interval, not one per event.
   const repeated = new RepeatedWarnings(warn)
   // An acknowledgement warning says "mqtt: …" itself; what the disk queue found gets a prefix.

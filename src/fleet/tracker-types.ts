@@ -27,7 +27,11 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   publishIntervalMs?: number
   /** Time of the fused state and the 1 s tick; default the real clock. */
   clock?: Clock
-  /** Default `beaconkit-fleet-<host>`. */
+  /**
+   * The MQTT client id, used as given. Default `beaconkit-fleet-<host>-<6 random hex>`, unique per
+   * process (with `scaleOut`: `beaconkit-fleet-<trackerId>`). Two clients with one id throw each
+   * other off the broker: reported once as an `error` with code `session_taken_over`.
+   */
   clientId?: string
   username?: string
   /** File whose first line is the broker password. */

@@ -5,7 +5,6 @@
  */
 
 import type { EventEmitter } from 'eventemitter3'
-import { hostname } from 'node:os'
 import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
@@ -18,7 +17,7 @@ import type { MqttCloseResult } from '../mqtt/inflight.js'
 import { Outbox } from '../mqtt/outbox.js'
 import { refusedError } from '../mqtt/refusals.js'
 import { statusPayload } from '../mqtt/payloads.js'
-import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { FleetTopics } from './fleet-topics.js'
 import { FleetState } from './fusion.js'
@@ -251,7 +250,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private async open(): Promise<void> {
     const o = this.#options
     // Trackers that share the beacons need one client id each: the tracker id is unique.
-    const defaultId = this.scaleOut === undefined ? `beaconkit-fleet-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}` : `beaconkit-fleet-${this.scaleOut.trackerId}`
+    const defaultId = this.scaleOut === undefined ? defaultClientId('fleet') : `beaconkit-fleet-${this.scaleOut.trackerId}`
     const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') }, this.maxPayloadBytes + PACKET_OVERHEAD_BYTES)
     if (this.stopped) {
       await link.close()

@@ -6,6 +6,7 @@
 
 import { EventEmitter } from 'eventemitter3'
 import { MqttError } from '../errors.js'
+import { takeoverError, TakeoverWatch } from './takeover.js'
 
 /** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
 export interface MqttClientLike {
@@ -25,6 +26,7 @@ export interface MqttClientLike {
  */
 interface OutgoingStore {
   outgoing?: Record<string, { cb?: unknown } | undefined>
+  options?: { clientId?: unknown }
   removeOutgoingMessage?(messageId: number): unknown
   stream?: { destroy(): void; destroyed?: boolean }
 }
@@ -131,9 +133,18 @@ export interface LinkSettings {
 export interface LinkEvents {
   connected: [protocolVersion: 4 | 5]
   disconnected: []
+  /**
+   * A connection problem (retried), or another client with the same client id taking the
+   * session over (`session_taken_over`, takeover.ts): once per episode, not per reconnect.
+   */
   error: [error: Error]
   /** A message on a subscribed topic. */
   message: [topic: string, payload: Buffer]
+}
+
+/** mqtt.js 5 tells of a DISCONNECT from the broker (MQTT 5 only) with its packet. */
+interface DisconnectingClient {
+  on(event: 'disconnect', listener: (packet: { reasonCode?: number }) => void): unknown
 }
 
 /** What a subscribing link needs of a client besides {@link MqttClientLike}: mqtt.js 5 has both. */
@@ -178,6 +189,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   #protocolVersion: 4 | 5 = 5
   #closed = false
   #owned: boolean
+  #takeover = new TakeoverWatch()
 
   private constructor(client: MqttClientLike | undefined, settings: LinkSettings | undefined) {
     super()
@@ -258,29 +270,41 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   private watched: { event: string; fn: (...args: never[]) => void }[] = []
 
   private watch(client: MqttClientLike): void {
+    const store = client as MqttClientLike & OutgoingStore
+    const clientId = this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
     const onConnect = (): void => {
+      this.#takeover.connected()
       this.emit('connected', this.#protocolVersion)
     }
     const onClose = (): void => {
+      // mqtt.js has already failed the volatile packets (a SUBSCRIBE); QoS 1 publishes stay.
+      const takenOver = this.#takeover.closed(Object.keys(store.outgoing ?? {}).length > 0)
       this.emit('disconnected')
+      if (takenOver) this.emit('error', takeoverError(clientId, false))
     }
     const onError = (error: Error): void => {
       if (this.#owned && this.#protocolVersion === 5 && refusesProtocol(error)) return
+      this.#takeover.error()
       this.emit('error', new MqttError('connection', `MQTT broker: ${error.message}; retrying`, { cause: error }))
+    }
+    const onDisconnect = (packet: { reasonCode?: number }): void => {
+      if (this.#takeover.disconnected(packet.reasonCode)) this.emit('error', takeoverError(clientId, true))
     }
     const onMessage = (topic: string, payload: Buffer): void => {
       this.emit('message', topic, payload)
     }
-    const listening = client as MqttClientLike & Partial<SubscribingClient>
+    const listening = client as MqttClientLike & Partial<SubscribingClient> & Partial<DisconnectingClient>
     listening.on('connect', onConnect)
     listening.on('close', onClose)
     listening.on('error', onError)
+    listening.on('disconnect', onDisconnect)
     // A publishing link subscribes to nothing, so no message ever arrives on it.
     listening.on('message', onMessage)
     this.watched = [
       { event: 'connect', fn: onConnect },
       { event: 'close', fn: onClose },
       { event: 'error', fn: onError as (...args: never[]) => void },
+      { event: 'disconnect', fn: onDisconnect as (...args: never[]) => void },
       { event: 'message', fn: onMessage as (...args: never[]) => void },
     ]
   }

@@ -4,7 +4,9 @@
  * at connect time and never kept outside the mqtt.js client.
  */
 
+import { randomBytes } from 'node:crypto'
 import { readFile } from 'node:fs/promises'
+import { hostname } from 'node:os'
 import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import { readPasswordFile } from '../password-file.js'
@@ -42,7 +44,12 @@ export interface MqttPublisherOptions {
   passwordFile?: string
   /** TLS for `mqtts://` (or `wss://`). */
   tls?: MqttTlsOptions
-  /** Default `beaconkit-<gatewayId>-<host>`. */
+  /**
+   * The MQTT client id, used as given (set one for a persistent identity in the broker's log and
+   * ACLs; `''` lets the broker assign one). Default `beaconkit-<gatewayId>-<host>-<6 random hex>`:
+   * unique per process, since two clients with one id throw each other off the broker (reported
+   * as an `error` with code `session_taken_over`, once).
+   */
   clientId?: string
   /** Events kept while the broker is away (the oldest go first beyond it). Default 10000. */
   maxQueuedEvents?: number
@@ -99,6 +106,34 @@ async function readPem(path: string, option: string): Promise<Buffer> {
   }
 }
 
+/** MQTT's bound on a UTF-8 string such as the client id. */
+const MAX_CLIENT_ID_BYTES = 65_535
+
+/** What is wrong with a client id, or undefined: a string without control characters, within MQTT's string length. */
+export function clientIdProblem(id: unknown): string | undefined {
+  if (typeof id !== 'string') return 'must be a string'
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f-\u009f]/.test(id)) return 'must not contain control characters'
+  if (Buffer.byteLength(id) > MAX_CLIENT_ID_BYTES) return `must be at most ${MAX_CLIENT_ID_BYTES} bytes`
+  return undefined
+}
+
+function clientId(id: unknown): string | undefined {
+  if (id === undefined) return undefined
+  const problem = clientIdProblem(id)
+  if (problem !== undefined) throw new InvalidOptionError('invalid_option', `clientId ${problem}; leave it unset for a unique default`, { option: 'clientId' })
+  return id as string
+}
+
+/**
+ * A default client id, `beaconkit-<name>-<host>-<6 random hex>`: recognisable in the broker's log
+ * and unique per process. A fixed one let two processes on one host (a service and someone's
+ * SSH session) take the session from each other at every reconnect.
+ */
+export function defaultClientId(name: string): string {
+  return `beaconkit-${name}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${randomBytes(3).toString('hex')}`
+}
+
 function queueDir(dir: unknown): string | undefined {
   if (dir === undefined) return undefined
   if (typeof dir !== 'string' || dir === '') throw new InvalidOptionError('invalid_option', 'queueDir must be a directory path, e.g. /var/lib/beaconkit/mqtt-queue', { option: 'queueDir' })
@@ -140,7 +175,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     heartbeatMs: positive(options.heartbeatMs, 60_000, 'heartbeatMs'),
     homeAssistant: ha === undefined || ha === false ? undefined : haOptions(ha === true ? {} : ha),
     username: options.username,
-    clientId: options.clientId,
+    clientId: clientId(options.clientId),
     maxQueuedEvents: positive(options.maxQueuedEvents, 10_000, 'maxQueuedEvents'),
     maxInflight: positive(options.maxInflight, 100, 'maxInflight'),
     ackTimeoutMs: positive(options.ackTimeoutMs, DEFAULT_ACK_TIMEOUT_MS, 'ackTimeoutMs'),

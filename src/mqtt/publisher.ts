@@ -5,7 +5,6 @@
  */
 
 import { EventEmitter } from 'eventemitter3'
-import { hostname } from 'node:os'
 import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
@@ -29,7 +28,7 @@ import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
 import type { MqttRefusedReason } from './refusals.js'
 import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
-import { openLink, resolvePublisherOptions } from './publisher-options.js'
+import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
 export type { MqttPublisherOptions } from './publisher-options.js'
@@ -204,7 +203,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const o = this.#options
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
-    const link = await openLink(o, o.clientId ?? `beaconkit-${this.gatewayId}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`, { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
+    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()

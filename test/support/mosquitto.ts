@@ -136,6 +136,16 @@ export class Mosquitto {
     return out
   }
 
+  /**
+   * How often the broker closed a client's connection because another connected with the same
+   * client id (a session taken over; logged at error level), for `clientId` or for any.
+   */
+  takeovers(clientId?: string): number {
+    let n = 0
+    for (const m of this.log.matchAll(/Client (\S+) already connected, closing old connection\./g)) if (clientId === undefined || m[1] === clientId) n++
+    return n
+  }
+
   /** Forgets the log so far (e.g. before a restart). */
   clearLog(): void {
     this.log = ''

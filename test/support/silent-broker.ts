@@ -2,7 +2,8 @@
  * A misbehaving MQTT broker for tests: a node:net server that speaks just enough of the MQTT
  * wire protocol (3.1.1 and 5) to let a client connect, and then can stay silent where a real
  * broker answers: no PUBACK, no SUBACK, no PINGRESP, or not even a CONNACK. It can also drop
- * every connection on demand. Counts what it received so a test can see the client went on.
+ * every connection on demand, after an MQTT 5 DISCONNECT with a reason code if asked (0x8E:
+ * session taken over). Counts what it received so a test can see the client went on.
  */
 
 import { createServer } from 'node:net'
@@ -28,8 +29,11 @@ export interface SilentBroker {
   readonly stats: { connects: number; publishes: number; publishBytes: number; subscribes: number; pings: number; disconnects: number }
   /** Changes what it answers from now on (e.g. start acknowledging). */
   set(options: SilentBrokerOptions): void
-  /** Destroys every open connection (the clients see the broker vanish). */
-  dropAll(): void
+  /**
+   * Destroys every open connection (the clients see the broker vanish); with `reasonCode`, MQTT 5
+   * clients are sent a DISCONNECT with it first, as a broker ending a session does.
+   */
+  dropAll(reasonCode?: number): void
   close(): Promise<void>
 }
 
@@ -50,6 +54,8 @@ export async function startSilentBroker(initial: SilentBrokerOptions = {}): Prom
   let options: Required<SilentBrokerOptions> = { connack: true, puback: false, suback: false, pingresp: true, ...initial }
   const stats = { connects: 0, publishes: 0, publishBytes: 0, subscribes: 0, pings: 0, disconnects: 0 }
   const sockets = new Set<Socket>()
+  /** The protocol level each connection's CONNECT named. */
+  const versions = new WeakMap<Socket, number>()
 
   const serve = (socket: Socket): void => {
     sockets.add(socket)
@@ -64,6 +70,7 @@ export async function startSilentBroker(initial: SilentBrokerOptions = {}): Prom
           // Protocol name (2-byte length + text), then the level: 4 for 3.1.1, 5 for MQTT 5.
           const nameLength = body.readUInt16BE(0)
           version = body[2 + nameLength]
+          versions.set(socket, version)
           if (options.connack) socket.write(version === 5 ? Buffer.from([0x20, 3, 0, 0, 0]) : Buffer.from([0x20, 2, 0, 0]))
           return
         }
@@ -139,8 +146,12 @@ export async function startSilentBroker(initial: SilentBrokerOptions = {}): Prom
     set(next) {
       options = { ...options, ...next }
     },
-    dropAll() {
-      for (const s of sockets) s.destroy()
+    dropAll(reasonCode) {
+      for (const s of sockets) {
+        // DISCONNECT, remaining length 1: the reason code alone (no properties).
+        if (reasonCode !== undefined && versions.get(s) === 5) s.end(Buffer.from([0xe0, 1, reasonCode]))
+        else s.destroy()
+      }
     },
     close() {
       for (const s of sockets) s.destroy()
