@@ -110,6 +110,7 @@ const OPTIONS: Record<CommandName, Options> = {
     http: { type: 'string' },
     'http-token': { type: 'string' },
     record: { type: 'string' },
+    force: { type: 'boolean' },
   },
 }
 
@@ -214,6 +215,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         const clash = ['beacons', 'virtual', 'gateway-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
         if (clash !== undefined) fail(clash, `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`, command)
         if (str(values, 'mqtt') === undefined) fail('site', '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)', command)
+        // The simulated gateways only publish; the map is the fleet's, which fuses what they publish.
+        for (const web of ['http', 'http-token']) {
+          if (values[web] !== undefined) fail(web, `--${web} does not go with --site: the simulated site has no map of its own; run beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`, command)
+        }
       }
       if (virtual && duration === undefined) fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
       return {
@@ -292,6 +297,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       const survey = str(values, 'survey')
       const site = str(values, 'site')
       if (survey !== undefined && site === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+      const record = str(values, 'record')
+      const force = bool(values, 'force')
+      if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
       return {
         command,
         mqtt,
@@ -301,7 +309,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('survey', survey),
         ...optional('durationMs', durationMs(values, command)),
         ...optional('http', parseHttp(values, command)),
-        ...optional('record', str(values, 'record')),
+        ...optional('record', record),
+        ...optional('force', force ? true : undefined),
       }
     }
     case 'keys': {

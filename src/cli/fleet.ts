@@ -40,6 +40,8 @@ export interface FleetFlags {
   http?: HttpFlags
   /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
   record?: string
+  /** `--force`: let `--record` replace an existing file (default: refuse, exit 2). */
+  force?: boolean
 }
 
 /**
@@ -73,7 +75,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   // Everything that can be wrong in the files fails before a broker starts.
   const siteJson = flags.site === undefined ? undefined : await readSiteFile(flags.site, 'fleet')
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
-  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, site === undefined ? {} : { site })
+  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, { ...(site === undefined ? {} : { site }), force: flags.force === true })
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
   const broker: RunningBroker | undefined = flags.embeddedBroker === undefined ? undefined : await startBroker({ port: flags.embeddedBroker, host: '127.0.0.1' })
   const url = broker?.url ?? flags.mqtt.url

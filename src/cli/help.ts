@@ -63,6 +63,23 @@ broker did not acknowledge by the stop, 2 bad option, file (keys or password fil
 a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter
 lost mid-run), 4 cloud account error.`
 
+// The fleet has no scanner, no uploads and no adapter: its stop and exit codes are its own.
+const FLEET_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops cleanly: the tracker and the map stop, the recording is
+closed, the terminal is restored, and the exit code is 0. What the tracker publishes
+(presence, Home Assistant) gets at most 30 s to be acknowledged by the broker; then the
+rest is let go, a line "stopped; N messages not acknowledged" goes to stderr and the
+exit code is 1. A second Ctrl-C leaves at once; a stop still running after 60 s is
+forced (exit 1).
+Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
+the stop, 2 bad option or file (site, survey, password file, an existing --record file).`
+
+const BROKER_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops it: clients are disconnected and the exit code is 0.
+Exit codes: 0 done, 1 unexpected failure (e.g. the port is taken), 2 bad option.`
+
 const TOPICS: Record<CommandName, string> = {
   scan: `Usage: beaconkit scan [options]
 
@@ -172,7 +189,7 @@ Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
 
   --port <port>          TCP port (default 1883; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
-${COMMON_TAIL}`,
+${BROKER_TAIL}`,
 
   webhook: `Usage: beaconkit webhook [options]
 
@@ -225,9 +242,10 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          127.0.0.1, the address is printed once
   --http-token <token>   access token for the map; off loopback one is required
                          and generated when not given
-  --record <file>        record the fused view of the run (never overwrites a file);
-                         review it with beaconkit replay <file> --http 8080
-${COMMON_TAIL}`,
+  --record <file>        record the fused view of the run; review it with
+                         beaconkit replay <file> --http 8080
+  --force                let --record replace an existing file (default: refuse, exit 2)
+${FLEET_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>
        beaconkit keys check -                (reads the key from standard input)

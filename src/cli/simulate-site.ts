@@ -21,6 +21,22 @@ export interface SimulateSiteOptions {
 
 const REPORT_MS = 10_000
 
+/**
+ * The `beaconkit fleet` line that shows this simulation: the same broker, topic prefix (a fleet
+ * on another prefix hears nothing), credentials and site. The password file is a path, never
+ * the password.
+ */
+export function watchCommand(site: string, mqtt: MqttFlags): string {
+  const flags = [
+    `--mqtt ${mqtt.url}`,
+    ...(mqtt.topicPrefix === undefined ? [] : [`--mqtt-prefix ${mqtt.topicPrefix}`]),
+    ...(mqtt.username === undefined ? [] : [`--mqtt-user ${mqtt.username}`]),
+    ...(mqtt.passwordFile === undefined ? [] : [`--mqtt-password-file ${mqtt.passwordFile}`]),
+    `--site ${site}`,
+  ]
+  return `beaconkit fleet ${flags.join(' ')}`
+}
+
 /** Runs the site until SIGINT/SIGTERM or the duration; returns the exit code. */
 export async function runSimulateSite(
   options: SimulateSiteOptions,
@@ -50,7 +66,7 @@ export async function runSimulateSite(
   })
   out.write(
     `simulating ${options.site}: ${sim.gateways.length} gateways (${sim.gateways.join(', ')}), ${sim.beaconNames().length} beacons → ${mqtt.url}\n` +
-      `watch it: beaconkit fleet --mqtt ${mqtt.url} --site ${options.site}\n` +
+      `watch it: ${watchCommand(options.site, mqtt)}\n` +
       'Ctrl-C stops it.\n',
   )
   const started = Date.now()
