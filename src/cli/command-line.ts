@@ -105,6 +105,8 @@ export interface SurveyFlags {
   points?: string
   /** Seconds recorded per point. */
   seconds: number
+  /** The site file: with it, the survey's quality (leave-one-point-out error) is printed at the end. */
+  site?: string
 }
 
 /** A parsed command line. */

@@ -299,6 +299,9 @@ beacon is recorded for --seconds, then appended to <samples.csv> as x,y,anchor,r
   --points <file>        CSV name,x,y (metres): the points in order; without it the
                          command asks for x,y at each point (an empty line ends)
   --seconds <n>          seconds recorded per point (default 10; 60 is better)
+  --site <site.json>     the site (gateway positions): at the end, print the survey's
+                         quality, its leave-one-point-out error in dB (above ~5 dB the
+                         survey is too sparse or a gateway moved)
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
 }
