@@ -90,7 +90,7 @@ const OPTIONS: Record<CommandName, Options> = {
     'handler-timeout': { type: 'string' },
   },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
-  locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
+  locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' }, gateway: { type: 'string' } },
   survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' } },
   fleet: {
     ...HELP,
@@ -347,6 +347,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('survey', str(values, 'survey')),
         ...optional('occupancy', str(values, 'occupancy')),
         ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
+        ...optional('gateway', str(values, 'gateway')),
       }
     }
     case 'survey': {

@@ -91,6 +91,8 @@ export interface LocateFlags {
   everyMs: number
   /** Metres; default the survey's, else 1.2. */
   tagHeight?: number
+  /** The site anchor an advertisement recording was made at (default: the site's only one). */
+  gateway?: string
 }
 
 /** `beaconkit survey`: the broker, the carried beacon, the points and where the samples go. */

@@ -267,9 +267,16 @@ Positions the beacons of a recording on the site's plan, offline, and writes one
 JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
 (time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
 
-Recording formats (detected per line):
+Recording formats (told apart by the first line):
+  fleet recording        beaconkit fleet --record: each beacon's gateways and RSSI
+  advertisement recording
+                         beaconkit record: one scanner, the site anchor --gateway
+                         (default: the site's only one); beacons by address
+  survey                 beaconkit survey (x,y,anchor,rssi): each point a beacon "x,y",
+                         rows 100 ms apart: where the engine puts the surveyed points
   CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
   JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
+A file of none of these, or without a single reading, exits 2 (not_a_recording).
 Options:
   --site <file>          the site: anchor positions (required)
   --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi
@@ -280,6 +287,8 @@ Options:
   --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
   --every <ms>           one estimate per beacon this often (default 1000)
   --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
+  --gateway <id>         the site anchor an advertisement recording was made at
+                         (default: the site's only anchor)
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
 
