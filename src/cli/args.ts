@@ -90,6 +90,7 @@ const OPTIONS: Record<CommandName, Options> = {
     'handler-timeout': { type: 'string' },
   },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
+  site: { ...HELP },
   locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' }, gateway: { type: 'string' } },
   survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' } },
   fleet: {
@@ -333,6 +334,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('keysFile', keysFile),
         ...optional('now', now),
       }
+    }
+    case 'site': {
+      const [sub, file, ...extra] = pos
+      const usage = 'usage: beaconkit site check <site.json>'
+      if (sub !== 'check') fail('argument', `${usage}${sub === undefined ? '' : `; unknown site command ${quote(sub)}`}`, command)
+      if (file === undefined) fail('argument', `missing argument: ${usage}`, command)
+      if (extra.length > 0) fail('argument', `site check takes one site file: ${usage}`, command)
+      return { command: 'site-check', file }
     }
     case 'locate': {
       const [recording] = positionals(pos, 1, 'beaconkit locate --site <site.json> [options] <recording>', command)

@@ -9,10 +9,10 @@ import type { PositioningMethod } from '../positioning/types.js'
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys' | 'fleet' | 'locate' | 'survey'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys' | 'fleet' | 'locate' | 'survey' | 'site'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys', 'fleet', 'locate', 'survey']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys', 'fleet', 'site', 'locate', 'survey']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -124,5 +124,6 @@ export type ParsedCommand =
   | { command: 'broker'; port: number; host: string }
   | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags; handlerTimeoutMs?: number }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
+  | { command: 'site-check'; file: string }
   | ({ command: 'locate' } & LocateFlags)
   | ({ command: 'survey' } & SurveyFlags)

@@ -261,6 +261,22 @@ malformed) or expired, with the key id and the expiry date.
 
 Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
 
+  site: `Usage: beaconkit site check <site.json>
+
+Checks a site file before a fleet runs on it, and prints every problem with where it
+is in the file (rooms[2].gateways[1]: …):
+  error    the file cannot be read as a site; a room names a gateway the file does not
+           declare; a gateway id no gateway can publish under; an image (floor plan)
+           that is not a readable file
+  warning  some gateways placed (x, y) and some not: positions are off
+\`beaconkit fleet --site\` and \`beaconkit simulate --site\` print the same problems as
+warnings when they start; the fleet also warns, once per gateway, when a gateway the
+site does not declare publishes RSSI batches (a typo in its --gateway-id).
+
+  -h, --help             this help
+Exit codes: 0 no error (warnings may be printed), 2 errors found, or the file is
+missing or not JSON.`,
+
   locate: `Usage: beaconkit locate --site <site.json> [options] <recording>
 
 Positions the beacons of a recording on the site's plan, offline, and writes one
@@ -331,6 +347,7 @@ Commands:
   broker                 start a local MQTT broker for --mqtt (aedes)
   webhook                receive the platform's webhook pushes; JSON lines or MQTT
   fleet                  one view of many gateways through a broker
+  site check <site.json> check a site file: rooms, gateways, floor plan
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan
   survey <samples.csv>   record a calibration walk from the gateways on a broker

@@ -9,7 +9,7 @@ import type { MqttFlags } from './command-line.js'
 import { homeAssistantOption } from './mqtt.js'
 import { EXIT } from './exit.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
-import { readSiteFile } from './site-file.js'
+import { readSiteFile, warnSiteProblems } from './site-file.js'
 
 /** What `simulate --site` was given. */
 export interface SimulateSiteOptions {
@@ -44,6 +44,7 @@ export async function runSimulateSite(
   err: { write(text: string): unknown } = process.stderr,
 ): Promise<number> {
   const json = await readSiteFile(options.site, 'simulate')
+  await warnSiteProblems(options.site, json, (text) => err.write(`beaconkit: warning: ${text}\n`))
   const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
   const { mqtt } = options
   const site = await runSite({
