@@ -27,6 +27,16 @@ describe('the fleet table', () => {
       expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected │ 4/4 gateways online │ \\d+ batches/s`))
       expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
       expect(text).toMatch(/0117C5D00003\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)
+      // An 80-column terminal (a second fleet on the same broker): the room is shown whole ("Living
+      // room", not "Living …"); the other gateways go first.
+      tmux.start('narrow', 80, 20, ['fleet', '--mqtt', `mqtt://127.0.0.1:${port}`, '--site', 'fixtures/site-demo.json'])
+      const narrow = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+Office\s/.test(s), 'a beacon in the living room, the laptop in the office, at 80 columns')
+      expect(narrow.split('\n')[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
+      expect(narrow).not.toContain('Living …')
+      expect(narrow).not.toContain('ALSO HEARD BY')
+      expect(narrow.split('\n').every((l) => l.length <= 80)).toBe(true)
+      tmux.run('send-keys', '-t', 'narrow', 'C-c')
+      expect(await tmux.waitFor('narrow', (s) => s.includes('EXIT='), 'the narrow fleet exit code')).toContain('EXIT=0')
     } finally {
       gateways.child.kill('SIGTERM')
       await gateways.done
