@@ -1,6 +1,6 @@
 // The fleet's live table on a real terminal (the built command under tmux): `beaconkit fleet
 // --embedded-broker` with a simulated site publishing into it, room, gateways and status line
-// on screen, Ctrl-C restores the terminal and exits 0.
+// on screen, Ctrl-C restores the terminal and exits 0; at 80 columns the room stays whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../support/mosquitto.js'
 import { startCli } from '../cli/run-cli.js'
@@ -27,16 +27,6 @@ describe('the fleet table', () => {
       expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected │ 4/4 gateways online │ \\d+ batches/s`))
       expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
       expect(text).toMatch(/0117C5D00003\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)
-      // An 80-column terminal (a second fleet on the same broker): the room is shown whole ("Living
-      // room", not "Living …"); the other gateways go first.
-      tmux.start('narrow', 80, 20, ['fleet', '--mqtt', `mqtt://127.0.0.1:${port}`, '--site', 'fixtures/site-demo.json'])
-      const narrow = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+Office\s/.test(s), 'a beacon in the living room, the laptop in the office, at 80 columns')
-      expect(narrow.split('\n')[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
-      expect(narrow).not.toContain('Living …')
-      expect(narrow).not.toContain('ALSO HEARD BY')
-      expect(narrow.split('\n').every((l) => l.length <= 80)).toBe(true)
-      tmux.run('send-keys', '-t', 'narrow', 'C-c')
-      expect(await tmux.waitFor('narrow', (s) => s.includes('EXIT='), 'the narrow fleet exit code')).toContain('EXIT=0')
     } finally {
       gateways.child.kill('SIGTERM')
       await gateways.done
@@ -45,5 +35,24 @@ describe('the fleet table', () => {
     const after = await tmux.waitFor('fleet', (s) => s.includes('EXIT='), 'the exit code')
     expect(after).toContain('EXIT=0')
     expect(after).toMatch(/beaconkit fleet: \d+ beacons found, 4 gateways seen/)
+  }, 90_000)
+
+  it('keeps the room whole in an 80-column terminal; the other gateways go first', async () => {
+    const port = await freePort()
+    tmux.start('narrow', 80, 20, ['fleet', '--embedded-broker', String(port), '--site', 'fixtures/site-demo.json'])
+    const gateways = startCli(['simulate', '--site', 'fixtures/site-demo.json', '--mqtt', `mqtt://127.0.0.1:${port}`])
+    try {
+      const text = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+Office\s/.test(s), 'a beacon in the living room and the laptop in the office')
+      const lines = text.split('\n')
+      expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
+      expect(text).not.toContain('Living …')
+      expect(text).not.toContain('ALSO HEARD BY')
+      expect(lines.every((l) => l.length <= 80)).toBe(true)
+    } finally {
+      gateways.child.kill('SIGTERM')
+      await gateways.done
+    }
+    tmux.run('send-keys', '-t', 'narrow', 'C-c')
+    expect(await tmux.waitFor('narrow', (s) => s.includes('EXIT='), 'the exit code')).toContain('EXIT=0')
   }, 90_000)
 })
