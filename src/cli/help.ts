@@ -159,7 +159,8 @@ Simulation:
   --site <site.json>     simulate a whole site instead: every gateway of the file
                          hears its beacons (walls, walks, noise) and publishes to
                          --mqtt under its own gateway id (docs/fleet.md); try
-                         --site fixtures/site-demo.json
+                         --site fixtures/site-demo.json. It shows nothing itself
+                         (no --json, no --http): watch it with beaconkit fleet
 
 Every fourth device is encrypted with the public sample key of the protocol
 documentation; add --key 7b4b5ff594fdaf8f9fc7f2b494e400016f461205 to verify them.
