@@ -91,8 +91,9 @@ const OPTIONS: Record<CommandName, Options> = {
     'handler-timeout': { type: 'string' },
   },
   keys: { ...HELP, json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
-  locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' } },
-  survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' } },
+  site: { ...HELP },
+  locate: { ...HELP, site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' }, gateway: { type: 'string' } },
+  survey: { ...HELP, mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' } },
   fleet: {
     ...HELP,
     json: { type: 'boolean' },
@@ -112,6 +113,7 @@ const OPTIONS: Record<CommandName, Options> = {
     http: { type: 'string' },
     'http-token': { type: 'string' },
     record: { type: 'string' },
+    force: { type: 'boolean' },
   },
 }
 
@@ -216,6 +218,10 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         const clash = ['beacons', 'virtual', 'gateway-id', 'client-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
         if (clash !== undefined) fail(clash, `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`, command)
         if (str(values, 'mqtt') === undefined) fail('site', '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)', command)
+        // The simulated gateways only publish; the map is the fleet's, which fuses what they publish.
+        for (const web of ['http', 'http-token']) {
+          if (values[web] !== undefined) fail(web, `--${web} does not go with --site: the simulated site has no map of its own; run beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`, command)
+        }
       }
       if (virtual && duration === undefined) fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
       return {
@@ -294,6 +300,9 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       const survey = str(values, 'survey')
       const site = str(values, 'site')
       if (survey !== undefined && site === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+      const record = str(values, 'record')
+      const force = bool(values, 'force')
+      if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
       return {
         command,
         mqtt,
@@ -303,7 +312,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('survey', survey),
         ...optional('durationMs', durationMs(values, command)),
         ...optional('http', parseHttp(values, command)),
-        ...optional('record', str(values, 'record')),
+        ...optional('record', record),
+        ...optional('force', force ? true : undefined),
       }
     }
     case 'keys': {
@@ -327,6 +337,14 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('now', now),
       }
     }
+    case 'site': {
+      const [sub, file, ...extra] = pos
+      const usage = 'usage: beaconkit site check <site.json>'
+      if (sub !== 'check') fail('argument', `${usage}${sub === undefined ? '' : `; unknown site command ${quote(sub)}`}`, command)
+      if (file === undefined) fail('argument', `missing argument: ${usage}`, command)
+      if (extra.length > 0) fail('argument', `site check takes one site file: ${usage}`, command)
+      return { command: 'site-check', file }
+    }
     case 'locate': {
       const [recording] = positionals(pos, 1, 'beaconkit locate --site <site.json> [options] <recording>', command)
       const site = str(values, 'site')
@@ -340,6 +358,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         ...optional('survey', str(values, 'survey')),
         ...optional('occupancy', str(values, 'occupancy')),
         ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
+        ...optional('gateway', str(values, 'gateway')),
       }
     }
     case 'survey': {
@@ -355,6 +374,7 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
         out,
         seconds: number(values, 'seconds', command, { positive: true, max: 3600, what: 'a positive number of seconds up to 3600' }) ?? 10,
         ...optional('points', str(values, 'points')),
+        ...optional('site', str(values, 'site')),
       }
     }
   }

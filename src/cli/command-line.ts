@@ -9,10 +9,10 @@ import type { PositioningMethod } from '../positioning/types.js'
 export type Backend = 'noble' | 'bluez'
 
 /** The sub-commands of `beaconkit`. */
-export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys' | 'fleet' | 'locate' | 'survey'
+export type CommandName = 'scan' | 'replay' | 'record' | 'simulate' | 'emulate' | 'broker' | 'webhook' | 'keys' | 'fleet' | 'locate' | 'survey' | 'site'
 
 /** The commands, in the order the help lists them. */
-export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys', 'fleet', 'locate', 'survey']
+export const COMMANDS: readonly CommandName[] = ['scan', 'replay', 'record', 'simulate', 'emulate', 'broker', 'webhook', 'keys', 'fleet', 'site', 'locate', 'survey']
 
 /** Which beacons to show (and upload): the scanner's filter, from the command line. */
 export interface FilterFlags {
@@ -93,6 +93,8 @@ export interface LocateFlags {
   everyMs: number
   /** Metres; default the survey's, else 1.2. */
   tagHeight?: number
+  /** The site anchor an advertisement recording was made at (default: the site's only one). */
+  gateway?: string
 }
 
 /** `beaconkit survey`: the broker, the carried beacon, the points and where the samples go. */
@@ -107,6 +109,8 @@ export interface SurveyFlags {
   points?: string
   /** Seconds recorded per point. */
   seconds: number
+  /** The site file: with it, the survey's quality (leave-one-point-out error) is printed at the end. */
+  site?: string
 }
 
 /** A parsed command line. */
@@ -116,11 +120,12 @@ export type ParsedCommand =
   | { command: 'scan'; view: ViewFlags; hci?: number; extraHci?: number[]; fallbackReplay?: string; backend?: Backend }
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean; site?: string }
-  | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number; http?: HttpFlags; record?: string }
+  | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number; http?: HttpFlags; record?: string; force?: boolean }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }
   | { command: 'webhook'; port: number; host: string; json: boolean; mqtt?: WebhookMqttFlags; handlerTimeoutMs?: number }
   | { command: 'keys-check'; key?: string; keysFile?: string; json: boolean; now?: number }
+  | { command: 'site-check'; file: string }
   | ({ command: 'locate' } & LocateFlags)
   | ({ command: 'survey' } & SurveyFlags)

@@ -19,7 +19,7 @@ import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
 import { runFleet } from './fleet.js'
 import { runSimulateSite } from './simulate-site.js'
 
-type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' }>
+type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' | 'site-check' }>
 
 /**
  * `beaconkit replay`: `-` reads standard input (a pipe), any other path a file or a FIFO.

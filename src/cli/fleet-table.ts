@@ -56,9 +56,12 @@ function age(b: FleetBeacon, now: number): string {
   return s < 10 ? `${s.toFixed(1)}s` : `${Math.round(s)}s`
 }
 
+// Narrow terminals drop columns from the lowest priority up: where a beacon is (its room) is
+// what the table is for, so BEACON and ROOM go last, and ROOM is cut only once every other
+// column is gone (it outlives POSITION, the gateways and the age).
 const COLUMNS: Column<FleetBeacon, FleetContext>[] = [
   { header: 'BEACON', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.id },
-  { header: 'ROOM', priority: 95, align: 'left', minWidth: 8, cell: (b) => b.room ?? '' },
+  { header: 'ROOM', priority: 95, align: 'left', minWidth: 8, squeezeLast: true, cell: (b) => b.room ?? '' },
   { header: 'POSITION', priority: 60, align: 'right', cell: (b) => (b.position === undefined ? '' : `${b.position.x.toFixed(1)},${b.position.y.toFixed(1)} ±${b.position.accuracy.toFixed(1)}m`) },
   { header: 'GW', priority: 85, align: 'right', cell: (b) => String(b.gateways.length) },
   { header: 'BEST RSSI', priority: 90, align: 'right', cell: (b) => (b.gateways[0] === undefined ? '' : String(Math.round(b.gateways[0].rssi))) },

@@ -19,13 +19,12 @@ import { readSurvey } from './locate.js'
 import { TerminalScreen } from './screen.js'
 import type { TerminalLike } from './screen.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
-import { readSiteFile } from './site-file.js'
+import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import type { HttpFlags } from './command-line.js'
 import { startWeb } from './web.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
-import { dirname, resolve } from 'node:path'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -40,18 +39,8 @@ export interface FleetFlags {
   http?: HttpFlags
   /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
   record?: string
-}
-
-/**
- * The site file's floor-plan image (`image`, or a deployment map's `imageURL`): a URL as it is,
- * a file path relative to the site file.
- */
-function siteImage(json: unknown, siteFile: string): string | undefined {
-  if (typeof json !== 'object' || json === null) return undefined
-  const o = json as { image?: unknown; imageURL?: unknown }
-  const image = typeof o.image === 'string' ? o.image : typeof o.imageURL === 'string' ? o.imageURL : undefined
-  if (image === undefined || /^https?:\/\//i.test(image)) return image
-  return resolve(dirname(siteFile), image)
+  /** `--force`: let `--record` replace an existing file (default: refuse, exit 2). */
+  force?: boolean
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -73,7 +62,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   // Everything that can be wrong in the files fails before a broker starts.
   const siteJson = flags.site === undefined ? undefined : await readSiteFile(flags.site, 'fleet')
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
-  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, site === undefined ? {} : { site })
+  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, { ...(site === undefined ? {} : { site }), force: flags.force === true })
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
   const broker: RunningBroker | undefined = flags.embeddedBroker === undefined ? undefined : await startBroker({ port: flags.embeddedBroker, host: '127.0.0.1' })
   const url = broker?.url ?? flags.mqtt.url
@@ -113,6 +102,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     if (warnings.length > 10) warnings.shift()
   }
 
+  // The site file's problems that do not stop the fleet (beaconkit site check lists them).
+  if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, warn)
+
   let state = 'connecting'
   const gateways = new FleetGatewayCounts()
   let lastTick: { time: number; batches: number } | undefined
@@ -127,6 +119,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   })
   tracker.on('error', (e) => problems.error(e))
   tracker.on('warning', (w) => warn(w.message))
+  tracker.on('unknownGateway', ({ gateway }) => warn(`gateway ${gateway} publishes RSSI batches but is not in the site ${flags.site ?? ''}: its readings give no room; add it under "gateways", or check its --gateway-id`))
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))

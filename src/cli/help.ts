@@ -66,6 +66,23 @@ broker did not acknowledge by the stop, 2 bad option, file (keys or password fil
 a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter
 lost mid-run), 4 cloud account error.`
 
+// The fleet has no scanner, no uploads and no adapter: its stop and exit codes are its own.
+const FLEET_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops cleanly: the tracker and the map stop, the recording is
+closed, the terminal is restored, and the exit code is 0. What the tracker publishes
+(presence, Home Assistant) gets at most 30 s to be acknowledged by the broker; then the
+rest is let go, a line "stopped; N messages not acknowledged" goes to stderr and the
+exit code is 1. A second Ctrl-C leaves at once; a stop still running after 60 s is
+forced (exit 1).
+Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
+the stop, 2 bad option or file (site, survey, password file, an existing --record file).`
+
+const BROKER_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops it: clients are disconnected and the exit code is 0.
+Exit codes: 0 done, 1 unexpected failure (e.g. the port is taken), 2 bad option.`
+
 const TOPICS: Record<CommandName, string> = {
   scan: `Usage: beaconkit scan [options]
 
@@ -145,7 +162,8 @@ Simulation:
   --site <site.json>     simulate a whole site instead: every gateway of the file
                          hears its beacons (walls, walks, noise) and publishes to
                          --mqtt under its own gateway id (docs/fleet.md); try
-                         --site fixtures/site-demo.json
+                         --site fixtures/site-demo.json. It shows nothing itself
+                         (no --json, no --http): watch it with beaconkit fleet
 
 Every fourth device is encrypted with the public sample key of the protocol
 documentation; add --key 7b4b5ff594fdaf8f9fc7f2b494e400016f461205 to verify them.
@@ -175,7 +193,7 @@ Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
 
   --port <port>          TCP port (default 1883; 0 picks a free one)
   --host <host>          address to listen on (default 127.0.0.1)
-${COMMON_TAIL}`,
+${BROKER_TAIL}`,
 
   webhook: `Usage: beaconkit webhook [options]
 
@@ -230,9 +248,10 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          127.0.0.1, the address is printed once
   --http-token <token>   access token for the map; off loopback one is required
                          and generated when not given
-  --record <file>        record the fused view of the run (never overwrites a file);
-                         review it with beaconkit replay <file> --http 8080
-${COMMON_TAIL}`,
+  --record <file>        record the fused view of the run; review it with
+                         beaconkit replay <file> --http 8080
+  --force                let --record replace an existing file (default: refuse, exit 2)
+${FLEET_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>
        beaconkit keys check -                (reads the key from standard input)
@@ -248,15 +267,38 @@ malformed) or expired, with the key id and the expiry date.
 
 Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
 
+  site: `Usage: beaconkit site check <site.json>
+
+Checks a site file before a fleet runs on it, and prints every problem with where it
+is in the file (rooms[2].gateways[1]: …):
+  error    the file cannot be read as a site; a room names a gateway the file does not
+           declare; a gateway id no gateway can publish under; an image (floor plan)
+           that is not a readable file
+  warning  some gateways placed (x, y) and some not: positions are off
+\`beaconkit fleet --site\` and \`beaconkit simulate --site\` print the same problems as
+warnings when they start; the fleet also warns, once per gateway, when a gateway the
+site does not declare publishes RSSI batches (a typo in its --gateway-id).
+
+  -h, --help             this help
+Exit codes: 0 no error (warnings may be printed), 2 errors found, or the file is
+missing or not JSON.`,
+
   locate: `Usage: beaconkit locate --site <site.json> [options] <recording>
 
 Positions the beacons of a recording on the site's plan, offline, and writes one
 JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
 (time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
 
-Recording formats (detected per line):
+Recording formats (told apart by the first line):
+  fleet recording        beaconkit fleet --record: each beacon's gateways and RSSI
+  advertisement recording
+                         beaconkit record: one scanner, the site anchor --gateway
+                         (default: the site's only one); beacons by address
+  survey                 beaconkit survey (x,y,anchor,rssi): each point a beacon "x,y",
+                         rows 100 ms apart: where the engine puts the surveyed points
   CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
   JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
+A file of none of these, or without a single reading, exits 2 (not_a_recording).
 Options:
   --site <file>          the site: anchor positions (required)
   --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi
@@ -267,6 +309,8 @@ Options:
   --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
   --every <ms>           one estimate per beacon this often (default 1000)
   --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
+  --gateway <id>         the site anchor an advertisement recording was made at
+                         (default: the site's only anchor)
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
 
@@ -286,6 +330,9 @@ beacon is recorded for --seconds, then appended to <samples.csv> as x,y,anchor,r
   --points <file>        CSV name,x,y (metres): the points in order; without it the
                          command asks for x,y at each point (an empty line ends)
   --seconds <n>          seconds recorded per point (default 10; 60 is better)
+  --site <site.json>     the site (gateway positions): at the end, print the survey's
+                         quality, its leave-one-point-out error in dB (above ~5 dB the
+                         survey is too sparse or a gateway moved)
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
 }
@@ -306,6 +353,7 @@ Commands:
   broker                 start a local MQTT broker for --mqtt (aedes)
   webhook                receive the platform's webhook pushes; JSON lines or MQTT
   fleet                  one view of many gateways through a broker
+  site check <site.json> check a site file: rooms, gateways, floor plan
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan
   survey <samples.csv>   record a calibration walk from the gateways on a broker

@@ -1,8 +1,9 @@
 /**
  * `beaconkit locate`: offline positioning of a recording. Reads a site file, optionally a survey
- * and an occupancy grid, then the recording (the tetam track CSV, or JSON lines
- * `{time, gateway, id, rssi}`), and writes one JSON line `{time, beacon, x, y, accuracy, room}`
- * per beacon per step. Bad lines are skipped and counted on stderr, never fatal.
+ * and an occupancy grid, then the recording (any file beaconkit writes that holds RSSI, or the
+ * tetam track CSV, or JSON lines `{time, gateway, id, rssi}`: locate-input.ts), and writes one
+ * JSON line `{time, beacon, x, y, accuracy, room}` per beacon per step. Bad lines are skipped and
+ * counted on stderr, never fatal; a file without a single reading is refused (exit 2).
  */
 import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
@@ -17,6 +18,8 @@ import { SurveyPoints } from '../positioning/survey.js'
 import type { Observation } from '../positioning/types.js'
 import type { LocateFlags } from './command-line.js'
 import { EXIT } from './exit.js'
+import { notARecording, readerFor, recordingKind } from './locate-input.js'
+import type { LineReader } from './locate-input.js'
 
 function bad(message: string, option: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', message, { option })
@@ -123,24 +126,39 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
       out.write(`${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`)
     }
   }
+  let read: LineReader | undefined
+  let readings = 0
   try {
     for await (const line of lines(values.recording)) {
-      const o = parseRecordingLine(line)
-      if (o === undefined) {
-        if (line.trim() !== '' && !/^[a-z_]+,/i.test(line)) skipped++
+      if (read === undefined) {
+        if (line.trim() === '') continue
+        const kind = recordingKind(line)
+        if (kind === undefined) throw notARecording(values.recording, 'is none of the files locate reads')
+        read = readerFor(kind, { site, file: values.recording, parseObservation: parseRecordingLine, ...(values.gateway === undefined ? {} : { gateway: values.gateway }) })
+      }
+      const got = read(line)
+      if (got === undefined) {
+        if (line.trim() !== '') skipped++
         continue
       }
-      if (Number.isNaN(next)) next = Math.ceil(o.time / every) * every
-      while (o.time > next) {
-        emit(next)
-        next += every
+      for (const o of got) {
+        readings++
+        if (Number.isNaN(next)) next = Math.ceil(o.time / every) * every
+        while (o.time > next) {
+          emit(next)
+          next += every
+        }
+        positioner.observe(o)
+        lastHeard.set(o.beacon, o.time)
       }
-      positioner.observe(o)
-      lastHeard.set(o.beacon, o.time)
     }
   } catch (error) {
+    if (error instanceof InvalidOptionError) throw error
     throw new InvalidOptionError('invalid_option', `locate: cannot read the recording ${values.recording} (${(error as Error).message})`, { option: 'recording', cause: error })
   }
+  // Nothing to position is a wrong file, not an empty result (as \`beaconkit replay\` says).
+  if (read === undefined) throw notARecording(values.recording, 'is empty')
+  if (readings === 0) throw notARecording(values.recording, `holds no RSSI reading (${skipped} unreadable lines)`)
   if (!Number.isNaN(next)) emit(next)
   const s = positioner.stats
   err.write(`locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`)

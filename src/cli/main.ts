@@ -6,6 +6,7 @@ import type { ParsedCommand } from './command-line.js'
 import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
+import { runSiteCheck } from './site-check.js'
 import { runCommand } from './commands.js'
 import { requestStop } from './shutdown.js'
 
@@ -25,6 +26,8 @@ async function dispatch(parsed: ParsedCommand): Promise<number> {
       return EXIT.ok
     case 'keys-check':
       return runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout)
+    case 'site-check':
+      return runSiteCheck(parsed.file, process.stdout)
     default:
       return runCommand(parsed)
   }

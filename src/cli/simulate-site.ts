@@ -9,7 +9,7 @@ import type { MqttFlags } from './command-line.js'
 import { homeAssistantOption } from './mqtt.js'
 import { EXIT } from './exit.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
-import { readSiteFile } from './site-file.js'
+import { readSiteFile, warnSiteProblems } from './site-file.js'
 
 /** What `simulate --site` was given. */
 export interface SimulateSiteOptions {
@@ -21,6 +21,22 @@ export interface SimulateSiteOptions {
 
 const REPORT_MS = 10_000
 
+/**
+ * The `beaconkit fleet` line that shows this simulation: the same broker, topic prefix (a fleet
+ * on another prefix hears nothing), credentials and site. The password file is a path, never
+ * the password.
+ */
+export function watchCommand(site: string, mqtt: MqttFlags): string {
+  const flags = [
+    `--mqtt ${mqtt.url}`,
+    ...(mqtt.topicPrefix === undefined ? [] : [`--mqtt-prefix ${mqtt.topicPrefix}`]),
+    ...(mqtt.username === undefined ? [] : [`--mqtt-user ${mqtt.username}`]),
+    ...(mqtt.passwordFile === undefined ? [] : [`--mqtt-password-file ${mqtt.passwordFile}`]),
+    `--site ${site}`,
+  ]
+  return `beaconkit fleet ${flags.join(' ')}`
+}
+
 /** Runs the site until SIGINT/SIGTERM or the duration; returns the exit code. */
 export async function runSimulateSite(
   options: SimulateSiteOptions,
@@ -28,6 +44,7 @@ export async function runSimulateSite(
   err: { write(text: string): unknown } = process.stderr,
 ): Promise<number> {
   const json = await readSiteFile(options.site, 'simulate')
+  await warnSiteProblems(options.site, json, (text) => err.write(`beaconkit: warning: ${text}\n`))
   const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
   const { mqtt } = options
   const site = await runSite({
@@ -50,7 +67,7 @@ export async function runSimulateSite(
   })
   out.write(
     `simulating ${options.site}: ${sim.gateways.length} gateways (${sim.gateways.join(', ')}), ${sim.beaconNames().length} beacons → ${mqtt.url}\n` +
-      `watch it: beaconkit fleet --mqtt ${mqtt.url} --site ${options.site}\n` +
+      `watch it: ${watchCommand(options.site, mqtt)}\n` +
       'Ctrl-C stops it.\n',
   )
   const started = Date.now()

@@ -1,6 +1,9 @@
-/** Reading a site file for `fleet --site` and `simulate --site`: JSON, or a clear error. */
-import { readFile } from 'node:fs/promises'
+/** Reading a site file for `fleet --site`, `simulate --site` and `site check`: JSON, or a clear error; its problems. */
+import { readFile, stat } from 'node:fs/promises'
+import { dirname, resolve } from 'node:path'
 import { InvalidOptionError } from '../errors.js'
+import { checkSiteJSON } from '../fleet/site-check.js'
+import type { SiteProblem } from '../fleet/site-check.js'
 
 /**
  * The parsed JSON of a site file. A missing or unreadable file, or one that is not JSON, is an
@@ -19,4 +22,43 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
   } catch (error) {
     throw new InvalidOptionError('invalid_option', `${command}: the site file ${path} is not JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
   }
+}
+
+/**
+ * The site file's floor-plan image (`image`, or a deployment map's `imageURL`): a URL as it is,
+ * a file path relative to the site file.
+ */
+export function siteImage(json: unknown, siteFile: string): string | undefined {
+  if (typeof json !== 'object' || json === null) return undefined
+  const o = json as { image?: unknown; imageURL?: unknown }
+  const image = typeof o.image === 'string' ? o.image : typeof o.imageURL === 'string' ? o.imageURL : undefined
+  if (image === undefined || image === '' || /^https?:\/\//i.test(image)) return image
+  return resolve(dirname(siteFile), image)
+}
+
+/** Every problem of a site file (checkSiteJSON), and a floor-plan image that is not a readable file. */
+export async function siteFileProblems(path: string, json: unknown): Promise<SiteProblem[]> {
+  const { problems } = checkSiteJSON(json)
+  const image = siteImage(json, path)
+  if (image !== undefined && image !== '' && !/^https?:\/\//i.test(image)) {
+    const where = typeof (json as { image?: unknown }).image === 'string' ? 'image' : 'imageURL'
+    let what: string | undefined
+    try {
+      if (!(await stat(image)).isFile()) what = 'is not a file'
+    } catch (error) {
+      what = `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`
+    }
+    if (what !== undefined) problems.push({ severity: 'error', where, message: `the floor plan ${image} ${what}: the map would show no plan; give a path relative to the site file, or an http(s) URL` })
+  }
+  return problems
+}
+
+/** One problem as a line: `rooms[2].gateways[1]: …`. */
+export function problemLine(p: SiteProblem): string {
+  return `${p.where}: ${p.message}`
+}
+
+/** Says every problem of the site file as a warning (fleet and simulate --site start anyway, as they did). */
+export async function warnSiteProblems(path: string, json: unknown, warn: (text: string) => void): Promise<void> {
+  for (const p of await siteFileProblems(path, json)) warn(`site ${path}: ${problemLine(p)} (beaconkit site check ${path})`)
 }

@@ -13,6 +13,10 @@ import type { MqttLink } from '../mqtt/connection.js'
 import type { SurveySample } from '../positioning/types.js'
 import type { SurveyFlags } from './command-line.js'
 import { EXIT } from './exit.js'
+import { Site } from '../fleet/site.js'
+import { readSurvey } from './locate.js'
+import { readSiteFile } from './site-file.js'
+import { surveyQuality } from './survey-quality.js'
 
 /** A marked point of the walk. */
 export interface SurveyPointSpec {
@@ -161,6 +165,8 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
     if (parsed.skipped > 0) err.write(`survey: skipped ${parsed.skipped} unreadable lines of ${flags.points} (each line is name,x,y in metres)\n`)
     points = parsed.points
   }
+  // A bad site file fails now, not after the walk.
+  const site = flags.site === undefined ? undefined : Site.fromJSON(await readSiteFile(flags.site, 'survey'))
   const prefix = flags.mqtt.topicPrefix ?? 'beaconkit'
   const recorder = new Recorder(prefix, flags.beacon)
   out.write(`survey: connecting to ${flags.mqtt.url} …\n`)
@@ -224,5 +230,16 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
     await link.close()
   }
   err.write(`survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`)
+  if (recorded > 0) out.write(`${await qualityOf(flags.out, site)}\n`)
   return EXIT.ok
+}
+
+/** The quality of the whole samples file (this walk and earlier ones), or how to see it. */
+async function qualityOf(file: string, site: Site | undefined): Promise<string> {
+  if (site === undefined) return 'survey quality: add --site <site.json> to see the leave-one-point-out error (docs/positioning.md)'
+  try {
+    return surveyQuality(site, (await readSurvey(file, 'survey')).survey)
+  } catch (error) {
+    return `survey quality: not measurable: ${error instanceof Error ? error.message : String(error)}`
+  }
 }

@@ -44,6 +44,12 @@ export interface Column<Row, Context> {
   align: 'left' | 'right'
   /** Narrowest width the column may be cut to (with an ellipsis) before it is dropped. */
   minWidth?: number
+  /**
+   * Cut this column (to `minWidth`) only once every less important column is gone, instead of
+   * before dropping any: for a column whose whole text matters more than the columns after it
+   * (the fleet's ROOM). Default false.
+   */
+  squeezeLast?: boolean
   /** How to cut a value to the column width; default: keep the start. */
   shrink?: (text: string, width: number) => string
   cell(row: Row, o: Context): string
@@ -176,18 +182,22 @@ function layout<R, C>(columns: readonly Column<R, C>[], cells: string[][], width
     width: Math.max(col.header.length, ...cells.map((row) => row[index].length)),
   }))
   const total = (): number => chosen.reduce((sum, c) => sum + c.width, 0) + GAP.length * (chosen.length - 1)
-  // First squeeze the shrinkable columns, then drop the least important ones.
-  for (const c of chosen) {
+  // First squeeze the shrinkable columns (but those squeezed last), then drop the least
+  // important ones; a column squeezed last is cut when it is the least important one left,
+  // and dropped only once cut to its narrowest.
+  const squeeze = (c: (typeof chosen)[number]): boolean => {
     const over = total() - width
-    if (over > 0 && c.col.minWidth !== undefined && c.index !== 0) {
-      c.width = Math.max(c.col.minWidth, c.width - over)
-    }
+    if (over <= 0 || c.col.minWidth === undefined || c.index === 0 || c.width <= c.col.minWidth) return false
+    c.width = Math.max(c.col.minWidth, c.width - over)
+    return true
   }
+  for (const c of chosen) if (c.col.squeezeLast !== true) squeeze(c)
   while (total() > width && chosen.length > 1) {
     let lowest = 0
     for (let i = 1; i < chosen.length; i++) {
       if (chosen[i].col.priority < chosen[lowest].col.priority) lowest = i
     }
+    if (squeeze(chosen[lowest])) continue
     chosen = chosen.filter((_, i) => i !== lowest)
   }
   return chosen

@@ -81,7 +81,7 @@ export class FleetRecorder {
     await new Promise<void>((resolve, reject) => {
       out.once('open', () => resolve())
       out.once('error', (error: NodeJS.ErrnoException) => {
-        const what = error.code === 'EEXIST' ? 'exists already; give another file name (a recording is never overwritten unless asked with force)' : `cannot be written (${error.code ?? 'error'})`
+        const what = error.code === 'EEXIST' ? 'exists already; give another file name, or add --force to replace it (FleetRecorder.create: force: true)' : `cannot be written (${error.code ?? 'error'})`
         reject(new InvalidOptionError('unwritable_file', `fleet recording ${path} ${what}`, { option: 'record', cause: error }))
       })
     })

@@ -17,6 +17,7 @@ export type FleetEvent =
   | { event: 'room'; time: number; beacon: FleetBeacon; change: RoomChange }
   | { event: 'updated'; time: number; beacons: FleetBeacon[] }
   | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' | 'forgotten' }
+  | { event: 'unknownGateway'; time: number; gateway: string }
   | { event: 'connected'; time: number; protocolVersion: 4 | 5 }
   | { event: 'partitions'; time: number; partitions: number[]; trackers: string[] }
   | { event: 'disconnected'; time: number }
@@ -37,6 +38,10 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'gateway': {
       const g = args[0] as FleetGatewayEvent
       return { event, time: g.time, gateway: g.gateway, state: g.state }
+    }
+    case 'unknownGateway': {
+      const g = args[0] as { gateway: string; time: number }
+      return { event, time: g.time, gateway: g.gateway }
     }
     case 'connected':
       return { event, time, protocolVersion: (args[0] as { protocolVersion: 4 | 5 }).protocolVersion }

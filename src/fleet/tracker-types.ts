@@ -116,6 +116,11 @@ export interface FleetTrackerEvents {
   moved: [beacon: FleetBeacon]
   /** A gateway's status changed (`offline` includes its last will), or it was `forgotten`. */
   gateway: [info: FleetGatewayEvent]
+  /**
+   * A gateway the site does not declare published an RSSI batch: its readings give no room.
+   * Once per gateway id, for the first 100 ids (with a site of gateways only).
+   */
+  unknownGateway: [info: { gateway: string; time: number }]
   /** Every second: the beacons present. */
   updated: [beacons: FleetBeacon[]]
   /** Scale-out: the partitions this tracker holds changed (sorted), and the live trackers it counted. */

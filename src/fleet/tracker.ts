@@ -27,6 +27,7 @@ import { withSitePositioner } from './site-positioner.js'
 import { readGatewayMessage, statusState } from './gateway-messages.js'
 import type { FleetBeacon } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
+import { UnknownGateways } from './unknown-gateways.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
@@ -74,6 +75,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
   private readonly reader: RetainedReader
   private readonly ghosts: GhostStates
+  private readonly unknownGateways: UnknownGateways
   private ghostsRead = false
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
@@ -111,6 +113,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         acks: (info) => this.emit('warning', ackWarning(info, broker)),
       },
     )
+    this.unknownGateways = new UnknownGateways(options.site)
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
     this.state = new FleetState(withSitePositioner(options), {
@@ -332,6 +335,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const now = this.clock.now()
     if (m.kind === 'rssi') {
+      if (this.unknownGateways.firstSight(m.gateway)) this.emit('unknownGateway', { gateway: m.gateway, time: now })
       this.state.ingest(m.body, now, m.gateway)
       return
     }

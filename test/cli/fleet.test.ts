@@ -76,6 +76,40 @@ describe('the fleet table', () => {
   })
 })
 
+describe('the fleet table at 80 columns', () => {
+  const heard = [{ gateway: 'kitchen-pi', rssi: -61, lastSeen: 9000 }, { gateway: 'office-pi', rssi: -75, lastSeen: 9000 }, { gateway: 'living-pi', rssi: -80, lastSeen: 9000 }]
+  const b = (id: string, room: string): FleetBeacon => ({ id, time: 10_000, present: true, room, position: { x: 12.34, y: 3.96, accuracy: 1.5 }, gateways: heard, firstSeen: 0, lastSeen: 9000 })
+  const status = { broker: 'mqtt://127.0.0.1:1883 (embedded)', state: 'connected', gatewaysOnline: 4, gatewaysKnown: 4, batchesPerSecond: 4 }
+  const rows = [b('0117C5D00001', 'Living room'), b('0117C5D00002', 'Kitchen')]
+
+  it('keeps the whole room name: the room outlives the position and the gateways', () => {
+    const lines = renderFleetTable(rows, status, { width: 80, now: 10_000 })
+    expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
+    expect(lines.join('\n')).toMatch(/0117C5D00001\s+Living room\s/)
+    expect(lines.every((l) => l.length <= 80)).toBe(true)
+  })
+
+  it('drops columns in an explicit order as the terminal narrows: BEACON and ROOM last, ROOM cut only when alone with BEACON', () => {
+    const all = ['BEACON', 'ROOM', 'POSITION', 'GW', 'BEST RSSI', 'NEAREST', 'ALSO HEARD BY', 'AGE']
+    // A column cut to its narrowest shows a cut header ("ALSO HEARD …"): named by its full header.
+    const headers = (width: number): string[] =>
+      renderFleetTable(rows, status, { width, now: 10_000 })[1]
+        .split(/\s{2,}/)
+        .map((h) => all.find((full) => full.startsWith(h.replace(/…$/, ''))) ?? h)
+    let previous = headers(200)
+    for (let width = 199; width >= 20; width--) {
+      const now = headers(width)
+      // Columns only go as the terminal narrows, and POSITION goes before ROOM.
+      expect(now.every((h) => previous.includes(h))).toBe(true)
+      if (now.includes('POSITION')) expect(now).toContain('ROOM')
+      const text = renderFleetTable(rows, status, { width, now: 10_000 }).join('\n')
+      if (now.length > 2) expect(text).toContain('Living room')
+      previous = now
+    }
+    expect(headers(30)).toEqual(['BEACON', 'ROOM'])
+  })
+})
+
 describe('beaconkit fleet --embedded-broker with beaconkit simulate --site (real processes)', () => {
   it('shows the simulated site as JSON events and stops both cleanly on signals', async () => {
     const port = await freePort()

@@ -136,6 +136,21 @@ describe('beaconkit survey', () => {
     for (const [x, y, anchor, rssi] of added) expect(Number(rssi)).toBe(HEARS[`${x},${y}`][anchor])
   }, 90_000)
 
+  it('with --site prints the survey quality (leave-one-point-out error) and its judgement at the end', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'survey-'))
+    writeFileSync(join(dir, 'points.csv'), 'name,x,y\nA,1,2\nB,5,2.5\nC,3,4\n')
+    writeFileSync(join(dir, 'site.json'), JSON.stringify({ gateways: { gwA: { x: 0, y: 2 }, gwB: { x: 6, y: 2 } }, area: { minX: 0, minY: 0, maxX: 6, maxY: 5 }, rooms: [{ name: 'Hall' }] }))
+    const out = join(dir, 'samples.csv')
+    const run = survey(['--points', join(dir, 'points.csv'), '--site', join(dir, 'site.json'), out])
+    for (const [i, point] of ['1,2', '5,2.5', '3,4'].entries()) {
+      await nth(run, `${i + 1} of 3`, 1)
+      await stand(run, point, '', i + 1)
+    }
+    const { code } = await run.done
+    expect(code).toBe(0)
+    expect(run.stdout()).toMatch(/survey quality: leave-one-point-out error \d+\.\d dB RMS over 3 points: (good \(under ~5 dB\)|above ~5 dB, the survey is too sparse or a gateway moved)/)
+  }, 90_000)
+
   it('without --beacon or --mqtt: exit code 2 and what to give', async () => {
     const r1 = survey([])
     r1.child.stdin.end()

@@ -1,6 +1,6 @@
 // The fleet's live table on a real terminal (the built command under tmux): `beaconkit fleet
 // --embedded-broker` with a simulated site publishing into it, room, gateways and status line
-// on screen, Ctrl-C restores the terminal and exits 0.
+// on screen, Ctrl-C restores the terminal and exits 0; at 80 columns the room stays whole.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { freePort } from '../support/mosquitto.js'
 import { startCli } from '../cli/run-cli.js'
@@ -35,5 +35,24 @@ describe('the fleet table', () => {
     const after = await tmux.waitFor('fleet', (s) => s.includes('EXIT='), 'the exit code')
     expect(after).toContain('EXIT=0')
     expect(after).toMatch(/beaconkit fleet: \d+ beacons found, 4 gateways seen/)
+  }, 90_000)
+
+  it('keeps the room whole in an 80-column terminal; the other gateways go first', async () => {
+    const port = await freePort()
+    tmux.start('narrow', 80, 20, ['fleet', '--embedded-broker', String(port), '--site', 'fixtures/site-demo.json'])
+    const gateways = startCli(['simulate', '--site', 'fixtures/site-demo.json', '--mqtt', `mqtt://127.0.0.1:${port}`])
+    try {
+      const text = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+Office\s/.test(s), 'a beacon in the living room and the laptop in the office')
+      const lines = text.split('\n')
+      expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
+      expect(text).not.toContain('Living …')
+      expect(text).not.toContain('ALSO HEARD BY')
+      expect(lines.every((l) => l.length <= 80)).toBe(true)
+    } finally {
+      gateways.child.kill('SIGTERM')
+      await gateways.done
+    }
+    tmux.run('send-keys', '-t', 'narrow', 'C-c')
+    expect(await tmux.waitFor('narrow', (s) => s.includes('EXIT='), 'the exit code')).toContain('EXIT=0')
   }, 90_000)
 })
