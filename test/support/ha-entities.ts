@@ -13,7 +13,8 @@
  *   `mqtt_async_added_to_hass` restores the last state after a restart when `expire_after` is set,
  *   the state was not unknown/unavailable and it has not expired by then.
  * - mqtt/binary_sensor.py: empty rendered value ignored; payload_on/payload_off (defaults ON/OFF)
- *   → on/off; `None` → unknown; anything else is logged and ignored; same `expire_after`.
+ *   → on/off; `None` → unknown; anything else is logged and ignored; the same `expire_after` and
+ *   restore after a restart.
  * - mqtt/device_tracker.py: empty rendered value ignored; payload_home → home, payload_not_home →
  *   not_home, payload_reset (default `None`) → no location; anything else stores the RAW payload
  *   (msg.payload, not the rendered value) as the location name. JSON attributes with `latitude`
