@@ -7,6 +7,7 @@
  */
 
 import { spawnSync } from 'node:child_process'
+import { existsSync } from 'node:fs'
 
 /** Units HA accepts per sensor device class (the ones a beacon can report). */
 const SENSOR_UNITS: Record<string, string[]> = {
@@ -80,15 +81,22 @@ export function discoveryProblems(topic: string, payload: string): string[] {
   return problems
 }
 
+/** The Debian python3 (with python3-jinja2) that renders templates; `python3` on the PATH elsewhere. */
+const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3'
+
 /** Whether python3 with Jinja2 is here to render templates. */
 export function jinjaAvailable(): boolean {
-  const r = spawnSync('python3', ['-c', 'import jinja2'], { encoding: 'utf8' })
+  const r = spawnSync(PYTHON, ['-c', 'import jinja2, jinja2.sandbox'], { encoding: 'utf8' })
   return r.status === 0
 }
 
+// HA renders a value template with `value` (the payload) and, when the payload parses as JSON,
+// `value_json`, in a sandboxed environment, and strips the result (helpers/template.py
+// async_render_with_possible_json_value). A render error is reported per case, not thrown: HA
+// logs it and the message changes nothing (mqtt/models.py MqttValueTemplateException).
 const RENDER = `
-import json, sys, jinja2
-env = jinja2.sandbox.ImmutableSandboxedEnvironment() if hasattr(jinja2, 'sandbox') else jinja2.Environment()
+import json, sys, jinja2, jinja2.sandbox
+env = jinja2.sandbox.ImmutableSandboxedEnvironment()
 out = []
 for case in json.load(sys.stdin):
     variables = {'value': case['payload']}
@@ -96,15 +104,30 @@ for case in json.load(sys.stdin):
         variables['value_json'] = json.loads(case['payload'])
     except ValueError:
         pass
-    out.append(env.from_string(case['template']).render(**variables).strip())
+    try:
+        out.append({'ok': env.from_string(case['template']).render(**variables).strip()})
+    except Exception as e:
+        out.append({'error': type(e).__name__ + ': ' + str(e)})
 print(json.dumps(out))
 `
 
-/** Renders each template with HA's variables for its payload; returns the rendered text. */
-export function renderTemplates(cases: { template: string; payload: string }[]): string[] {
-  const r = spawnSync('python3', ['-c', `import jinja2.sandbox\n${RENDER}`], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
+/** One rendered template: its text, or the error HA would log instead. */
+export type Rendered = { ok: string } | { error: string }
+
+/** Renders each template with HA's variables for its payload, in one python3 run; errors per case. */
+export function renderTemplatesSafe(cases: readonly { template: string; payload: string }[]): Rendered[] {
+  if (cases.length === 0) return []
+  const r = spawnSync(PYTHON, ['-c', RENDER], { input: JSON.stringify(cases), encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 })
   if (r.status !== 0) throw new Error(`jinja2 render failed: ${r.stderr}`)
-  return JSON.parse(r.stdout) as string[]
+  return JSON.parse(r.stdout) as Rendered[]
+}
+
+/** Renders each template with HA's variables for its payload; returns the rendered text (throws on a template error). */
+export function renderTemplates(cases: { template: string; payload: string }[]): string[] {
+  return renderTemplatesSafe(cases).map((r, i) => {
+    if ('error' in r) throw new Error(`jinja2 render failed for case ${i}: ${r.error}`)
+    return r.ok
+  })
 }
 
 /**
