@@ -66,7 +66,10 @@ export interface FleetStateOptions extends RoomOptions {
   hearingMs?: number
   /** Positions for beacons, when the site has anchor positions. */
   positioner?: PositionEstimator
-  /** A position change below this many metres is not reported as `moved` (default 1). */
+  /**
+   * A position this many metres or more from where `moved` last reported the beacon (or first
+   * placed it) is reported as `moved` (default 1); less is not.
+   */
   moveThresholdM?: number
   /**
    * A position counts as evidence for the room it lies in only when its accuracy radius is at
@@ -148,6 +151,11 @@ interface Fused extends RoomState {
   firstSeen: number
   lastSeen: number
   position?: FleetPosition
+  /**
+   * Where it was when `moved` last reported it (or first placed): a move is measured from here,
+   * not from the previous tick, so a tag walking slower than `moveThresholdM` a second still moves.
+   */
+  reported?: FleetPosition
 }
 
 /** The fused state of a fleet. */
@@ -392,10 +400,14 @@ export class FleetState {
     const site = this.options.site
     const estimate = this.options.positioner?.estimate(b.id, now)
     if (estimate !== undefined) {
-      const was = b.position
+      const was = b.reported
       const position = { x: estimate.x, y: estimate.y, accuracy: estimate.accuracy }
       b.position = position
-      if (was !== undefined && Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) this.on.moved(this.view(b, now))
+      if (was === undefined) b.reported = position
+      else if (Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) {
+        b.reported = position
+        this.on.moved(this.view(b, now))
+      }
     }
     if (site === undefined) return
     // Evidence per room: its strongest gateway; a position inside a room's polygon counts as

@@ -130,7 +130,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         topics.put(b)
         this.emit('room', b, change)
       },
-      moved: (b) => this.emit('moved', b),
+      moved: (b) => {
+        // A walking tag's retained state follows it at the batches' pace (at most once a second).
+        topics.moved(b)
+        this.emit('moved', b)
+      },
       gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
     })
     this.scaleOut =
