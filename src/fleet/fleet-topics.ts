@@ -115,6 +115,18 @@ export class FleetTopics {
     return Math.floor((now - phase) / every) > Math.floor((last - phase) / every)
   }
 
+  /**
+   * Forgotten (evicted, or by hand): its retained state and its discovery config are cleared,
+   * also when this run never published them.
+   */
+  forget(id: string): void {
+    this.clear(id, true)
+    const ha = this.ha
+    if (ha === undefined || this.gate === undefined) return
+    this.gate.forget(id)
+    this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
+  }
+
   /** Found at `now`: its dwell starts (Home Assistant). */
   found(id: string, now: number): void {
     this.gate?.found(id, now)
@@ -132,7 +144,7 @@ export class FleetTopics {
    * those gone for `expireMs`. A config stays while the beacon is merely gone: Home Assistant
    * then shows it `not_home`, which is the point of away detection.
    */
-  discovery(now: number, present: (id: string) => FleetBeacon | undefined): void {
+  discovery(now: number, present: (id: string) => FleetBeacon | undefined, listed: (id: string) => boolean = () => true): void {
     const ha = this.ha
     const gate = this.gate
     if (ha === undefined || gate === undefined) return
@@ -140,7 +152,8 @@ export class FleetTopics {
       const b = present(id)
       // Already announced (a config of an earlier run): admit() only stops its expiry.
       const announced = gate.has(id)
-      if (b === undefined || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      // With a `beacons` list in the site file, a beacon it does not name is never announced.
+      if (b === undefined || !listed(id) || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
       this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
     }
     for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)

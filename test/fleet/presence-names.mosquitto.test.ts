@@ -1,0 +1,95 @@
+// Issue 24 / DESIGN.md 6 (wave 3): the presence topic, names from the site file's `beacons` list
+// and the fused `values` of the gateways' own beacon states, through a real Mosquitto. The test
+// is the gateways: it publishes their RSSI batches and retained beacon states by hand, on the
+// tracker's virtual clock, so every step is exact.
+import mqtt from 'mqtt'
+import type { MqttClient } from 'mqtt'
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { VirtualClock } from '../../src/clock.js'
+import { FleetTracker } from '../../src/fleet/tracker.js'
+import { Site } from '../../src/fleet/site.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
+import { retainedMessages } from '../support/mqtt-subscriber.js'
+import { waitFor } from '../integration/wait.js'
+
+const T0 = Date.UTC(2026, 10, 1)
+
+describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fleet through Mosquitto'), () => {
+  let broker: Mosquitto
+  let tracker: FleetTracker | undefined
+  let gw: MqttClient | undefined
+
+  beforeAll(async () => {
+    broker = await Mosquitto.start()
+  })
+
+  afterAll(async () => {
+    await tracker?.stop()
+    await gw?.endAsync()
+    await broker?.close()
+  })
+
+  it('publishes presence (away, never empty, cleared when forgotten), names, fused values, and announces only listed beacons', async () => {
+    const site = Site.fromJSON({
+      gateways: { g1: {}, g2: {} },
+      rooms: { Kitchen: ['g1'], Hall: ['g2'] },
+      beacons: [{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serial: '0117C5000099', at: [1, 1] }],
+    })
+    const clock = new VirtualClock(T0)
+    const t = new FleetTracker({ url: broker.url, clientId: 'presence-tracker', site, clock, goneTimeoutMs: 5000, hearingMs: 3000, dwellMs: 1000, homeAssistant: { dwellMs: 2000 } })
+    tracker = t
+    await t.start()
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'presence-gateways', reconnectPeriod: 0 })
+    gw = client
+    const state = (g: string, id: string, body: Record<string, unknown>): Promise<unknown> => client.publishAsync(`beaconkit/gateways/${g}/beacons/${id}`, JSON.stringify({ id, inRange: true, firstSeen: T0, ...body }), { qos: 1, retain: true })
+    // Tag 2's serial number (which names it) and readings: g1's state is fresher, g2's alone has light;
+    // a gateway outside the site's list claims a temperature nobody may believe.
+    await state('g1', 'tag-2', { serialNumber: '0117C5000042', temperature: 21.5, batteryLevel: 80, lastSeen: T0 + 500 })
+    await state('g2', 'tag-2', { serialNumber: '0117C5000042', temperature: 19, light: 40, lastSeen: T0 })
+    await state('intruder', 'tag-2', { temperature: 99, lastSeen: T0 + 3_600_000 })
+    await waitFor(() => t.stats.beaconStates.held === 3, 'three beacon states held', 20_000)
+
+    let batches = 0
+    const second = async (ids: string[]): Promise<void> => {
+      const now = clock.now()
+      const batch = { gateway: 'g1', time: now, readings: ids.map((id) => ({ id, rssi: -60, measuredPower: -59, lastSeen: now, count: 1 })) }
+      await client.publishAsync('beaconkit/gateways/g1/rssi', JSON.stringify(batch), { qos: 1 })
+      batches++
+      await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
+      clock.advanceTo(now + 1000)
+    }
+    for (let i = 0; i < 4; i++) await second(['tag-1', 'tag-2', 'tag-3'])
+    await t.flush()
+
+    expect(t.get('tag-1')?.name).toBe('Anna')
+    expect(t.get('tag-2')?.name).toBe('Bob')
+    expect(t.get('tag-3')?.name).toBeUndefined()
+    let retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
+    const fleet2 = JSON.parse(retained.get('beaconkit/fleet/beacons/tag-2') ?? '{}') as Record<string, unknown>
+    expect(fleet2.name).toBe('Bob')
+    expect(fleet2.values).toEqual({ temperature: 21.5, light: 40, batteryLevel: 80 })
+    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-1') ?? '{}')).toEqual({ id: 'tag-1', present: true, room: 'Kitchen', name: 'Anna', time: expect.any(Number) as number })
+    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-3') ?? '{}')).toMatchObject({ id: 'tag-3', present: true, room: 'Kitchen' })
+    // With a `beacons` list, Home Assistant is told only of the beacons it names.
+    const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/device_tracker/')).sort()
+    expect(configs).toEqual(['homeassistant/device_tracker/beaconkit_tag_1/config', 'homeassistant/device_tracker/beaconkit_tag_2/config'])
+
+    // Tag 1 is no longer heard: gone. Its fleet state is cleared, its presence says away.
+    for (let i = 0; i < 7; i++) await second(['tag-2', 'tag-3'])
+    await t.flush()
+    expect(t.get('tag-1')).toBeUndefined()
+    retained = await retainedMessages(broker.url, ['beaconkit/fleet/#'])
+    expect(retained.has('beaconkit/fleet/beacons/tag-1')).toBe(false)
+    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-1') ?? '{}')).toEqual({ id: 'tag-1', present: false, name: 'Anna', time: expect.any(Number) as number })
+    expect(t.stats.presence.away).toBe(1)
+
+    // Forgotten: its presence and its Home Assistant config are cleared too.
+    t.forget('tag-1')
+    await t.flush()
+    retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
+    expect(retained.has('beaconkit/fleet/presence/tag-1')).toBe(false)
+    expect(retained.has('homeassistant/device_tracker/beaconkit_tag_1/config')).toBe(false)
+    expect(retained.has('beaconkit/fleet/presence/tag-2')).toBe(true)
+    expect(t.stats.presence).toEqual({ away: 0, forgotten: 1 })
+  }, 120_000)
+})
