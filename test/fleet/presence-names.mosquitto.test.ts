@@ -92,4 +92,37 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     expect(retained.has('beaconkit/fleet/presence/tag-2')).toBe(true)
     expect(t.stats.presence).toEqual({ away: 0, forgotten: 1 })
   }, 120_000)
+
+  it('clears the presence of a beacon evicted for a stronger claim (forgotten, not away)', async () => {
+    const site = Site.fromJSON({ gateways: { g1: {} } })
+    const clock = new VirtualClock(T0)
+    // Room for two: a beacon only a gateway outside the site hears gives way to the site's own.
+    const t = new FleetTracker({ url: broker.url, clientId: 'evict-tracker', topicPrefix: 'evict', site, clock, maxBeacons: 2 })
+    await t.start()
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'evict-gateways', reconnectPeriod: 0 })
+    try {
+      let batches = 0
+      const batch = async (gateway: string, ids: string[]): Promise<void> => {
+        const now = clock.now()
+        await client.publishAsync(`evict/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: now, readings: ids.map((id) => ({ id, rssi: -60, lastSeen: now, count: 1 })) }), { qos: 1 })
+        batches++
+        await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
+      }
+      await batch('stranger', ['drifter'])
+      await batch('g1', ['tag-1'])
+      await t.flush()
+      expect((await retainedMessages(broker.url, ['evict/fleet/#'])).has('evict/fleet/presence/drifter')).toBe(true)
+      await batch('g1', ['tag-2'])
+      await t.flush()
+      expect(t.stats.evictedBeacons).toBe(1)
+      const retained = await retainedMessages(broker.url, ['evict/fleet/#'])
+      expect(retained.has('evict/fleet/presence/drifter')).toBe(false)
+      expect(retained.has('evict/fleet/beacons/drifter')).toBe(false)
+      expect(retained.has('evict/fleet/presence/tag-2')).toBe(true)
+      expect(t.stats.presence).toEqual({ away: 0, forgotten: 1 })
+    } finally {
+      await t.stop()
+      await client.endAsync()
+    }
+  }, 60_000)
 })
