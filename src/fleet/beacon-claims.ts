@@ -90,6 +90,9 @@ export function readBeaconState(topicPrefix: string, topic: string, payload: Buf
   return { kind: 'state', gateway, id, beacon: b as Beacon }
 }
 
+/** What {@link BeaconClaims.known} answers for a beacon without states: shared, never written to. */
+const NONE: readonly never[] = Object.freeze([])
+
 /** One gateway's held state of a beacon. */
 export interface HeldClaim<T> {
   gateway: string
@@ -199,8 +202,11 @@ export class BeaconClaims<T> {
   }
 
   /** The states of known gateways now, freshest first (by clamped lastSeen, then arrival). */
-  known(id: string): HeldClaim<T>[] {
-    const out = (this.byBeacon.get(id) ?? []).filter((h) => this.knows(h.gateway))
+  known(id: string): readonly HeldClaim<T>[] {
+    const list = this.byBeacon.get(id)
+    // Asked for every beacon on every tick: one with no state costs no array.
+    if (list === undefined) return NONE
+    const out = list.filter((h) => this.knows(h.gateway))
     return out.sort((a, b) => b.seen - a.seen || b.arrived - a.arrived)
   }
 
