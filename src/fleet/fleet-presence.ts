@@ -71,6 +71,14 @@ export class FleetPresence {
     }
   }
 
+  /**
+   * A present state an earlier run left that no gateway confirmed (ghost-states.ts): away, unless
+   * this run already says so (its own state can reach the ghost read while the read is open).
+   */
+  ghost(id: string, time: number, name?: string): void {
+    if (!this.away.has(id)) this.gone(id, time, name)
+  }
+
   /** Forgotten: its presence is cleared, also when this run never published it. */
   forget(id: string): void {
     this.away.delete(id)

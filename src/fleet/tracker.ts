@@ -179,7 +179,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       clear: (id) => {
         topics.clear(id, true)
         // A present state an earlier run left that no gateway confirmed: the beacon is away.
-        presence.gone(id, this.clock.now(), this.facts.describe(id)?.name)
+        presence.ghost(id, this.clock.now(), this.facts.describe(id)?.name)
       },
       backlog: () => this.outbox.pending,
     })

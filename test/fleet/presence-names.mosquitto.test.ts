@@ -125,4 +125,59 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
       await client.endAsync()
     }
   }, 60_000)
+
+  it('forgets a beacon gone for forgetAfterMs, and keeps at most maxBeacons away', async () => {
+    const clock = new VirtualClock(T0)
+    const t = new FleetTracker({ url: broker.url, clientId: 'expire-tracker', topicPrefix: 'expire', clock, goneTimeoutMs: 2000, forgetAfterMs: 10_000, maxBeacons: 2 })
+    await t.start()
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'expire-gateways', reconnectPeriod: 0 })
+    try {
+      let batches = 0
+      const hear = async (ids: string[]): Promise<void> => {
+        const now = clock.now()
+        await client.publishAsync('expire/gateways/g1/rssi', JSON.stringify({ gateway: 'g1', time: now, readings: ids.map((id) => ({ id, rssi: -60, lastSeen: now, count: 1 })) }), { qos: 1 })
+        batches++
+        await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
+      }
+      const presences = async (): Promise<string[]> => [...(await retainedMessages(broker.url, ['expire/fleet/presence/#'])).keys()].map((k) => k.slice('expire/fleet/presence/'.length)).sort()
+      // a goes at 3 s; b and c go at 6 s: three away, two kept (a, gone longest, is forgotten).
+      await hear(['a'])
+      clock.advanceTo(T0 + 3000)
+      await hear(['b', 'c'])
+      clock.advanceTo(T0 + 6000)
+      await t.flush()
+      expect(t.stats.presence).toEqual({ away: 2, forgotten: 1 })
+      expect(await presences()).toEqual(['b', 'c'])
+      // 10 s after they went, b and c are forgotten too.
+      clock.advanceTo(T0 + 16_000)
+      await t.flush()
+      expect(t.stats.presence).toEqual({ away: 0, forgotten: 3 })
+      expect(await presences()).toEqual([])
+    } finally {
+      await t.stop()
+      await client.endAsync()
+    }
+  }, 60_000)
+
+  it('marks a present state an earlier run left, that no gateway confirms, away', async () => {
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'ghost-earlier-run', reconnectPeriod: 0 })
+    await client.publishAsync('ghost/fleet/beacons/old', JSON.stringify({ id: 'old', time: T0 - 60_000, present: true, gateways: [], firstSeen: T0 - 90_000, lastSeen: T0 - 60_000 }), { qos: 1, retain: true })
+    await client.endAsync()
+    const clock = new VirtualClock(T0)
+    const t = new FleetTracker({ url: broker.url, clientId: 'ghost-tracker', topicPrefix: 'ghost', clock, goneTimeoutMs: 2000 })
+    try {
+      await t.start()
+      // The retained states are read after the start: step the clock until the ghost's deadline passed.
+      await waitFor(() => {
+        clock.advanceTo(clock.now() + 500)
+        return t.stats.ghostsCleared === 1
+      }, 'the ghost cleared', 20_000)
+      await t.flush()
+      const retained = await retainedMessages(broker.url, ['ghost/fleet/#'])
+      expect(retained.has('ghost/fleet/beacons/old')).toBe(false)
+      expect(JSON.parse(retained.get('ghost/fleet/presence/old') ?? '{}')).toEqual({ id: 'old', present: false, time: expect.any(Number) as number })
+    } finally {
+      await t.stop()
+    }
+  }, 60_000)
 })
