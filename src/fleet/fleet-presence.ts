@@ -34,6 +34,11 @@ export interface FleetPresenceStats {
 export class FleetPresence {
   /** Gone, not yet forgotten: id → when it went. Re-inserted on every gone, so in order of going. */
   private readonly away = new Map<string, number>()
+  /**
+   * Beacons this run forgot, the latest `maxAway`: a ghost read still open can hold their last
+   * state (see {@link ghost}), which must not bring their presence back.
+   */
+  private readonly forgotten = new Set<string>()
   private forgottenCount = 0
 
   constructor(
@@ -57,6 +62,7 @@ export class FleetPresence {
   /** Found, or its room changed. */
   present(b: FleetBeacon): void {
     this.away.delete(b.id)
+    this.forgotten.delete(b.id)
     this.put({ id: b.id, present: true, ...(b.room === undefined ? {} : { room: b.room }), ...(b.name === undefined ? {} : { name: b.name }), time: b.time })
   }
 
@@ -73,15 +79,22 @@ export class FleetPresence {
 
   /**
    * A present state an earlier run left that no gateway confirmed (ghost-states.ts): away, unless
-   * this run already says so (its own state can reach the ghost read while the read is open).
+   * this run already has the beacon away or forgot it (its own state can reach the ghost read
+   * while the read is open).
    */
   ghost(id: string, time: number, name?: string): void {
-    if (!this.away.has(id)) this.gone(id, time, name)
+    if (!this.away.has(id) && !this.forgotten.has(id)) this.gone(id, time, name)
   }
 
   /** Forgotten: its presence is cleared, also when this run never published it. */
   forget(id: string): void {
     this.away.delete(id)
+    this.forgotten.delete(id)
+    this.forgotten.add(id)
+    for (const old of this.forgotten) {
+      if (this.forgotten.size <= this.maxAway) break
+      this.forgotten.delete(old)
+    }
     this.forgottenCount++
     this.outbox.putRetained(this.topic(id), '', true)
   }
