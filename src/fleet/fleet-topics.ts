@@ -15,7 +15,7 @@ import type { SweepOwner } from '../mqtt/ha-sweep.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { isTopicLevel } from '../mqtt/topics.js'
 
-/** A beacon that moved is republished at most this often (DESIGN.md 6: at most once a second). */
+/** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
 export const MOVE_REPUBLISH_MS = 1000
 
 /** The fleet's beacon topics, through the tracker's outbox. */

@@ -135,7 +135,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
           this.emit('found', b)
         },
         gone: (b, evicted) => {
-          // Evicted for a stronger claim: forgotten (DESIGN.md 6), not merely away.
+          // Evicted for a stronger claim: forgotten (docs/fleet.md), not merely away.
           if (evicted === true) this.clearBeacon(b.id)
           else {
             topics.gone(b.id, b.time)
@@ -205,7 +205,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.clearBeacon(id)
   }
 
-  /** Clears every retained topic of a beacon the tracker forgets (DESIGN.md 6). */
+  /** Clears every retained topic of a beacon the tracker forgets (docs/fleet.md, "The fleet topics"). */
   private clearBeacon(id: string): void {
     this.topics.forget(id)
     this.presence.forget(id)
