@@ -40,6 +40,12 @@ export class FleetPresence {
    */
   private readonly forgotten = new Set<string>()
   private forgottenCount = 0
+  /**
+   * The name each present beacon's presence was published with, to see one learnt later. At most
+   * `maxAway` (a beacon let go to another tracker leaves no gone here): the oldest give way, which
+   * costs at most one presence published again.
+   */
+  private readonly named = new Map<string, string>()
 
   constructor(
     private readonly outbox: Outbox,
@@ -63,11 +69,26 @@ export class FleetPresence {
   present(b: FleetBeacon): void {
     this.away.delete(b.id)
     this.forgotten.delete(b.id)
+    this.named.delete(b.id)
+    if (b.name !== undefined) this.named.set(b.id, b.name)
+    for (const [old] of this.named) {
+      if (this.named.size <= this.maxAway) break
+      this.named.delete(old)
+    }
     this.put({ id: b.id, present: true, ...(b.room === undefined ? {} : { room: b.room }), ...(b.name === undefined ? {} : { name: b.name }), time: b.time })
+  }
+
+  /**
+   * The beacon's state is refreshed: its presence goes out again when its name became known (or
+   * changed) since, e.g. the serial number that names it arrived after it was found.
+   */
+  refreshed(b: FleetBeacon): void {
+    if (b.name !== undefined && this.named.get(b.id) !== b.name) this.present(b)
   }
 
   /** Gone by the timeout (or a state an earlier run left that no gateway confirmed): away, still known. */
   gone(id: string, time: number, name?: string): void {
+    this.named.delete(id)
     this.away.delete(id)
     this.away.set(id, time)
     this.put({ id, present: false, ...(name === undefined ? {} : { name }), time })
@@ -88,6 +109,7 @@ export class FleetPresence {
 
   /** Forgotten: its presence is cleared, also when this run never published it. */
   forget(id: string): void {
+    this.named.delete(id)
     this.away.delete(id)
     this.forgotten.delete(id)
     this.forgotten.add(id)

@@ -405,7 +405,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)
+    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) {
+      this.topics.put(b)
+      this.presence.refreshed(b)
+    }
     // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
     if (this.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
   }

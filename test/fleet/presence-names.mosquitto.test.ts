@@ -33,7 +33,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     const site = Site.fromJSON({
       gateways: { g1: {}, g2: {} },
       rooms: { Kitchen: ['g1'], Hall: ['g2'] },
-      beacons: [{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serial: '0117C5000099', at: [1, 1] }],
+      beacons: [{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serialNumber: '0117C5000044', name: 'Dora' }, { serial: '0117C5000099', at: [1, 1] }],
     })
     const clock = new VirtualClock(T0)
     const t = new FleetTracker({ url: broker.url, clientId: 'presence-tracker', site, clock, goneTimeoutMs: 5000, hearingMs: 3000, dwellMs: 1000, homeAssistant: { dwellMs: 2000 } })
@@ -74,8 +74,19 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/device_tracker/')).sort()
     expect(configs).toEqual(['homeassistant/device_tracker/beaconkit_tag_1/config', 'homeassistant/device_tracker/beaconkit_tag_2/config'])
 
+    // Tag 4 is found before the state that names it (by its serial number) arrives: its presence
+    // gets the name with the next refresh of its state.
+    await second(['tag-1', 'tag-2', 'tag-3', 'tag-4'])
+    await t.flush()
+    expect(JSON.parse((await retainedMessages(broker.url, ['beaconkit/fleet/#'])).get('beaconkit/fleet/presence/tag-4') ?? '{}')).not.toHaveProperty('name')
+    await state('g1', 'tag-4', { serialNumber: '0117C5000044', lastSeen: clock.now() })
+    await waitFor(() => t.get('tag-4')?.name === 'Dora', 'tag 4 named', 20_000)
+    for (let i = 0; i < 6; i++) await second(['tag-1', 'tag-2', 'tag-3', 'tag-4'])
+    await t.flush()
+    expect(JSON.parse((await retainedMessages(broker.url, ['beaconkit/fleet/#'])).get('beaconkit/fleet/presence/tag-4') ?? '{}')).toMatchObject({ present: true, name: 'Dora' })
+
     // Tag 1 is no longer heard: gone. Its fleet state is cleared, its presence says away.
-    for (let i = 0; i < 7; i++) await second(['tag-2', 'tag-3'])
+    for (let i = 0; i < 7; i++) await second(['tag-2', 'tag-3', 'tag-4'])
     await t.flush()
     expect(t.get('tag-1')).toBeUndefined()
     retained = await retainedMessages(broker.url, ['beaconkit/fleet/#'])
