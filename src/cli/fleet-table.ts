@@ -1,5 +1,5 @@
 /**
- * The live table of `beaconkit fleet`: one row per fused beacon (room, position, the gateways
+ * The live table of `beaconkit fleet`: one row per fused beacon (its name, room, position, the gateways
  * hearing it, the best RSSI, age), on the same grid and screen as the scanner's table.
  */
 import type { FleetBeacon } from '../fleet/fusion.js'
@@ -61,6 +61,7 @@ function age(b: FleetBeacon, now: number): string {
 // column is gone (it outlives POSITION, the gateways and the age).
 const COLUMNS: Column<FleetBeacon, FleetContext>[] = [
   { header: 'BEACON', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.id },
+  { header: 'NAME', priority: 97, align: 'left', minWidth: 8, cell: (b) => b.name ?? '' },
   { header: 'ROOM', priority: 95, align: 'left', minWidth: 8, squeezeLast: true, cell: (b) => b.room ?? '' },
   { header: 'POSITION', priority: 60, align: 'right', cell: (b) => (b.position === undefined ? '' : `${b.position.x.toFixed(1)},${b.position.y.toFixed(1)} ±${b.position.accuracy.toFixed(1)}m`) },
   { header: 'GW', priority: 85, align: 'right', cell: (b) => String(b.gateways.length) },
@@ -93,7 +94,9 @@ export function renderFleetStatus(status: FleetStatus): string {
  */
 export function renderFleetTable(beacons: readonly FleetBeacon[], status: FleetStatus, options: { width: number; height?: number; now: number }): string[] {
   const rows = [...beacons].sort((a, b) => (a.room ?? '\uffff').localeCompare(b.room ?? '\uffff') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
-  return renderGrid(rows, COLUMNS, renderFleetStatus(status), {
+  // The name column only when some beacon has a name (the site file's `beacons` list): otherwise it is empty width.
+  const columns = rows.some((b) => b.name !== undefined) ? COLUMNS : COLUMNS.filter((c) => c.header !== 'NAME')
+  return renderGrid(rows, columns, renderFleetStatus(status), {
     width: options.width,
     ...(options.height === undefined ? {} : { height: options.height }),
     context: { now: options.now },

@@ -36,6 +36,7 @@ export function siteToJSON(site: Site): Record<string, unknown> {
     rooms: site.rooms.map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon })),
     // The replayed map draws the walls too (Site.fromJSON reads this form back).
     ...(site.walls.length === 0 ? {} : { walls: site.walls.map((w) => ({ from: w.from, to: w.to, ...(w.attenuationDb === undefined ? {} : { attenuationDb: w.attenuationDb }) })) }),
+    ...(site.beaconNames.length === 0 ? {} : { beacons: site.beaconNames.map((b) => ({ ...b })) }),
   }
 }
 
@@ -53,6 +54,7 @@ function compact(b: FleetBeacon): FleetBeacon {
   const out: FleetBeacon = { id: b.id, time: b.time, present: true, gateways: b.gateways.map((g) => ({ ...g, rssi: Math.round(g.rssi * 10) / 10 })), firstSeen: b.firstSeen, lastSeen: b.lastSeen }
   if (b.room !== undefined) out.room = b.room
   if (b.position !== undefined) out.position = b.position
+  if (b.name !== undefined) out.name = b.name
   return out
 }
 

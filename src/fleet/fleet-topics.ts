@@ -15,6 +15,9 @@ import type { SweepOwner } from '../mqtt/ha-sweep.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { isTopicLevel } from '../mqtt/topics.js'
 
+/** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
+export const MOVE_REPUBLISH_MS = 1000
+
 /** The fleet's beacon topics, through the tracker's outbox. */
 export class FleetTopics {
   /** When each present beacon's fleet topic was last put in the outbox. */
@@ -24,6 +27,8 @@ export class FleetTopics {
    * outbox skips a clear of a topic it never sent, but this one is on the broker.
    */
   private readonly inherited = new Set<string>()
+  /** Beacons that moved less than {@link MOVE_REPUBLISH_MS} after their last put: put on a later tick. */
+  private readonly movedSoon = new Set<string>()
   /** Which beacons have a device_tracker config: dwell, cap and expiry (ha-gate.ts). */
   private readonly gate: HaGate | undefined
 
@@ -44,8 +49,24 @@ export class FleetTopics {
   /** The beacon's current state, now. */
   put(b: FleetBeacon): void {
     this.published.set(b.id, b.time)
+    this.movedSoon.delete(b.id)
     this.inherited.delete(b.id)
     this.outbox.putRetained(this.beaconTopic(b.id), JSON.stringify(b))
+  }
+
+  /**
+   * The beacon moved by `moveThresholdM`: its state goes out now, or, when it went out less than
+   * {@link MOVE_REPUBLISH_MS} ago, on the first tick after that ({@link movedDue}).
+   */
+  moved(b: FleetBeacon): void {
+    const last = this.published.get(b.id)
+    if (last === undefined || b.time - last >= MOVE_REPUBLISH_MS) this.put(b)
+    else this.movedSoon.add(b.id)
+  }
+
+  /** Whether a move of the beacon waits to be published and may be at `now`. */
+  movedDue(id: string, now: number): boolean {
+    return this.movedSoon.has(id) && now - (this.published.get(id) ?? -Infinity) >= MOVE_REPUBLISH_MS
   }
 
   /**
@@ -54,6 +75,7 @@ export class FleetTopics {
    */
   clear(id: string, always = false): void {
     this.published.delete(id)
+    this.movedSoon.delete(id)
     this.outbox.putRetained(this.beaconTopic(id), '', this.inherited.delete(id) || always)
   }
 
@@ -70,6 +92,7 @@ export class FleetTopics {
     for (const id of this.published.keys()) {
       if (!which(id)) continue
       this.published.delete(id)
+      this.movedSoon.delete(id)
       // Its config is the new tracker's to keep or expire now.
       this.gate?.forget(id)
     }
@@ -84,11 +107,24 @@ export class FleetTopics {
    * loop for tens of ms.
    */
   due(id: string, now: number): boolean {
+    if (this.movedDue(id, now)) return true
     const last = this.published.get(id)
     if (last === undefined) return true
     const every = this.publishIntervalMs
     const phase = stableHash(id) % every
     return Math.floor((now - phase) / every) > Math.floor((last - phase) / every)
+  }
+
+  /**
+   * Forgotten (evicted, or by hand): its retained state and its discovery config are cleared,
+   * also when this run never published them.
+   */
+  forget(id: string): void {
+    this.clear(id, true)
+    const ha = this.ha
+    if (ha === undefined || this.gate === undefined) return
+    this.gate.forget(id)
+    this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
   }
 
   /** Found at `now`: its dwell starts (Home Assistant). */
@@ -108,7 +144,7 @@ export class FleetTopics {
    * those gone for `expireMs`. A config stays while the beacon is merely gone: Home Assistant
    * then shows it `not_home`, which is the point of away detection.
    */
-  discovery(now: number, present: (id: string) => FleetBeacon | undefined): void {
+  discovery(now: number, present: (id: string) => FleetBeacon | undefined, listed: (id: string) => boolean = () => true): void {
     const ha = this.ha
     const gate = this.gate
     if (ha === undefined || gate === undefined) return
@@ -116,7 +152,8 @@ export class FleetTopics {
       const b = present(id)
       // Already announced (a config of an earlier run): admit() only stops its expiry.
       const announced = gate.has(id)
-      if (b === undefined || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      // With a `beacons` list in the site file, a beacon it does not name is never announced.
+      if (b === undefined || !listed(id) || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
       this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
     }
     for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)

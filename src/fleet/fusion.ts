@@ -12,6 +12,7 @@ import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from '.
 import type { Site } from './site.js'
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
 import { GATEWAY_ID, isReading, type SeedState } from './wire.js'
+import type { FleetValues } from './beacon-values.js'
 
 /** What one gateway hears of a beacon. */
 export interface FleetGatewayReading {
@@ -44,7 +45,14 @@ export interface FleetBeacon {
   gateways: FleetGatewayReading[]
   firstSeen: number
   lastSeen: number
+  /** Its name, from the site file's `beacons` list (beacon-names.ts). */
+  name?: string
+  /** Its own readings, freshest from any known gateway's `<p>/gateways/<gw>/beacons/<id>` state (beacon-values.ts). */
+  values?: FleetValues
 }
+
+/** What a holder of the fused state adds to a beacon's view: its name and its own readings. */
+export type FleetDescriber = (id: string) => { name?: string; values?: FleetValues } | undefined
 
 /** Something that estimates positions from observations (the positioning engine's `Positioner`). */
 export interface PositionEstimator {
@@ -66,7 +74,10 @@ export interface FleetStateOptions extends RoomOptions {
   hearingMs?: number
   /** Positions for beacons, when the site has anchor positions. */
   positioner?: PositionEstimator
-  /** A position change below this many metres is not reported as `moved` (default 1). */
+  /**
+   * A position this many metres or more from where `moved` last reported the beacon (or first
+   * placed it) is reported as `moved` (default 1); less is not.
+   */
   moveThresholdM?: number
   /**
    * A position counts as evidence for the room it lies in only when its accuracy radius is at
@@ -110,7 +121,8 @@ export const DEFAULT_MAX_CLOCK_OFFSET_MS = 30 * 24 * 3600 * 1000
 /** What the fused state reports. */
 export interface FleetStateEvents {
   found(b: FleetBeacon): void
-  gone(b: FleetBeacon): void
+  /** `evicted`: dropped to make room for a beacon with a stronger claim, not gone by the timeout. */
+  gone(b: FleetBeacon, evicted?: boolean): void
   room(b: FleetBeacon, change: RoomChange): void
   moved(b: FleetBeacon): void
   /**
@@ -148,6 +160,11 @@ interface Fused extends RoomState {
   firstSeen: number
   lastSeen: number
   position?: FleetPosition
+  /**
+   * Where it was when `moved` last reported it (or first placed): a move is measured from here,
+   * not from the previous tick, so a tag walking slower than `moveThresholdM` a second still moves.
+   */
+  reported?: FleetPosition
 }
 
 /** The fused state of a fleet. */
@@ -170,6 +187,7 @@ export class FleetState {
   constructor(
     private readonly options: FleetStateOptions,
     private readonly on: FleetStateEvents,
+    private readonly describe?: FleetDescriber,
   ) {
     this.goneTimeoutMs = options.goneTimeoutMs ?? 30_000
     this.hearingMs = options.hearingMs ?? 10_000
@@ -186,7 +204,7 @@ export class FleetState {
         lastSeen: (id) => this.beacons.get(id)?.lastSeen,
         evict: (id, now) => {
           const b = this.beacons.get(id)
-          if (b !== undefined) this.drop(b, now)
+          if (b !== undefined) this.drop(b, now, true)
         },
       },
     )
@@ -367,12 +385,12 @@ export class FleetState {
     }
   }
 
-  /** The beacon goes: forgotten everywhere, then reported. */
-  private drop(b: Fused, now: number): void {
+  /** The beacon goes: forgotten everywhere, then reported (`evicted`: for a stronger claim, not by the timeout). */
+  private drop(b: Fused, now: number, evicted = false): void {
     this.beacons.delete(b.id)
     this.admission.forget(b.id)
     this.options.positioner?.forget?.(b.id)
-    this.on.gone(this.view(b, now))
+    this.on.gone(this.view(b, now), evicted)
   }
 
   /** Every beacon present (or those `which` selects), strongest gateway first within each. */
@@ -392,10 +410,14 @@ export class FleetState {
     const site = this.options.site
     const estimate = this.options.positioner?.estimate(b.id, now)
     if (estimate !== undefined) {
-      const was = b.position
+      const was = b.reported
       const position = { x: estimate.x, y: estimate.y, accuracy: estimate.accuracy }
       b.position = position
-      if (was !== undefined && Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) this.on.moved(this.view(b, now))
+      if (was === undefined) b.reported = position
+      else if (Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) {
+        b.reported = position
+        this.on.moved(this.view(b, now))
+      }
     }
     if (site === undefined) return
     // Evidence per room: its strongest gateway; a position inside a room's polygon counts as
@@ -425,6 +447,9 @@ export class FleetState {
     const out: FleetBeacon = { id: b.id, time: now, present: true, gateways, firstSeen: b.firstSeen, lastSeen: b.lastSeen }
     if (b.room !== undefined) out.room = b.room
     if (b.position !== undefined) out.position = { ...b.position }
+    const more = this.describe?.(b.id)
+    if (more?.name !== undefined) out.name = more.name
+    if (more?.values !== undefined) out.values = more.values
     return out
   }
 }

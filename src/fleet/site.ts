@@ -5,6 +5,8 @@
  * the positioning engine share it.
  */
 import { InvalidOptionError } from '../errors.js'
+import { readBeaconNames } from './beacon-names.js'
+import type { BeaconName } from './beacon-names.js'
 
 /** A fixed receiver or beacon, metres on the site's plan. */
 export interface Anchor {
@@ -115,12 +117,15 @@ export class Site {
   readonly rooms: readonly Room[]
   /** Walls, for the site simulator's radio model and the map; empty when the file has none. */
   readonly walls: readonly Wall[]
+  /** The file's `beacons` that have a name (beacon-names.ts); empty when it names none. */
+  readonly beaconNames: readonly BeaconName[]
   private readonly anchors: ReadonlyMap<string, Anchor>
 
-  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[]; walls?: readonly Wall[] }) {
+  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[]; walls?: readonly Wall[]; beaconNames?: readonly BeaconName[] }) {
     this.kind = init.kind ?? 'receivers'
     this.rooms = init.rooms ?? []
     this.walls = init.walls ?? []
+    this.beaconNames = init.beaconNames ?? []
     if (init.area !== undefined) this.area = init.area
     const anchors = new Map<string, Anchor>()
     for (const a of init.anchors) {
@@ -135,7 +140,8 @@ export class Site {
    * (fixed receivers) or under `anchorBeacons` (fixed beacons), each `{ x?, y?, z?, room? }`;
    * `area` `{ minX, minY, maxX, maxY }`; `rooms` as a list of `{ name, polygon?, gateways? }` or
    * as an object of room name → gateway ids; `walls` as a list of `[[x1, y1], [x2, y2]]` segments
-   * or `{ from, to, attenuationDb? }`. Other keys are ignored. Throws
+   * or `{ from, to, attenuationDb? }`; `beacons` as a list of `{ id?, serialNumber?, name }`
+   * naming beacons (readBeaconNames). Other keys are ignored. Throws
    * `InvalidOptionError` naming the first thing that is wrong.
    */
   static fromJSON(json: unknown): Site {
@@ -184,7 +190,8 @@ export class Site {
       area = { minX, minY, maxX, maxY }
     }
     const walls = json.walls === undefined ? [] : readWalls(json.walls)
-    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, walls, ...(area === undefined ? {} : { area }) })
+    const beaconNames = readBeaconNames(json.beacons)
+    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, walls, beaconNames, ...(area === undefined ? {} : { area }) })
   }
 
   /**

@@ -11,6 +11,8 @@ import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetPositioning } from './site-positioner.js'
+import type { BeaconFactsStats } from './beacon-facts.js'
+import type { FleetPresenceStats } from './fleet-presence.js'
 
 /** Options of {@link FleetTracker}. Give `url` or `client`. */
 export interface FleetTrackerOptions extends FleetStateOptions {
@@ -25,6 +27,13 @@ export interface FleetTrackerOptions extends FleetStateOptions {
    * (default 5000 ms); found, room changes and gone go out at once.
    */
   publishIntervalMs?: number
+  /**
+   * A beacon gone this long is forgotten: its retained `<p>/fleet/presence/<id>` (which says
+   * `present: false` while it is away) is cleared. Default `homeAssistant.expireMs` when given,
+   * else 604800000 (7 days). Beacons away are also kept at most `maxBeacons`: beyond, the one
+   * gone longest is forgotten.
+   */
+  forgetAfterMs?: number
   /** Time of the fused state and the 1 s tick; default the real clock. */
   clock?: Clock
   /**
@@ -149,6 +158,14 @@ export interface FleetTrackerStats extends FleetStateStats {
   ghostsCleared: number
   /** Statuses and batches on a topic whose gateway id is not `[A-Za-z0-9_-]{1,128}` (skipped). */
   invalidIds: number
+  /**
+   * The gateways' retained beacon states read for names and `values` (`<p>/gateways/+/beacons/+`):
+   * held, skipped at a bound, of unknown gateways, clamped, and skipped as invalid ids, too
+   * large or malformed (counted here only, not in `malformed`).
+   */
+  beaconStates: BeaconFactsStats
+  /** Presence topics: beacons away now, and presences cleared because the beacon was forgotten. */
+  presence: FleetPresenceStats
   /** Fleet messages handed to the broker. */
   published: number
   /**

@@ -20,6 +20,8 @@ import { statusPayload } from '../mqtt/payloads.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { FleetTopics } from './fleet-topics.js'
+import { BeaconFacts } from './beacon-facts.js'
+import { DEFAULT_FORGET_AFTER_MS, FleetPresence } from './fleet-presence.js'
 import { FleetState } from './fusion.js'
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
@@ -67,6 +69,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly outbox: Outbox
   private readonly clientId: string | undefined
   private readonly topics: FleetTopics
+  private readonly presence: FleetPresence
+  /** Names and the gateways' own readings of each beacon. */
+  private readonly facts: BeaconFacts
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
@@ -116,25 +121,45 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.unknownGateways = new UnknownGateways(options.site)
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
-    this.state = new FleetState(withSitePositioner(options), {
-      found: (b) => {
-        topics.found(b.id, b.time)
-        topics.put(b)
-        this.ghosts.settled(b.id)
-        this.emit('found', b)
+    const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
+    if (!(forgetAfterMs > 0)) throw new InvalidOptionError('invalid_option', `forgetAfterMs must be a positive number of ms, e.g. 604800000 (7 days), not ${String(forgetAfterMs)}`, { option: 'forgetAfterMs' })
+    const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? 100_000, forgetAfterMs)
+    this.presence = presence
+    this.facts = new BeaconFacts(options.site, (gateway) => this.state.offsetOf(gateway) !== undefined)
+    this.state = new FleetState(
+      withSitePositioner(options),
+      {
+        found: (b) => {
+          topics.found(b.id, b.time)
+          topics.put(b)
+          presence.present(b)
+          this.ghosts.settled(b.id)
+          this.emit('found', b)
+        },
+        gone: (b, evicted) => {
+          // Evicted for a stronger claim: forgotten (docs/fleet.md), not merely away.
+          if (evicted === true) this.clearBeacon(b.id)
+          else {
+            topics.gone(b.id, b.time)
+            presence.gone(b.id, b.time, b.name)
+          }
+          this.ghosts.settled(b.id)
+          this.emit('gone', b)
+        },
+        room: (b, change) => {
+          topics.put(b)
+          presence.present(b)
+          this.emit('room', b, change)
+        },
+        moved: (b) => {
+          // A walking tag's retained state follows it at the batches' pace (at most once a second).
+          topics.moved(b)
+          this.emit('moved', b)
+        },
+        gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
       },
-      gone: (b) => {
-        topics.gone(b.id, b.time)
-        this.ghosts.settled(b.id)
-        this.emit('gone', b)
-      },
-      room: (b, change) => {
-        topics.put(b)
-        this.emit('room', b, change)
-      },
-      moved: (b) => this.emit('moved', b),
-      gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
-    })
+      (id) => this.facts.describe(id),
+    )
     this.scaleOut =
       options.scaleOut === undefined
         ? undefined
@@ -153,7 +178,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.ghosts = new GhostStates(options.maxBeacons ?? 100_000, options.goneTimeoutMs ?? 30_000, {
       present: (id) => this.state.get(id, this.clock.now()) !== undefined,
       owns: (id) => this.scaleOut?.holds(id) ?? true,
-      clear: (id) => topics.clear(id, true),
+      clear: (id) => {
+        topics.clear(id, true)
+        // A present state an earlier run left that no gateway confirmed: the beacon is away.
+        presence.ghost(id, this.clock.now(), this.facts.describe(id)?.name)
+      },
       backlog: () => this.outbox.pending,
     })
   }
@@ -161,6 +190,27 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** `<p>/fleet/beacons/<id>` */
   beaconTopic(id: string): string {
     return this.topics.beaconTopic(id)
+  }
+
+  /** `<p>/fleet/presence/<id>` */
+  presenceTopic(id: string): string {
+    return this.presence.topic(id)
+  }
+
+  /**
+   * Forgets a beacon: let go of without a `gone` if it is present, and its fleet state, presence
+   * and Home Assistant configs cleared (empty retained). A beacon heard again is found anew.
+   */
+  forget(id: string): void {
+    this.state.release((x) => x === id)
+    this.ghosts.settled(id)
+    this.clearBeacon(id)
+  }
+
+  /** Clears every retained topic of a beacon the tracker forgets (docs/fleet.md, "The fleet topics"). */
+  private clearBeacon(id: string): void {
+    this.topics.forget(id)
+    this.presence.forget(id)
   }
 
   /**
@@ -187,7 +237,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const c = this.counters
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
-    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const f = this.facts.stats
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
     return stats
@@ -285,7 +336,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // A clean session forgets subscriptions: subscribe on every connection. With scale-out
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
-      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic]
+      // Beacon states are not partitioned: every tracker reads them all (bounded: beacon-claims.ts).
+      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic, `${this.topicPrefix}/gateways/+/beacons/+`]
       const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
       await watchAck(this.#options.ackTimeoutMs, (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')), link.subscribe(filters, 1))
     } catch (error) {
@@ -326,6 +378,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       this.counters.oversized++
       return
     }
+    // The gateways' own beacon states: names' serial numbers and the fused values.
+    if (this.facts.onMessage(this.topicPrefix, topic, payload, this.clock.now())) return
     const m = readGatewayMessage(`${this.topicPrefix}/gateways/`, topic, payload, this.scaleOut !== undefined)
     if (m === 'unparsable') this.counters.unparsable++
     if (m === 'invalid_id') this.counters.invalidIds++
@@ -349,11 +403,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.state.tick(now)
     this.scaleOut?.tick(now)
     this.ghosts.tick(now)
+    this.presence.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
-    this.topics.discovery(now, (id) => this.state.get(id, now))
+    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) this.topics.put(b)
+    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) {
+      this.topics.put(b)
+      this.presence.refreshed(b)
+    }
     // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
     if (this.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.state.list(now))
   }

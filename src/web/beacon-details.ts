@@ -9,17 +9,16 @@
  */
 import { hostname } from 'node:os'
 import { inspect } from 'node:util'
-import type { Beacon } from '../reading.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import type { FleetTrackerOptions } from '../fleet/tracker-types.js'
-import { GATEWAY_ID, isBeaconId } from '../fleet/wire.js'
+import { readBeaconState } from '../fleet/beacon-claims.js'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import { GatewayClaims } from './gateway-claims.js'
 import type { ClaimLimits, ClaimStats } from './gateway-claims.js'
-import type { GatewayWitness } from './known-gateways.js'
+import type { GatewayWitness } from '../fleet/beacon-claims.js'
 import type { ViewDetails } from './view.js'
 import type { DetailsSource } from './live-view.js'
 
@@ -36,11 +35,7 @@ export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client
   limits?: Partial<ClaimLimits>
 }
 
-/**
- * A gateway's Beacon object is well under 2 kB; anything past this is skipped before parsing,
- * so a huge payload costs no JSON parse and no memory.
- */
-export const MAX_DETAILS_BYTES = 16 * 1024
+export { MAX_DETAILS_BYTES } from '../fleet/beacon-claims.js'
 
 /** Counters of {@link MqttBeaconDetails}: skipped messages and the held states' bounds. */
 export interface BeaconDetailsStats extends ClaimStats {
@@ -118,35 +113,28 @@ export class MqttBeaconDetails implements DetailsSource {
   }
 
   private onMessage(topic: string, payload: Buffer): void {
-    const parts = topic.slice(this.topicPrefix.length + 1).split('/')
-    if (parts.length !== 4 || parts[0] !== 'gateways' || parts[2] !== 'beacons') return
-    const [, gateway, , id] = parts
-    // Both become map keys (and the gateway a name on the page): no junk, no megabyte ids.
-    if (!GATEWAY_ID.test(gateway) || !isBeaconId(id)) {
-      this.skipped.invalidId++
-      return
+    // The same reading as the tracker's (fleet/beacon-claims.ts): ids checked, size bounded, shape checked.
+    const m = readBeaconState(this.topicPrefix, topic, payload)
+    switch (m.kind) {
+      case 'state':
+        this.latest.put(m.id, m.gateway, m.beacon, this.clock.now())
+        return
+      case 'cleared':
+        // Gone at that gateway only: the others that hear it keep their details.
+        this.latest.delete(m.id, m.gateway)
+        return
+      case 'invalidId':
+        this.skipped.invalidId++
+        return
+      case 'tooLarge':
+        this.skipped.tooLarge++
+        return
+      case 'malformed':
+        this.malformed++
+        return
+      case 'ignore':
+        return
     }
-    if (payload.length === 0) {
-      // Gone at that gateway only: the others that hear it keep their details.
-      this.latest.delete(id, gateway)
-      return
-    }
-    if (payload.length > MAX_DETAILS_BYTES) {
-      this.skipped.tooLarge++
-      return
-    }
-    let b: Beacon
-    try {
-      b = JSON.parse(payload.toString('utf8')) as Beacon
-    } catch {
-      this.malformed++
-      return
-    }
-    if (typeof b !== 'object' || b === null || typeof b.lastSeen !== 'number' || !Number.isFinite(b.lastSeen)) {
-      this.malformed++
-      return
-    }
-    this.latest.put(id, gateway, b, this.clock.now())
   }
 
   /** Disconnects. */

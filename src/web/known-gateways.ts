@@ -9,10 +9,9 @@ import type { FleetTracker } from '../fleet/tracker.js'
 import type { Site } from '../fleet/site.js'
 import { subscribe } from '../subscribe.js'
 
-/** Answers whether a gateway id belongs to the fleet (see {@link FleetGateways}). */
-export interface GatewayWitness {
-  knows(gateway: string): boolean
-}
+import type { GatewayWitness } from '../fleet/beacon-claims.js'
+
+export type { GatewayWitness } from '../fleet/beacon-claims.js'
 
 /** Gateways remembered from `online` statuses; past this, new ones are not (a flood of forged ids). */
 const MAX_ONLINE = 10_000

@@ -35,8 +35,8 @@ export interface ViewDetails {
 export interface ViewBeacon {
   id: string
   /**
-   * A person's name for the tag, when the fleet knows one (not yet set: the page labels a beacon
-   * by it first, then by serial number, then by a short form of its id).
+   * A person's name for the tag, when the fleet knows one (the site file's `beacons` list): the
+   * page labels a beacon by it first, then by serial number, then by a short form of its id.
    */
   name?: string
   /** Smoothed RSSI of the strongest gateway (fleet) or of the scanner. */
@@ -125,6 +125,7 @@ export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefin
     gateways: b.gateways.map((g) => (g.distance === undefined ? { gateway: g.gateway, rssi: round(g.rssi, 1) } : { gateway: g.gateway, rssi: round(g.rssi, 1), distance: round(g.distance, 2) })),
     details: details ?? {},
   }
+  if (b.name !== undefined) v.name = b.name
   if (b.room !== undefined) v.room = b.room
   if (b.position !== undefined) v.position = { x: round(b.position.x, 2), y: round(b.position.y, 2), accuracy: round(b.position.accuracy, 2) }
   return v
@@ -162,5 +163,5 @@ export function gatewaysOf(site: Site | undefined): ViewGateway[] {
 export function signature(v: ViewBeacon): string {
   const g = v.gateways?.map((x) => `${x.gateway}:${Math.round(x.rssi)}`).join(',') ?? ''
   const p = v.position === undefined ? '' : `${Math.round(v.position.x * 10)},${Math.round(v.position.y * 10)},${Math.round(v.position.accuracy * 10)}`
-  return `${v.room ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
+  return `${v.name ?? ''}|${v.room ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
 }

@@ -71,6 +71,10 @@ describe('the fleet table', () => {
     expect(narrow[1]).not.toContain('ALSO HEARD BY')
     expect(narrow.every((l) => l.length <= 40)).toBe(true)
     expect(renderFleetTable([], status, { width: 80, now: 0 })[1]).toBe('no beacons heard by any gateway yet')
+    // A name from the site file's `beacons` list gets a column of its own, only when some beacon has one.
+    const named = renderFleetTable([{ ...b, name: 'Kettle' }], status, { width: 160, now: 10_000 })
+    expect(named[1]).toMatch(/^BEACON\s+NAME\s+ROOM\s+/)
+    expect(named[2]).toMatch(/^0117C5D00002\s+Kettle\s+Kitchen\s+/)
     // A gateway id with a control character cannot reach the terminal as an escape sequence.
     expect(renderFleetTable([beacon('x', 'R', [['evil\u001b[2J', -50]], 0)], status, { width: 120, now: 0 }).join('')).not.toContain('\u001b')
   })

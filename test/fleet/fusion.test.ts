@@ -145,6 +145,22 @@ describe('rooms with hysteresis', () => {
   })
 })
 
+describe('moves', () => {
+  it('a tag walking slower than moveThresholdM a second is reported moved each time it has gone that far', () => {
+    // 0.4 m a second: no single tick moves it 1 m, but every third one has taken it past 1 m.
+    let x = 1
+    const positioner = { observe: () => undefined, estimate: () => ({ x, y: 1.5, accuracy: 1 }) }
+    const { state, log, batch } = harness({ site, positioner, moveThresholdM: 1 })
+    for (let t = 0; t <= 10_000; t += 1000) {
+      state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.tick(t)
+      x += 0.4
+    }
+    // Placed at 1 when found, then reported at 2.2, 3.4 and 4.6 (the ticks of 3, 6 and 9 s).
+    expect(log.filter((l) => l.startsWith('moved'))).toHaveLength(3)
+  })
+})
+
 describe('clock skew and bad input', () => {
   it('a gateway whose clock is an hour off is placed on the tracker\'s clock', () => {
     const { state, batch } = harness()

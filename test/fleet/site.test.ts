@@ -4,6 +4,7 @@ import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { Site } from '../../src/fleet/site.js'
 import { InvalidOptionError } from '../../src/errors.js'
+import { BeaconNames } from '../../src/fleet/beacon-names.js'
 
 const tetam = new URL('../../../shared/datasets/tetam/site.json', import.meta.url)
 
@@ -27,6 +28,24 @@ describe('Site.fromJSON', () => {
     expect(plan.roomAt(1.5, 0.5)).toBe('Box')
   })
 
+  it('names beacons by id or serial number; unnamed (simulated) entries name nothing', () => {
+    const site = Site.fromJSON({
+      gateways: { a: {} },
+      beacons: [{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serial: '0117C5000043', name: 'Cleo', at: [1, 1] }, { serial: '0117C5000044', at: [2, 2] }],
+    })
+    expect(site.beaconNames).toEqual([{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serialNumber: '0117C5000043', name: 'Cleo' }])
+    const names = new BeaconNames(site.beaconNames)
+    expect(names.nameOf('tag-1')).toBe('Anna')
+    // A Kontakt beacon's id is its serial number; another id finds its name by the serial its state reports.
+    expect(names.nameOf('0117C5000042')).toBe('Bob')
+    expect(names.nameOf('iBeacon:f7826da6-4fa2-4e98-8024-bc5b71e0893e-1-2', '0117C5000043')).toBe('Cleo')
+    expect(names.listed('tag-2')).toBe(false)
+    expect(new BeaconNames([]).listed('tag-2')).toBe(true)
+    expect(Site.fromJSON({ gateways: { a: {} } }).beaconNames).toEqual([])
+    // Bounded, like everything read: a list past 10,000 names is refused, not held.
+    expect(() => Site.fromJSON({ gateways: { a: {} }, beacons: Array.from({ length: 10_001 }, (_, i) => ({ id: `t${i}`, name: 'n' })) })).toThrow(/at most 10000/)
+  })
+
   it('fixed beacons make a site of the mobile case', () => {
     expect(Site.fromJSON({ anchorBeacons: { '0117C5000001': { x: 0, y: 0 } } }).kind).toBe('beacons')
   })
@@ -38,6 +57,11 @@ describe('Site.fromJSON', () => {
     [{ gateways: { a: {} }, rooms: [{ polygon: [] }] }, /rooms\[0\] has no name/],
     [{ gateways: { a: {} }, rooms: [{ name: 'R', polygon: [[0, 0]] }] }, /at least three/],
     [{ gateways: { a: {} }, area: { minX: 0 } }, /area lacks/],
+    [{ gateways: { a: {} }, beacons: { tag: 'Anna' } }, /beacons is not a list/],
+    [{ gateways: { a: {} }, beacons: [{ name: 'Anna' }] }, /beacons\[0\] \(Anna\) has neither "id" nor "serialNumber"/],
+    [{ gateways: { a: {} }, beacons: [{ id: 'a/b', name: 'Anna' }] }, /beacons\[0\]\.id is not a beacon id/],
+    [{ gateways: { a: {} }, beacons: [{ id: 'tag', name: 'x'.repeat(65) }] }, /beacons\[0\]\.name is not a name/],
+    [{ gateways: { a: {} }, beacons: [{ id: 'tag', name: 'bell\u0007' }] }, /beacons\[0\]\.name is not a name/],
   ])('refuses %j with a message that says what to fix', (json, message) => {
     expect(() => Site.fromJSON(json)).toThrow(InvalidOptionError)
     expect(() => Site.fromJSON(json)).toThrow(message)

@@ -22,11 +22,12 @@ describe('the fleet table', () => {
     tmux.start('fleet', 150, 20, ['fleet', '--embedded-broker', String(port), '--site', 'fixtures/site-demo.json'])
     const gateways = startCli(['simulate', '--site', 'fixtures/site-demo.json', '--mqtt', `mqtt://127.0.0.1:${port}`])
     try {
-      const text = await tmux.waitFor('fleet', (s) => s.includes('4/4 gateways online') && /0117C5D00003\s+Office\s/.test(s), 'the laptop in the office, four gateways online')
+      const text = await tmux.waitFor('fleet', (s) => s.includes('4/4 gateways online') && /0117C5D00003\s+laptop\s+Office\s/.test(s), 'the laptop in the office, four gateways online')
       const lines = text.split('\n')
       expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected │ 4/4 gateways online │ \\d+ batches/s`))
-      expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
-      expect(text).toMatch(/0117C5D00003\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)
+      // The site file names its beacons (its `beacons` list): the table shows the names.
+      expect(lines[1]).toMatch(/^BEACON\s+NAME\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
+      expect(text).toMatch(/0117C5D00003\s+laptop\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)
     } finally {
       gateways.child.kill('SIGTERM')
       await gateways.done
@@ -42,9 +43,9 @@ describe('the fleet table', () => {
     tmux.start('narrow', 80, 20, ['fleet', '--embedded-broker', String(port), '--site', 'fixtures/site-demo.json'])
     const gateways = startCli(['simulate', '--site', 'fixtures/site-demo.json', '--mqtt', `mqtt://127.0.0.1:${port}`])
     try {
-      const text = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+Office\s/.test(s), 'a beacon in the living room and the laptop in the office')
+      const text = await tmux.waitFor('narrow', (s) => /\sLiving room\s/.test(s) && /0117C5D00003\s+laptop\s+Office\s/.test(s), 'a beacon in the living room and the laptop in the office')
       const lines = text.split('\n')
-      expect(lines[1]).toMatch(/^BEACON\s+ROOM\s+POSITION\s/)
+      expect(lines[1]).toMatch(/^BEACON\s+NAME\s+ROOM\s/)
       expect(text).not.toContain('Living …')
       expect(text).not.toContain('ALSO HEARD BY')
       expect(lines.every((l) => l.length <= 80)).toBe(true)
