@@ -35,7 +35,7 @@ export {
 export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, MqttErrorCode, QueueErrorCode, QueueLockHolder } from './errors.js'
 export { DeveloperApiError, WebhookError } from './errors.js'
 export type { DeveloperApiErrorCode, WebhookErrorCode } from './errors.js'
-export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './unheard.js'
+export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './util/unheard.js'
 export { PacedClock, RealClock, VirtualClock } from './clock.js'
 export type { CancelTimer, Clock } from './clock.js'
 export type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './sources/source.js'

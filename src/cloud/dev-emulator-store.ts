@@ -3,7 +3,7 @@
  * each sensor's history, which merchant owns which device, and downlink tasks. Seeded from a
  * number so every run with the same seed sees the same devices.
  */
-import { seededRandom } from '../random.js'
+import { seededRandom } from '../util/random.js'
 import type { HistoryRecord, NormalStatus, SensorDevice, Station } from '../developer/types.js'
 
 /** The merchant the emulator's developer interface answers as. */

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
-import { seededRandom } from '../random.js'
+import { seededRandom } from '../util/random.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from './records.js'
 
 /** A login of the emulator. */

@@ -7,13 +7,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http'
 import { InvalidOptionError } from '../errors.js'
 import { EmulatorStore } from './emulator-store.js'
 import { HttpError, intParam, pathSegment, readBody, send, sinceParam } from './emulator-http.js'
-import { seededRandom } from '../random.js'
+import { seededRandom } from '../util/random.js'
 import type { EmulatorAccount } from './emulator-store.js'
 import { normalizeSerial, parseLogRecord, ShapeError } from './records.js'
 import type { BeaconLogRecord } from './records.js'
 import { DeveloperEmulatorCore } from './dev-emulator.js'
 import type { DeveloperEmulator, DeveloperEmulatorOptions } from './dev-emulator.js'
-import { listen, urlHost } from '../listen.js'
+import { listen, urlHost } from '../util/listen.js'
 
 /** Injected misbehaviour. Rates are probabilities from 0 to 1 per request. */
 export interface EmulatorFaults {

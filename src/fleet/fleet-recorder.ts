@@ -15,7 +15,7 @@
 import { createWriteStream } from 'node:fs'
 import type { WriteStream } from 'node:fs'
 import { InvalidOptionError } from '../errors.js'
-import { subscribe } from '../subscribe.js'
+import { subscribe } from '../util/subscribe.js'
 import type { FleetTracker } from './tracker.js'
 import type { FleetGatewayEvent } from './tracker-types.js'
 import type { FleetBeacon } from './fusion.js'

@@ -11,8 +11,8 @@ import type { Keyring } from '../secure/keyring.js'
 import type { BroadcastKey } from '../secure/broadcast-key.js'
 import { openE781Block, sealE781Block, type BlockLayout, type SecureStats } from '../secure/open.js'
 import { InvalidOptionError } from '../errors.js'
+import { HEX_LOWER } from '../util/hex.js'
 import {
-  HEX_LOWER,
   battery,
   bitFieldA,
   bitFieldAByte,

@@ -13,7 +13,8 @@ import type {
   EddystoneUrl,
 } from '../reading.js'
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
-import { HEX_LOWER, checkInt, writeHexBytes } from './fields.js'
+import { checkInt, writeHexBytes } from './fields.js'
+import { HEX_LOWER } from '../util/hex.js'
 
 /** Frame type bytes. Other values (0x40 is reserved for future use) are not decoded. */
 const UID_FRAME = 0x00

@@ -5,11 +5,7 @@
  */
 import type { BeaconFlags, MovingState } from '../reading.js'
 import { InvalidOptionError } from '../errors.js'
-
-/** Two lower-case hex digits per byte value; string building stays allocation-light. */
-export const HEX_LOWER: readonly string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'))
-/** Two upper-case hex digits per byte value. */
-export const HEX_UPPER: readonly string[] = HEX_LOWER.map((h) => h.toUpperCase())
+import { HEX_UPPER } from '../util/hex.js'
 
 /**
  * A flat copy of a string. Strings built with `+` or template literals past 12 characters are

@@ -2,7 +2,8 @@
  * iBeacon in manufacturer data (docs/protocol.md, "iBeacon"): `4c 00 02 15`, 16-byte proximity UUID,
  * major, minor (big-endian), measured power at 1 m (i8).
  */
-import { HEX_UPPER, checkInt, i8, u16be, writeHexBytes } from './fields.js'
+import { checkInt, i8, u16be, writeHexBytes } from './fields.js'
+import { HEX_UPPER } from '../util/hex.js'
 import { InvalidOptionError } from '../errors.js'
 
 /** What an iBeacon frame carries. */

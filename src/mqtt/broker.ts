@@ -7,7 +7,7 @@
 import { createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
 import { InvalidOptionError, MqttError } from '../errors.js'
-import { listen, urlHost } from '../listen.js'
+import { listen, urlHost } from '../util/listen.js'
 
 /** Options of {@link startBroker}. */
 export interface BrokerOptions {

@@ -6,7 +6,7 @@
  * would): it becomes a process warning (see unheard.ts).
  */
 import { EventEmitter } from 'eventemitter3'
-import { warnUnheard } from '../unheard.js'
+import { warnUnheard } from '../util/unheard.js'
 
 type Listener = { fn: (...args: unknown[]) => void; context: unknown; once: boolean }
 

@@ -4,7 +4,7 @@
  * plausible. The frame decoder reads the fields from the returned block.
  */
 import { InvalidOptionError } from '../errors.js'
-import { HEX_LOWER } from '../frames/fields.js'
+import { HEX_LOWER } from '../util/hex.js'
 import type { RejectReason } from '../reading.js'
 import { keyMaterial } from './broadcast-key.js'
 import type { BroadcastKey } from './broadcast-key.js'

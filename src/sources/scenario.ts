@@ -8,7 +8,7 @@ import { InvalidOptionError } from '../errors.js'
 import { VENDOR_DEFAULT_UUID } from '../frames/ibeacon.js'
 import { E781_MODE } from '../frames/e781.js'
 import { parseBroadcastKey } from '../secure/broadcast-key.js'
-import { seededRandom } from '../random.js'
+import { seededRandom } from '../util/random.js'
 import { representableLux } from './simulated-device.js'
 import type { SimulatedDevice } from './simulated-device.js'
 

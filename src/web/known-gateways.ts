@@ -7,7 +7,7 @@
  */
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { Site } from '../fleet/site.js'
-import { subscribe } from '../subscribe.js'
+import { subscribe } from '../util/subscribe.js'
 
 import type { GatewayWitness } from '../fleet/beacon-claims.js'
 

@@ -13,7 +13,7 @@ import type { FleetBeacon } from '../fleet/fusion.js'
 import type { RoomChange } from '../fleet/room-choice.js'
 import type { Site } from '../fleet/site.js'
 import { gatewaysOf, planOf, signature, viewOfBeacon, viewOfFleetBeacon } from './view.js'
-import { subscribe } from '../subscribe.js'
+import { subscribe } from '../util/subscribe.js'
 import type { ViewBeacon, ViewDetails, ViewGateway, ViewLogEntry, ViewPlan } from './view.js'
 
 /** Sensor values of fleet beacons, as the gateways last published them (see beacon-details.ts). */

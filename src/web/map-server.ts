@@ -24,7 +24,7 @@ import { EventStreams } from './event-stream.js'
 import { LiveView } from './live-view.js'
 import type { DetailsSource, LiveSnapshot } from './live-view.js'
 import type { FleetTimeline } from './timeline.js'
-import { listen, urlHost } from '../listen.js'
+import { listen, urlHost } from '../util/listen.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {

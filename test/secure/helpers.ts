@@ -1,6 +1,6 @@
 /** Test helpers for the secure tests: deterministic randomness and freshly made key strings. */
 import { createHash } from 'node:crypto'
-import { seededRandom } from '../../src/random.js'
+import { seededRandom } from '../../src/util/random.js'
 
 /** A seeded PRNG so statistical tests give the same numbers every run. */
 export const seeded = seededRandom

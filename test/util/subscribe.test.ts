@@ -1,7 +1,7 @@
 // subscribe(): several listeners attached in one call, all detached by the one function it returns.
 import { describe, expect, it } from 'vitest'
 import { EventEmitter } from 'eventemitter3'
-import { subscribe } from '../src/subscribe.js'
+import { subscribe } from '../../src/util/subscribe.js'
 
 interface Events {
   found: [id: string]

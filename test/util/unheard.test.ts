@@ -3,15 +3,15 @@
  * BeaconScanner turn it into a process warning, once per emitter and error code.
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest'
-import { AccountClient } from '../src/cloud/account-client.js'
-import { startEmulator } from '../src/cloud/emulator.js'
-import type { Emulator } from '../src/cloud/emulator.js'
-import { Uploader } from '../src/cloud/uploader.js'
-import { BeaconScanner } from '../src/scanner.js'
-import { ReplaySource } from '../src/sources/replay.js'
-import { UNHEARD_ERROR_WARNING } from '../src/unheard.js'
-import { reading } from './cloud/reading-fixture.js'
-import { ibeaconLine } from './sources/helpers.js'
+import { AccountClient } from '../../src/cloud/account-client.js'
+import { startEmulator } from '../../src/cloud/emulator.js'
+import type { Emulator } from '../../src/cloud/emulator.js'
+import { Uploader } from '../../src/cloud/uploader.js'
+import { BeaconScanner } from '../../src/scanner.js'
+import { ReplaySource } from '../../src/sources/replay.js'
+import { UNHEARD_ERROR_WARNING } from '../../src/util/unheard.js'
+import { reading } from '../cloud/reading-fixture.js'
+import { ibeaconLine } from '../sources/helpers.js'
 
 let emu: Emulator
 let client: AccountClient
