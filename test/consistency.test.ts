@@ -2,7 +2,7 @@
 // level with its dBm): in one advertisement carrying two frames, and across the packets merged
 // into a tracked beacon. The fuzz test checks the same rule on random traffic.
 import { describe, expect, it } from 'vitest'
-import { decodeAdvertisement } from '../src/decode.js'
+import { decodeAdvertisement } from '../src/decode/decode.js'
 import { encodeE780 } from '../src/frames/e780.js'
 import { encodeE781 } from '../src/frames/e781.js'
 import { VirtualClock } from '../src/clock.js'

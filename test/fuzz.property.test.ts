@@ -4,8 +4,8 @@
 // merged values (test/support/consistency.ts): fields from one byte are replaced together.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { decodeAdvertisement } from '../src/decode.js'
-import { Decoder } from '../src/decoder.js'
+import { decodeAdvertisement } from '../src/decode/decode.js'
+import { Decoder } from '../src/decode/decoder.js'
 import { encodeIBeacon, VENDOR_DEFAULT_UUID } from '../src/frames/ibeacon.js'
 import { encodeE780 } from '../src/frames/e780.js'
 import { encodeE781 } from '../src/frames/e781.js'

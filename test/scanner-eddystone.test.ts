@@ -8,7 +8,7 @@ import { ReplaySource } from '../src/sources/replay.js'
 import { formatAdvertisementLine } from '../src/advertisement.js'
 import { encodeE781 } from '../src/frames/e781.js'
 import { encodeEddystoneTlm, encodeEddystoneUid } from '../src/frames/eddystone.js'
-import { accuracy } from '../src/distance.js'
+import { accuracy } from '../src/decode/distance.js'
 import type { Beacon } from '../src/reading.js'
 
 const T0 = Date.UTC(2026, 0, 1)

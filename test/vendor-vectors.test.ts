@@ -1,9 +1,9 @@
 // The shared vendor and external vectors, decoded end to end through the public decoder.
 import { describe, expect, it } from 'vitest'
-import { decodeAdvertisement } from '../src/decode.js'
-import { Decoder } from '../src/decoder.js'
+import { decodeAdvertisement } from '../src/decode/decode.js'
+import { Decoder } from '../src/decode/decoder.js'
 import { Keyring } from '../src/secure/keyring.js'
-import { accuracy, proximity } from '../src/distance.js'
+import { accuracy, proximity } from '../src/decode/distance.js'
 import type { BeaconReading } from '../src/reading.js'
 import { loadVectors, toAdvertisement, type JsonAdvertisement } from './support/vectors.js'
 

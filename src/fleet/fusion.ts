@@ -5,7 +5,7 @@
  * timeout. Pure state driven by `ingest` and `tick` with the caller's time: no I/O, no timers,
  * so the tracker can run it on a real clock and tests on a virtual one.
  */
-import { accuracy } from '../distance.js'
+import { accuracy } from '../decode/distance.js'
 import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'

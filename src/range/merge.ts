@@ -6,7 +6,7 @@
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
 import { flatString, transmitPowerDbmOf } from '../frames/fields.js'
-import { internFrames } from '../intern.js'
+import { internFrames } from '../decode/intern.js'
 import type { BeaconRecord, MergeState } from './record.js'
 
 /**

@@ -3,7 +3,7 @@
  * `updated` tick ranks every beacon in range, so both are built to cost little at 10,000.
  */
 import type { Beacon } from '../reading.js'
-import { accuracy } from '../distance.js'
+import { accuracy } from '../decode/distance.js'
 
 /** Accuracy is rounded to 0.1 mm, so ×1e4 is an integer; clamped so key × 2^20 + index stays exact. */
 const MAX_KEY = 2 ** 32

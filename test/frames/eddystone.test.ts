@@ -1,6 +1,6 @@
 import fc from 'fast-check'
 import { describe, expect, it } from 'vitest'
-import { decodeAdvertisement } from '../../src/decode.js'
+import { decodeAdvertisement } from '../../src/decode/decode.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import {
   decodeEddystone,
@@ -10,7 +10,7 @@ import {
   encodeEddystoneUid,
   encodeEddystoneUrl,
 } from '../../src/frames/eddystone.js'
-import { accuracy } from '../../src/distance.js'
+import { accuracy } from '../../src/decode/distance.js'
 import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid } from '../../src/reading.js'
 import { loadVectors } from '../support/vectors.js'
 

@@ -1,7 +1,7 @@
 // PROTOCOL.md 1 and the external iBeacon vectors.
 import { describe, expect, it } from 'vitest'
 import { decodeIBeacon, encodeIBeacon, VENDOR_DEFAULT_UUID } from '../../src/frames/ibeacon.js'
-import { decodeAdvertisement } from '../../src/decode.js'
+import { decodeAdvertisement } from '../../src/decode/decode.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { hex, loadVectors } from '../support/vectors.js'
 

@@ -5,7 +5,7 @@
 import { describe, it, expect } from 'vitest'
 import type { Advertisement } from '../../src/advertisement.js'
 import { VirtualClock } from '../../src/clock.js'
-import { Decoder } from '../../src/decoder.js'
+import { Decoder } from '../../src/decode/decoder.js'
 import { encodeEddystoneTlm, encodeEddystoneUid, encodeEddystoneUrl } from '../../src/frames/eddystone.js'
 import { RangeTable } from '../../src/range/range-table.js'
 import { resolveScannerOptions } from '../../src/range/scanner-options.js'

@@ -1,8 +1,8 @@
 /** Encrypted 0x81E7 frames end to end: bytes → decodeAdvertisement / Decoder → reading. */
 import { describe, expect, it } from 'vitest'
 import type { Advertisement } from '../../src/advertisement.js'
-import { decodeAdvertisement } from '../../src/decode.js'
-import { Decoder } from '../../src/decoder.js'
+import { decodeAdvertisement } from '../../src/decode/decode.js'
+import { Decoder } from '../../src/decode/decoder.js'
 import { encodeE781 } from '../../src/frames/e781.js'
 import type { E781Fields } from '../../src/frames/e781.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'

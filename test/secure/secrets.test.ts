@@ -1,7 +1,7 @@
 /** Key material must not leak through the objects that hold keys: decoder, scanner, errors. */
 import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
-import { Decoder } from '../../src/decoder.js'
+import { Decoder } from '../../src/decode/decoder.js'
 import { BroadcastKeyError } from '../../src/errors.js'
 import { BeaconScanner } from '../../src/scanner.js'
 import { Keyring } from '../../src/secure/keyring.js'

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { decodeAdvertisement } from '../../src/decode.js'
+import { decodeAdvertisement } from '../../src/decode/decode.js'
 import { Keyring } from '../../src/secure/keyring.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { SimulatedSource, distanceAt, representableLux } from '../../src/sources/simulated.js'

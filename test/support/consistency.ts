@@ -3,7 +3,7 @@
 // with a stale partner. Returns what is wrong, empty when nothing is.
 import { beaconIdOf } from '../../src/frames/ibeacon.js'
 import { modelByte, transmitPowerDbm } from '../../src/frames/fields.js'
-import { proximity } from '../../src/distance.js'
+import { proximity } from '../../src/decode/distance.js'
 import type { BeaconReading } from '../../src/reading.js'
 
 export function inconsistencies(r: Readonly<BeaconReading>): string[] {

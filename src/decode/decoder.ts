@@ -6,15 +6,15 @@
  * and its scan response, and one slot would miss on every packet. The cache also holds the
  * serial number verified for each address, which the encrypted-frame check needs.
  */
-import type { Advertisement } from './advertisement.js'
+import type { Advertisement } from '../advertisement.js'
 import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js'
-import type { BeaconFlags, BeaconReading, FrameKind, SecureInfo } from './reading.js'
-import { keyringVersion, type Keyring } from './secure/keyring.js'
-import { createSecureStats, type SecureStats } from './secure/open.js'
+import type { BeaconFlags, BeaconReading, FrameKind, SecureInfo } from '../reading.js'
+import { keyringVersion, type Keyring } from '../secure/keyring.js'
+import { createSecureStats, type SecureStats } from '../secure/open.js'
 import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './distance.js'
-import { InvalidOptionError } from './errors.js'
-import { flatString } from './frames/fields.js'
+import { InvalidOptionError } from '../errors.js'
+import { flatString } from '../frames/fields.js'
 import { InternTable, internFrames } from './intern.js'
 
 /** Options of {@link Decoder}. */

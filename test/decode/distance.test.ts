@@ -1,7 +1,7 @@
 // PROTOCOL.md 4: accuracy from RSSI and measured power; proximity zones.
 import { describe, expect, it } from 'vitest'
-import { accuracy, checkProximityThresholds, proximity } from '../src/distance.js'
-import { InvalidOptionError } from '../src/errors.js'
+import { accuracy, checkProximityThresholds, proximity } from '../../src/decode/distance.js'
+import { InvalidOptionError } from '../../src/errors.js'
 
 describe('accuracy', () => {
   it('uses r^10 below a ratio of 1 and the fitted curve from 1 on, rounded to 4 decimals', () => {

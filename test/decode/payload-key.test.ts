@@ -4,8 +4,8 @@
 // a plain reference comparison.
 import { describe, expect, it } from 'vitest'
 import fc from 'fast-check'
-import { matchesPayloadKey, payloadKey } from '../src/payload-key.js'
-import type { Advertisement, ServiceData } from '../src/advertisement.js'
+import { matchesPayloadKey, payloadKey } from '../../src/decode/payload-key.js'
+import type { Advertisement, ServiceData } from '../../src/advertisement.js'
 
 const envelope = { address: 'c0:00:00:00:00:01', rssi: -60, timestamp: 0 }
 

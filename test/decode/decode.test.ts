@@ -1,12 +1,12 @@
 // PROTOCOL.md 2.5 (merging frames of one advertisement), absent-means-absent, bad envelopes.
 import { describe, expect, it } from 'vitest'
-import { decodeAdvertisement, serviceKind } from '../src/decode.js'
-import { Decoder } from '../src/decoder.js'
-import { encodeIBeacon, VENDOR_DEFAULT_UUID } from '../src/frames/ibeacon.js'
-import { encodeE780 } from '../src/frames/e780.js'
-import { encodeE781 } from '../src/frames/e781.js'
-import type { Advertisement } from '../src/advertisement.js'
-import { hex } from './support/vectors.js'
+import { decodeAdvertisement, serviceKind } from '../../src/decode/decode.js'
+import { Decoder } from '../../src/decode/decoder.js'
+import { encodeIBeacon, VENDOR_DEFAULT_UUID } from '../../src/frames/ibeacon.js'
+import { encodeE780 } from '../../src/frames/e780.js'
+import { encodeE781 } from '../../src/frames/e781.js'
+import type { Advertisement } from '../../src/advertisement.js'
+import { hex } from '../support/vectors.js'
 
 const base = { address: 'c0:53:75:30:c0:7c', rssi: -70, timestamp: 1_000 }
 const ibeacon = encodeIBeacon({ proximityUUID: VENDOR_DEFAULT_UUID, major: 1, minor: 2, measuredPower: -59 })
@@ -141,8 +141,8 @@ describe('the caching decoder', () => {
 
 describe('the caching decoder and a changing keyring', () => {
   it('a key added at run time takes effect for a device repeating the same frame', async () => {
-    const { Keyring } = await import('../src/secure/keyring.js')
-    const { parseBroadcastKey } = await import('../src/secure/broadcast-key.js')
+    const { Keyring } = await import('../../src/secure/keyring.js')
+    const { parseBroadcastKey } = await import('../../src/secure/broadcast-key.js')
     const key = parseBroadcastKey('7b4b5ff594fdaf8f9fc7f2b494e400016f461205')
     const frame = encodeE781(
       { mode: 0x41, hardwareModelName: 'C0', firmwareVersion: '4.3', serialNumber: '0117C5000009', major: 1, minor: 2, batteryLevel: 50, transmitPower: 2, advertisingInterval: 100, measuredPower: -60 },

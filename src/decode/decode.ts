@@ -2,15 +2,15 @@
  * One advertisement in, one reading out (docs/protocol.md): every known frame of the
  * advertisement is decoded and the results merged. Pure: no clock, no I/O, never throws.
  */
-import type { Advertisement } from './advertisement.js'
-import type { BeaconReading, EddystoneInfo, FrameKind } from './reading.js'
-import type { Keyring } from './secure/keyring.js'
-import type { SecureStats } from './secure/open.js'
-import { beaconIdOf, decodeIBeacon, type IBeaconFrame } from './frames/ibeacon.js'
-import { decodeE780 } from './frames/e780.js'
-import { decodeE781 } from './frames/e781.js'
-import { decodeEddystone, eddystoneMeasuredPower } from './frames/eddystone.js'
-import { transmitPowerDbmOf } from './frames/fields.js'
+import type { Advertisement } from '../advertisement.js'
+import type { BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
+import type { Keyring } from '../secure/keyring.js'
+import type { SecureStats } from '../secure/open.js'
+import { beaconIdOf, decodeIBeacon, type IBeaconFrame } from '../frames/ibeacon.js'
+import { decodeE780 } from '../frames/e780.js'
+import { decodeE781 } from '../frames/e781.js'
+import { decodeEddystone, eddystoneMeasuredPower } from '../frames/eddystone.js'
+import { transmitPowerDbmOf } from '../frames/fields.js'
 import { accuracy, proximity, type ProximityThresholds } from './distance.js'
 
 /** Options of {@link decodeAdvertisement}. */

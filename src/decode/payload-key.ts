@@ -5,7 +5,7 @@
  * (A one-byte string would be smaller still, but comparing through charCodeAt measured ~1.7×
  * slower, and this comparison runs on every repeated packet.)
  */
-import type { Advertisement } from './advertisement.js'
+import type { Advertisement } from '../advertisement.js'
 import { InternTable } from './intern.js'
 
 /** Returned by the comparison on a difference. */

@@ -3,7 +3,7 @@
  * cache keeps a reading per remembered payload, and most of what those readings hold (frame
  * lists, flag sets, UUIDs, service-uuid lists) takes a handful of values.
  */
-import type { FrameKind } from './reading.js'
+import type { FrameKind } from '../reading.js'
 
 /** A table of shared values, emptied whole when it fills up, so keys that never repeat (random data) cannot grow it. */
 export class InternTable<K, V> {

@@ -5,8 +5,8 @@
  * Physics, not range-table state: it sits below decoding, which computes a reading's accuracy,
  * and the range table, which computes it again from the smoothed RSSI, both call it.
  */
-import type { Proximity } from './reading.js'
-import { InvalidOptionError } from './errors.js'
+import type { Proximity } from '../reading.js'
+import { InvalidOptionError } from '../errors.js'
 
 /** Upper bounds (metres) of the proximity zones: below `immediate` → immediate; up to `near` → near. */
 export interface ProximityThresholds {
