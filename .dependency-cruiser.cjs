@@ -31,10 +31,17 @@ module.exports = {
     },
     {
       name: 'positioning-is-pure',
-      comment: 'Positioning is a pure engine (DESIGN.md 1): no sources, transports or I/O.',
+      comment: 'Positioning is a pure engine (DESIGN.md 1): no sources, transports or I/O, and the Site lives here, so it never imports the fleet (positioning ↛ fleet).',
       severity: 'error',
       from: { path: '^src/positioning/' },
-      to: { path: '^src/(sources|cloud|mqtt|web|cli|developer)/|^src/scanner[.]ts$|^node:(fs|net|http|https|dgram|child_process)$' },
+      to: { path: '^src/(sources|cloud|mqtt|web|cli|developer|fleet|simulation)/|^src/scanner[.]ts$|^node:(fs|net|http|https|dgram|child_process)$' },
+    },
+    {
+      name: 'simulation-below-fleet',
+      comment: 'The simulated site makes advertisements from a Site (DESIGN.md 2): the fleet runs it, it never reaches up to the fleet, MQTT, the map or the CLI.',
+      severity: 'error',
+      from: { path: '^src/simulation/' },
+      to: { path: '^src/(fleet|mqtt|web|cli|cloud|developer)/' },
     },
     {
       name: 'developer-is-platform-side',

@@ -4,7 +4,7 @@
  */
 import { FleetTracker } from '../fleet/tracker.js'
 import type { FleetBeacon, PositionEstimator } from '../fleet/fusion.js'
-import { Site } from '../fleet/site.js'
+import { Site } from '../positioning/site.js'
 import { startBroker } from '../mqtt/broker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import { Positioner } from '../positioning/positioner.js'

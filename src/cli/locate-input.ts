@@ -18,7 +18,7 @@
 import { parseAdvertisementLine } from '../advertisement.js'
 import { InvalidOptionError } from '../errors.js'
 import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from '../positioning/site.js'
 import type { Observation } from '../positioning/types.js'
 import { pathForMessage } from '../secure/secret-file.js'
 

@@ -3,7 +3,7 @@
  * gateway of the file with its own scanner, publisher and connection (runSite), until Ctrl-C or
  * --duration. It prints what it runs and, every ten seconds, how much it has sent.
  */
-import { SiteSimulator } from '../fleet/site-simulator.js'
+import { SiteSimulator } from '../simulation/site-simulator.js'
 import { runSite } from '../fleet/run-site.js'
 import type { MqttFlags } from './command-line.js'
 import { homeAssistantOption } from './mqtt.js'

@@ -3,7 +3,7 @@
  * (`RadioMap.interpolation.looRmsDb`), judged as docs/positioning.md says ("above ~5 dB, the
  * survey is too sparse or an anchor moved").
  */
-import type { Site } from '../fleet/site.js'
+import type { Site } from '../positioning/site.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import type { SurveyPoints } from '../positioning/survey.js'
 

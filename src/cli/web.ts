@@ -5,7 +5,7 @@
  */
 import type { BeaconScanner } from '../scanner.js'
 import type { FleetTracker } from '../fleet/tracker.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from '../positioning/site.js'
 import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'

@@ -11,7 +11,7 @@
  */
 
 import { InvalidOptionError } from '../errors.js'
-import type { Site } from './site.js'
+import type { Site } from '../positioning/site.js'
 
 /** A count option of the fused state: `fallback` when absent, else a whole number ≥ 1 (typed error otherwise). */
 export function countOption(v: number | undefined, name: string, fallback: number): number {

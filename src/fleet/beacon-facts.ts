@@ -7,10 +7,10 @@
  */
 import { BeaconClaims, readBeaconState } from './beacon-claims.js'
 import type { ClaimLimits, ClaimStats, GatewayWitness } from './beacon-claims.js'
-import { BeaconNames } from './beacon-names.js'
+import { BeaconNames } from '../positioning/beacon-names.js'
 import { fleetClaimOf, fuseValues, serialOf } from './beacon-values.js'
 import type { FleetClaim, FleetValues } from './beacon-values.js'
-import type { Site } from './site.js'
+import type { Site } from '../positioning/site.js'
 
 /** Counters of the gateways' beacon states the tracker read. */
 export interface BeaconFactsStats extends ClaimStats {

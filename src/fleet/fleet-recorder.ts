@@ -20,7 +20,7 @@ import type { FleetTracker } from './tracker.js'
 import type { FleetGatewayEvent } from './tracker-types.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
-import type { Site } from './site.js'
+import type { Site } from '../positioning/site.js'
 
 /** The header's `format`. */
 export const FLEET_RECORDING_FORMAT = 'beaconkit-fleet'

@@ -13,7 +13,7 @@ import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
 import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
 import type { SweepOwner } from '../mqtt/ha-sweep.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { isTopicLevel } from '../mqtt/topics.js'
+import { isTopicLevel } from '../util/topic-level.js'
 
 /** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
 export const MOVE_REPUBLISH_MS = 1000

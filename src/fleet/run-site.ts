@@ -16,8 +16,8 @@ import type { MqttCloseResult, MqttPublisherOptions } from '../mqtt/publisher.js
 import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { statusPayload } from '../mqtt/payloads.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
-import { SiteSimulator } from './site-simulator.js'
-import type { SiteSimulatorOptions } from './site-simulator.js'
+import { SiteSimulator } from '../simulation/site-simulator.js'
+import type { SiteSimulatorOptions } from '../simulation/site-simulator.js'
 
 /** Options of {@link runSite}: a simulator (or what to make one of) and the broker. */
 export interface RunSiteOptions extends Partial<SiteSimulatorOptions> {

@@ -6,7 +6,7 @@
  * Used by `beaconkit site check`, and by `fleet` and `simulate --site` for their start warnings.
  */
 import { GATEWAY_ID } from '../mqtt/topics.js'
-import { Site } from './site.js'
+import { Site } from '../positioning/site.js'
 
 /** One problem of a site file, with where it is (`rooms[2].gateways[1]`). */
 export interface SiteProblem {

@@ -4,7 +4,7 @@
  * is reported once; the ids remembered are bounded, so a broker full of made-up ids cannot grow
  * the set without end (past the bound they are only counted).
  */
-import type { Site } from './site.js'
+import type { Site } from '../positioning/site.js'
 
 /** Unknown gateway ids reported one by one before the rest are only counted. */
 export const MAX_REPORTED_UNKNOWN_GATEWAYS = 100

@@ -5,7 +5,8 @@
  */
 
 import type { RssiReading } from '../mqtt/payloads.js'
-import { GATEWAY_ID, isTopicLevel } from '../mqtt/topics.js'
+import { GATEWAY_ID } from '../mqtt/topics.js'
+import { isTopicLevel } from '../util/topic-level.js'
 
 /** Gateway ids (the one pattern, in mqtt/topics.ts), for the fleet's shape checks. */
 export { GATEWAY_ID }

@@ -13,7 +13,7 @@
  */
 
 import type { DropInfo, QueueWarning, QueuedRecord, RecordQueue } from '../cloud/queue.js'
-import { isPublishTopic } from './topics.js'
+import { isPublishTopic } from '../util/topic-level.js'
 
 /** An event as the queue stores it. */
 export interface StoredEvent {

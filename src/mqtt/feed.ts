@@ -19,7 +19,7 @@ import type { HaAnnouncer } from './home-assistant.js'
 import { CHANGE_FIELDS, MarkTable } from './mark-table.js'
 import type { ChangeField, Values } from './mark-table.js'
 import { rssiPartition } from './partition.js'
-import { isTopicLevel } from './topics.js'
+import { isTopicLevel } from '../util/topic-level.js'
 import type { GatewayTopics } from './topics.js'
 
 /** Where the feed's messages go (the outbox). */

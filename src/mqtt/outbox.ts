@@ -13,7 +13,7 @@ import type { DiskEvents, StoredEvent } from './disk-events.js'
 import { EventQueue } from './event-queue.js'
 import { refusalCode } from './refusals.js'
 import type { MqttRefusedReason } from './refusals.js'
-import { isPublishTopic } from './topics.js'
+import { isPublishTopic } from '../util/topic-level.js'
 
 /** One message. */
 export interface OutMessage {

@@ -4,7 +4,7 @@
  * track. Read from the tetam occupancy format, or made from a rectangle when no plan exists.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Area } from '../fleet/site.js'
+import type { Area } from './site.js'
 
 function bad(what: string, fix: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', `walkable grid: ${what}; ${fix}`, { option: 'grid' })

@@ -5,7 +5,7 @@
  * works the same live and on a recording.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from './site.js'
 import { multilaterate, nearestAnchor, nearestFingerprints, weightedCentroid, type Fix, type WindowMeans } from './baselines.js'
 import { DEFAULT_GRID_FILTER, FilterScratch, GridFilter, type GridFilterParams } from './grid-filter.js'
 import { RadioMap } from './radio-map.js'

@@ -5,7 +5,7 @@
  * is no survey. The observation model of every positioning method.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Area, Site } from '../fleet/site.js'
+import type { Area, Site } from './site.js'
 import { WalkableGrid } from './grid.js'
 import { DEFAULT_PATH_LOSS, fitPathLoss, rssiAt, type PathLoss } from './path-loss.js'
 import { SurveyPoints, type SurveyPoint } from './survey.js'

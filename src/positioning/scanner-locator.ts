@@ -5,7 +5,7 @@
  * the scanner is. No I/O here: the scanner brings the packets, the caller the site.
  */
 import type { Clock } from '../clock.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from './site.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { Positioner } from './positioner.js'
 import type { PositionerStats } from './positioner.js'

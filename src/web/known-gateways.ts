@@ -6,7 +6,7 @@
  * later (or forgets) changes what is shown without replaying anything.
  */
 import type { FleetTracker } from '../fleet/tracker.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from '../positioning/site.js'
 import { subscribe } from '../util/subscribe.js'
 
 import type { GatewayWitness } from '../fleet/beacon-claims.js'

@@ -6,7 +6,7 @@
 import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { InvalidOptionError } from '../errors.js'
-import { Site } from '../fleet/site.js'
+import { Site } from '../positioning/site.js'
 import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
 import type { FleetBeacon } from '../fleet/fusion.js'
 import { gatewaysOf, planOf, viewOfFleetBeacon } from './view.js'

@@ -5,7 +5,7 @@
  */
 import type { Beacon } from '../reading.js'
 import type { FleetBeacon } from '../fleet/fusion.js'
-import type { Site } from '../fleet/site.js'
+import type { Site } from '../positioning/site.js'
 
 /** A beacon's sensor values and identity, as the details panel shows them. */
 export interface ViewDetails {

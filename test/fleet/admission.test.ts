@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
 import { isStableIdentity } from '../../src/fleet/admission.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 
 const site = Site.fromJSON({ gateways: { 'hall-pi': { x: 1, y: 1 } }, rooms: { Hall: ['hall-pi'] } })
 const SERIAL = '0117C5456A36'

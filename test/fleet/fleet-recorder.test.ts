@@ -2,7 +2,7 @@
 // part the map draws must survive the round trip (walls were lost: a replay drew none).
 import { describe, expect, it } from 'vitest'
 import { siteToJSON } from '../../src/fleet/fleet-recorder.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 
 describe('siteToJSON', () => {
   it('writes gateways, area, rooms and walls in the form Site.fromJSON reads back', () => {

@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { readGatewayMessage } from '../../src/fleet/gateway-messages.js'
 
 function harness(options: ConstructorParameters<typeof FleetState>[0] = {}) {

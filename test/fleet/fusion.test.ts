@@ -4,7 +4,7 @@ import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import type { RoomChange } from '../../src/fleet/room-choice.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 
 const site = Site.fromJSON({
   gateways: { kitchen: { x: 1, y: 1 }, hall: { x: 6, y: 1 }, office: { x: 11, y: 1 } },

@@ -9,7 +9,7 @@ import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import type { FleetTrackerOptions } from '../../src/fleet/tracker.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { startMapServer } from '../../src/web/map-server.js'
 import type { LiveSnapshot } from '../../src/web/live-view.js'
 import { FleetGatewayCounts } from '../../src/cli/fleet-table.js'
@@ -126,9 +126,11 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker against hostile gateway
     const { t, prefix } = await tracker({ site, maxGateways: 100 })
     const flood = await client()
     const online = JSON.stringify({ state: 'online', time: Date.now() })
-    await Promise.all(Array.from({ length: 1200 }, (_, i) => flood.publishAsync(`${prefix}/gateways/fake-${i}/status`, online, { qos: 1 })))
+    // Under Mosquitto's default max_queued_messages (1000) for the tracker: a slow (loaded) tracker
+    // would see the broker drop the rest of a larger flood, and the count below never be reached.
+    await Promise.all(Array.from({ length: 900 }, (_, i) => flood.publishAsync(`${prefix}/gateways/fake-${i}/status`, online, { qos: 1 })))
     await flood.publishAsync(`${prefix}/gateways/${'x'.repeat(10_000)}/status`, online, { qos: 1 })
-    await waitFor(() => t.stats.droppedGateways >= 1100 && t.stats.invalidIds >= 1, 'the flood counted', 15_000)
+    await waitFor(() => t.stats.droppedGateways >= 800 && t.stats.invalidIds >= 1, 'the flood counted', 15_000)
     expect(t.stats.gateways).toBe(100)
     await gateway(prefix, 'site-gw', () => ['real-1'])
     await waitFor(() => t.get('real-1') !== undefined, 'the site gateway\'s beacon found', 10_000)

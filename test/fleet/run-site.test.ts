@@ -9,7 +9,7 @@ import { FleetTracker } from '../../src/fleet/tracker.js'
 import type { FleetGatewayEvent } from '../../src/fleet/tracker.js'
 import { runSite } from '../../src/fleet/run-site.js'
 import type { RunningSite } from '../../src/fleet/run-site.js'
-import { SiteSimulator } from '../../src/fleet/site-simulator.js'
+import { SiteSimulator } from '../../src/simulation/site-simulator.js'
 import { MqttError } from '../../src/errors.js'
 import { waitFor } from '../integration/wait.js'
 

@@ -1,6 +1,6 @@
 // The fleet's note of gateways the site does not declare: once per id, bounded.
 import { describe, expect, it } from 'vitest'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { UnknownGateways } from '../../src/fleet/unknown-gateways.js'
 
 describe('UnknownGateways', () => {

@@ -10,7 +10,7 @@ import { encodeAckSlot, encodeFrame, encodePayload, segmentName } from '../../sr
 import type { QueueWarning } from '../../src/cloud/queue.js'
 import { DiskEvents, isStoredEvent } from '../../src/mqtt/disk-events.js'
 import type { DiskDropInfo, StoredEvent } from '../../src/mqtt/disk-events.js'
-import { isPublishTopic } from '../../src/mqtt/topics.js'
+import { isPublishTopic } from '../../src/util/topic-level.js'
 import { waitFor } from '../integration/wait.js'
 
 const TOPIC = 'beaconkit/gateways/hall/events'

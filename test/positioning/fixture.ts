@@ -2,7 +2,7 @@
 // walkable grid, a sparse survey summary and 40 s of one track.
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { WalkableGrid } from '../../src/positioning/grid.js'
 import { RadioMap } from '../../src/positioning/radio-map.js'
 import { SurveyPoints } from '../../src/positioning/survey.js'

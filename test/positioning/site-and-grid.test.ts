@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
 import { FleetState } from '../../src/fleet/fusion.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { WalkableGrid } from '../../src/positioning/grid.js'
 import { Positioner } from '../../src/positioning/positioner.js'
 import { RadioMap } from '../../src/positioning/radio-map.js'

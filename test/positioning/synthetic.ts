@@ -1,6 +1,6 @@
 // A synthetic site with known physics: four receivers in a 10 m × 8 m room, RSSI exactly
 // p0 − 10·n·log10(d), so every method's answer can be checked against geometry.
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import type { SurveySample } from '../../src/positioning/types.js'
 
 export const P0 = -60

@@ -5,7 +5,7 @@
 import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { statusPayload } from '../../src/mqtt/payloads.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import type { FleetTracker } from '../../src/fleet/tracker.js'
 import type { VirtualClock } from '../../src/clock.js'
 import { waitFor } from '../integration/wait.js'

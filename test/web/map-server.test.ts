@@ -21,7 +21,7 @@ import { LiveView } from '../../src/web/live-view.js'
 import type { LiveUpdate } from '../../src/web/live-view.js'
 import { pageAssets } from '../../src/web/assets.js'
 import { planOf } from '../../src/web/view.js'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { waitFor } from '../integration/wait.js'
 import { SITE } from './fleet-driver.js'
 

@@ -6,7 +6,7 @@
  * entries or megabyte names is a mistake to report, not to hold.
  */
 import { InvalidOptionError } from '../errors.js'
-import { isBeaconId } from './wire.js'
+import { isTopicLevel } from '../util/topic-level.js'
 
 /** One named beacon: an id, a serial number or both, and its name. */
 export interface BeaconName {
@@ -45,7 +45,7 @@ export function readBeaconNames(v: unknown): BeaconName[] {
     if (o.name === undefined) return
     if (!isName(o.name)) throw bad(`beacons[${i}].name is not a name`, `give a text of 1 to ${MAX_NAME_LENGTH} characters`)
     const serial = o.serialNumber ?? o.serial
-    if (o.id !== undefined && !isBeaconId(o.id)) throw bad(`beacons[${i}].id is not a beacon id`, 'give the id as beaconkit reports it (no "/", "+", "#" or control characters)')
+    if (o.id !== undefined && !isTopicLevel(o.id)) throw bad(`beacons[${i}].id is not a beacon id`, 'give the id as beaconkit reports it (no "/", "+", "#" or control characters)')
     if (serial !== undefined && !isName(serial)) throw bad(`beacons[${i}].serialNumber is not a serial number`, 'give it as the beacon reports it, e.g. "0117C5000001"')
     if (o.id === undefined && serial === undefined) throw bad(`beacons[${i}] (${o.name}) has neither "id" nor "serialNumber"`, 'say which beacon the name is for')
     const entry: BeaconName = { name: o.name }

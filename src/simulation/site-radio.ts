@@ -4,7 +4,7 @@
  * (the random numbers are passed in), so the model is tested without a simulation.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Wall } from './site.js'
+import type { Wall } from '../positioning/site.js'
 
 /** Parameters of the radio model (docs/fleet.md, "The simulated site"). */
 export interface RadioModel {

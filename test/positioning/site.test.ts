@@ -2,9 +2,9 @@
 // room polygons, fixed beacons, and files that are wrong in ways a person writes them.
 import { existsSync, readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
-import { Site } from '../../src/fleet/site.js'
+import { Site } from '../../src/positioning/site.js'
 import { InvalidOptionError } from '../../src/errors.js'
-import { BeaconNames } from '../../src/fleet/beacon-names.js'
+import { BeaconNames } from '../../src/positioning/beacon-names.js'
 
 const tetam = new URL('../../../shared/datasets/tetam/site.json', import.meta.url)
 

@@ -19,7 +19,7 @@ import type { GatewayFeedHost } from './site-gateway-source.js'
 import { lossProbability, meanRssi, radioFromJSON, radioModel, shadowingStep, wallLoss } from './site-radio.js'
 import type { RadioModel } from './site-radio.js'
 import type { SiteHeard, SiteSimulatorEvents, SiteSimulatorOptions, SiteSimulatorStats, SiteTruth } from './site-simulator-types.js'
-import { Site } from './site.js'
+import { Site } from '../positioning/site.js'
 
 export { SiteGatewaySource } from './site-gateway-source.js'
 export type { SiteBeacon, SitePath, SitePoint } from './site-beacons.js'

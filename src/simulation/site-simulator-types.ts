@@ -5,7 +5,7 @@
 import type { Clock } from '../clock.js'
 import type { SiteBeacon } from './site-beacons.js'
 import type { RadioModel } from './site-radio.js'
-import type { Site } from './site.js'
+import type { Site } from '../positioning/site.js'
 
 /** Options of {@link SiteSimulator}. */
 export interface SiteSimulatorOptions {
