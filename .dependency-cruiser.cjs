@@ -51,6 +51,20 @@ module.exports = {
       to: { path: '^src/(sources|range|frames|secure|decode|mqtt|fleet|positioning|web|cli)/|^src/scanner[.]ts$' },
     },
     {
+      name: 'transport-is-below-the-clients',
+      comment: 'The HTTP transport both platform clients share (DESIGN.md 2): it knows nothing of the account client, the uploader, the developer client or the emulator.',
+      severity: 'error',
+      from: { path: '^src/transport/' },
+      to: { path: '^src/(cloud|queue|developer|emulator|mqtt|fleet|web|cli|range|sources|simulation|positioning)/' },
+    },
+    {
+      name: 'only-the-cli-runs-the-emulator',
+      comment: 'The platform emulator sits above cloud/ and developer/ (DESIGN.md 2): only the CLI and the public index reach it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|emulator)/|^src/index[.]ts$' },
+      to: { path: '^src/emulator/' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

@@ -1,7 +1,7 @@
 /** `beaconkit emulate`: the cloud account interface on loopback, until Ctrl-C. */
 
-import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../cloud/emulator.js'
-import type { Emulator } from '../cloud/emulator.js'
+import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../emulator/emulator.js'
+import type { Emulator } from '../emulator/emulator.js'
 import { InvalidOptionError } from '../errors.js'
 import { EXIT } from './exit.js'
 import { handleSignals } from './shutdown.js'

@@ -4,13 +4,13 @@
  */
 import { inspect } from 'node:util'
 import { AccountError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from './http.js'
-import type { FetchLike } from './http.js'
-import { withRetries } from './retry.js'
-import type { RetryPolicy } from './retry.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
+import type { FetchLike } from '../transport/http.js'
+import { withRetries } from '../transport/retry.js'
+import type { RetryPolicy } from '../transport/retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
-import { invalid, positiveOr, retryPolicy } from './client-options.js'
+import { invalid, positiveOr, retryPolicy } from '../transport/client-options.js'
 
 /** Options of {@link AccountClient}. */
 export interface AccountClientOptions {

@@ -6,16 +6,16 @@
  */
 import { inspect } from 'node:util'
 import { DeveloperApiError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../cloud/http.js'
-import type { FetchLike } from '../cloud/http.js'
-import { withRetries } from '../cloud/retry.js'
-import type { RetryPolicy } from '../cloud/retry.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
+import type { FetchLike } from '../transport/http.js'
+import { withRetries } from '../transport/retry.js'
+import type { RetryPolicy } from '../transport/retry.js'
 import { envelopeError, fromTransport, isTransient, unwrap } from './envelope.js'
 import { pages } from './paging.js'
 import * as rules from './rules.js'
 import type { Violation } from './rules.js'
 import type { DownlinkResult, HistoryQuery, HistoryRecord, InfoUpdate, LinkResult, Page, PageQuery, SensorDevice, Station, UpdateResult } from './types.js'
-import { invalid, positiveOr, retryPolicy } from '../cloud/client-options.js'
+import { invalid, positiveOr, retryPolicy } from '../transport/client-options.js'
 
 /** What a `sign` hook gets: the request exactly as it will be sent. */
 export interface SignRequest {

@@ -3,7 +3,7 @@ import { describe, it, expect, beforeAll } from 'vitest'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEmulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
 import { jsonLines, runCli, startCli } from './run-cli.js'
 import { SERIAL, T0, writeRecording } from './recording.js'
 

@@ -5,7 +5,7 @@ import { mkdtemp, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { build } from 'tsup'
-import { startEmulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
 import { ROOT } from './run-cli.js'
 import { SERIAL, writeRecording } from './recording.js'
 

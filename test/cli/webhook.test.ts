@@ -2,8 +2,8 @@
 // as a JSON line and, with --mqtt, on the embedded broker; with the broker gone pushes are
 // refused so the platform pushes them again.
 import { afterEach, describe, expect, it } from 'vitest'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { DeveloperClient } from '../../src/developer/client.js'
 import { startBroker } from '../../src/mqtt/broker.js'
 import { parseCommandLine } from '../../src/cli/args.js'

@@ -1,9 +1,9 @@
 // Every endpoint of the developer interface (spec 4.2–4.13) through DeveloperClient against the
 // emulator over real HTTP on loopback; request rules refused before any traffic.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
-import { ALPHA_MODULE, ALPHA_SENSOR } from '../../src/cloud/dev-emulator-store.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
+import { ALPHA_MODULE, ALPHA_SENSOR } from '../../src/emulator/dev-emulator-store.js'
 import { DeveloperClient } from '../../src/developer/client.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import type { SensorDevice } from '../../src/developer/types.js'

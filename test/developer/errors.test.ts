@@ -4,8 +4,8 @@
 // hook and secrets.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest'
 import { inspect } from 'node:util'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { DeveloperClient } from '../../src/developer/client.js'
 import { ERROR_CODES } from '../../src/developer/envelope.js'
 import { DeveloperApiError, InvalidOptionError } from '../../src/errors.js'

@@ -12,8 +12,8 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'tsup'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { DRIVER_SERIAL } from './fixtures/driver-beacon.js'
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url))

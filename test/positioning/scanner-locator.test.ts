@@ -4,8 +4,8 @@
 // itself near that spot through a ScannerLocator.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { AccountClient } from '../../src/cloud/account-client.js'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { Site } from '../../src/positioning/site.js'
 import { E781_MODE } from '../../src/frames/e781.js'
 import { VENDOR_DEFAULT_UUID } from '../../src/frames/ibeacon.js'

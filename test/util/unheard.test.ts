@@ -4,8 +4,8 @@
  */
 import { describe, it, expect, beforeAll, afterAll, afterEach } from 'vitest'
 import { AccountClient } from '../../src/cloud/account-client.js'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { Uploader } from '../../src/cloud/uploader.js'
 import { BeaconScanner } from '../../src/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'

@@ -6,7 +6,7 @@
 import { readFileSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
 import { seededRandom } from '../util/random.js'
-import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from './records.js'
+import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from '../cloud/records.js'
 
 /** A login of the emulator. */
 export interface EmulatorAccount {

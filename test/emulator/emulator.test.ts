@@ -2,8 +2,8 @@ import { describe, it, expect, afterEach } from 'vitest'
 import { mkdtempSync, rmSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { startEmulator } from '../../src/cloud/emulator.js'
-import type { Emulator } from '../../src/cloud/emulator.js'
+import { startEmulator } from '../../src/emulator/emulator.js'
+import type { Emulator } from '../../src/emulator/emulator.js'
 import { InvalidOptionError } from '../../src/errors.js'
 
 const running: Emulator[] = []

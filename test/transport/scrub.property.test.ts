@@ -5,10 +5,10 @@ import { describe, it, expect, afterAll, beforeAll } from 'vitest'
 import fc from 'fast-check'
 import { inspect } from 'node:util'
 import { AccountClient } from '../../src/cloud/account-client.js'
-import { Scrubber, scrubSecrets } from '../../src/cloud/scrub.js'
+import { Scrubber, scrubSecrets } from '../../src/transport/scrub.js'
 import { AccountError } from '../../src/errors.js'
-import { loopback } from './loopback.js'
-import type { Loopback } from './loopback.js'
+import { loopback } from '../cloud/loopback.js'
+import type { Loopback } from '../cloud/loopback.js'
 
 /**
  * Everything that must not appear, computed here independently of the scrubber. A password
