@@ -19,7 +19,7 @@ import { SafeEmitter } from './range/safe-emitter.js'
 import { resolveScannerOptions } from './range/scanner-options.js'
 import type { ScannerOptions } from './range/scanner-options.js'
 import type { RangeTableStats } from './range/range-table.js'
-import { NobleSource } from './sources/noble.js'
+import { NobleSource } from './sources/noble/noble.js'
 import type { AdapterState, AdvertisementSource } from './sources/source.js'
 
 export type { ScannerOptions } from './range/scanner-options.js'

@@ -1,7 +1,7 @@
 /** A private bus, a fake bluetoothd with adapter hci0 on it, and a BluezSource pointed at it, recording what it emits. */
 import type { Advertisement } from '../../src/advertisement.js'
-import { BluezSource } from '../../src/sources/bluez.js'
-import type { BluezSourceOptions } from '../../src/sources/bluez.js'
+import { BluezSource } from '../../src/sources/bluez/bluez.js'
+import type { BluezSourceOptions } from '../../src/sources/bluez/bluez.js'
 import { FakeBluez, startBus } from './dbus-harness.js'
 import type { PrivateBus } from './dbus-harness.js'
 

@@ -1,7 +1,7 @@
 // BluezSource over a real dbus-daemon with a fake bluetoothd: the source contract, and how
 // signals become advertisements.
 import { describe, expect, it } from 'vitest'
-import { BluezSource } from '../../src/sources/bluez.js'
+import { BluezSource } from '../../src/sources/bluez/bluez.js'
 import { advertisementSourceContract } from '../sources/source-contract.js'
 import { dbusUnavailable, FakeBluez, startBus } from './dbus-harness.js'
 import { bluezRig } from './bluez-rig.js'

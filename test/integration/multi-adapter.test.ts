@@ -1,6 +1,6 @@
 /**
  * Several adapters feeding one scanner through real noble: each NobleSource has its own noble
- * instance (noble's custom-binding factory, see noble-load.ts), its own raw socket and its own
+ * instance (noble's custom-binding factory, see src/sources/noble/load.ts), its own raw socket and its own
  * fake controller, so two adapters in one process are two independent HCI stacks.
  */
 
@@ -8,7 +8,7 @@ import { describe, it, expect } from 'vitest'
 import { installFakeHciSocket } from './install-fake-hci.js'
 import { ADV_NONCONN_IND, AD_FLAGS, AD_MANUFACTURER_SPECIFIC, FLAGS_LE_GENERAL_NO_BREDR, adStructure, iBeaconManufacturerData } from './hci-packets.js'
 import { waitFor } from './wait.js'
-import { NobleSource } from '../../src/sources/noble.js'
+import { NobleSource } from '../../src/sources/noble/noble.js'
 import { BeaconScanner } from '../../src/scanner.js'
 import { AdapterError, BluetoothUnavailableError } from '../../src/errors.js'
 import type { ScannerWarning } from '../../src/range/event-stream.js'

@@ -1,7 +1,7 @@
 // A NobleSource on its own fake adapter, with everything it emits collected: shared by the
 // tests that drive real noble over the simulated HCI socket.
 import type { installFakeHciSocket } from './install-fake-hci.js'
-import { NobleSource } from '../../src/sources/noble.js'
+import { NobleSource } from '../../src/sources/noble/noble.js'
 import type { Advertisement } from '../../src/advertisement.js'
 import type { AdapterState } from '../../src/sources/source.js'
 

@@ -1,7 +1,7 @@
 /**
  * Live advertisements from a Bluetooth adapter through @abandonware/noble.
  *
- * noble is loaded inside `start()` only (see noble-load.ts), so importing beaconkit never
+ * noble is loaded inside `start()` only (see load.ts), so importing beaconkit never
  * opens a Bluetooth socket. Around noble this class adds what long-running gateways need and
  * noble leaves to every application: scanning that is confirmed by the controller (noble
  * reports a scan as started when the disable before it completes) and retried with back-off
@@ -12,24 +12,24 @@
  */
 
 import { EventEmitter } from 'eventemitter3'
-import type { CancelTimer, Clock } from '../clock.js'
-import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
-import { advertisementFromNoble } from './noble-advertisement.js'
-import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './noble-errors.js'
-import { BluetoothUnavailableError } from '../errors.js'
-import { loadNoble, sameAdapterElsewhere } from './noble-load.js'
-import { resolveNobleOptions } from './noble-options.js'
-import type { NobleSourceOptions, ResolvedNobleOptions } from './noble-options.js'
-import { NoblePruner } from './noble-prune.js'
-import { nobleControl } from './noble-control.js'
-import type { NobleControl } from './noble-control.js'
-import { releaseNoble } from './noble-release.js'
-import { ScanKeeper } from './noble-scan.js'
-import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './noble-share.js'
-import type { ScanWants } from './noble-share.js'
-import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
+import type { CancelTimer, Clock } from '../../clock.js'
+import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from '../source.js'
+import { advertisementFromNoble } from './advertisement.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './errors.js'
+import { BluetoothUnavailableError } from '../../errors.js'
+import { loadNoble, sameAdapterElsewhere } from './load.js'
+import { resolveNobleOptions } from './options.js'
+import type { NobleSourceOptions, ResolvedNobleOptions } from './options.js'
+import { NoblePruner } from './prune.js'
+import { nobleControl } from './control.js'
+import type { NobleControl } from './control.js'
+import { releaseNoble } from './release.js'
+import { ScanKeeper } from './scan.js'
+import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './share.js'
+import type { ScanWants } from './share.js'
+import type { NobleLike, NoblePeripheralLike } from './types.js'
 
-export type { NobleSourceOptions } from './noble-options.js'
+export type { NobleSourceOptions } from './options.js'
 
 /** Counters of a {@link NobleSource}, for diagnostics and tests. */
 export interface NobleSourceStats {
@@ -201,7 +201,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
 
   /**
    * Everything start() set up, undone; scanning stops unless another source shares the
-   * adapter. Resolves when the adapter is released (see noble-release.ts).
+   * adapter. Resolves when the adapter is released (see release.ts).
    */
   private teardown(): Promise<void> | undefined {
     this.phase = 'stopped'
@@ -227,7 +227,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private requestScan(): boolean {
     const noble = this.noble
     if (noble === undefined || noble.state !== 'poweredOn') return false
-    // Several sources share one scan: ask for what all of them need (noble-share.ts).
+    // Several sources share one scan: ask for what all of them need (share.ts).
     const settings = combinedScan(noble, this.wants)
     try {
       noble.startScanning(settings.serviceUuids, settings.allowDuplicates)

@@ -5,11 +5,11 @@
  * source filters for itself.
  */
 
-import type { NobleLike, NoblePeripheralLike } from './noble-types.js'
+import type { NobleLike, NoblePeripheralLike } from './types.js'
 
 /** What one source asks of the shared scan. */
 export interface ScanWants {
-  /** Service uuids as noble spells them (see noble-options.ts); empty means every device. */
+  /** Service uuids as noble spells them (see options.ts); empty means every device. */
   readonly serviceUuids: readonly string[]
   readonly allowDuplicates: boolean
 }

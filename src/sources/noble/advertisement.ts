@@ -25,9 +25,9 @@
  * per address and lets the garbage collector drop them with noble's own references.
  */
 
-import type { Advertisement, ServiceData } from '../advertisement.js'
-import type { PacketFacts } from './noble-reports.js'
-import type { NoblePeripheralLike, NobleServiceData } from './noble-types.js'
+import type { Advertisement, ServiceData } from '../../advertisement.js'
+import type { PacketFacts } from './reports.js'
+import type { NoblePeripheralLike, NobleServiceData } from './types.js'
 
 /** RSSI value HCI uses for "not available"; used when noble hands over something non-numeric. */
 const RSSI_UNAVAILABLE = 127
@@ -39,7 +39,7 @@ const RSSI_UNAVAILABLE = 127
  * @param reported - noble objects (manufacturer-data Buffers, service-data entries) already
  *   reported; updated in place. Pass the same set for every event of one noble instance.
  * @param now - the event's timestamp in ms.
- * @param facts - what the packet behind this report really carried (noble-reports.ts), when
+ * @param facts - what the packet behind this report really carried (reports.ts), when
  *   known: its PDU type decides `connectable`, and a local name or TX power it did not carry
  *   is noble's leftover from an earlier packet and left out.
  * @returns A self-contained `Advertisement` whose buffers are copies. Manufacturer data and

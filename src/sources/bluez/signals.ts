@@ -7,9 +7,9 @@
  * NameOwnerChanged comes from the bus itself.
  */
 
-import type { DbusMessage } from './bluez-dbus.js'
-import { managedInterfaces } from './bluez-devices.js'
-import { propertyMap, variantBoolean } from './bluez-values.js'
+import type { DbusMessage } from './dbus.js'
+import { managedInterfaces } from './devices.js'
+import { propertyMap, variantBoolean } from './values.js'
 
 /** Interface names of BlueZ and the bus. */
 export const BLUEZ = 'org.bluez'

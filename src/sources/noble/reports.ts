@@ -25,7 +25,7 @@
  * gap.js reports synchronously in between, so `current` describes the packet being reported.
  */
 
-import type { NobleGapEntry, NobleHciBindingsLike, NobleHciLike } from './noble-types.js'
+import type { NobleGapEntry, NobleHciBindingsLike, NobleHciLike } from './types.js'
 
 /** Legacy advertising PDU types in an LE Advertising Report (Core Vol 4 Part E 7.7.65.2). */
 const ADV_IND = 0x00

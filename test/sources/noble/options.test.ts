@@ -1,8 +1,8 @@
 import { describe, it, expect } from 'vitest'
-import { NobleSource } from '../../src/sources/noble.js'
-import { resolveNobleOptions } from '../../src/sources/noble-options.js'
-import { InvalidOptionError } from '../../src/errors.js'
-import { RealClock, VirtualClock } from '../../src/clock.js'
+import { NobleSource } from '../../../src/sources/noble/noble.js'
+import { resolveNobleOptions } from '../../../src/sources/noble/options.js'
+import { InvalidOptionError } from '../../../src/errors.js'
+import { RealClock, VirtualClock } from '../../../src/clock.js'
 
 function optionError(options: unknown): InvalidOptionError {
   try {

@@ -3,9 +3,9 @@
  * a message naming the option, not as a silent scan that never finds anything.
  */
 
-import { RealClock } from '../clock.js'
-import type { Clock } from '../clock.js'
-import { InvalidOptionError } from '../errors.js'
+import { RealClock } from '../../clock.js'
+import type { Clock } from '../../clock.js'
+import { InvalidOptionError } from '../../errors.js'
 
 /** Options of {@link NobleSource}. */
 export interface NobleSourceOptions {

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from '../../src/sources/noble-errors.js'
-import { BluetoothUnavailableError } from '../../src/errors.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from '../../../src/sources/noble/errors.js'
+import { BluetoothUnavailableError } from '../../../src/errors.js'
 
 const osError = (code: string, message = 'boom'): NodeJS.ErrnoException => Object.assign(new Error(message), { code })
 

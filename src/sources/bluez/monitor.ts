@@ -16,8 +16,8 @@
  * rate; other devices still come through discovery as before.
  */
 
-import { DbusCallError } from './bluez-dbus.js'
-import type { DbusConnection } from './bluez-dbus.js'
+import { DbusCallError } from './dbus.js'
+import type { DbusConnection } from './dbus.js'
 
 /** bluetoothd's interface for registering monitors, on the adapter object. */
 export const MONITOR_MANAGER = 'org.bluez.AdvertisementMonitorManager1'

@@ -7,7 +7,7 @@
  * `DuplicateData: true` bluetoothd clears them before each report that carries that kind of
  * data, but a report without manufacturer data leaves the old entry in place). Reading the
  * object's properties would therefore resurrect an old reading with a new RSSI and
- * timestamp, the very defect noble has (see noble-advertisement.ts). A PropertiesChanged
+ * timestamp, the very defect noble has (see advertisement.ts). A PropertiesChanged
  * signal, on the other hand, lists exactly what the report just received changed: that, plus
  * the device's identity and last RSSI, is one advertisement.
  *
@@ -17,8 +17,8 @@
  * RSSI. InterfacesAdded with an RSSI, in contrast, is a device bluetoothd has just heard.
  */
 
-import type { Advertisement, ServiceData } from '../advertisement.js'
-import { dictEntries, propertyMap, variantBytes, variantDict, variantInteger, variantString } from './bluez-values.js'
+import type { Advertisement, ServiceData } from '../../advertisement.js'
+import { dictEntries, propertyMap, variantBytes, variantDict, variantInteger, variantString } from './values.js'
 
 /** RSSI value HCI uses for "not available" (as the noble source does): a data-only signal from a device never heard with an RSSI. */
 const RSSI_UNAVAILABLE = 127

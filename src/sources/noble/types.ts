@@ -49,7 +49,7 @@ export interface NobleHciSocketLike {
   stop(): void
 }
 
-/** noble's HCI layer (lib/hci-socket/hci.js); the methods are replaced per instance by noble-control.ts. */
+/** noble's HCI layer (lib/hci-socket/hci.js); the methods are replaced per instance by control.ts. */
 export interface NobleHciLike extends NodeEmitterLike {
   _socket?: NobleHciSocketLike
   pollIsDevUp: () => void

@@ -3,10 +3,10 @@
  * a message naming the option.
  */
 
-import { RealClock } from '../clock.js'
-import type { Clock } from '../clock.js'
-import { InvalidOptionError } from '../errors.js'
-import { systemBusAddress } from './bluez-dbus.js'
+import { RealClock } from '../../clock.js'
+import type { Clock } from '../../clock.js'
+import { InvalidOptionError } from '../../errors.js'
+import { systemBusAddress } from './dbus.js'
 
 /** Options of {@link BluezSource}. */
 export interface BluezSourceOptions {

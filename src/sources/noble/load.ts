@@ -9,7 +9,7 @@
  * without touching `process.env`, and two sources can scan two adapters.
  *
  * Why cache per device: every noble instance opens its own raw socket, polls the adapter
- * every second (hci.js `pollIsDevUp`; noble-control.ts ends it while no source uses the
+ * every second (hci.js `pollIsDevUp`; control.ts ends it while no source uses the
  * instance) and installs an `exit` handler. Building one per `start()` would leak all of that;
  * one per adapter is bounded. noble's `SIGINT` handler, which calls `process.exit(1)` and so
  * skips the application's own clean shutdown, is removed right after loading.
@@ -21,9 +21,9 @@
  * listener would run it in a `process.nextTick` that turns the error into a bare 'warning'.
  */
 
-import { NobleControl } from './noble-control.js'
-import { bluetoothErrorFrom } from './noble-errors.js'
-import type { NobleFactory, NobleLike } from './noble-types.js'
+import { NobleControl } from './control.js'
+import { bluetoothErrorFrom } from './errors.js'
+import type { NobleFactory, NobleLike } from './types.js'
 
 /** Kept in a variable so bundlers leave the import alone and TypeScript does not resolve it. */
 const NOBLE_FACTORY_MODULE = '@abandonware/noble/with-custom-binding.js'

@@ -14,7 +14,7 @@
  * (it happens while an adapter is being reset) would freeze start() without a word.
  */
 
-import { BluetoothUnavailableError } from '../errors.js'
+import { BluetoothUnavailableError } from '../../errors.js'
 
 /** Kept in a variable so bundlers leave the import alone and TypeScript does not resolve it. */
 const DBUS_MODULE = '@homebridge/dbus-native'

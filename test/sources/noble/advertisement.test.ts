@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { installFakeHciSocket } from '../integration/install-fake-hci.js'
+import { installFakeHciSocket } from '../../integration/install-fake-hci.js'
 import {
   ADV_IND,
   ADV_NONCONN_IND,
@@ -12,12 +12,12 @@ import {
   adStructure,
   iBeaconManufacturerData,
   serviceData16,
-} from '../integration/hci-packets.js'
-import { settle, waitFor } from '../integration/wait.js'
-import { advertisementFromNoble } from '../../src/sources/noble-advertisement.js'
-import { loadNoble } from '../../src/sources/noble-load.js'
-import type { Advertisement } from '../../src/advertisement.js'
-import type { NoblePeripheralLike } from '../../src/sources/noble-types.js'
+} from '../../integration/hci-packets.js'
+import { settle, waitFor } from '../../integration/wait.js'
+import { advertisementFromNoble } from '../../../src/sources/noble/advertisement.js'
+import { loadNoble } from '../../../src/sources/noble/load.js'
+import type { Advertisement } from '../../../src/advertisement.js'
+import type { NoblePeripheralLike } from '../../../src/sources/noble/types.js'
 
 const hci = installFakeHciSocket()
 const UUID = 'e2c56db5-dffb-48d2-b060-d0f5a71096e0'

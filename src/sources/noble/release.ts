@@ -7,8 +7,8 @@
  * commands.
  */
 
-import { nobleControl } from './noble-control.js'
-import type { NobleLike } from './noble-types.js'
+import { nobleControl } from './control.js'
+import type { NobleLike } from './types.js'
 
 /** Longest wait for the controller to confirm the scan disable before parking anyway. */
 const RELEASE_WAIT_MS = 1000

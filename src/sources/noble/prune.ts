@@ -23,7 +23,7 @@
  * does after every restart anyway.
  */
 
-import type { NobleLike } from './noble-types.js'
+import type { NobleLike } from './types.js'
 
 /** What a pass removed. */
 export interface PruneResult {

@@ -6,8 +6,8 @@
  * that platform's fix instead.
  */
 
-import { BluetoothUnavailableError } from '../errors.js'
-import type { BluetoothUnavailableCode } from '../errors.js'
+import { BluetoothUnavailableError } from '../../errors.js'
+import type { BluetoothUnavailableCode } from '../../errors.js'
 
 const INSTALL =
   'Install the optional peer dependency: `npm install @abandonware/noble` (it builds a native module: ' +

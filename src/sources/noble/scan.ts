@@ -4,7 +4,7 @@
  * noble's own notion of "scanning" is unreliable in four ways, each handled here:
  * - it reports a scan as started when the *disable* before it completes, so a refused or lost
  *   enable goes unnoticed: scanning counts as running only when the enable's own answer says
- *   success (noble-control.ts pairs answers with commands) or an advertisement arrives, and
+ *   success (control.ts pairs answers with commands) or an advertisement arrives, and
  *   failures are retried with back-off;
  * - another program can stop the scan or turn duplicate filtering on: the scan is resumed
  *   after a delay that grows while it keeps happening (two noble users of one adapter restart
@@ -13,10 +13,10 @@
  * - the controller can stop reporting silently: the watchdog restarts the scan.
  */
 
-import type { CancelTimer, Clock } from '../clock.js'
-import { hciStatusText } from './noble-errors.js'
-import { Backoff, InterruptionTracker } from './noble-retry.js'
-import { ScanWatchdog } from './scan-watchdog.js'
+import type { CancelTimer, Clock } from '../../clock.js'
+import { hciStatusText } from './errors.js'
+import { Backoff, InterruptionTracker } from './retry.js'
+import { ScanWatchdog } from '../scan-watchdog.js'
 
 /** How long the controller has to confirm a scan enable before the start counts as failed. */
 const CONFIRM_MS = 5000

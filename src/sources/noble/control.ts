@@ -24,8 +24,8 @@
  */
 
 import { EventEmitter } from 'eventemitter3'
-import { ReportTracker } from './noble-reports.js'
-import type { NobleHciLike, NobleLike } from './noble-types.js'
+import { ReportTracker } from './reports.js'
+import type { NobleHciLike, NobleLike } from './types.js'
 
 /** LE Set Scan Enable: OGF 0x08, OCF 0x000c. */
 const LE_SET_SCAN_ENABLE = (0x08 << 10) | 0x000c
@@ -55,7 +55,7 @@ export function nobleControl(noble: NobleLike): NobleControl | undefined {
 
 /** Hooks into one noble instance's HCI layer; see the file comment. */
 export class NobleControl extends EventEmitter<NobleControlEvents> {
-  /** Per-packet facts and held-back advertisements (noble-reports.ts); absent without noble's HCI layer. */
+  /** Per-packet facts and held-back advertisements (reports.ts); absent without noble's HCI layer. */
   readonly reports: ReportTracker | undefined
   /** The most recent socket error, until the adapter is powered on again. */
   lastSocketError: SocketErrorInfo | undefined

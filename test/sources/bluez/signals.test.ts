@@ -1,7 +1,7 @@
 // Which signals count for one adapter: only bluetoothd's (the owner of org.bluez), only the
 // adapter's own paths; NameOwnerChanged only for org.bluez.
 import { describe, expect, it } from 'vitest'
-import { classify } from '../../src/sources/bluez-signals.js'
+import { classify } from '../../../src/sources/bluez/signals.js'
 
 const OWNER = ':1.7'
 const HCI0 = '/org/bluez/hci0'

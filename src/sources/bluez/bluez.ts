@@ -7,30 +7,30 @@
  * when the connection closes, so stop() only closes the connection, and a crashed gateway leaves
  * nothing behind. What it listens to: ObjectManager's InterfacesAdded/InterfacesRemoved (devices,
  * and the adapter itself appearing and disappearing when a dongle is unplugged), PropertiesChanged
- * on Device1 (advertisements, see bluez-devices.ts) and on Adapter1 (Powered), and the bus's
+ * on Device1 (advertisements, see devices.ts) and on Adapter1 (Powered), and the bus's
  * NameOwnerChanged for org.bluez (bluetoothd restarting). After each of those the source
  * re-reads bluetoothd's objects and resumes discovery by itself, emitting `state`
  * poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive advertisement monitor
- * for the beacon frames is registered too (bluez-monitor.ts: it turns the controller's duplicate
+ * for the beacon frames is registered too (monitor.ts: it turns the controller's duplicate
  * filter off, which discovery alone leaves on).
  */
 
 import { EventEmitter } from 'eventemitter3'
-import type { Advertisement } from '../advertisement.js'
-import type { Clock } from '../clock.js'
-import { BluetoothUnavailableError } from '../errors.js'
-import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from './source.js'
-import { connectBus, DbusCallError } from './bluez-dbus.js'
-import type { DbusConnection, DbusMessage } from './bluez-dbus.js'
-import { BluezDevices, managedInterfaces } from './bluez-devices.js'
-import { bluezBusLost, bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './bluez-errors.js'
-import { resolveBluezOptions } from './bluez-options.js'
-import type { BluezSourceOptions, ResolvedBluezOptions } from './bluez-options.js'
-import { exportMonitor, MONITOR_MANAGER, MonitorRegistration } from './bluez-monitor.js'
-import { ADAPTER, BLUEZ, classify, DBUS, DEVICE, matchRules, OBJECT_MANAGER } from './bluez-signals.js'
-import { propertyMap, variantBoolean } from './bluez-values.js'
+import type { Advertisement } from '../../advertisement.js'
+import type { Clock } from '../../clock.js'
+import { BluetoothUnavailableError } from '../../errors.js'
+import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from '../source.js'
+import { connectBus, DbusCallError } from './dbus.js'
+import type { DbusConnection, DbusMessage } from './dbus.js'
+import { BluezDevices, managedInterfaces } from './devices.js'
+import { bluezBusLost, bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './errors.js'
+import { resolveBluezOptions } from './options.js'
+import type { BluezSourceOptions, ResolvedBluezOptions } from './options.js'
+import { exportMonitor, MONITOR_MANAGER, MonitorRegistration } from './monitor.js'
+import { ADAPTER, BLUEZ, classify, DBUS, DEVICE, matchRules, OBJECT_MANAGER } from './signals.js'
+import { propertyMap, variantBoolean } from './values.js'
 
-export type { BluezSourceOptions } from './bluez-options.js'
+export type { BluezSourceOptions } from './options.js'
 
 /** Counters of a {@link BluezSource}, for diagnostics and tests. */
 export interface BluezSourceStats {
@@ -40,7 +40,7 @@ export interface BluezSourceStats {
   resumes: number
   /** Devices bluetoothd currently reports for the adapter. */
   devices: number
-  /** Our advertisement monitor is registered with bluetoothd (full update rate for beacons; see bluez-monitor.ts). */
+  /** Our advertisement monitor is registered with bluetoothd (full update rate for beacons; see monitor.ts). */
   monitoring: boolean
 }
 

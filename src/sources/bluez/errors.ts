@@ -6,9 +6,9 @@
  * nobody owns org.bluez) or from bluetoothd (org.bluez.Error.NotReady: adapter powered off).
  */
 
-import { BluetoothUnavailableError } from '../errors.js'
-import type { BluetoothUnavailableCode } from '../errors.js'
-import { DbusCallError } from './bluez-dbus.js'
+import { BluetoothUnavailableError } from '../../errors.js'
+import type { BluetoothUnavailableCode } from '../../errors.js'
+import { DbusCallError } from './dbus.js'
 
 const START_BLUETOOTHD = 'Start it: `sudo systemctl enable --now bluetooth` (Debian/Raspberry Pi OS package `bluez`).'
 const GROUP =

@@ -1,6 +1,6 @@
 // Device1 property sets in dbus-native's raw form → advertisements; malformed values skipped.
 import { describe, expect, it } from 'vitest'
-import { BluezDevices, shortUuid } from '../../src/sources/bluez-devices.js'
+import { BluezDevices, shortUuid } from '../../../src/sources/bluez/devices.js'
 
 interface Tree {
   type: string
