@@ -78,7 +78,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet --mqtt against Mosqu
       expect(broker.takeovers('fleet-twin')).toBeGreaterThanOrEqual(6)
       for (const r of results) {
         expect(r.code).toBe(0)
-        const said = lines(r.stderr, 'warning')
+        // Once per takeover episode, not once per reconnect. Other conditions have warnings of
+        // their own (a publish in flight across the drops can make acknowledgements look stalled).
+        const said = lines(r.stderr, 'warning').filter((l) => l.includes('client id (fleet-twin)'))
         expect(said).toHaveLength(1)
         expect(said[0]).toMatch(/^beaconkit: warning: MQTT broker: the broker closed this connection right after accepting it, 3 times in a row: most likely another client connected with this client id \(fleet-twin\)/)
         expect(said[0]).toContain('--client-id')
