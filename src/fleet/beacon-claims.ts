@@ -11,11 +11,24 @@
  * the gateway it comes from, and "verified" is a list of gateways that claim it.
  */
 import type { Beacon } from '../reading.js'
+import type { Site } from '../positioning/site.js'
 import { GATEWAY_ID, isBeaconId } from './wire.js'
 
 /** Answers whether a gateway id belongs to the fleet (e.g. `FleetGateways`). */
 export interface GatewayWitness {
   knows(gateway: string): boolean
+}
+
+/**
+ * The gateways whose beacon states are believed: with a site that lists its gateways exactly
+ * those (any other id is never believed), else the ones `heard` says the fleet knows. One rule
+ * for the tracker's fused values and the map's details panel, so the two never disagree.
+ */
+export function gatewayWitness(site: Site | undefined, heard: (gateway: string) => boolean): GatewayWitness {
+  const anchors = site !== undefined && site.kind === 'receivers' ? site.anchorList() : []
+  if (anchors.length === 0) return { knows: heard }
+  const listed = new Set(anchors.map((a) => a.id))
+  return { knows: (gateway) => listed.has(gateway) }
 }
 
 /** Bounds of a claims store; the defaults are {@link CLAIM_LIMITS}. */

@@ -5,8 +5,8 @@
  * when the fleet knows them: the site's list when it has one, else a gateway the tracker holds a
  * record of (a batch or a status).
  */
-import { BeaconClaims, readBeaconState } from './beacon-claims.js'
-import type { ClaimLimits, ClaimStats, GatewayWitness } from './beacon-claims.js'
+import { BeaconClaims, gatewayWitness, readBeaconState } from './beacon-claims.js'
+import type { ClaimLimits, ClaimStats } from './beacon-claims.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
 import { fleetClaimOf, fuseValues, serialOf } from './beacon-values.js'
 import type { FleetClaim, FleetValues } from './beacon-values.js'
@@ -30,10 +30,7 @@ export class BeaconFacts {
 
   constructor(site: Site | undefined, knows: (gateway: string) => boolean, limits: Partial<ClaimLimits> = {}) {
     this.names = new BeaconNames(site?.beaconNames ?? [])
-    const anchors = site !== undefined && site.kind === 'receivers' ? site.anchorList() : []
-    const listed = anchors.length > 0 ? new Set(anchors.map((a) => a.id)) : undefined
-    const witness: GatewayWitness = { knows: (g) => (listed === undefined ? knows(g) : listed.has(g)) }
-    this.claims = new BeaconClaims(witness, fleetClaimOf, limits)
+    this.claims = new BeaconClaims(gatewayWitness(site, knows), fleetClaimOf, limits)
   }
 
   /** Counters (a copy). */

@@ -112,10 +112,6 @@ describe('FleetGateways', () => {
     await tracker.start()
     const bySite = new FleetGateways(tracker, SITE)
     const heard = new FleetGateways(tracker)
-    closers.push(async () => {
-      bySite.stop()
-      heard.stop()
-    })
     const client = await mqtt.connectAsync(broker.url, { clientId: 'gateways-test' })
     closers.push(() => client.endAsync())
     expect(bySite.knows('gw-hall')).toBe(true)
