@@ -128,12 +128,8 @@ export class Outbox {
     this.flights = new InFlight(limits.ackTimeoutMs ?? DEFAULT_ACK_TIMEOUT_MS, (info) => hooks.acks?.(info))
   }
 
-  private get inflight(): number {
-    return this.flights.size
-  }
-
   /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
-  get unacknowledged(): number {
+  private get inflight(): number {
     return this.flights.size
   }
 
