@@ -65,6 +65,12 @@ export interface PositionEstimator {
 /** How long a new beacon's first room waits for the other gateways' batches (one batch interval). */
 const FIRST_ROOM_WAIT_MS = 1000
 
+/** Default of {@link FleetStateOptions.goneTimeoutMs}. */
+export const DEFAULT_GONE_TIMEOUT_MS = 30_000
+
+/** Default of {@link FleetStateOptions.maxBeacons}. */
+export const DEFAULT_MAX_BEACONS = 100_000
+
 /** Options of {@link FleetState}. */
 export interface FleetStateOptions extends RoomOptions {
   site?: Site
@@ -189,13 +195,13 @@ export class FleetState {
     private readonly on: FleetStateEvents,
     private readonly describe?: FleetDescriber,
   ) {
-    this.goneTimeoutMs = options.goneTimeoutMs ?? 30_000
+    this.goneTimeoutMs = options.goneTimeoutMs ?? DEFAULT_GONE_TIMEOUT_MS
     this.hearingMs = options.hearingMs ?? 10_000
     this.dwellMs = options.dwellMs ?? 4_000
     this.marginDb = options.marginDb ?? 3
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
-    this.maxBeacons = options.maxBeacons ?? 100_000
+    this.maxBeacons = options.maxBeacons ?? DEFAULT_MAX_BEACONS
     this.maxBatchReadings = countOption(options.maxBatchReadings, 'maxBatchReadings', 20_000)
     this.admission = new BeaconAdmission(
       { maxBeacons: this.maxBeacons, maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000), ...(options.site === undefined ? {} : { site: options.site }) },

@@ -22,7 +22,7 @@ import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOP
 import { FleetTopics } from './fleet-topics.js'
 import { BeaconFacts } from './beacon-facts.js'
 import { DEFAULT_FORGET_AFTER_MS, FleetPresence } from './fleet-presence.js'
-import { FleetState } from './fusion.js'
+import { DEFAULT_GONE_TIMEOUT_MS, DEFAULT_MAX_BEACONS, FleetState } from './fusion.js'
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
 import { withSitePositioner } from './site-positioner.js'
@@ -123,7 +123,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.topics = topics
     const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
     if (!(forgetAfterMs > 0)) throw new InvalidOptionError('invalid_option', `forgetAfterMs must be a positive number of ms, e.g. 604800000 (7 days), not ${String(forgetAfterMs)}`, { option: 'forgetAfterMs' })
-    const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? 100_000, forgetAfterMs)
+    const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? DEFAULT_MAX_BEACONS, forgetAfterMs)
     this.presence = presence
     this.facts = new BeaconFacts(options.site, (gateway) => this.state.offsetOf(gateway) !== undefined)
     this.state = new FleetState(
@@ -175,7 +175,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
             error: (error) => this.emit('error', error),
           })
     this.reader = new RetainedReader(this.topicPrefix, `${this.statusTopic}/sync`)
-    this.ghosts = new GhostStates(options.maxBeacons ?? 100_000, options.goneTimeoutMs ?? 30_000, {
+    this.ghosts = new GhostStates(options.maxBeacons ?? DEFAULT_MAX_BEACONS, options.goneTimeoutMs ?? DEFAULT_GONE_TIMEOUT_MS, {
       present: (id) => this.state.get(id, this.clock.now()) !== undefined,
       owns: (id) => this.scaleOut?.holds(id) ?? true,
       clear: (id) => {
