@@ -17,6 +17,7 @@ import { Site } from '../positioning/site.js'
 import { readSurvey } from './locate.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
+import { connectionWarnings } from './mqtt.js'
 
 /** A marked point of the walk. */
 export interface SurveyPointSpec {
@@ -133,11 +134,9 @@ async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, e
       err.write(`survey: subscribing failed (${(error as Error).message}); retrying on the next connection\n`)
     }
   }
-  let lastError = ''
-  link.on('error', (error) => {
-    if (error.message !== lastError) err.write(`survey: ${error.message}\n`)
-    lastError = error.message
-  })
+  // One line per new problem, not one per retry.
+  const problems = connectionWarnings((text) => void err.write(`survey: ${text}\n`))
+  link.on('error', (error) => problems.error(error))
   link.on('connected', () => void subscribe())
   link.on('message', (topic, payload) => recorder.onMessage(topic, payload))
   if (link.connected) void subscribe()

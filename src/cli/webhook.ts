@@ -18,6 +18,7 @@ import type { WebhookMqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
 import { forceAfter, handleSignals } from './shutdown.js'
 import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
+import { connectionWarnings } from './mqtt.js'
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
 export interface WebhookCommandOptions {
@@ -110,11 +111,10 @@ async function connect(flags: WebhookMqttFlags, warn: (text: string) => void): P
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
   })
   const link = await openLink(o, `beaconkit-webhook-${process.pid}`, undefined)
-  let lastError = ''
-  link.on('error', (error) => {
-    if (error.message !== lastError) warn(error.message)
-    lastError = error.message
-  })
+  // One line per new problem, not one per retry (no "connected again" line here: pushes that
+  // fail meanwhile are refused and pushed again by the platform, which says enough).
+  const problems = connectionWarnings(warn)
+  link.on('error', (error) => problems.error(error))
   const connected = new Promise<boolean>((resolve) => {
     link.once('connected', () => resolve(true))
     setTimeout(() => resolve(false), 10_000).unref()
