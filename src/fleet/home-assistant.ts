@@ -4,7 +4,7 @@
  * joins the device of the gateways' sensor entities (same identifiers), so a tag is one device.
  */
 
-import { haDevice, HA_ORIGIN } from '../mqtt/home-assistant.js'
+import { haDevice, HA_ORIGIN } from '../mqtt/ha-fields.js'
 import { haObjectId } from '../mqtt/topics.js'
 
 /**

@@ -11,51 +11,13 @@ import type { HaGateOptions } from './ha-gate.js'
 import { sweepRetainedConfigs } from './ha-sweep.js'
 import type { SweepOwner } from './ha-sweep.js'
 import type { MqttLink } from './connection.js'
-import { PACKAGE_VERSION } from './payloads.js'
+import { HA_FIELDS, HA_FIELD_SPECS as FIELDS, HA_ORIGIN, haDevice, haFieldTemplate, haStatusAvailability } from './ha-fields.js'
+import type { HaField } from './ha-fields.js'
 import { anyGatewayBeaconTopic, anyGatewayStatusTopic, haObjectId } from './topics.js'
 
-/** The values that become entities, by their object-id suffix. */
-export type HaField = 'temperature' | 'light' | 'battery' | 'rssi' | 'distance' | 'accelerometer_count' | 'moving'
-
-interface FieldSpec {
-  component: 'sensor' | 'binary_sensor'
-  name: string
-  /** The Beacon member the entity shows. */
-  member: keyof Beacon
-  /** Whether the beacon has reported a real value (not null, not an unknown accuracy of -1). */
-  has(b: Beacon): boolean
-  config: Record<string, string>
-}
-
-const isNumber = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v)
-
-/** Units and classes from Home Assistant's sensor device classes. */
-const FIELDS: Record<HaField, FieldSpec> = {
-  temperature: { component: 'sensor', name: 'Temperature', member: 'temperature', has: (b) => isNumber(b.temperature), config: { device_class: 'temperature', unit_of_measurement: '°C', state_class: 'measurement' } },
-  light: { component: 'sensor', name: 'Light', member: 'light', has: (b) => isNumber(b.light), config: { device_class: 'illuminance', unit_of_measurement: 'lx', state_class: 'measurement' } },
-  battery: { component: 'sensor', name: 'Battery', member: 'batteryLevel', has: (b) => isNumber(b.batteryLevel), config: { device_class: 'battery', unit_of_measurement: '%', state_class: 'measurement' } },
-  rssi: { component: 'sensor', name: 'RSSI', member: 'smoothedRssi', has: (b) => isNumber(b.smoothedRssi), config: { device_class: 'signal_strength', unit_of_measurement: 'dBm', state_class: 'measurement', entity_category: 'diagnostic' } },
-  distance: { component: 'sensor', name: 'Distance', member: 'accuracy', has: (b) => isNumber(b.accuracy) && b.accuracy >= 0, config: { device_class: 'distance', unit_of_measurement: 'm', state_class: 'measurement' } },
-  // A counter the beacon may reset (battery change): total_increasing treats a drop as a new cycle.
-  accelerometer_count: { component: 'sensor', name: 'Accelerometer count', member: 'accelerometerCount', has: (b) => isNumber(b.accelerometerCount), config: { state_class: 'total_increasing', icon: 'mdi:counter' } },
-  moving: { component: 'binary_sensor', name: 'Moving', member: 'moving', has: (b) => typeof b.moving === 'boolean', config: { device_class: 'moving' } },
-}
-
-/** Every field, in a fixed order. */
-export const HA_FIELDS = Object.keys(FIELDS) as HaField[]
-
-/**
- * A template that renders `None` (Home Assistant's "unknown") for the empty message of a gone
- * beacon, a beacon without the value, and a switched-off sensor (null).
- */
-function valueTemplate(spec: FieldSpec): string {
-  const v = `value_json.${String(spec.member)}`
-  if (spec.component === 'binary_sensor') {
-    return `{% if value_json is defined and ${v} is boolean %}{{ 'ON' if ${v} else 'OFF' }}{% else %}None{% endif %}`
-  }
-  const real = spec.member === 'accuracy' ? ` and ${v} >= 0` : ''
-  return `{% if value_json is defined and ${v} is number${real} %}{{ ${v} }}{% else %}None{% endif %}`
-}
+// The public names of the fields stay importable from here (src/index.ts).
+export { HA_FIELDS } from './ha-fields.js'
+export type { HaField } from './ha-fields.js'
 
 /** Settings of the discovery configs. */
 export interface HaSettings {
@@ -80,29 +42,14 @@ export function haConfig(settings: HaSettings, beaconId: string, field: HaField)
     name: spec.name,
     unique_id: `beaconkit_${obj}_${field}`,
     state_topic: anyGatewayBeaconTopic(settings.topicPrefix, beaconId),
-    value_template: valueTemplate(spec),
+    value_template: haFieldTemplate(field),
     ...spec.config,
     expire_after: settings.expireAfterSeconds,
-    availability: [
-      {
-        topic: anyGatewayStatusTopic(settings.topicPrefix),
-        value_template: '{{ value_json.state if value_json is defined else "offline" }}',
-        payload_available: 'online',
-        payload_not_available: 'offline',
-      },
-    ],
+    availability: [haStatusAvailability(anyGatewayStatusTopic(settings.topicPrefix))],
     device: haDevice(beaconId),
     origin: HA_ORIGIN,
   }
 }
-
-/** The Home Assistant device of a beacon: every gateway's entities and the fleet's tracker join it. */
-export function haDevice(beaconId: string): { identifiers: string[]; name: string; model: string; manufacturer: string } {
-  return { identifiers: [`beaconkit_${haObjectId(beaconId)}`], name: `Beacon ${beaconId}`, model: 'BLE beacon', manufacturer: 'Device cloud platform' }
-}
-
-/** The `origin` of every discovery config. */
-export const HA_ORIGIN: Readonly<{ name: string; sw_version: string }> = Object.freeze({ name: 'beaconkit', sw_version: PACKAGE_VERSION })
 
 /**
  * Remembers which entities each beacon has announced, so a config goes out once per value
