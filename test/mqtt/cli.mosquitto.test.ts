@@ -22,6 +22,10 @@ describe('MQTT flags', () => {
     expect(parseCommandLine(['replay', 'x.jsonl'])).not.toHaveProperty('view.mqtt')
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--mqtt-queue-dir', '/var/q'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b', queueDir: '/var/q' } } })
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '0', '--ha-expire', '3600'])).toMatchObject({ view: { mqtt: { homeAssistant: true, haDwellMs: 0, haExpireMs: 3_600_000 } } })
+    for (const [text, beacons] of [['auto', 'auto'], ['on', true], ['off', false]] as const) {
+      expect(parseCommandLine(['simulate', '--mqtt', 'mqtt://b', '--ha', '--ha-beacons', text])).toMatchObject({ view: { mqtt: { homeAssistant: true, haBeacons: beacons } } })
+    }
+    expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--ha'])).not.toHaveProperty('view.mqtt.haBeacons')
   })
 
   it('refuses bad MQTT flags with a message naming the option', () => {
@@ -36,6 +40,9 @@ describe('MQTT flags', () => {
       [['--mqtt', 'mqtt://b', '--ha-expire', '10'], 'ha-expire'],
       [['--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '-1'], 'ha-dwell'],
       [['--mqtt', 'mqtt://b', '--ha', '--ha-expire', '0'], 'ha-expire'],
+      [['--mqtt', 'mqtt://b', '--ha-beacons', 'on'], 'ha-beacons'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-beacons', 'yes'], 'ha-beacons'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-beacons', 'true'], 'ha-beacons'],
       [['--gateway-id', 'hall'], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-password-file', 'f'], 'mqtt-password-file'],
       [['--mqtt-queue-dir', '/var/q'], 'mqtt-queue-dir'],
@@ -78,7 +85,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt ag
     expect(announced.size).toBeGreaterThan(0)
     for (const id of found) {
       const obj = id.toLowerCase().replace(/[^a-z0-9]/g, '_')
-      expect(retained.has(`homeassistant/sensor/beaconkit_${obj}_rssi/config`), id).toBe(announced.has(id))
+      expect(retained.has(`homeassistant/sensor/beaconkit_hall/${obj}_rssi/config`), id).toBe(announced.has(id))
       const states = sub.on(`${P}/beacons/${id}`)
       expect(states.length, id).toBeGreaterThan(1)
       expect(states.every((m) => m.retain)).toBe(true)

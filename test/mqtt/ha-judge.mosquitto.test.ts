@@ -85,13 +85,15 @@ describe.skipIf(!MOSQUITTO || !JINJA)(needsMosquitto(`What Home Assistant shows 
   const record = (name: string): void => {
     const shown: Record<string, string> = {}
     for (const [topic, state] of judge.shown()) {
-      const short = topic.replace(`${HA}/`, '').replace(`beaconkit_${OBJ}_`, '').replace('/config', '')
+      // The beacon's entities (per gateway since #24: `<component>/beaconkit_<gw>/<obj>_<field>`), not the gateways' devices.
+      if (!topic.includes(`/${OBJ}_`)) continue
+      const short = topic.replace(`${HA}/`, '').replace('beaconkit_', '').replace(`${OBJ}_`, '').replace('/config', '')
       shown[short] = `${state} | ${values.shown().get(topic) ?? '-'}`
     }
     table.push({ step: name, shown })
   }
 
-  const show = (field: string, j = judge): string | undefined => j.show(`beaconkit_${OBJ}_${field}`)
+  const show = (field: string, j = judge, gw = 'hall'): string | undefined => j.show(`beaconkit_${gw}_${OBJ}_${field}`)
 
   beforeAll(async () => {
     broker = await Mosquitto.start()
@@ -142,7 +144,8 @@ describe.skipIf(!MOSQUITTO || !JINJA)(needsMosquitto(`What Home Assistant shows 
   })
 
   it('creates one entity per retained discovery config, before and after the restart', () => {
-    expect(table[0].shown['sensor/temperature']).toBeDefined()
+    expect(table[0].shown['sensor/hall/temperature']).toBeDefined()
+    expect(table[0].shown['sensor/yard/temperature']).toBeDefined()
     expect(Object.keys(table[4].shown).sort()).toEqual(Object.keys(table[0].shown).sort())
   })
 
@@ -150,24 +153,27 @@ describe.skipIf(!MOSQUITTO || !JINJA)(needsMosquitto(`What Home Assistant shows 
     expect(new Set(Object.values(table[3].shown).map((v) => v.split(' | ')[0]))).toEqual(new Set(['unavailable']))
   })
 
-  // #24 "+/status availability": HA looks an availability message up by its own topic among the
-  // configured ones; through the wildcard `beaconkit/gateways/+/status` that is a KeyError, so
-  // the entity never becomes available.
-  it.fails('#24 availability through +/status: shows the temperature while the gateways hear the beacon', () => {
-    expect(table[0].shown['sensor/temperature'].split(' | ')[0]).toMatch(/^2[14]$/)
+  // #24 "+/status availability" (fixed: each gateway's entity has its own status as availability):
+  // through the wildcard `beaconkit/gateways/+/status` HA raised a KeyError looking the message
+  // up, so the entity never became available.
+  it('#24 availability through +/status: shows the temperature while the gateways hear the beacon', () => {
+    expect(table[0].shown['sensor/hall/temperature'].split(' | ')[0]).toBe('21')
+    expect(table[0].shown['sensor/yard/temperature'].split(' | ')[0]).toBe('24')
   })
 
-  // #24 "several gateways writing one entity": both gateways' states feed one entity and the last
-  // message wins, so the stopped yard gateway's last state (24 °C) stays while the hall, which
-  // publishes only on change or heartbeat, hears 21 °C (values behind the availability).
-  it.fails('#24 several gateways, one entity: after the yard stopped, the temperature is the hall\'s', () => {
-    expect(table[1].shown['sensor/temperature'].split(' | ')[1]).toBe('21')
+  // #24 "several gateways writing one entity" (fixed: one entity per gateway): both gateways'
+  // states fed one entity and the last message won, so the stopped yard gateway's last state
+  // (24 °C) stayed while the hall heard 21 °C (values behind the availability).
+  it('#24 several gateways, one entity: after the yard stopped, the temperature is the hall\'s', () => {
+    expect(table[1].shown['sensor/hall/temperature'].split(' | ')[1]).toBe('21')
   })
 
-  // #24 restart: the stopped gateway's state stays retained `present`, so a Home Assistant that
-  // restarts minutes after the beacon left reads it again (and expire_after starts over).
-  it.fails('#24 restart: a beacon gone for minutes shows no value after Home Assistant re-reads the retained states', () => {
+  // #24 restart (fixed: the stopped gateway's retained state feeds only its own entity, which its
+  // offline status makes unavailable): a Home Assistant that restarted minutes after the beacon
+  // left read the stopped gateway's `present` state again into the one shared entity.
+  it('#24 restart: a beacon gone for minutes shows no value after Home Assistant re-reads the retained states', () => {
     for (const j of [judge, values]) expect(['unknown', 'unavailable']).toContain(show('temperature', j))
+    expect(show('temperature', judge, 'yard')).toBe('unavailable')
   })
 })
 
