@@ -68,6 +68,17 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt ag
     await broker?.close()
   })
 
+  it('with --ha-beacons off announces only the gateway device; a bad value is a usage error (exit 2)', async () => {
+    const result = await startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--mqtt-prefix', 'off-test', '--gateway-id', 'hall', '--ha', '--ha-beacons', 'off', '--json']).done
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const configs = [...(await retainedMessages(broker.url, 'homeassistant/#')).entries()].filter(([, payload]) => payload.includes('"off-test/'))
+    expect(configs.map(([topic]) => topic).sort()).toEqual(['homeassistant/binary_sensor/beaconkit_gw_hall/connectivity/config', 'homeassistant/sensor/beaconkit_gw_hall/beacons/config'])
+    const bad = await startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--ha', '--ha-beacons', 'maybe']).done
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--ha-beacons takes auto, on or off')
+  })
+
   it('leaves the retained status and HA configs; a subscriber sees states, events and one RSSI batch per replay second', async () => {
     const sub = await Subscriber.connect(broker.url, ['beaconkit/#', 'homeassistant/#', 'beaconkit-test/marker/#'], { protocolVersion: 5 })
     const run = startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--gateway-id', 'hall', '--ha', '--json'])
