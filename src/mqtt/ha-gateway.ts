@@ -15,6 +15,8 @@ import { haGatewayConfigs } from './ha-gateway-device.js'
 import { HaAnnouncer } from './home-assistant.js'
 import type { HaBeaconsMode, HaSettings } from './home-assistant.js'
 import { readStatusState } from './payloads.js'
+import { checkTopicPrefix, DEFAULT_HA_PREFIX } from './topics.js'
+import type { GatewayTopics } from './topics.js'
 
 /** `homeAssistant: { … }` of a gateway publisher: the discovery prefix, the gate, and who owns the beacons. */
 export interface GatewayHomeAssistantOptions extends HomeAssistantOptions {
@@ -31,6 +33,13 @@ export const HA_BEACONS_DEFAULT = 'auto'
 
 /** The online status is republished for a new count at most this often (ms). */
 export const STATUS_BEACONS_INTERVAL_MS = 5000
+
+/**
+ * The largest packet a gateway with Home Assistant on accepts (MQTT 5): its sweep reads configs
+ * of at most 16 KiB and its fleet watch status payloads of at most 4 KiB; the broker drops
+ * anything larger for this client instead of sending it.
+ */
+export const HA_MAX_PACKET_BYTES = 64 * 1024
 
 /** Checks `homeAssistant.beacons` (an InvalidOptionError names it). */
 export function checkHaBeacons(value: unknown): 'auto' | boolean {
@@ -79,6 +88,18 @@ export class GatewayHomeAssistant {
     this.announcer = new HaAnnouncer(settings, options, options.beacons === false ? 'fleet' : 'standalone')
     this.fleetStatus = `${settings.topicPrefix}/fleet/status`
     this.trackersBase = `${settings.topicPrefix}/fleet/trackers/`
+  }
+
+  /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
+  static forGateway(options: HomeAssistantOptions & { beacons: 'auto' | boolean }, topics: GatewayTopics, heartbeatMs: number, out: GatewayHaOutput): GatewayHomeAssistant {
+    const settings: HaSettings = {
+      prefix: checkTopicPrefix(options.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
+      topicPrefix: topics.prefix,
+      gatewayId: topics.gateway,
+      // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
+      expireAfterSeconds: Math.max(1, Math.ceil((2 * heartbeatMs) / 1000)),
+    }
+    return new GatewayHomeAssistant(settings, options, topics.status, out)
   }
 
   /** Counters and the mode. */

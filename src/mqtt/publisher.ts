@@ -17,7 +17,7 @@ import type { Beacon } from '../reading.js'
 import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
-import { GatewayHomeAssistant } from './ha-gateway.js'
+import { GatewayHomeAssistant, HA_MAX_PACKET_BYTES } from './ha-gateway.js'
 import type { HaPublisherStats } from './ha-gateway.js'
 import type { MqttLink } from './connection.js'
 import { ackWarning } from './inflight.js'
@@ -27,7 +27,7 @@ import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
 import type { MqttRefusedReason } from './refusals.js'
-import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
+import { checkGatewayId, checkTopicPrefix, GatewayTopics } from './topics.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
@@ -157,25 +157,14 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.ha =
       o.homeAssistant === undefined
         ? undefined
-        : new GatewayHomeAssistant(
-            {
-              prefix: checkTopicPrefix(o.homeAssistant.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
-              topicPrefix: this.topics.prefix,
-              gatewayId: this.gatewayId,
-              // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
-              expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
+        : GatewayHomeAssistant.forGateway(o.homeAssistant, this.topics, o.heartbeatMs, {
+            retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
+            status: (beacons, now) => {
+              if (this.state !== 'connected' || this.#closing) return false
+              this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons))
+              return true
             },
-            o.homeAssistant,
-            this.topics.status,
-            {
-              retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
-              status: (beacons, now) => {
-                if (this.state !== 'connected' || this.#closing) return false
-                this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons))
-                return true
-              },
-            },
-          )
+          })
     this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha?.announcer, o.rssiPartitions)
   }
 
@@ -216,7 +205,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const o = this.#options
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
-    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
+    // With Home Assistant on it listens (sweep, fleet watch): no packet larger than those need.
+    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
