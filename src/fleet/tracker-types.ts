@@ -166,6 +166,11 @@ export interface FleetTrackerStats extends FleetStateStats {
   beaconStates: BeaconFactsStats
   /** Presence topics: beacons away now, and presences cleared because the beacon was forgotten. */
   presence: FleetPresenceStats
+  /**
+   * `<p>/fleet/forget` commands (`beaconkit fleet forget`): beacons forgotten on request, and
+   * messages skipped as not `{"id": "<beacon id>"}` (too large, not JSON, an id that is no topic level).
+   */
+  forgetCommands: { done: number; invalid: number }
   /** Fleet messages handed to the broker. */
   published: number
   /**

@@ -176,11 +176,11 @@ export class HaGate {
   /**
    * A config found retained from an earlier run: kept as announced and gone since `now` (so it
    * expires unless the beacon comes back), or refused (false: remove it) when the id is not
-   * stable or the cap is reached.
+   * stable (by default: a bare address; the fleet judges by its own rule) or the cap is reached.
    */
-  adopt(id: string, now: number): boolean {
+  adopt(id: string, now: number, stable = !isAddressId(id)): boolean {
     if (this.announced.has(id)) return true
-    if (isAddressId(id) || this.announced.size >= this.o.maxBeacons) {
+    if (!stable || this.announced.size >= this.o.maxBeacons) {
       this.removedCount++
       return false
     }
