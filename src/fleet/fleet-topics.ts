@@ -154,8 +154,14 @@ export class FleetTopics {
       const b = present(id)
       // Already announced (a config of an earlier run): admit() only stops its expiry.
       const announced = gate.has(id)
-      // With a `beacons` list in the site file, a beacon it does not name is never announced.
-      if (b === undefined || !listed(id) || !gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      if (b === undefined) continue
+      // With a `beacons` list in the site file, a beacon it does not name is not announced; the
+      // serial number that names it may arrive later (the gateways' beacon states), so look again.
+      if (!listed(id)) {
+        if (isStableIdentity(id)) gate.recheck(id, now)
+        continue
+      }
+      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now) || announced) continue
       configs.update(b)
     }
     for (const id of gate.expired(now)) configs.remove(id)

@@ -189,6 +189,14 @@ export class HaGate {
     return true
   }
 
+  /**
+   * A beacon past its dwell that may not be announced yet for a reason of the caller's (a site
+   * list that names it only once its serial number is known): looked at again soon, while present.
+   */
+  recheck(id: string, now: number): void {
+    if (!this.announced.has(id) && !this.wake.has(id)) this.wake.set(id, now + Math.min(this.o.dwellMs, RECHECK_MS))
+  }
+
   /** Beacons whose dwell is over by `now` (drained): to be looked at with `admit()`. */
   woken(now: number): string[] {
     const out: string[] = []
