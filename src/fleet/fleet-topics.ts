@@ -1,7 +1,7 @@
 /**
  * What a tracker publishes about beacons: the retained `<p>/fleet/beacons/<id>` state (on found
  * and room changes at once, otherwise at most every `publishIntervalMs`, cleared on gone) and,
- * with Home Assistant, one device_tracker config per beacon that passed the discovery gate.
+ * with Home Assistant, the configs of each beacon that passed the discovery gate (fleet-ha-configs.ts).
  */
 
 import type { Outbox } from '../mqtt/outbox.js'
