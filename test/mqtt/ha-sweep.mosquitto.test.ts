@@ -15,7 +15,8 @@ import { haRoomConfig, haRoomConfigTopic, haTrackerConfig, haTrackerConfigTopic,
 import { discoveryProblems } from '../support/ha-schema.js'
 import { expectTrackerConfig } from '../fleet/ha-fleet-helpers.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
-import { retainedMessages } from '../support/mqtt-subscriber.js'
+import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
+import { Site } from '../../src/positioning/site.js'
 import { PushSource } from '../support/push-source.js'
 import { waitFor } from '../integration/wait.js'
 import { T0 } from '../sources/helpers.js'
@@ -101,6 +102,45 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Discovery configs of an earlier run,
       expect([...(await retainedMessages(broker.url, 'hs2/#')).keys()].sort()).toEqual(['hs2/device_tracker/kettle/config', 'hs2/sensor/kettle_power/config'])
     } finally {
       await tracker.stop()
+    }
+  })
+
+  it('the fleet announces a kept config again, once, with a name learnt later', async () => {
+    const id = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|7|1'
+    const tracker = haTrackerConfigTopic('hs4', id)
+    await seed([[tracker, haTrackerConfig('n4', id)]])
+    const clock = new VirtualClock(T0)
+    const site = Site.fromJSON({ gateways: { g1: {} }, beacons: [{ serialNumber: '0117C5000077', name: 'Kettle tag' }] })
+    const fleet = new FleetTracker({ url: broker.url, clientId: 'sweep-fleet-named', topicPrefix: 'n4', site, clock, hearingMs: 3000, homeAssistant: { prefix: 'hs4' } })
+    const written: string[] = []
+    const live = await Subscriber.connect(broker.url, [tracker, 'beaconkit-test/marker/#'])
+    try {
+      await fleet.start()
+      await waitFor(() => fleet.stats.homeAssistant?.announced === 1, 'the sweep')
+      // Kept before its name is known: written again as "Beacon <id>".
+      let configs = await waitForRetained('hs4/#', (m) => !(m.get(tracker) ?? '').includes('n4/fleet/beacons'))
+      expectTrackerConfig(configs.get(tracker), 'n4', id)
+      // Its gateway's state gives the serial number that names it; then it is heard.
+      await raw.publishAsync(`n4/gateways/g1/beacons/${id}`, JSON.stringify({ id, serialNumber: '0117C5000077', inRange: true, firstSeen: T0, lastSeen: T0 }), { qos: 1, retain: true })
+      await waitFor(() => fleet.stats.beaconStates.held === 1, 'the state held')
+      for (let i = 0; i < 3; i++) {
+        const batches = fleet.stats.batches
+        await raw.publishAsync('n4/gateways/g1/rssi', JSON.stringify({ gateway: 'g1', time: clock.now(), readings: [{ id, rssi: -60, lastSeen: clock.now(), count: 1 }] }), { qos: 1 })
+        await waitFor(() => fleet.stats.batches > batches, 'the batch')
+        clock.advanceTo(clock.now() + 1000)
+      }
+      configs = await waitForRetained('hs4/#', (m) => (m.get(tracker) ?? '').includes('Kettle tag'))
+      expectTrackerConfig(configs.get(tracker), 'n4', id, 'Kettle tag')
+      expect(JSON.parse(configs.get(haRoomConfigTopic('hs4', id)) ?? '{}')).toMatchObject({ device: { name: 'Kettle tag' } })
+      // Once: more refreshes do not write it again.
+      for (let i = 0; i < 12; i++) clock.advanceTo(clock.now() + 1000)
+      expect(await fleet.flush()).toBe(true)
+      await live.sync()
+      written.push(...live.messages.filter((m) => m.payload.includes('Kettle tag')).map((m) => m.topic))
+      expect(written).toEqual([tracker])
+    } finally {
+      await live.close()
+      await fleet.stop()
     }
   })
 
