@@ -332,7 +332,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       this.emit('disconnected')
     })
     link.on('error', (error) => this.emit('error', error))
-    link.on('message', (topic, payload) => this.onMessage(topic, payload))
+    link.on('message', (topic, payload, retained) => this.onMessage(topic, payload, retained))
     if (link.connected) void this.onConnected(link.protocolVersion)
     this.cancelTick = this.clock.setInterval(() => this.tick(), TICK_MS)
     await subscribed
@@ -381,14 +381,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     })
   }
 
-  private onMessage(topic: string, payload: Buffer): void {
+  private onMessage(topic: string, payload: Buffer, retained = false): void {
     // Checked before anything is parsed: the broker may hold anything anyone published.
     if (payload.length > this.maxPayloadBytes) {
       this.counters.oversized++
       return
     }
     if (topic === this.forgetTopic) {
-      const id = readForgetCommand(payload)
+      // A command is sent once; a retained one would forget the beacon again on every connection.
+      const id = retained ? undefined : readForgetCommand(payload)
       if (id === undefined) this.counters.invalidForgetCommands++
       else {
         this.counters.forgetCommands++

@@ -138,8 +138,8 @@ export interface LinkEvents {
    * session over (`session_taken_over`, takeover.ts): once per episode, not per reconnect.
    */
   error: [error: Error]
-  /** A message on a subscribed topic. */
-  message: [topic: string, payload: Buffer]
+  /** A message on a subscribed topic; `retained` when the broker delivered it from its store. */
+  message: [topic: string, payload: Buffer, retained: boolean]
 }
 
 /** mqtt.js 5 tells of a DISCONNECT from the broker (MQTT 5 only) with its packet. */
@@ -151,7 +151,7 @@ interface DisconnectingClient {
 interface SubscribingClient {
   subscribe(filters: string[], opts: { qos: 0 | 1 }, callback?: (error?: Error | null) => void): unknown
   unsubscribe(filters: string[], opts: object, callback?: (error?: Error) => void): unknown
-  on(event: 'message', listener: (topic: string, payload: Buffer) => void): unknown
+  on(event: 'message', listener: (topic: string, payload: Buffer, packet?: { retain?: boolean }) => void): unknown
 }
 
 export interface MqttModule {
@@ -290,8 +290,9 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     const onDisconnect = (packet: { reasonCode?: number }): void => {
       if (this.#takeover.disconnected(packet.reasonCode)) this.emit('error', takeoverError(clientId, true))
     }
-    const onMessage = (topic: string, payload: Buffer): void => {
-      this.emit('message', topic, payload)
+    // The retain flag tells a command (sent once) from a state the broker keeps for everyone.
+    const onMessage = (topic: string, payload: Buffer, packet?: { retain?: boolean }): void => {
+      this.emit('message', topic, payload, packet?.retain === true)
     }
     const listening = client as MqttClientLike & Partial<SubscribingClient> & Partial<DisconnectingClient>
     listening.on('connect', onConnect)
