@@ -132,7 +132,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   const url = str(values, 'mqtt')
   const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
-    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire'] as const).find((n) => str(values, n) !== undefined))
+    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire', 'ha-beacons'] as const).find((n) => str(values, n) !== undefined))
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
     return undefined
   }
@@ -171,14 +171,20 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
   return flags
 }
 
-/** `--ha-dwell <s>` and `--ha-expire <s>`, only with `--ha` (into `flags`). */
+/** `--ha-beacons auto|on|off` as `homeAssistant.beacons`. */
+const HA_BEACONS: Readonly<Record<string, 'auto' | boolean>> = { auto: 'auto', on: true, off: false }
+
+/** `--ha-dwell <s>`, `--ha-expire <s>` and `--ha-beacons auto|on|off`, only with `--ha` (into `flags`). */
 function parseHaGate(values: Values, command: CommandName, flags: MqttFlags): void {
   const dwell = number(values, 'ha-dwell', command, { min: 0, max: 86_400, what: 'a number of seconds from 0 to 86400 (default 30)' })
   const expire = number(values, 'ha-expire', command, { positive: true, max: 366 * 86_400, what: 'a positive number of seconds, at most a year (default 604800, 7 days)' })
-  const stray = dwell !== undefined ? 'ha-dwell' : expire !== undefined ? 'ha-expire' : undefined
+  const beacons = str(values, 'ha-beacons')
+  if (beacons !== undefined && !Object.hasOwn(HA_BEACONS, beacons)) fail('ha-beacons', `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker is seen), not ${quote(beacons)}`, command)
+  const stray = dwell !== undefined ? 'ha-dwell' : expire !== undefined ? 'ha-expire' : beacons !== undefined ? 'ha-beacons' : undefined
   if (stray !== undefined && !flags.homeAssistant) fail(stray, `--${stray} only takes effect with --ha`, command)
   if (dwell !== undefined) flags.haDwellMs = Math.round(dwell * 1000)
   if (expire !== undefined) flags.haExpireMs = Math.max(1, Math.round(expire * 1000))
+  if (beacons !== undefined) flags.haBeacons = HA_BEACONS[beacons]
 }
 
 /**

@@ -39,6 +39,7 @@ const VIEW: Options = {
   ha: { type: 'boolean' },
   'ha-dwell': { type: 'string' },
   'ha-expire': { type: 'string' },
+  'ha-beacons': { type: 'string' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
   'client-id': { type: 'string' },

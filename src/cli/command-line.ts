@@ -44,6 +44,8 @@ export interface MqttFlags {
   haDwellMs?: number
   /** `--ha-expire` in ms: remove the configs of a beacon gone this long (default 7 days). */
   haExpireMs?: number
+  /** `--ha-beacons auto|on|off` of a gateway: per-beacon entities (default auto: until a fleet tracker is seen). */
+  haBeacons?: 'auto' | boolean
   username?: string
   passwordFile?: string
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */

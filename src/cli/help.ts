@@ -36,6 +36,10 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
                          (default 30; never a device known only by its address)
   --ha-expire <seconds>  remove the configs of a beacon gone this long
                          (default 604800, 7 days)
+  --ha-beacons auto|on|off  per-beacon entities from this gateway: on, off (a
+                         fleet tracker announces the beacons; only this
+                         gateway's device), auto (default: on until a fleet
+                         tracker's status is seen on the broker)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
   --client-id <id>       MQTT client id (default beaconkit-<gateway>-<host>-<random>,

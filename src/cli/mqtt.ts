@@ -7,7 +7,7 @@
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
-import type { HomeAssistantOptions } from '../mqtt/ha-gate.js'
+import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
 import type { MqttFlags } from './args.js'
 import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
@@ -27,10 +27,14 @@ export function defaultGatewayId(): string {
   return id === '' || /^-+$/.test(id) ? 'gateway' : id
 }
 
-/** `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker. */
-export function homeAssistantOption(flags: MqttFlags): false | HomeAssistantOptions {
+/** `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker (which takes no `--ha-beacons`). */
+export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssistantOptions {
   if (!flags.homeAssistant) return false
-  return { ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }), ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }) }
+  return {
+    ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
+    ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }),
+    ...(flags.haBeacons === undefined ? {} : { beacons: flags.haBeacons }),
+  }
 }
 
 /** What {@link connectionWarnings} is told: a connection's errors and its (re)connects. */

@@ -1,8 +1,9 @@
 /**
- * Home Assistant MQTT discovery (docs/mqtt.md): one device per beacon, an entity per
- * value the beacon has really reported. Configs depend only on the beacon id, the prefixes and
- * the heartbeat, so every gateway announces the same config and one entity is fed by all of them
- * through `<p>/gateways/+/beacons/<id>`.
+ * Home Assistant MQTT discovery of one gateway on its own (docs/mqtt.md "Home Assistant"): a
+ * device per beacon, an entity per value the beacon has really reported, fed by THIS gateway
+ * alone (its own state topic and status), so no two gateways ever write one entity. In a fleet
+ * (a fleet tracker seen, or `beacons: false`) the tracker owns the beacons and this announces
+ * none: it withdraws the configs it announced (mode 'fleet').
  */
 
 import type { Beacon } from '../reading.js'
@@ -12,8 +13,8 @@ import { sweepRetainedConfigs } from './ha-sweep.js'
 import type { SweepOwner } from './ha-sweep.js'
 import type { MqttLink } from './connection.js'
 import { HA_FIELDS, HA_FIELD_SPECS as FIELDS, HA_ORIGIN, haDevice, haFieldTemplate, haStatusAvailability } from './ha-fields.js'
-import type { HaField } from './ha-fields.js'
-import { anyGatewayBeaconTopic, anyGatewayStatusTopic, haObjectId } from './topics.js'
+import type { HaDevice, HaField } from './ha-fields.js'
+import { anyGatewayBeaconTopic, GatewayTopics, haObjectId } from './topics.js'
 
 // The public names of the fields stay importable from here (src/index.ts).
 export { HA_FIELDS } from './ha-fields.js'
@@ -25,30 +26,54 @@ export interface HaSettings {
   prefix: string
   /** The beacon topic prefix `<p>`. */
   topicPrefix: string
+  /**
+   * The gateway whose entities these are (added with the per-gateway configs): it names the
+   * config topics (`beaconkit_<gw>` node id), the unique ids, the state and status topics.
+   */
+  gatewayId: string
   /** Seconds without a state message before Home Assistant marks an entity unavailable. */
   expireAfterSeconds: number
 }
 
-/** `<ha>/<component>/beaconkit_<obj>_<field>/config` */
-export function haConfigTopic(settings: Pick<HaSettings, 'prefix'>, beaconId: string, field: HaField): string {
-  return `${settings.prefix}/${FIELDS[field].component}/beaconkit_${haObjectId(beaconId)}_${field}/config`
+/** `<ha>/<component>/beaconkit_<gw>/<obj>_<field>/config`: the gateway's own entity of the beacon's value. */
+export function haConfigTopic(settings: Pick<HaSettings, 'prefix' | 'gatewayId'>, beaconId: string, field: HaField): string {
+  return `${settings.prefix}/${FIELDS[field].component}/beaconkit_${settings.gatewayId}/${haObjectId(beaconId)}_${field}/config`
 }
 
-/** The discovery config of one entity of one beacon. */
+/**
+ * `<ha>/<component>/beaconkit_<obj>_<field>/config`: where gateways before the per-gateway
+ * configs announced one entity shared by all (a fleet tracker announces its fused values there now).
+ */
+export function haLegacyConfigTopic(prefix: string, beaconId: string, field: HaField): string {
+  return `${prefix}/${FIELDS[field].component}/beaconkit_${haObjectId(beaconId)}_${field}/config`
+}
+
+/** The discovery config of one entity of one beacon, as this gateway hears it. */
 export function haConfig(settings: HaSettings, beaconId: string, field: HaField): Record<string, unknown> {
   const spec = FIELDS[field]
-  const obj = haObjectId(beaconId)
+  const topics = new GatewayTopics(settings.topicPrefix, settings.gatewayId)
+  const device: HaDevice = { ...haDevice(beaconId), via_device: `beaconkit_gw_${settings.gatewayId}` }
   return {
     name: spec.name,
-    unique_id: `beaconkit_${obj}_${field}`,
-    state_topic: anyGatewayBeaconTopic(settings.topicPrefix, beaconId),
+    unique_id: `beaconkit_${settings.gatewayId}_${haObjectId(beaconId)}_${field}`,
+    state_topic: topics.beacon(beaconId),
     value_template: haFieldTemplate(field),
     ...spec.config,
     expire_after: settings.expireAfterSeconds,
-    availability: [haStatusAvailability(anyGatewayStatusTopic(settings.topicPrefix))],
-    device: haDevice(beaconId),
+    // Its own status, never `+`: Home Assistant would take the latest message of any gateway.
+    availability: [haStatusAvailability(topics.status)],
+    device,
     origin: HA_ORIGIN,
   }
+}
+
+/** Whether this gateway announces per-beacon entities now. */
+export type HaBeaconsMode = 'standalone' | 'fleet'
+
+/** A retained message to publish (`''`: clear the topic, also when an earlier run wrote it). */
+export interface HaMessage {
+  topic: string
+  payload: string
 }
 
 /**
@@ -60,17 +85,38 @@ export class HaAnnouncer {
   private readonly announced = new Map<string, Set<HaField>>()
   /** The dwell, the cap and the expiry. */
   readonly gate: HaGate
+  #mode: HaBeaconsMode
+  /** Legacy shared configs removed by the sweep. */
+  legacyRemoved = 0
+  /** Configs removed because a fleet tracker took the beacons over. */
+  withdrawn = 0
 
   constructor(
     private readonly settings: HaSettings,
     gate: HaGateOptions = {},
+    mode: HaBeaconsMode = 'standalone',
   ) {
     this.gate = new HaGate(gate)
+    this.#mode = mode
+  }
+
+  /** 'standalone': per-beacon entities; 'fleet': none (a fleet tracker owns the beacons). */
+  get mode(): HaBeaconsMode {
+    return this.#mode
+  }
+
+  /**
+   * A fleet tracker owns the beacons from now on: no config is announced any more, and the ones
+   * this run announced (or kept from an earlier run) are returned to be removed.
+   */
+  toFleet(): HaMessage[] {
+    this.#mode = 'fleet'
+    return this.withdraw()
   }
 
   /** The beacon came in range (its dwell starts; a device known by its address alone is never looked at). */
   found(beacon: Beacon, now: number): void {
-    if (hasStableIdentity(beacon)) this.gate.found(beacon.id, now)
+    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now)
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
@@ -80,12 +126,13 @@ export class HaAnnouncer {
 
   /**
    * Configs due for this beacon: one per value it now reports and had not announced yet, once
-   * the gate admits it.
+   * the gate admits it; none in a fleet.
    */
-  due(beacon: Beacon, now: number): { topic: string; payload: string }[] {
+  due(beacon: Beacon, now: number): HaMessage[] {
+    if (this.#mode !== 'standalone') return []
     if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now)) return []
     let done = this.announced.get(beacon.id)
-    const out: { topic: string; payload: string }[] = []
+    const out: HaMessage[] = []
     for (const field of HA_FIELDS) {
       if (done?.has(field) === true || !FIELDS[field].has(beacon)) continue
       if (done === undefined) {
@@ -104,39 +151,60 @@ export class HaAnnouncer {
   }
 
   /** Empty retained configs of the beacons gone for the gate's `expireMs` by `now`. */
-  expired(now: number): { topic: string; payload: string }[] {
+  expired(now: number): HaMessage[] {
     return this.gate.expired(now).flatMap((id) => this.removal(id))
   }
 
   /** Empty retained configs for every entity the beacon may have (from this run or an earlier one). */
-  forget(beaconId: string): { topic: string; payload: string }[] {
+  forget(beaconId: string): HaMessage[] {
     this.gate.forget(beaconId)
     return this.removal(beaconId)
   }
 
   /**
-   * Reads the configs an earlier run left (ha-sweep.ts) and keeps or removes them; `remove`
-   * publishes an empty retained message. Bounded: two configs per entity the cap allows, 2 s.
+   * Reads the configs an earlier run left (ha-sweep.ts) and keeps or removes this gateway's;
+   * `remove` publishes an empty retained message. Bounded: two configs per entity the cap
+   * allows, plus as many legacy ones, 2 s. At the end of the window, legacy shared configs
+   * are removed in standalone mode only (in a fleet the tracker may own those topics), and in
+   * a fleet whatever was kept is withdrawn.
    */
-  sweep(link: MqttLink, now: number, remove: (topic: string) => void): Promise<number> {
-    return sweepRetainedConfigs(link, this.gate, this.sweepOwner(remove), now, { maxMessages: 2 * HA_FIELDS.length * this.gate.options.maxBeacons, windowMs: 2000 })
+  async sweep(link: MqttLink, now: number, remove: (topic: string) => void): Promise<number> {
+    const legacy: string[] = []
+    const perBeacon = HA_FIELDS.length * this.gate.options.maxBeacons
+    const seen = await sweepRetainedConfigs(link, this.gate, this.sweepOwner(remove, legacy, perBeacon), now, { maxMessages: 3 * perBeacon, windowMs: 2000 })
+    if (this.#mode === 'standalone') {
+      for (const topic of legacy) remove(topic)
+      this.legacyRemoved += legacy.length
+    } else {
+      for (const m of this.withdraw()) remove(m.topic)
+    }
+    return seen
   }
 
   /**
-   * Our sensor and binary_sensor topics: a config is ours exactly when its topic is the one we
-   * would write for the beacon its `state_topic` names.
+   * This gateway's sensor and binary_sensor topics (node id `beaconkit_<gw>`): a config is ours
+   * exactly when its topic is the one we would write for the beacon its `state_topic` names.
+   * Legacy shared configs (a `+` state topic) are collected into `legacy`, at most `maxLegacy`,
+   * for the end of the window; the gate never sees them.
    */
-  private sweepOwner(remove: (topic: string) => void): SweepOwner {
-    const { prefix, topicPrefix } = this.settings
-    const stateBase = `${anyGatewayBeaconTopic(topicPrefix, '')}`
+  private sweepOwner(remove: (topic: string) => void, legacy: string[], maxLegacy: number): SweepOwner {
+    const { prefix, topicPrefix, gatewayId } = this.settings
+    const ownBase = new GatewayTopics(topicPrefix, gatewayId).beacon('')
+    const legacyBase = anyGatewayBeaconTopic(topicPrefix, '')
+    const idAfter = (state: unknown, base: string): string | undefined => {
+      if (typeof state !== 'string' || !state.startsWith(base)) return undefined
+      const id = state.slice(base.length)
+      return id === '' || /[/+#]/.test(id) ? undefined : id
+    }
+    const node = `beaconkit_${gatewayId}`
     return {
-      filters: [`${prefix}/sensor/+/config`, `${prefix}/binary_sensor/+/config`],
+      filters: [`${prefix}/sensor/${node}/+/config`, `${prefix}/binary_sensor/${node}/+/config`, `${prefix}/sensor/+/config`, `${prefix}/binary_sensor/+/config`],
       beaconOf: (topic, config) => {
-        const state = config.state_topic
-        if (typeof state !== 'string' || !state.startsWith(stateBase)) return undefined
-        const id = state.slice(stateBase.length)
-        if (id === '' || /[/+#]/.test(id)) return undefined
-        return HA_FIELDS.some((f) => haConfigTopic(this.settings, id, f) === topic) ? id : undefined
+        const own = idAfter(config.state_topic, ownBase)
+        if (own !== undefined) return HA_FIELDS.some((f) => haConfigTopic(this.settings, own, f) === topic) ? own : undefined
+        const shared = idAfter(config.state_topic, legacyBase)
+        if (shared !== undefined && legacy.length < maxLegacy && HA_FIELDS.some((f) => haLegacyConfigTopic(prefix, shared, f) === topic)) legacy.push(topic)
+        return undefined
       },
       kept: (id, topic) => {
         const field = HA_FIELDS.find((f) => haConfigTopic(this.settings, id, f) === topic)
@@ -149,7 +217,19 @@ export class HaAnnouncer {
     }
   }
 
-  private removal(beaconId: string): { topic: string; payload: string }[] {
+  /** Empty retained configs of everything announced (or kept), each beacon forgotten by the gate. */
+  private withdraw(): HaMessage[] {
+    const out: HaMessage[] = []
+    for (const [id, fields] of this.announced) {
+      this.gate.forget(id)
+      for (const field of fields) out.push({ topic: haConfigTopic(this.settings, id, field), payload: '' })
+    }
+    this.announced.clear()
+    this.withdrawn += out.length
+    return out
+  }
+
+  private removal(beaconId: string): HaMessage[] {
     this.announced.delete(beaconId)
     return HA_FIELDS.map((field) => ({ topic: haConfigTopic(this.settings, beaconId, field), payload: '' }))
   }

@@ -14,6 +14,11 @@ export interface GatewayStatus {
   /** ms on the scanner's clock. */
   time: number
   version: string
+  /**
+   * With Home Assistant on (docs/mqtt.md): beacons in range now, in the online form only;
+   * the retained status is republished when it changes, at most every 5 s.
+   */
+  beacons?: number
 }
 
 /** One beacon in an RSSI batch. */
@@ -36,8 +41,28 @@ export interface RssiBatch {
   readings: RssiReading[]
 }
 
-/** The status payload as JSON text. */
-export function statusPayload(state: GatewayStatus['state'], time: number): string {
+/** The status payload as JSON text; `beacons` goes into the online form only (the will stays as it was). */
+export function statusPayload(state: GatewayStatus['state'], time: number, beacons?: number): string {
   const status: GatewayStatus = { state, time, version: PACKAGE_VERSION }
+  if (state === 'online' && beacons !== undefined) status.beacons = beacons
   return JSON.stringify(status)
+}
+
+/** Status payloads of beaconkit (gateway or fleet) are small: a larger one is not one. */
+const MAX_STATUS_BYTES = 4096
+
+/**
+ * The `state` of a beaconkit status payload (`<p>/gateways/<gw>/status`, `<p>/fleet/status`,
+ * `<p>/fleet/trackers/<id>`) read off the wire, or undefined for anything else (empty, too
+ * large, not JSON, no valid state). Extra members are ignored.
+ */
+export function readStatusState(payload: Buffer): GatewayStatus['state'] | undefined {
+  if (payload.length === 0 || payload.length > MAX_STATUS_BYTES) return undefined
+  try {
+    const body = JSON.parse(payload.toString('utf8')) as unknown
+    const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined
+    return state === 'online' || state === 'offline' ? state : undefined
+  } catch {
+    return undefined
+  }
 }

@@ -14,7 +14,8 @@ import { MqttLink } from './connection.js'
 import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
 import { resolveHaGateOptions } from './ha-gate.js'
-import type { HomeAssistantOptions } from './ha-gate.js'
+import { checkHaBeacons } from './ha-gateway.js'
+import type { GatewayHomeAssistantOptions } from './ha-gateway.js'
 import { MAX_RSSI_PARTITIONS } from './partition.js'
 import { DEFAULT_ACK_TIMEOUT_MS } from './inflight.js'
 
@@ -36,9 +37,10 @@ export interface MqttPublisherOptions {
    * Home Assistant discovery; off by default. `true` uses the prefix `homeassistant` and the
    * gate's defaults: a beacon is announced only with a stable identity, once heard over
    * `dwellMs` (30 s) and below `maxBeacons` (1000); its configs are removed after `expireMs`
-   * (7 days) gone (ha-gate.ts).
+   * (7 days) gone (ha-gate.ts). The gateway's own device is always announced; per-beacon
+   * entities as `beacons` says (default 'auto': until a fleet tracker is seen; ha-gateway.ts).
    */
-  homeAssistant?: boolean | HomeAssistantOptions
+  homeAssistant?: boolean | GatewayHomeAssistantOptions
   username?: string
   /** File whose first line is the password: keeps it out of the process list and the code. */
   passwordFile?: string
@@ -140,8 +142,8 @@ function queueDir(dir: unknown): string | undefined {
   return dir
 }
 
-function haOptions(ha: HomeAssistantOptions): HomeAssistantOptions & Required<Omit<HomeAssistantOptions, 'prefix'>> {
-  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...resolveHaGateOptions(ha) }
+function haOptions(ha: GatewayHomeAssistantOptions): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix'>> {
+  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...resolveHaGateOptions(ha), beacons: checkHaBeacons(ha.beacons) }
 }
 
 /** Checked options with defaults; secrets stay behind `readSecrets()`. */

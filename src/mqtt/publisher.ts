@@ -17,8 +17,8 @@ import type { Beacon } from '../reading.js'
 import { BeaconScanner } from '../scanner.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
-import { HaAnnouncer } from './home-assistant.js'
-import type { HaGateStats } from './ha-gate.js'
+import { GatewayHomeAssistant, HA_MAX_PACKET_BYTES } from './ha-gateway.js'
+import type { HaPublisherStats } from './ha-gateway.js'
 import type { MqttLink } from './connection.js'
 import { ackWarning } from './inflight.js'
 import type { MqttAckWarning, MqttCloseResult } from './inflight.js'
@@ -27,7 +27,7 @@ import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
 import type { MqttRefusedReason } from './refusals.js'
-import { checkGatewayId, checkTopicPrefix, DEFAULT_HA_PREFIX, GatewayTopics } from './topics.js'
+import { checkGatewayId, checkTopicPrefix, GatewayTopics } from './topics.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 
@@ -80,8 +80,8 @@ export interface MqttPublisherStats {
   refused: Record<MqttRefusedReason, number>
   /** Beacon states not published because the beacon id cannot be a topic level (counted per time due). */
   invalidIds: number
-  /** With Home Assistant discovery: beacons announced, refused at the cap, and removed. */
-  homeAssistant?: HaGateStats
+  /** With Home Assistant discovery: beacons announced, refused at the cap and removed, and the mode (standalone or in a fleet). */
+  homeAssistant?: HaPublisherStats
 }
 
 /** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
@@ -122,7 +122,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
   private clock: Clock
   private readonly outbox: Outbox
   private readonly feed: GatewayFeed
-  private readonly ha: HaAnnouncer | undefined
+  private readonly ha: GatewayHomeAssistant | undefined
   private scanner: PublisherEventSource | undefined
   private detachScanner: (() => void) | undefined
   private state: MqttConnectionState = 'idle'
@@ -157,13 +157,15 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.ha =
       o.homeAssistant === undefined
         ? undefined
-        : new HaAnnouncer({
-            prefix: checkTopicPrefix(o.homeAssistant.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
-            topicPrefix: this.topics.prefix,
-            // A beacon in range is heard at least every heartbeat: miss two and it is unavailable.
-            expireAfterSeconds: Math.max(1, Math.ceil((2 * o.heartbeatMs) / 1000)),
-          }, o.homeAssistant)
-    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha, o.rssiPartitions)
+        : GatewayHomeAssistant.forGateway(o.homeAssistant, this.topics, o.heartbeatMs, {
+            retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
+            status: (beacons, now) => {
+              if (this.state !== 'connected' || this.#closing) return false
+              this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons))
+              return true
+            },
+          })
+    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha?.announcer, o.rssiPartitions)
   }
 
   /** Counters and the connection state. */
@@ -171,7 +173,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const c = this.counters
     const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections, refused: { ...this.outbox.refused }, invalidIds: this.feed.invalidIds }
     if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
-    if (this.ha !== undefined) stats.homeAssistant = this.ha.gate.stats
+    if (this.ha !== undefined) stats.homeAssistant = this.ha.stats
     return stats
   }
 
@@ -203,7 +205,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const o = this.#options
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
-    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) })
+    // With Home Assistant on it listens (sweep, fleet watch): no packet larger than those need.
+    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
@@ -248,12 +251,15 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     const now = this.clock.now()
     // Status first, then every beacon's current state, then the queued events. Reconnected
     // while closing: the status to deliver is still `offline`.
-    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now))
-    if (this.scanner !== undefined) this.feed.refresh(this.scanner.beacons(), now)
-    this.outbox.setClient(this.#link?.client)
     const ha = this.ha
-    // Discovery configs an earlier run left: once.
-    if (this.counters.connections === 1 && ha !== undefined && this.#link !== undefined) void ha.sweep(this.#link, now, (topic) => this.outbox.putRetained(topic, '', true))
+    const beacons = this.scanner?.beacons()
+    if (ha !== undefined && beacons !== undefined) ha.count(beacons.length, now, this.clock)
+    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now, ha?.beacons))
+    ha?.statusSent(now)
+    if (beacons !== undefined) this.feed.refresh(beacons, now)
+    this.outbox.setClient(this.#link?.client)
+    // The gateway device, the fleet watch, and (once) the configs an earlier run left.
+    if (ha !== undefined && this.#link !== undefined) ha.connected(this.#link, now, this.counters.connections === 1)
     this.emit('connected', { protocolVersion })
   }
 
@@ -267,9 +273,20 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     this.clock = this.#options.clock ?? scanner.clock
     const feed = this.feed
     const now = (): number => this.clock.now()
-    const found = (b: Beacon): void => feed.found(b, now())
-    const gone = (b: Beacon): void => feed.gone(b, now())
-    const updated = (bs: Beacon[]): void => feed.updated(bs, now())
+    const ha = this.ha
+    // The status's beacons in range: found and gone between ticks, the tick's list is the truth.
+    const found = (b: Beacon): void => {
+      feed.found(b, now())
+      ha?.count(ha.beacons + 1, now(), this.clock)
+    }
+    const gone = (b: Beacon): void => {
+      feed.gone(b, now())
+      ha?.count(ha.beacons - 1, now(), this.clock)
+    }
+    const updated = (bs: Beacon[]): void => {
+      feed.updated(bs, now())
+      ha?.count(bs.length, now(), this.clock)
+    }
     const packet = (adv: Advertisement): void => feed.packet(adv.address)
     // A BeaconScanner's snapshots carry packet totals (packetsHeard): nothing to do per packet.
     const source = scanner instanceof BeaconScanner ? undefined : scanner.source
@@ -277,9 +294,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     scanner.on('gone', gone)
     scanner.on('updated', updated)
     source?.on('advertisement', packet)
-    const ha = this.ha
+    if (ha !== undefined) ha.count(scanner.beacons().length, now(), this.clock)
     // At most a minute late: the expiry is days by default, and a minute of timers costs nothing.
-    const cancelExpiry = ha === undefined ? undefined : this.clock.setInterval(() => feed.expireDiscovery(now()), Math.min(60_000, ha.gate.options.expireMs))
+    const cancelExpiry = ha === undefined ? undefined : this.clock.setInterval(() => feed.expireDiscovery(now()), Math.min(60_000, ha.announcer.gate.options.expireMs))
     const detach = (): void => {
       cancelExpiry?.()
       scanner.off('found', found)
@@ -299,7 +316,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
    */
   forget(beaconId: string): void {
     if (this.ha === undefined) return
-    for (const c of this.ha.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, true)
+    for (const c of this.ha.announcer.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, true)
   }
 
   /** Resolves when everything queued has reached the broker, or after `timeoutMs` (false then). */
@@ -319,6 +336,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     if (this.state === 'closed') return { delivered: true, lost: 0, kept: 0 }
     this.#closing = true
     this.detachScanner?.()
+    this.ha?.close()
     const link = this.#link
     const connecting = this.#connecting
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)

@@ -18,6 +18,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
 import { discoveryProblems } from '../support/ha-schema.js'
 import { waitFor } from '../integration/wait.js'
+import { MqttPublisher } from '../../src/mqtt/publisher.js'
 
 const ACL = fileURLToPath(new URL('../../examples/mosquitto/acl', import.meta.url))
 const PASSWD_TOOL = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd'].find((p) => existsSync(p))
@@ -111,6 +112,26 @@ describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosqu
       await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/gw1/marker'), 'gw1 writing its own topic')
       expect(reader.messages.filter((m) => m.payload === SPOOF)).toEqual([])
     } finally {
+      await reader.close()
+    }
+  })
+
+  it('lets a gateway with --ha write its own device and entities only, and see the fleet (device only then)', async () => {
+    const reader = await Subscriber.connect(url, ['homeassistant/#', 'beaconkit-test/marker/#'], { username: 'homeassistant', password: password('homeassistant'), protocolVersion: 5 })
+    const publisher = new MqttPublisher({ url, gatewayId: 'gw2', username: 'gw2', passwordFile: await passwordFile('gw2'), homeAssistant: true })
+    try {
+      await publisher.connect()
+      await reader.until((ms) => ms.some((m) => m.topic === 'homeassistant/binary_sensor/beaconkit_gw_gw2/connectivity/config'), "gw2's device")
+      // The fleet's retained status is readable to a gateway: a fleet owns the beacons.
+      const fleet = await login('fleet')
+      await fleet.publishAsync('beaconkit/fleet/status', JSON.stringify({ state: 'online', time: Date.now(), version: 'test' }), { qos: 1, retain: true })
+      await waitFor(() => publisher.stats.homeAssistant?.mode === 'fleet', 'the fleet status through the ACL')
+      const gw = await login('gw2')
+      await gw.publishAsync('homeassistant/sensor/beaconkit_gw2/0117c5000001_temperature/config', '', { qos: 1, retain: true })
+      const denied = ['homeassistant/sensor/beaconkit_gw1/0117c5000001_temperature/config', 'homeassistant/sensor/beaconkit_gw_gw1/beacons/config', 'homeassistant/sensor/beaconkit_0117c5000001_temperature/config']
+      for (const topic of denied) await expect(gw.publishAsync(topic, SPOOF, { qos: 1, retain: true }), topic).rejects.toMatchObject({ code: 0x87 })
+    } finally {
+      await publisher.close()
       await reader.close()
     }
   })

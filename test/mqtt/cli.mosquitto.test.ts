@@ -22,6 +22,10 @@ describe('MQTT flags', () => {
     expect(parseCommandLine(['replay', 'x.jsonl'])).not.toHaveProperty('view.mqtt')
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--mqtt-queue-dir', '/var/q'])).toMatchObject({ view: { mqtt: { url: 'mqtt://b', queueDir: '/var/q' } } })
     expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '0', '--ha-expire', '3600'])).toMatchObject({ view: { mqtt: { homeAssistant: true, haDwellMs: 0, haExpireMs: 3_600_000 } } })
+    for (const [text, beacons] of [['auto', 'auto'], ['on', true], ['off', false]] as const) {
+      expect(parseCommandLine(['simulate', '--mqtt', 'mqtt://b', '--ha', '--ha-beacons', text])).toMatchObject({ view: { mqtt: { homeAssistant: true, haBeacons: beacons } } })
+    }
+    expect(parseCommandLine(['scan', '--mqtt', 'mqtt://b', '--ha'])).not.toHaveProperty('view.mqtt.haBeacons')
   })
 
   it('refuses bad MQTT flags with a message naming the option', () => {
@@ -36,6 +40,9 @@ describe('MQTT flags', () => {
       [['--mqtt', 'mqtt://b', '--ha-expire', '10'], 'ha-expire'],
       [['--mqtt', 'mqtt://b', '--ha', '--ha-dwell', '-1'], 'ha-dwell'],
       [['--mqtt', 'mqtt://b', '--ha', '--ha-expire', '0'], 'ha-expire'],
+      [['--mqtt', 'mqtt://b', '--ha-beacons', 'on'], 'ha-beacons'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-beacons', 'yes'], 'ha-beacons'],
+      [['--mqtt', 'mqtt://b', '--ha', '--ha-beacons', 'true'], 'ha-beacons'],
       [['--gateway-id', 'hall'], 'gateway-id'],
       [['--mqtt', 'mqtt://b', '--mqtt-password-file', 'f'], 'mqtt-password-file'],
       [['--mqtt-queue-dir', '/var/q'], 'mqtt-queue-dir'],
@@ -61,6 +68,17 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt ag
     await broker?.close()
   })
 
+  it('with --ha-beacons off announces only the gateway device; a bad value is a usage error (exit 2)', async () => {
+    const result = await startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--mqtt-prefix', 'off-test', '--gateway-id', 'hall', '--ha', '--ha-beacons', 'off', '--json']).done
+    expect(result.stderr).toBe('')
+    expect(result.code).toBe(0)
+    const configs = [...(await retainedMessages(broker.url, 'homeassistant/#')).entries()].filter(([, payload]) => payload.includes('"off-test/'))
+    expect(configs.map(([topic]) => topic).sort()).toEqual(['homeassistant/binary_sensor/beaconkit_gw_hall/connectivity/config', 'homeassistant/sensor/beaconkit_gw_hall/beacons/config'])
+    const bad = await startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--ha', '--ha-beacons', 'maybe']).done
+    expect(bad.code).toBe(2)
+    expect(bad.stderr).toContain('--ha-beacons takes auto, on or off')
+  })
+
   it('leaves the retained status and HA configs; a subscriber sees states, events and one RSSI batch per replay second', async () => {
     const sub = await Subscriber.connect(broker.url, ['beaconkit/#', 'homeassistant/#', 'beaconkit-test/marker/#'], { protocolVersion: 5 })
     const run = startCli(['replay', 'fixtures/demo.jsonl', '--virtual', '--mqtt', broker.url, '--gateway-id', 'hall', '--ha', '--json'])
@@ -78,7 +96,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt ag
     expect(announced.size).toBeGreaterThan(0)
     for (const id of found) {
       const obj = id.toLowerCase().replace(/[^a-z0-9]/g, '_')
-      expect(retained.has(`homeassistant/sensor/beaconkit_${obj}_rssi/config`), id).toBe(announced.has(id))
+      expect(retained.has(`homeassistant/sensor/beaconkit_hall/${obj}_rssi/config`), id).toBe(announced.has(id))
       const states = sub.on(`${P}/beacons/${id}`)
       expect(states.length, id).toBeGreaterThan(1)
       expect(states.every((m) => m.retain)).toBe(true)

@@ -76,7 +76,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher against Mosquitto: the
     expect(status.length).toBeGreaterThanOrEqual(2)
     for (const m of status) expect([m.retain, m.qos]).toEqual([true, 1])
     const first = JSON.parse(status[0].payload) as Record<string, unknown>
-    expect(first).toEqual({ state: 'online', time: expect.any(Number), version: VERSION })
+    // Home Assistant is on here: the online form carries the beacons in range (the will does not).
+    expect(first).toEqual({ state: 'online', time: expect.any(Number), version: VERSION, beacons: expect.any(Number) })
     expect(JSON.parse(run.retained.get(`${P}/status`) as string)).toMatchObject({ state: 'online' })
     const last = JSON.parse(run.retainedAfterClose.get(`${P}/status`) as string) as Record<string, unknown>
     expect(last).toEqual({ state: 'offline', time: expect.any(Number), version: VERSION })
@@ -172,7 +173,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher against Mosquitto: the
     expect(configs.length).toBeGreaterThan(announced.size)
     for (const id of run.beacons.keys()) {
       const obj = id.toLowerCase().replace(/[^a-z0-9]/g, '_')
-      expect(run.retained.has(`homeassistant/sensor/beaconkit_${obj}_rssi/config`), id).toBe(announced.has(id))
+      expect(run.retained.has(`homeassistant/sensor/beaconkit_hall/${obj}_rssi/config`), id).toBe(announced.has(id))
     }
   })
 })

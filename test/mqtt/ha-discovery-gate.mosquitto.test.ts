@@ -35,6 +35,9 @@ const TLM = encodeEddystoneTlm({ version: 0, batteryMilliVolts: 2950, temperatur
 const tlmLine = (ms: number): string => formatAdvertisementLine({ address: 'd1:22:33:44:55:66', rssi: -65, timestamp: T0 + ms, serviceData: [{ uuid: 'feaa', data: TLM }] })
 
 const STEADY = '0117C5000007'
+/** A beacon entity of gateway `hall`: `<ha>/<component>/beaconkit_hall/<obj>_<field>/config` → `<obj>`. */
+const BEACON = /\/beaconkit_hall\/([a-z0-9_]+?)_(?:temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/
+const DEVICE = 2
 const HA = 'ha-gate'
 const EXPIRE_MS = 10 * 60_000
 
@@ -86,20 +89,21 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery gate of a g
     expect(await publisher.flush(30_000)).toBe(true)
     await live.sync()
     await live.close()
-    const published = new Set(live.messages.filter((m) => m.topic.startsWith(`${HA}/`)).map((m) => /beaconkit_([a-z0-9_]+?)_(?:temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(m.topic)?.[1]))
+    // Beacon entities only (the gateway device's two configs are not a beacon's).
+    const published = new Set(live.messages.filter((m) => m.topic.startsWith(`${HA}/`) && !m.topic.includes('/beaconkit_gw_hall/')).map((m) => BEACON.exec(m.topic)?.[1]))
     expect(published).toEqual(new Set([STEADY.toLowerCase()]))
-    const configs = await retainedMessages(broker.url, `${HA}/#`)
-    const ids = new Set([...configs.keys()].map((topic) => /beaconkit_(.+)_(?:temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(topic)?.[1]))
+    const configs = new Map([...(await retainedMessages(broker.url, `${HA}/#`))].filter(([topic]) => !topic.includes('/beaconkit_gw_hall/')))
+    const ids = new Set([...configs.keys()].map((topic) => BEACON.exec(topic)?.[1]))
     // Only the steady beacon: no spoofed iBeacon, no device known by its address alone.
     expect([...ids].filter((id) => id?.startsWith('0117c5') !== true)).toEqual([])
     expect(ids).toEqual(new Set([STEADY.toLowerCase()]))
     for (const [topic, payload] of configs) expect(discoveryProblems(topic, payload), topic).toEqual([])
-    expect(publisher.stats.homeAssistant).toEqual({ announced: 1, refused: 0, removed: 0 })
+    expect(publisher.stats.homeAssistant).toEqual({ announced: 1, refused: 0, removed: 0, beacons: 'auto', mode: 'standalone', withdrawn: 0, legacyRemoved: 0 })
   }, 120_000)
 
   it('removes the configs of a beacon gone for longer than the expiry', async () => {
     const before = await retainedMessages(broker.url, `${HA}/#`)
-    expect(before.size).toBeGreaterThan(0)
+    expect(before.size).toBeGreaterThan(DEVICE)
     // Silent: gone after the scanner's timeout, its configs kept until the expiry.
     run(t + EXPIRE_MS - 60_000, false)
     expect(await publisher.flush(30_000)).toBe(true)
@@ -107,7 +111,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery gate of a g
     run(t + 120_000, false)
     await waitFor(() => publisher.stats.homeAssistant?.removed === 1, 'the expiry')
     expect(await publisher.flush(30_000)).toBe(true)
-    expect((await retainedMessages(broker.url, `${HA}/#`)).size).toBe(0)
+    // Only the gateway's own device is left.
+    expect((await retainedMessages(broker.url, `${HA}/#`)).size).toBe(DEVICE)
   }, 120_000)
 })
 
@@ -142,14 +147,14 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit replay --virtual --mqtt --
     expect(result.code).toBe(0)
     await live.sync()
     await live.close()
-    const published = live.messages.filter((m) => m.topic.startsWith('homeassistant/') && !m.topic.includes(`beaconkit_${STEADY.toLowerCase()}_`))
+    const published = live.messages.filter((m) => m.topic.startsWith('homeassistant/') && !m.topic.includes(`/beaconkit_hall/${STEADY.toLowerCase()}_`) && !m.topic.includes('/beaconkit_gw_hall/'))
     expect(published.length, 'configs of other beacons than the real one').toBe(0)
     const found = result.stdout.split('\n').filter((l) => l.includes('"event":"found"')).length
     expect(found).toBe(2001)
-    const configs = await retainedMessages(broker.url, 'homeassistant/#')
+    const configs = new Map([...(await retainedMessages(broker.url, 'homeassistant/#'))].filter(([topic]) => !topic.includes('/beaconkit_gw_hall/')))
     expect(configs.size).toBeGreaterThan(0)
     for (const [topic, payload] of configs) {
-      expect(topic).toContain(`beaconkit_${STEADY.toLowerCase()}_`)
+      expect(topic).toContain(`/beaconkit_hall/${STEADY.toLowerCase()}_`)
       expect(discoveryProblems(topic, payload), topic).toEqual([])
     }
   }, 120_000)

@@ -39,13 +39,15 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Discovery configs of an earlier run,
   }
 
   it('a gateway keeps a stable beacon\'s configs until they expire and removes an address\'s at once', async () => {
-    const settings = { prefix: 'hs', topicPrefix: 'beaconkit', expireAfterSeconds: 120 }
+    const settings = { prefix: 'hs', topicPrefix: 'beaconkit', gatewayId: 'hall', expireAfterSeconds: 120 }
     const kept = haConfigTopic(settings, '0117C5000009', 'temperature')
     const address = haConfigTopic(settings, 'c0:00:00:00:00:06', 'rssi')
     await seed([
       [kept, haConfig(settings, '0117C5000009', 'temperature')],
       [address, haConfig(settings, 'c0:00:00:00:00:06', 'rssi')],
       ['hs/sensor/kettle_power/config', FOREIGN],
+      // Another gateway's config of the same beacon: not this gateway's to keep or remove.
+      [haConfigTopic({ ...settings, gatewayId: 'yard' }, '0117C5000009', 'temperature'), haConfig({ ...settings, gatewayId: 'yard' }, '0117C5000009', 'temperature')],
     ])
     const clock = new VirtualClock(T0)
     const scanner = new BeaconScanner({ source: new PushSource(clock) })
@@ -55,11 +57,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Discovery configs of an earlier run,
       await publisher.connect()
       await waitFor(() => publisher.stats.homeAssistant?.announced === 1 && publisher.stats.homeAssistant.removed === 1, 'the sweep')
       expect(await publisher.flush()).toBe(true)
-      expect([...(await retainedMessages(broker.url, 'hs/#')).keys()].sort()).toEqual(['hs/sensor/kettle_power/config', kept].sort())
+      const yard = 'hs/sensor/beaconkit_yard/0117c5000009_temperature/config'
+      const device = ['hs/binary_sensor/beaconkit_gw_hall/connectivity/config', 'hs/sensor/beaconkit_gw_hall/beacons/config']
+      expect([...(await retainedMessages(broker.url, 'hs/#')).keys()].sort()).toEqual(['hs/sensor/kettle_power/config', kept, yard, ...device].sort())
       clock.advanceTo(T0 + 660_000)
       await waitFor(() => publisher.stats.homeAssistant?.removed === 2, 'the expiry')
       expect(await publisher.flush()).toBe(true)
-      expect([...(await retainedMessages(broker.url, 'hs/#')).keys()]).toEqual(['hs/sensor/kettle_power/config'])
+      expect([...(await retainedMessages(broker.url, 'hs/#')).keys()].sort()).toEqual(['hs/sensor/kettle_power/config', yard, ...device].sort())
     } finally {
       await publisher.close()
     }

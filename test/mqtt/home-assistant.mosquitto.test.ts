@@ -18,6 +18,8 @@ import { discoveryProblems, gateAnnounced, jinjaAvailable, renderTemplates } fro
 
 const DEMO = fileURLToPath(new URL('../../fixtures/demo.jsonl', import.meta.url))
 const TEST_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
+/** A beacon entity of gateway `hall`: `<ha>/<component>/beaconkit_hall/<obj>_<field>/config`. */
+const BEACON_CONFIG = /^ha-test\/(?:sensor|binary_sensor)\/beaconkit_hall\/(.+)_(temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/
 
 /** The Beacon member each entity shows, and whether a value is real. */
 const FIELDS: Record<string, { member: keyof Beacon; real: (v: unknown) => boolean }> = {
@@ -34,6 +36,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
   let broker: Mosquitto
   let states: Received[]
   let configs: Map<string, string>
+  let all: Map<string, string>
   let publisher: MqttPublisher
 
   beforeAll(async () => {
@@ -46,7 +49,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
     await sub.sync()
     states = sub.messages.filter((m) => m.topic.startsWith('beaconkit/gateways/hall/beacons/'))
     await sub.close()
-    configs = new Map([...(await retainedMessages(broker.url, 'ha-test/#'))])
+    all = new Map([...(await retainedMessages(broker.url, 'ha-test/#'))])
+    // The beacons' entities (the gateway's own device has its tests in ha-gateway-device).
+    configs = new Map([...all].filter(([topic]) => BEACON_CONFIG.test(topic)))
   }, 120_000)
 
   afterAll(async () => {
@@ -56,21 +61,26 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
 
   it('publishes configs that follow HA discovery rules', () => {
     expect(configs.size).toBeGreaterThan(10)
-    for (const [topic, payload] of configs) expect(discoveryProblems(topic, payload), topic).toEqual([])
+    // Every retained config is a beacon entity of this gateway or one of its device's two.
+    expect(all.size).toBe(configs.size + 2)
+    for (const [topic, payload] of all) expect(discoveryProblems(topic, payload), topic).toEqual([])
   })
 
-  it('groups every entity of a beacon into one device, ties availability to the gateways and expires gone beacons', () => {
+  it('groups every entity of a beacon into one device (via the gateway), feeds it from this gateway alone and expires gone beacons', () => {
     const byDevice = new Map<string, string[]>()
     const uniqueIds = new Set<string>()
     for (const [topic, payload] of configs) {
-      const c = JSON.parse(payload) as { unique_id: string; state_topic: string; device: { identifiers: string[] }; availability: { topic: string }[]; expire_after: number }
-      const obj = /beaconkit_(.+)_(temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(topic)?.[1] as string
+      const c = JSON.parse(payload) as { unique_id: string; state_topic: string; device: { identifiers: string[]; via_device: string }; availability: { topic: string }[]; expire_after: number }
+      const [, obj, field] = BEACON_CONFIG.exec(topic) as RegExpExecArray
       expect(c.device.identifiers).toEqual([`beaconkit_${obj}`])
+      expect(c.device.via_device).toBe('beaconkit_gw_hall')
+      expect(c.unique_id).toBe(`beaconkit_hall_${obj}_${field}`)
       byDevice.set(obj, [...(byDevice.get(obj) ?? []), c.unique_id])
       uniqueIds.add(c.unique_id)
-      // The same config from every gateway: the state topic names no gateway.
-      expect(c.state_topic).toMatch(/^beaconkit\/gateways\/\+\/beacons\/[^/+#]+$/)
-      expect(c.availability).toEqual([expect.objectContaining({ topic: 'beaconkit/gateways/+/status', payload_available: 'online', payload_not_available: 'offline' })])
+      // Fed by this gateway alone (was the `+` of every gateway): its own state topic and its own status.
+      expect(c.state_topic).toMatch(/^beaconkit\/gateways\/hall\/beacons\/[^/+#]+$/)
+      expect(haObjectId(c.state_topic.split('/').pop() as string)).toBe(obj)
+      expect(c.availability).toEqual([expect.objectContaining({ topic: 'beaconkit/gateways/hall/status', payload_available: 'online', payload_not_available: 'offline' })])
       expect(c.expire_after).toBe(120)
     }
     expect(uniqueIds.size).toBe(configs.size)
@@ -90,7 +100,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
     }
     const announced = new Map<string, Set<string>>()
     for (const topic of configs.keys()) {
-      const [, obj, field] = /beaconkit_(.+)_(temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(topic) as RegExpExecArray
+      const [, obj, field] = BEACON_CONFIG.exec(topic) as RegExpExecArray
       announced.set(obj, (announced.get(obj) ?? new Set()).add(field))
     }
     expect(announced).toEqual(reported)
@@ -103,7 +113,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
     const cases: { template: string; payload: string; expected: string }[] = []
     for (const [topic, payload] of configs) {
       const c = JSON.parse(payload) as { state_topic: string; value_template: string }
-      const field = /_(temperature|light|battery|rssi|distance|accelerometer_count|moving)\/config$/.exec(topic)?.[1] as string
+      const field = (BEACON_CONFIG.exec(topic) as RegExpExecArray)[2]
       const id = c.state_topic.split('/').pop() as string
       for (const m of states.filter((s) => s.topic.endsWith(`/beacons/${id}`))) {
         let expected = 'None'
@@ -120,14 +130,14 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('Home Assistant discovery through Mos
   })
 
   it('forget() removes a beacon\'s discovery configs from the broker (empty retained)', async () => {
-    const topic = [...configs.keys()].find((t) => t.includes('_temperature/config')) as string
+    const topic = [...configs.keys()].find((t) => t.endsWith('_temperature/config')) as string
     const config = JSON.parse(configs.get(topic) as string) as { state_topic: string }
     const id = config.state_topic.split('/').pop() as string
     publisher.forget(id)
     expect(await publisher.flush(10_000)).toBe(true)
     const after = await retainedMessages(broker.url, 'ha-test/#')
-    expect([...after.keys()].filter((t) => t.includes(`beaconkit_${haObjectId(id)}_`))).toEqual([])
-    expect(after.size).toBeGreaterThan(0)
-    expect(after.size).toBeLessThan(configs.size)
+    expect([...after.keys()].filter((t) => t.includes(`/beaconkit_hall/${haObjectId(id)}_`))).toEqual([])
+    expect(after.size).toBeGreaterThan(2)
+    expect(after.size).toBeLessThan(all.size)
   })
 })
