@@ -10,6 +10,7 @@ import { backend } from './backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
 import { COMMANDS } from './command-line.js'
+import { isTopicLevel, MAX_TOPIC_LEVEL } from '../util/topic-level.js'
 import type { CommandName, ParsedCommand } from './command-line.js'
 
 // Kept for the modules that took these types from here before they moved.
@@ -103,6 +104,8 @@ const OPTIONS: Record<CommandName, Options> = {
     ha: { type: 'boolean' },
     'ha-dwell': { type: 'string' },
     'ha-expire': { type: 'string' },
+    // `fleet forget` only: the discovery prefix whose configs it empties.
+    'ha-prefix': { type: 'string' },
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
     'client-id': { type: 'string' },
@@ -290,6 +293,8 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs) }
     }
     case 'fleet': {
+      if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
+      if (str(values, 'ha-prefix') !== undefined) fail('ha-prefix', '--ha-prefix goes with beaconkit fleet forget <id>; the fleet itself announces under homeassistant', command)
       positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)
       const embedded = number(values, 'embedded-broker', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
       const given = str(values, 'mqtt')
@@ -379,6 +384,21 @@ export function parseCommandLine(argv: readonly string[]): ParsedCommand {
       }
     }
   }
+}
+
+/** `beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix p] [--ha-prefix h] [--client-id id]`. */
+function parseFleetForget(values: Values, pos: string[]): ParsedCommand {
+  const command = 'fleet'
+  const usage = 'beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>] [--client-id <id>]'
+  const [id] = positionals(pos, 1, usage, command)
+  if (!isTopicLevel(id)) fail('id', `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`, command)
+  const stray = ['json', 'ha', 'ha-dwell', 'ha-expire', 'embedded-broker', 'site', 'survey', 'duration', 'http', 'http-token', 'record', 'force'].find((n) => values[n] !== undefined)
+  if (stray !== undefined) fail(stray, `--${stray} does not go with fleet forget: ${usage}`, command)
+  const mqtt = parseMqtt(values, command)
+  if (mqtt === undefined) fail('mqtt', `fleet forget needs the broker the fleet publishes to: ${usage}`, command)
+  const haPrefix = str(values, 'ha-prefix')
+  if (haPrefix !== undefined && (haPrefix === '' || /[#+]/.test(haPrefix) || haPrefix.split('/').includes(''))) fail('ha-prefix', `--ha-prefix takes topic levels without wildcards, e.g. homeassistant, not ${quote(haPrefix)}`, command)
+  return { command: 'fleet-forget', id, mqtt, ...optional('haPrefix', haPrefix) }
 }
 
 /** `{ name: value }` when the value is present, `{}` otherwise: keeps absent options absent. */

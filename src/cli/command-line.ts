@@ -123,6 +123,7 @@ export type ParsedCommand =
   | { command: 'replay'; view: ViewFlags; file: string; speed: number; virtual: boolean }
   | { command: 'simulate'; view: ViewFlags; seed: number; beacons: number; durationMs?: number; virtual: boolean; site?: string }
   | { command: 'fleet'; mqtt: MqttFlags; embeddedBroker?: number; site?: string; survey?: string; json: boolean; durationMs?: number; http?: HttpFlags; record?: string; force?: boolean }
+  | { command: 'fleet-forget'; id: string; mqtt: MqttFlags; haPrefix?: string }
   | { command: 'record'; file: string; hci?: number; json: boolean; durationMs?: number; simulate: boolean; seed: number; force: boolean }
   | { command: 'emulate'; port: number; host: string; json: boolean; email?: string; passwordFile?: string; webhookUrl?: string }
   | { command: 'broker'; port: number; host: string }

@@ -17,6 +17,7 @@ import { siteScenario } from '../sources/scenario.js'
 import { runView } from './run-view.js'
 import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
 import { runFleet } from './fleet.js'
+import { runFleetForget } from './fleet-forget.js'
 import { runSimulateSite } from './simulate-site.js'
 
 type RunnableCommand = Exclude<ParsedCommand, { command: 'help' | 'version' | 'keys-check' | 'site-check' }>
@@ -87,6 +88,8 @@ export async function runCommand(parsed: RunnableCommand): Promise<number> {
       return replay(parsed.file, parsed.view, parsed.speed, parsed.virtual)
     case 'fleet':
       return runFleet(parsed)
+    case 'fleet-forget':
+      return runFleetForget(parsed)
     case 'simulate': {
       if (parsed.site !== undefined && parsed.view.mqtt !== undefined) {
         return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })

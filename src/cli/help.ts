@@ -224,6 +224,7 @@ ${COMMON_TAIL}`,
 
   fleet: `Usage: beaconkit fleet --mqtt <url> [options]
        beaconkit fleet --embedded-broker [port] [options]
+       beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
 
 One view of many gateways: listens to every gateway's status and RSSI batches on the
 broker and shows each beacon once — its room (with hysteresis), position (with a site
@@ -236,7 +237,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          gateways publish with --mqtt mqtt://127.0.0.1:<port>
   --site <site.json>     gateways, rooms (and positions) of the site (docs/fleet.md)
   --survey <file.csv>    calibration survey for positions (x,y,anchor,rssi; needs --site)
-  --ha                   Home Assistant: a device_tracker per beacon (room or not_home)
+  --ha                   Home Assistant: per beacon a device_tracker (home or
+                         not_home), a Room sensor and its values (docs/fleet.md)
   --ha-dwell <seconds>   announce a beacon only once heard over this long (default 30)
   --ha-expire <seconds>  remove the config of a beacon gone this long (default 604800)
   --mqtt-prefix <p>      topic prefix (default beaconkit)
@@ -255,6 +257,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --record <file>        record the fused view of the run; review it with
                          beaconkit replay <file> --http 8080
   --force                let --record replace an existing file (default: refuse, exit 2)
+
+beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
+Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
+trackers to forget it; heard again, it is announced again after the dwell. It
+waits for the broker's acknowledgements (at most 10 s each for the connection and
+for them), prints one line and exits 0; 2 for a bad id, 1 when the broker is
+unreachable. --mqtt-user, --mqtt-password-file and --client-id apply as above.
 ${FLEET_TAIL}`,
 
   keys: `Usage: beaconkit keys check <key>
@@ -357,6 +366,7 @@ Commands:
   broker                 start a local MQTT broker for --mqtt (aedes)
   webhook                receive the platform's webhook pushes; JSON lines or MQTT
   fleet                  one view of many gateways through a broker
+  fleet forget <id>      clear a beacon's fleet topics and Home Assistant entities
   site check <site.json> check a site file: rooms, gateways, floor plan
   keys check <key>       check a broadcast key (never prints it)
   locate <recording>     position the beacons of a recording on the site plan

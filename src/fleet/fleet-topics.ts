@@ -1,19 +1,17 @@
 /**
  * What a tracker publishes about beacons: the retained `<p>/fleet/beacons/<id>` state (on found
  * and room changes at once, otherwise at most every `publishIntervalMs`, cleared on gone) and,
- * with Home Assistant, one device_tracker config per beacon that passed the discovery gate.
+ * with Home Assistant, the configs of each beacon that passed the discovery gate (fleet-ha-configs.ts).
  */
 
 import type { Outbox } from '../mqtt/outbox.js'
 import { stableHash } from '../mqtt/partition.js'
 import type { FleetBeacon } from './fusion.js'
-import { haTrackerConfig, haTrackerConfigTopic } from './home-assistant.js'
-import { HaGate, isAddressId } from '../mqtt/ha-gate.js'
+import { HaGate } from '../mqtt/ha-gate.js'
 import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
-import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
-import type { SweepOwner } from '../mqtt/ha-sweep.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { isTopicLevel } from '../util/topic-level.js'
+import { isStableIdentity } from './admission.js'
+import { FleetHaConfigs } from './fleet-ha-configs.js'
 
 /** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
 export const MOVE_REPUBLISH_MS = 1000
@@ -29,16 +27,19 @@ export class FleetTopics {
   private readonly inherited = new Set<string>()
   /** Beacons that moved less than {@link MOVE_REPUBLISH_MS} after their last put: put on a later tick. */
   private readonly movedSoon = new Set<string>()
-  /** Which beacons have a device_tracker config: dwell, cap and expiry (ha-gate.ts). */
+  /** Which beacons have Home Assistant configs: dwell, cap and expiry (ha-gate.ts). */
   private readonly gate: HaGate | undefined
+  /** Which of those configs are out, and with which name. */
+  private readonly configs: FleetHaConfigs | undefined
 
   constructor(
     private readonly outbox: Outbox,
     private readonly topicPrefix: string,
     private readonly publishIntervalMs: number,
-    private readonly ha: { prefix: string; availability: boolean; gate: HaGateOptions } | undefined,
+    ha: { prefix: string; availability: boolean; gate: HaGateOptions } | undefined,
   ) {
     this.gate = ha === undefined ? undefined : new HaGate(ha.gate)
+    this.configs = ha === undefined ? undefined : new FleetHaConfigs(outbox, topicPrefix, ha)
   }
 
   /** `<p>/fleet/beacons/<id>` */
@@ -52,6 +53,8 @@ export class FleetTopics {
     this.movedSoon.delete(b.id)
     this.inherited.delete(b.id)
     this.outbox.putRetained(this.beaconTopic(b.id), JSON.stringify(b))
+    // An announced beacon whose name became known, or with a value that has no entity yet.
+    if (this.gate?.has(b.id) === true) this.configs?.update(b)
   }
 
   /**
@@ -93,8 +96,9 @@ export class FleetTopics {
       if (!which(id)) continue
       this.published.delete(id)
       this.movedSoon.delete(id)
-      // Its config is the new tracker's to keep or expire now.
+      // Its configs are the new tracker's to keep or expire now.
       this.gate?.forget(id)
+      this.configs?.drop(id)
     }
     for (const id of this.inherited) if (which(id)) this.inherited.delete(id)
   }
@@ -116,15 +120,13 @@ export class FleetTopics {
   }
 
   /**
-   * Forgotten (evicted, or by hand): its retained state and its discovery config are cleared,
+   * Forgotten (evicted, or by hand): its retained state and every discovery config are cleared,
    * also when this run never published them.
    */
   forget(id: string): void {
     this.clear(id, true)
-    const ha = this.ha
-    if (ha === undefined || this.gate === undefined) return
-    this.gate.forget(id)
-    this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
+    this.gate?.forget(id)
+    this.configs?.remove(id)
   }
 
   /** Found at `now`: its dwell starts (Home Assistant). */
@@ -139,46 +141,41 @@ export class FleetTopics {
   }
 
   /**
-   * Discovery on the tick: the device_tracker config of each beacon whose dwell is over and whom
-   * the gate admits (`present` gives its fused state, if still there), and empty configs for
-   * those gone for `expireMs`. A config stays while the beacon is merely gone: Home Assistant
-   * then shows it `not_home`, which is the point of away detection.
+   * Discovery on the tick: the configs of each beacon whose dwell is over and whom the gate admits
+   * (`present` gives its fused state, if still there), and empty configs for those gone for
+   * `expireMs`. Configs stay while the beacon is merely gone: Home Assistant then shows it
+   * `not_home`, which is the point of away detection.
    */
   discovery(now: number, present: (id: string) => FleetBeacon | undefined, listed: (id: string) => boolean = () => true): void {
-    const ha = this.ha
     const gate = this.gate
-    if (ha === undefined || gate === undefined) return
+    const configs = this.configs
+    if (gate === undefined || configs === undefined) return
     for (const id of gate.woken(now)) {
       const b = present(id)
       // Already announced (a config of an earlier run): admit() only stops its expiry.
       const announced = gate.has(id)
-      // With a `beacons` list in the site file, a beacon it does not name is never announced.
-      if (b === undefined || !listed(id) || !gate.admit(id, !isAddressId(id), b.firstSeen, b.lastSeen, now) || announced) continue
-      this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, ha.availability)))
+      if (b === undefined) continue
+      // With a `beacons` list in the site file, a beacon it does not name is not announced; the
+      // serial number that names it may arrive later (the gateways' beacon states), so look again.
+      if (!listed(id)) {
+        if (isStableIdentity(id)) gate.recheck(id, now)
+        continue
+      }
+      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      configs.update(b)
     }
-    for (const id of gate.expired(now)) this.outbox.putRetained(haTrackerConfigTopic(ha.prefix, id), '', true)
+    for (const id of gate.expired(now)) configs.remove(id)
   }
 
   /**
-   * Reads the device_tracker configs an earlier run left (ha-sweep.ts), once, after the first
-   * connection: each kept under the gate (expiring unless its beacon comes back) or removed.
+   * Reads the configs an earlier run (or an earlier version's gateway) left on the fleet's topics
+   * (fleet-ha-configs.ts), once, after the first connection: each kept under the gate and written
+   * again in the current form, or removed.
    */
-  sweep(link: MqttLink, now: number): Promise<number> | undefined {
-    const ha = this.ha
+  sweep(link: MqttLink, now: number, nameOf: (id: string) => string | undefined = () => undefined): Promise<number> | undefined {
     const gate = this.gate
-    if (ha === undefined || gate === undefined) return undefined
-    const owner: SweepOwner = {
-      filters: [`${ha.prefix}/device_tracker/+/config`],
-      beaconOf: (topic, config) => {
-        const state = config.state_topic
-        const base = this.beaconTopic('')
-        const id = typeof state === 'string' && state.startsWith(base) ? state.slice(base.length) : ''
-        return isTopicLevel(id) && haTrackerConfigTopic(ha.prefix, id) === topic ? id : undefined
-      },
-      kept: () => undefined,
-      remove: (topic) => this.outbox.putRetained(topic, '', true),
-    }
-    return sweepRetainedConfigs(link, gate, owner, now, { maxMessages: 2 * gate.options.maxBeacons, windowMs: 2000 })
+    if (gate === undefined || this.configs === undefined) return undefined
+    return this.configs.sweep(link, gate, now, nameOf)
   }
 
   /** Discovery counters, with Home Assistant. */

@@ -57,10 +57,11 @@ export interface FleetTrackerOptions extends FleetStateOptions {
    */
   ackTimeoutMs?: number
   /**
-   * Home Assistant discovery: a `device_tracker` per beacon whose state is its room, `home` when
-   * present without a room, `not_home` when gone. Off by default; `true` uses the prefix `homeassistant`.
-   * Announced only for a beacon id that is not a bare address, after `dwellMs` (30 s) heard and
-   * below `maxBeacons` (1000); removed after `expireMs` (7 days) gone (ha-gate.ts).
+   * Home Assistant discovery (docs/fleet.md): per beacon a `device_tracker` (home / not_home), a
+   * Room sensor and a sensor per fused value, on one device named from the site. Off by default;
+   * `true` uses the prefix `homeassistant`. Announced only for a stable identity
+   * (`isStableIdentity`), after `dwellMs` (30 s) heard and below `maxBeacons` (1000); removed
+   * after `expireMs` (7 days) gone, or when the beacon is forgotten (ha-gate.ts).
    */
   homeAssistant?: boolean | HomeAssistantOptions
   /**
@@ -166,6 +167,11 @@ export interface FleetTrackerStats extends FleetStateStats {
   beaconStates: BeaconFactsStats
   /** Presence topics: beacons away now, and presences cleared because the beacon was forgotten. */
   presence: FleetPresenceStats
+  /**
+   * `<p>/fleet/forget` commands (`beaconkit fleet forget`): beacons forgotten on request, and
+   * messages skipped as not `{"id": "<beacon id>"}` (too large, not JSON, an id that is no topic level).
+   */
+  forgetCommands: { done: number; invalid: number }
   /** Fleet messages handed to the broker. */
   published: number
   /**

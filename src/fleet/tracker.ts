@@ -33,6 +33,8 @@ import { UnknownGateways } from './unknown-gateways.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+import { isTopicLevel } from '../util/topic-level.js'
+import { forgetCommandTopic, readForgetCommand } from './forget-command.js'
 
 export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 export type { FleetEvent } from './tracker-events.js'
@@ -75,7 +77,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0, oversized: 0, invalidIds: 0 }
+  private readonly counters = { unparsable: 0, published: 0, oversized: 0, invalidIds: 0, forgetCommands: 0, invalidForgetCommands: 0 }
   private readonly maxPayloadBytes: number
   /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
   private readonly reader: RetainedReader
@@ -199,12 +201,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
 
   /**
    * Forgets a beacon: let go of without a `gone` if it is present, and its fleet state, presence
-   * and Home Assistant configs cleared (empty retained). A beacon heard again is found anew.
+   * and Home Assistant configs cleared (empty retained). A beacon heard again is found anew (and
+   * announced again after the dwell). Throws InvalidOptionError for an id that is no topic level.
    */
   forget(id: string): void {
+    if (!isTopicLevel(id)) throw new InvalidOptionError('invalid_option', 'forget(id) takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters)', { option: 'id' })
     this.state.release((x) => x === id)
     this.ghosts.settled(id)
     this.clearBeacon(id)
+  }
+
+  /** `<p>/fleet/forget`: where `beaconkit fleet forget` asks running trackers to forget a beacon. */
+  get forgetTopic(): string {
+    return forgetCommandTopic(this.topicPrefix)
   }
 
   /** Clears every retained topic of a beacon the tracker forgets (docs/fleet.md, "The fleet topics"). */
@@ -238,7 +247,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
     const f = this.facts.stats
-    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
     return stats
@@ -337,7 +346,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
       // Beacon states are not partitioned: every tracker reads them all (bounded: beacon-claims.ts).
-      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic, `${this.topicPrefix}/gateways/+/beacons/+`]
+      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic, `${this.topicPrefix}/gateways/+/beacons/+`, this.forgetTopic]
       const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
       await watchAck(this.#options.ackTimeoutMs, (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')), link.subscribe(filters, 1))
     } catch (error) {
@@ -353,7 +362,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.
     if (!this.swept && this.scaleOut === undefined) {
       this.swept = true
-      void this.topics.sweep(link, this.clock.now())
+      void this.topics.sweep(link, this.clock.now(), (id) => this.facts.describe(id)?.name)
     }
     this.emit('connected', { protocolVersion })
     this.wakeStart?.()
@@ -376,6 +385,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // Checked before anything is parsed: the broker may hold anything anyone published.
     if (payload.length > this.maxPayloadBytes) {
       this.counters.oversized++
+      return
+    }
+    if (topic === this.forgetTopic) {
+      const id = readForgetCommand(payload)
+      if (id === undefined) this.counters.invalidForgetCommands++
+      else {
+        this.counters.forgetCommands++
+        this.forget(id)
+      }
       return
     }
     // The gateways' own beacon states: names' serial numbers and the fused values.

@@ -48,10 +48,13 @@ export const HA_FIELDS = Object.keys(HA_FIELD_SPECS) as HaField[]
  */
 export function haFieldTemplate(field: HaField, object = 'value_json'): string {
   const spec = HA_FIELD_SPECS[field]
-  const v = `${object}.${String(spec.member)}`
+  // Levels below the first are read by subscript: Jinja2 tries an attribute before a key, and
+  // `value_json.values` is the dict's values() method, not the fleet state's `values` member.
+  const [root, ...levels] = object.split('.')
+  const paths = [root, ...levels.map((_, i) => `${root}${levels.slice(0, i + 1).map((l) => `['${l}']`).join('')}`)]
+  const v = `${paths[paths.length - 1]}.${String(spec.member)}`
   // Every step of the path must be defined: Jinja2 raises on an attribute of an undefined value.
-  const steps = object.split('.').map((_, i, all) => `${all.slice(0, i + 1).join('.')} is defined`)
-  const defined = [...steps, `${v} is defined`].join(' and ')
+  const defined = [...paths.map((p) => `${p} is defined`), `${v} is defined`].join(' and ')
   if (spec.component === 'binary_sensor') {
     return `{% if ${defined} and ${v} is boolean %}{{ 'ON' if ${v} else 'OFF' }}{% else %}None{% endif %}`
   }

@@ -176,17 +176,25 @@ export class HaGate {
   /**
    * A config found retained from an earlier run: kept as announced and gone since `now` (so it
    * expires unless the beacon comes back), or refused (false: remove it) when the id is not
-   * stable or the cap is reached.
+   * stable (by default: a bare address; the fleet judges by its own rule) or the cap is reached.
    */
-  adopt(id: string, now: number): boolean {
+  adopt(id: string, now: number, stable = !isAddressId(id)): boolean {
     if (this.announced.has(id)) return true
-    if (isAddressId(id) || this.announced.size >= this.o.maxBeacons) {
+    if (!stable || this.announced.size >= this.o.maxBeacons) {
       this.removedCount++
       return false
     }
     this.announced.set(id, now)
     this.goneSince.set(id, now)
     return true
+  }
+
+  /**
+   * A beacon past its dwell that may not be announced yet for a reason of the caller's (a site
+   * list that names it only once its serial number is known): looked at again soon, while present.
+   */
+  recheck(id: string, now: number): void {
+    if (!this.announced.has(id) && !this.wake.has(id)) this.wake.set(id, now + Math.min(this.o.dwellMs, RECHECK_MS))
   }
 
   /** Beacons whose dwell is over by `now` (drained): to be looked at with `admit()`. */

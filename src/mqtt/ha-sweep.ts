@@ -28,6 +28,8 @@ export interface SweepOwner {
   readonly filters: string[]
   /** The beacon id of a config we would have written on this topic, or undefined. */
   beaconOf(topic: string, config: Record<string, unknown>): string | undefined
+  /** Whether the id may keep a config (default: the gate's own rule, not a bare address). */
+  stable?(id: string): boolean
   /** Kept: the config's topic counts as announced for the beacon. */
   kept(id: string, topic: string): void
   /** Removed: publish the empty retained message. */
@@ -64,7 +66,7 @@ export async function sweepRetainedConfigs(link: MqttLink, gate: HaGate, owner: 
     const config = parse(payload)
     const id = config === undefined || (config.origin as { name?: unknown } | undefined)?.name !== 'beaconkit' ? undefined : owner.beaconOf(topic, config)
     if (id === undefined) return
-    if (gate.adopt(id, now)) owner.kept(id, topic)
+    if (gate.adopt(id, now, owner.stable?.(id))) owner.kept(id, topic)
     else owner.remove(topic)
   }
   link.on('message', onMessage)

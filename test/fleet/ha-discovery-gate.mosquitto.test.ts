@@ -1,13 +1,15 @@
 // Issue #23 item 7, the fleet's side: RSSI batches naming 2,000 spoofed beacons once each leave
-// no device_tracker config; a beacon heard past the dwell is announced, one known by a bare
-// address never is; gone past the expiry, its config is removed. A real Mosquitto, real time with
-// short settings.
+// no config; a beacon heard past the dwell with a stable identity (isStableIdentity: a serial
+// number here) is announced (its device_tracker and Room sensor), one known by a bare (random)
+// address or by an id of another form never is; gone past the expiry, its configs are removed.
+// A real Mosquitto, real time with short settings.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import mqtt from 'mqtt'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import { discoveryProblems } from '../support/ha-schema.js'
+import { expectTrackerConfig } from './ha-fleet-helpers.js'
 import { waitFor } from '../integration/wait.js'
 
 describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker Home Assistant discovery gate through Mosquitto'), () => {
@@ -36,21 +38,24 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker Home Assistant discover
         const readings = Array.from({ length: 250 }, (_, i) => ({ id: `SPOOF-${n * 250 + i}`, rssi: -70, lastSeen: at, count: 1 }))
         await raw.publishAsync('g/gateways/evil/rssi', JSON.stringify({ gateway: 'evil', time: at, readings }), { qos: 1 })
       }
-      // A real tag, and a device known by its address only, heard for 3.5 s.
+      // A real tag (its serial number), a device known by its random address only and one by an
+      // id of no stable form, heard for 3.5 s.
       const until = Date.now() + 3500
       while (Date.now() < until) {
         const at = Date.now()
-        const readings = [{ id: 'Tag-1', rssi: -60, lastSeen: at, count: 3 }, { id: 'd1:22:33:44:55:66', rssi: -60, lastSeen: at, count: 3 }]
+        const readings = [{ id: '0117C50000A1', rssi: -60, lastSeen: at, count: 3 }, { id: 'd1:22:33:44:55:66', rssi: -60, lastSeen: at, count: 3 }, { id: 'Tag-1', rssi: -60, lastSeen: at, count: 3 }]
         await raw.publishAsync('g/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: at, readings }), { qos: 1 })
         await new Promise((resolve) => setTimeout(resolve, 300))
       }
-      await waitFor(() => gone.length === 2002, 'every beacon gone', 20_000)
+      await waitFor(() => gone.length === 2003, 'every beacon gone', 20_000)
       expect(await t.flush()).toBe(true)
       await live.sync()
-      expect(new Set(live.messages.filter((m) => m.topic.startsWith('hag/')).map((m) => m.topic))).toEqual(new Set(['hag/device_tracker/beaconkit_tag_1/config']))
+      const ours = ['hag/device_tracker/beaconkit_0117c50000a1/config', 'hag/sensor/beaconkit_0117c50000a1_room/config']
+      expect(new Set(live.messages.filter((m) => m.topic.startsWith('hag/')).map((m) => m.topic))).toEqual(new Set(ours))
       const configs = await retainedMessages(broker.url, 'hag/#')
-      expect([...configs.keys()]).toEqual(['hag/device_tracker/beaconkit_tag_1/config'])
-      for (const [topic, payload] of configs) expect(discoveryProblems(topic, payload)).toEqual([])
+      expect([...configs.keys()].sort()).toEqual(ours)
+      expectTrackerConfig(configs.get(ours[0]), 'g', '0117C50000A1')
+      expect(discoveryProblems(ours[1], configs.get(ours[1]) ?? '')).toEqual([])
       expect(t.stats.homeAssistant).toMatchObject({ announced: 1, refused: 0 })
 
       await waitFor(() => t.stats.homeAssistant?.removed === 1, 'the expiry', 20_000)

@@ -11,8 +11,21 @@ import { Site } from '../../src/positioning/site.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
+import { haRoomConfigTopic, haTrackerConfigTopic, haValueConfigTopic } from '../../src/fleet/home-assistant.js'
+import { haObjectId } from '../../src/mqtt/topics.js'
+import { discoveryProblems } from '../support/ha-schema.js'
+import { expectTrackerConfig } from './ha-fleet-helpers.js'
 
 const T0 = Date.UTC(2026, 10, 1)
+/** Named in the site by its id (a serial number). */
+const T1 = '0117C5000001'
+/** An iBeacon named by the serial number its gateway state gives. */
+const T2 = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2'
+/** A foreign iBeacon without a serial number: in no list. */
+const T3 = 'FDA50693-A4E2-4FB1-AFCF-C6EB07647825|10|7'
+/** An iBeacon whose naming serial number arrives after it was found. */
+const T4 = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|4'
+const haFleetBase = (id: string): string[] => [haTrackerConfigTopic('homeassistant', id), haRoomConfigTopic('homeassistant', id)]
 
 describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fleet through Mosquitto'), () => {
   let broker: Mosquitto
@@ -33,7 +46,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     const site = Site.fromJSON({
       gateways: { g1: {}, g2: {} },
       rooms: { Kitchen: ['g1'], Hall: ['g2'] },
-      beacons: [{ id: 'tag-1', name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serialNumber: '0117C5000044', name: 'Dora' }, { serial: '0117C5000099', at: [1, 1] }],
+      beacons: [{ id: T1, name: 'Anna' }, { serialNumber: '0117C5000042', name: 'Bob' }, { serialNumber: '0117C5000044', name: 'Dora' }, { serial: '0117C5000099', at: [1, 1] }],
     })
     const clock = new VirtualClock(T0)
     const t = new FleetTracker({ url: broker.url, clientId: 'presence-tracker', site, clock, goneTimeoutMs: 5000, hearingMs: 3000, dwellMs: 1000, homeAssistant: { dwellMs: 2000 } })
@@ -44,9 +57,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     const state = (g: string, id: string, body: Record<string, unknown>): Promise<unknown> => client.publishAsync(`beaconkit/gateways/${g}/beacons/${id}`, JSON.stringify({ id, inRange: true, firstSeen: T0, ...body }), { qos: 1, retain: true })
     // Tag 2's serial number (which names it) and readings: g1's state is fresher, g2's alone has light;
     // a gateway outside the site's list claims a temperature nobody may believe.
-    await state('g1', 'tag-2', { serialNumber: '0117C5000042', temperature: 21.5, batteryLevel: 80, lastSeen: T0 + 500 })
-    await state('g2', 'tag-2', { serialNumber: '0117C5000042', temperature: 19, light: 40, lastSeen: T0 })
-    await state('intruder', 'tag-2', { temperature: 99, lastSeen: T0 + 3_600_000 })
+    await state('g1', T2, { serialNumber: '0117C5000042', temperature: 21.5, batteryLevel: 80, lastSeen: T0 + 500 })
+    await state('g2', T2, { serialNumber: '0117C5000042', temperature: 19, light: 40, lastSeen: T0 })
+    await state('intruder', T2, { temperature: 99, lastSeen: T0 + 3_600_000 })
     await waitFor(() => t.stats.beaconStates.held === 3, 'three beacon states held', 20_000)
 
     let batches = 0
@@ -58,49 +71,63 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
       clock.advanceTo(now + 1000)
     }
-    for (let i = 0; i < 4; i++) await second(['tag-1', 'tag-2', 'tag-3'])
+    for (let i = 0; i < 4; i++) await second([T1, T2, T3])
     await t.flush()
 
-    expect(t.get('tag-1')?.name).toBe('Anna')
-    expect(t.get('tag-2')?.name).toBe('Bob')
-    expect(t.get('tag-3')?.name).toBeUndefined()
+    expect(t.get(T1)?.name).toBe('Anna')
+    expect(t.get(T2)?.name).toBe('Bob')
+    expect(t.get(T3)?.name).toBeUndefined()
     let retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
-    const fleet2 = JSON.parse(retained.get('beaconkit/fleet/beacons/tag-2') ?? '{}') as Record<string, unknown>
+    const fleet2 = JSON.parse(retained.get(`beaconkit/fleet/beacons/${T2}`) ?? '{}') as Record<string, unknown>
     expect(fleet2.name).toBe('Bob')
     expect(fleet2.values).toEqual({ temperature: 21.5, light: 40, batteryLevel: 80 })
-    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-1') ?? '{}')).toEqual({ id: 'tag-1', present: true, room: 'Kitchen', name: 'Anna', time: expect.any(Number) as number })
-    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-3') ?? '{}')).toMatchObject({ id: 'tag-3', present: true, room: 'Kitchen' })
-    // With a `beacons` list, Home Assistant is told only of the beacons it names.
-    const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/device_tracker/')).sort()
-    expect(configs).toEqual(['homeassistant/device_tracker/beaconkit_tag_1/config', 'homeassistant/device_tracker/beaconkit_tag_2/config'])
+    expect(JSON.parse(retained.get(`beaconkit/fleet/presence/${T1}`) ?? '{}')).toEqual({ id: T1, present: true, room: 'Kitchen', name: 'Anna', time: expect.any(Number) as number })
+    expect(JSON.parse(retained.get(`beaconkit/fleet/presence/${T3}`) ?? '{}')).toMatchObject({ id: T3, present: true, room: 'Kitchen' })
+    // With a `beacons` list, Home Assistant is told only of the beacons it names (not of T3, a
+    // foreign iBeacon without a serial number), each device by its name; T2's fused values get
+    // their sensors (T1 reported none).
+    const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/')).sort()
+    expect(configs).toEqual([...haFleetBase(T1), ...haFleetBase(T2), haValueConfigTopic('homeassistant', T2, 'temperature'), haValueConfigTopic('homeassistant', T2, 'light'), haValueConfigTopic('homeassistant', T2, 'battery')].sort())
+    expectTrackerConfig(retained.get(haTrackerConfigTopic('homeassistant', T1)), 'beaconkit', T1, 'Anna')
+    expectTrackerConfig(retained.get(haTrackerConfigTopic('homeassistant', T2)), 'beaconkit', T2, 'Bob')
+    for (const topic of configs.filter((k) => !k.includes('/device_tracker/'))) {
+      expect(discoveryProblems(topic, retained.get(topic) ?? ''), topic).toEqual([])
+      expect(JSON.parse(retained.get(topic) ?? '{}'), topic).toMatchObject({ device: { name: topic.includes(haObjectId(T1)) ? 'Anna' : 'Bob' } })
+    }
+    expect(JSON.parse(retained.get(haValueConfigTopic('homeassistant', T2, 'temperature')) ?? '{}')).toMatchObject({ unique_id: `beaconkit_${haObjectId(T2)}_temperature`, state_topic: `beaconkit/fleet/beacons/${T2}`, device_class: 'temperature' })
 
     // Tag 4 is found before the state that names it (by its serial number) arrives: its presence
     // gets the name with the next refresh of its state.
-    await second(['tag-1', 'tag-2', 'tag-3', 'tag-4'])
+    await second([T1, T2, T3, T4])
     await t.flush()
-    expect(JSON.parse((await retainedMessages(broker.url, ['beaconkit/fleet/#'])).get('beaconkit/fleet/presence/tag-4') ?? '{}')).not.toHaveProperty('name')
-    await state('g1', 'tag-4', { serialNumber: '0117C5000044', lastSeen: clock.now() })
-    await waitFor(() => t.get('tag-4')?.name === 'Dora', 'tag 4 named', 20_000)
-    for (let i = 0; i < 6; i++) await second(['tag-1', 'tag-2', 'tag-3', 'tag-4'])
-    await t.flush()
-    expect(JSON.parse((await retainedMessages(broker.url, ['beaconkit/fleet/#'])).get('beaconkit/fleet/presence/tag-4') ?? '{}')).toMatchObject({ present: true, name: 'Dora' })
-
-    // Tag 1 is no longer heard: gone. Its fleet state is cleared, its presence says away.
-    for (let i = 0; i < 7; i++) await second(['tag-2', 'tag-3', 'tag-4'])
-    await t.flush()
-    expect(t.get('tag-1')).toBeUndefined()
-    retained = await retainedMessages(broker.url, ['beaconkit/fleet/#'])
-    expect(retained.has('beaconkit/fleet/beacons/tag-1')).toBe(false)
-    expect(JSON.parse(retained.get('beaconkit/fleet/presence/tag-1') ?? '{}')).toEqual({ id: 'tag-1', present: false, name: 'Anna', time: expect.any(Number) as number })
-    expect(t.stats.presence.away).toBe(1)
-
-    // Forgotten: its presence and its Home Assistant config are cleared too.
-    t.forget('tag-1')
+    expect(JSON.parse((await retainedMessages(broker.url, ['beaconkit/fleet/#'])).get(`beaconkit/fleet/presence/${T4}`) ?? '{}')).not.toHaveProperty('name')
+    await state('g1', T4, { serialNumber: '0117C5000044', lastSeen: clock.now() })
+    await waitFor(() => t.get(T4)?.name === 'Dora', 'tag 4 named', 20_000)
+    for (let i = 0; i < 6; i++) await second([T1, T2, T3, T4])
     await t.flush()
     retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
-    expect(retained.has('beaconkit/fleet/presence/tag-1')).toBe(false)
-    expect(retained.has('homeassistant/device_tracker/beaconkit_tag_1/config')).toBe(false)
-    expect(retained.has('beaconkit/fleet/presence/tag-2')).toBe(true)
+    expect(JSON.parse(retained.get(`beaconkit/fleet/presence/${T4}`) ?? '{}')).toMatchObject({ present: true, name: 'Dora' })
+    // Named once its serial number arrived: announced then, by that name.
+    expectTrackerConfig(retained.get(haTrackerConfigTopic('homeassistant', T4)), 'beaconkit', T4, 'Dora')
+    expect(retained.has(haTrackerConfigTopic('homeassistant', T3))).toBe(false)
+
+    // Tag 1 is no longer heard: gone. Its fleet state is cleared, its presence says away.
+    for (let i = 0; i < 7; i++) await second([T2, T3, T4])
+    await t.flush()
+    expect(t.get(T1)).toBeUndefined()
+    retained = await retainedMessages(broker.url, ['beaconkit/fleet/#'])
+    expect(retained.has(`beaconkit/fleet/beacons/${T1}`)).toBe(false)
+    expect(JSON.parse(retained.get(`beaconkit/fleet/presence/${T1}`) ?? '{}')).toEqual({ id: T1, present: false, name: 'Anna', time: expect.any(Number) as number })
+    expect(t.stats.presence.away).toBe(1)
+
+    // Forgotten: its presence and every Home Assistant config are cleared too; T2's stay.
+    t.forget(T1)
+    await t.flush()
+    retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
+    expect(retained.has(`beaconkit/fleet/presence/${T1}`)).toBe(false)
+    expect([...retained.keys()].filter((k) => k.includes(haObjectId(T1)))).toEqual([])
+    expect(retained.has(`beaconkit/fleet/presence/${T2}`)).toBe(true)
+    expect(retained.has(haValueConfigTopic('homeassistant', T2, 'temperature'))).toBe(true)
     expect(t.stats.presence).toEqual({ away: 0, forgotten: 1 })
   }, 120_000)
 

@@ -17,7 +17,8 @@ import { Site } from '../../src/positioning/site.js'
 import { RealClock } from '../../src/clock.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
-import { discoveryProblems, jinjaAvailable, renderTemplates } from '../support/ha-schema.js'
+import { discoveryProblems } from '../support/ha-schema.js'
+import { expectTrackerConfig } from './ha-fleet-helpers.js'
 import { PushSource } from '../support/push-source.js'
 import { waitFor } from '../integration/wait.js'
 import { ibeaconLine, T0 } from '../sources/helpers.js'
@@ -192,42 +193,44 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
     await expect(t.start()).rejects.toMatchObject({ code: 'closed' })
   })
 
-  it('announces a Home Assistant device_tracker whose state is the room, not_home once gone', async () => {
+  it('announces a Home Assistant device_tracker (home/not_home through its presence attributes) and a Room sensor; both stay once gone', async () => {
     const site = Site.fromJSON({ gateways: { k: {} }, rooms: { Kitchen: ['k'] } })
     const t = new FleetTracker({ url: broker.url, clientId: 'fleet-test-tracker-3', topicPrefix: 'site3', site, goneTimeoutMs: 1500, hearingMs: 1000, homeAssistant: { prefix: 'ha3', dwellMs: 1000 } })
     const gone: string[] = []
     t.on('gone', (b) => gone.push(b.id))
     await t.start()
     const raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-test-raw-3', reconnectPeriod: 0 })
-    const configTopic = 'ha3/device_tracker/beaconkit_tag_1_a/config'
+    // An iBeacon known by its beaconID: a stable identity.
+    const id = 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2'
+    const obj = 'e2c56db5_dffb_48d2_b060_d0f5a71096e0_1_2'
+    const trackerTopic = `ha3/device_tracker/beaconkit_${obj}/config`
+    const roomTopic = `ha3/sensor/beaconkit_${obj}_room/config`
     try {
-      const now = Date.now()
       // The gateway publishes while it hears the tag (a new beacon's first room waits one batch interval).
       const publishing = setInterval(() => {
         const at = Date.now()
-        void raw.publishAsync('site3/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: at, readings: [{ id: 'Tag-1.a', rssi: -60, lastSeen: at, count: 3 }] }), { qos: 1 })
+        void raw.publishAsync('site3/gateways/k/rssi', JSON.stringify({ gateway: 'k', time: at, readings: [{ id, rssi: -60, lastSeen: at, count: 3 }] }), { qos: 1 })
       }, 300)
       try {
-        await waitFor(() => t.get('Tag-1.a')?.room === 'Kitchen', 'the tag in the kitchen', 20_000)
+        await waitFor(() => t.get(id)?.room === 'Kitchen' && t.stats.homeAssistant?.announced === 1, 'the tag in the kitchen, announced', 20_000)
+        expect(await t.flush()).toBe(true)
+        const present = await retainedMessages(broker.url, ['site3/fleet/presence/#'])
+        expect(JSON.parse(present.get(`site3/fleet/presence/${id}`) ?? '{}')).toMatchObject({ present: true, room: 'Kitchen' })
       } finally {
         clearInterval(publishing)
       }
       await waitFor(() => gone.length === 1, 'the tag gone', 20_000)
       expect(await t.flush()).toBe(true)
       const retained = await retainedMessages(broker.url, ['ha3/#', 'site3/fleet/#'])
-      const config = retained.get(configTopic)
-      expect(config).toBeDefined()
-      expect(discoveryProblems(configTopic, config ?? '')).toEqual([])
-      const parsed = JSON.parse(config ?? '{}') as { state_topic: string; value_template: string; device: { identifiers: string[] } }
-      expect(parsed.state_topic).toBe('site3/fleet/beacons/Tag-1.a')
-      expect(parsed.device.identifiers).toEqual(['beaconkit_tag_1_a'])
-      // Gone: the fleet state is cleared, the tracker's config stays (the tag is away, not deleted).
-      expect(retained.has('site3/fleet/beacons/Tag-1.a')).toBe(false)
-      if (jinjaAvailable()) {
-        const present = (room?: string): string => JSON.stringify({ id: 'Tag-1.a', time: now, present: true, ...(room === undefined ? {} : { room }), gateways: [], firstSeen: now, lastSeen: now })
-        const cases = [present('Kitchen'), present(), ''].map((payload) => ({ template: parsed.value_template, payload }))
-        expect(renderTemplates(cases)).toEqual(['Kitchen', 'home', 'not_home'])
-      }
+      const config = expectTrackerConfig(retained.get(trackerTopic), 'site3', id)
+      expect(config.availability).toEqual([expect.objectContaining({ topic: 'site3/fleet/status' })])
+      expect(discoveryProblems(roomTopic, retained.get(roomTopic) ?? '')).toEqual([])
+      expect(JSON.parse(retained.get(roomTopic) ?? '{}')).toMatchObject({ name: 'Room', unique_id: `beaconkit_${obj}_room`, state_topic: `site3/fleet/presence/${id}`, device: { identifiers: [`beaconkit_${obj}`] } })
+      // Gone: the fleet state is cleared, the presence says away, the configs stay (the tag is away, not deleted).
+      expect(retained.has(`site3/fleet/beacons/${id}`)).toBe(false)
+      expect(JSON.parse(retained.get(`site3/fleet/presence/${id}`) ?? '{}')).toMatchObject({ present: false })
+      // No values were reported: no value sensors.
+      expect([...retained.keys()].filter((k) => k.startsWith('ha3/')).sort()).toEqual([trackerTopic, roomTopic].sort())
     } finally {
       await t.stop()
       await raw.endAsync()

@@ -80,11 +80,12 @@ describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosqu
       await waitFor(() => tracker.stats.homeAssistant?.announced === 1, 'the announcement')
       expect(await tracker.flush()).toBe(true)
       // Home Assistant's user reads what the fleet wrote (retained; it may write no marker to know the end of them).
-      const config = 'homeassistant/device_tracker/beaconkit_0117c5000001/config'
-      const wanted = ['beaconkit/fleet/beacons/0117C5000001', config, 'beaconkit/gateways/gw1/status']
+      // The Room sensor: a config by Home Assistant's sensor rules (the device_tracker beside it has no state topic).
+      const config = 'homeassistant/sensor/beaconkit_0117c5000001_room/config'
+      const wanted = ['beaconkit/fleet/beacons/0117C5000001', config, 'beaconkit/gateways/gw1/status', 'homeassistant/device_tracker/beaconkit_0117c5000001/config']
       const ha = await Subscriber.connect(url, ['beaconkit/#', 'homeassistant/#'], { username: 'homeassistant', password: password('homeassistant') })
       try {
-        await ha.until((ms) => wanted.every((t) => ms.some((m) => m.topic === t && m.retain)), 'the retained fleet state, config and gateway status')
+        await ha.until((ms) => wanted.every((t) => ms.some((m) => m.topic === t && m.retain)), 'the retained fleet state, configs and gateway status')
         const seen = new Map(ha.messages.map((m) => [m.topic, m.payload]))
         expect(JSON.parse(seen.get(wanted[0]) ?? '{}')).toMatchObject({ id: '0117C5000001', present: true })
         expect(discoveryProblems(config, seen.get(config) ?? '')).toEqual([])

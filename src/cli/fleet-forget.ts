@@ -1,0 +1,66 @@
+/**
+ * `beaconkit fleet forget <id>`: empties a beacon's retained fleet topics and Home Assistant
+ * configs itself (no tracker needs to run) and tells running trackers to forget it too
+ * (`<p>/fleet/forget`), so that their gates announce it again only if it is heard again.
+ */
+import { MqttError } from '../errors.js'
+import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../fleet/forget-command.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
+import type { MqttFlags } from './command-line.js'
+import { EXIT } from './exit.js'
+import { connectionWarnings } from './mqtt.js'
+
+/** What `beaconkit fleet forget` was given. */
+export interface FleetForgetFlags {
+  id: string
+  mqtt: MqttFlags
+  /** `--ha-prefix`: Home Assistant's discovery prefix (default homeassistant). */
+  haPrefix?: string
+}
+
+/** How long the command waits for the broker, then for its acknowledgements. */
+export const FORGET_WAIT_MS = 10_000
+
+function publish(link: MqttLink, topic: string, payload: string, retain: boolean): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const client = link.client
+    if (client === undefined) {
+      reject(new MqttError('connection', 'the broker connection was lost before everything was acknowledged; run the command again'))
+      return
+    }
+    client.publish(topic, payload, { qos: 1, retain }, (error) => (error === undefined || error === null ? resolve() : reject(error)))
+  })
+}
+
+function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new MqttError('connection', what)), ms)
+  })
+  return Promise.race([work, late]).finally(() => clearTimeout(timer))
+}
+
+/** Runs the command; returns the exit code (throws a typed error for what the user must fix). */
+export async function runFleetForget(flags: FleetForgetFlags, streams: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } } = process): Promise<number> {
+  const m = flags.mqtt
+  const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
+  const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
+  const options = resolvePublisherOptions({ url: m.url, gatewayId: 'fleet', ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
+  const link = await openLink(options, m.clientId ?? defaultClientId('fleet-forget'), undefined)
+  const problems = connectionWarnings((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`))
+  link.on('error', (error) => problems.error(error))
+  try {
+    if (!link.connected) {
+      await within(FORGET_WAIT_MS, `fleet forget: no connection to ${m.url} within ${FORGET_WAIT_MS / 1000} s; nothing was cleared`, new Promise<void>((resolve) => link.once('connected', () => resolve())))
+    }
+    const topics = fleetBeaconTopics(prefix, ha, flags.id)
+    // The empties first: a tracker told to forget must find nothing left to re-read.
+    await within(FORGET_WAIT_MS, `fleet forget: ${m.url} did not acknowledge within ${FORGET_WAIT_MS / 1000} s; run the command again`, Promise.all([...topics.map((t) => publish(link, t, '', true)), publish(link, forgetCommandTopic(prefix), forgetCommandPayload(flags.id), false)]))
+    streams.stdout.write(`beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`)
+    return EXIT.ok
+  } finally {
+    await link.close()
+  }
+}
