@@ -16,6 +16,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { discoveryProblems, jinjaAvailable } from '../support/ha-schema.js'
 import { HaScenario } from '../support/ha-scenario.js'
 import type { ScenarioStep } from '../support/ha-scenario.js'
+import { waitFor } from '../integration/wait.js'
 
 const JINJA = jinjaAvailable()
 const HA = 'ha-judge'
@@ -146,7 +147,10 @@ describe.skipIf(!MOSQUITTO || !JINJA)(needsMosquitto(`What Home Assistant shows 
     await tracker.start()
     // The gateways start once the fleet's retained status is on the broker: they see a fleet.
     await s.sub.until((ms) => ms.some((m) => m.topic === 'beaconkit/fleet/status'), 'the fleet status')
-    for (const id of ['hall', 'yard']) await s.addGateway(id)
+    for (const id of ['hall', 'yard']) {
+      const g = await s.addGateway(id)
+      await waitFor(() => g.publisher.stats.homeAssistant?.mode === 'fleet', `${id} to see the fleet`, 20_000)
+    }
     // Near the yard (21 °C), then near the hall (23 °C); both gateways hear it throughout.
     const near = (room: string, temperature: number) => (id: string) => ({ rssi: id === room ? -55 : -80, temperature })
     await s.run(60_000, near('yard', 21))
