@@ -15,14 +15,24 @@
  * - mqtt/binary_sensor.py: empty rendered value ignored; payload_on/payload_off (defaults ON/OFF)
  *   → on/off; `None` → unknown; anything else is logged and ignored; the same `expire_after` and
  *   restore after a restart.
- * - mqtt/device_tracker.py: empty rendered value ignored; payload_home → home, payload_not_home →
- *   not_home, payload_reset (default `None`) → no location; anything else stores the RAW payload
- *   (msg.payload, not the rendered value) as the location name. JSON attributes with `latitude`
- *   or `longitude` clear the location name and set the coordinates (both numbers, else none).
- *   device_tracker/config_entry.py TrackerEntity.state: the location name wins; else the
- *   coordinates give the smallest non-passive zone containing them (zone.home → home, none →
- *   not_home, other → its name); else unknown. An `in_zones` key in the JSON attributes is only an
- *   attribute: the MQTT tracker never sets `in_zones` from it.
+ * - mqtt/device_tracker.py (home-assistant/core, current): `state_topic` is optional when
+ *   `json_attributes_topic` is set; state_topic, value_template, payload_home, payload_not_home and
+ *   payload_reset are deprecated (they stop working in 2027.1) but still read: an empty rendered
+ *   value is ignored; payload_home → home, payload_not_home → not_home, payload_reset (default
+ *   `None`) → no location; anything else stores the RAW payload (msg.payload, not the rendered
+ *   value) as the location name. `_process_update_extra_state_attributes`, on the JSON attributes:
+ *   if `latitude` or `longitude` is among them → the location name is reset, the coordinates are
+ *   set (both numbers, else cleared with a warning) and in_zones is cleared; elif `in_zones` is
+ *   among them → it must be a list (else a warning and nothing changes); the coordinates are
+ *   cleared and in_zones becomes the zones among HA's zone entities matching each reported string
+ *   as an entity id (`zone.home`), an object id (`home` → `zone.home`) or a zone's friendly name
+ *   (`Home`), unknown ones dropped. The attributes shown exclude gps_accuracy, in_zones, latitude
+ *   and longitude.
+ * - device_tracker TrackerEntity.state (developers.home-assistant.io blog 2026-06-15 "Changes to
+ *   device tracker entity models", and the device tracker entity docs): the location name wins;
+ *   else coordinates → the zone containing them (non-passive zones by size, then distance:
+ *   zone.home → home, none → not_home, other → its name); else in_zones not None → empty →
+ *   not_home, otherwise the first zone by size (zone.home → home, other → its name); else unknown.
  * - helpers/entity.py: a state over 255 characters is written as unknown; unavailable is written
  *   without asking the platform for its state.
  * - mqtt/entity.py MqttAvailabilityMixin: per configured availability topic a flag (initially
@@ -35,19 +45,13 @@
  */
 
 import type { Rendered } from './ha-schema.js'
+import { smallestZone, zoneAt, zonesNamed, zoneState } from './ha-zones.js'
+import type { HaZone } from './ha-zones.js'
+
+export type { HaZone } from './ha-zones.js'
 
 /** The three platforms the judge knows. */
 export type HaComponent = 'sensor' | 'binary_sensor' | 'device_tracker'
-
-/** A zone for device_tracker coordinates (zone.home by default). */
-export interface HaZone {
-  entityId: string
-  name: string
-  latitude: number
-  longitude: number
-  radius: number
-  passive?: boolean
-}
 
 /** Renders a template for a payload (through the judge's Jinja2 cache). */
 export type RenderFn = (template: string, payload: string) => Rendered
@@ -65,13 +69,6 @@ interface AvailEntry {
 
 const str = (v: unknown, fallback: string): string => (typeof v === 'string' ? v : fallback)
 
-/** Great-circle distance in metres (zone membership, as homeassistant/util/location.py). */
-function distance(lat1: number, lon1: number, lat2: number, lon2: number): number {
-  const rad = Math.PI / 180
-  const a = Math.sin(((lat2 - lat1) * rad) / 2) ** 2 + Math.cos(lat1 * rad) * Math.cos(lat2 * rad) * Math.sin(((lon2 - lon1) * rad) / 2) ** 2
-  return 2 * 6_371_000 * Math.asin(Math.sqrt(a))
-}
-
 /** One entity's HA-side state. */
 export class HaEntity {
   /** What HA shows now (the state machine's state). */
@@ -82,6 +79,10 @@ export class HaEntity {
   private isOn: boolean | null = null
   private location: string | null = null
   private coords: { lat: number; lon: number; accuracy: number } | null = null
+  /** The zones a device_tracker's `in_zones` attribute named; null when not reported. */
+  private inZones: HaZone[] | null = null
+  /** The JSON attributes HA shows (a device_tracker's without gps_accuracy, in_zones, latitude, longitude). */
+  attributes: Record<string, unknown> = {}
   private availByTopic = new Map<string, boolean>()
   private availLatest = false
   private expired: boolean | null = null
@@ -155,7 +156,7 @@ export class HaEntity {
   /** A message delivered through the subscription `filter`. */
   receive(kind: 'state' | 'avail' | 'attrs', filter: string, topic: string, payload: string, now: number, render: RenderFn): void {
     if (kind === 'avail') return this.availability(topic, payload, now, render)
-    if (kind === 'attrs') return this.attributes(payload, now, render)
+    if (kind === 'attrs') return this.jsonAttributes(payload, now, render)
     const expire = this.expireAfterMs()
     if (expire !== undefined) {
       this.expired = false
@@ -200,7 +201,7 @@ export class HaEntity {
     this.write(now)
   }
 
-  private attributes(payload: string, now: number, render: RenderFn): void {
+  private jsonAttributes(payload: string, now: number, render: RenderFn): void {
     const text = this.render(str(this.config.json_attributes_template, '') || undefined, payload, render, 'json_attributes')
     if (text === undefined) return
     let attrs: unknown
@@ -211,11 +212,23 @@ export class HaEntity {
     }
     if (typeof attrs !== 'object' || attrs === null || Array.isArray(attrs)) return this.log(`${this.discoveryTopic}: JSON attributes not a dictionary; ignored`)
     const a = attrs as Record<string, unknown>
-    if (this.component === 'device_tracker' && ('latitude' in a || 'longitude' in a)) {
-      this.location = null
-      const acc = typeof a.gps_accuracy === 'number' ? a.gps_accuracy : 0
-      this.coords = typeof a.latitude === 'number' && typeof a.longitude === 'number' ? { lat: a.latitude, lon: a.longitude, accuracy: acc } : null
+    if (this.component !== 'device_tracker') {
+      this.attributes = a
+      return this.write(now)
     }
+    if ('latitude' in a || 'longitude' in a) {
+      this.location = null
+      this.inZones = null
+      const acc = typeof a.gps_accuracy === 'number' ? a.gps_accuracy : 0
+      const valid = typeof a.latitude === 'number' && typeof a.longitude === 'number'
+      this.coords = valid ? { lat: a.latitude as number, lon: a.longitude as number, accuracy: acc } : null
+      if (!valid) this.log(`${this.discoveryTopic}: invalid or incomplete location in the JSON attributes; coordinates cleared`)
+    } else if ('in_zones' in a) {
+      if (!Array.isArray(a.in_zones)) return this.log(`${this.discoveryTopic}: in_zones in the JSON attributes is not a list; ignored`)
+      this.coords = null
+      this.inZones = zonesNamed(this.zones, a.in_zones as unknown[])
+    }
+    this.attributes = Object.fromEntries(Object.entries(a).filter(([k]) => !['gps_accuracy', 'in_zones', 'latitude', 'longitude'].includes(k)))
     this.write(now)
   }
 
@@ -245,11 +258,9 @@ export class HaEntity {
       return this.native
     }
     if (this.location !== null) return this.location
-    if (this.coords === null) return 'unknown'
-    const { lat, lon, accuracy } = this.coords
-    const inside = this.zones.filter((z) => !z.passive && distance(lat, lon, z.latitude, z.longitude) - z.radius < accuracy).sort((x, y) => x.radius - y.radius)
-    if (inside.length === 0) return 'not_home'
-    return inside[0].entityId === 'zone.home' ? 'home' : inside[0].name
+    if (this.coords !== null) return zoneState(zoneAt(this.zones, this.coords.lat, this.coords.lon, this.coords.accuracy))
+    if (this.inZones !== null) return zoneState(smallestZone(this.inZones))
+    return 'unknown'
   }
 
   /** Writes the state to the state machine, as HA does after a handled message. */

@@ -4,7 +4,9 @@
  * sensor / binary_sensor / device_tracker entity would show after each step, and can "restart
  * Home Assistant": drop every entity and re-read what the broker retains.
  *
- * The per-entity rules (and the Home Assistant source files they come from) are in
+ * The per-entity rules (and the Home Assistant sources they come from: current home-assistant/core,
+ * where an MQTT device_tracker takes its zones from an `in_zones` JSON attribute and needs no
+ * state_topic, and the 2026-06-15 developer blog post on device tracker entity models) are in
  * ha-entities.ts. The judge adds what mqtt/discovery.py and the MQTT client do: a retained or
  * live config on `<prefix>/<component>/[<node_id>/]<object_id>/config` creates the entity (or
  * reconfigures it; an empty one removes it), and a new subscription receives what the broker
@@ -125,6 +127,12 @@ export class HaJudge {
   /** What the entity whose unique_id is `uniqueId` shows, or undefined when HA has no such entity. */
   show(uniqueId: string): string | undefined {
     for (const e of this.entities.values()) if (e.config.unique_id === uniqueId) return e.shown
+    return undefined
+  }
+
+  /** The attributes HA shows for the entity whose unique_id is `uniqueId`, or undefined when HA has no such entity. */
+  attributes(uniqueId: string): Record<string, unknown> | undefined {
+    for (const e of this.entities.values()) if (e.config.unique_id === uniqueId) return e.attributes
     return undefined
   }
 

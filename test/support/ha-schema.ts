@@ -1,6 +1,8 @@
 /**
  * Home Assistant's MQTT discovery rules for the sensor, binary_sensor and device_tracker configs
- * we publish, written from HA's documentation (sensor.mqtt, binary_sensor.mqtt, device_tracker.mqtt, sensor device classes):
+ * we publish, written from HA's documentation (sensor.mqtt, binary_sensor.mqtt, device_tracker.mqtt, sensor device classes)
+ * and, for the device_tracker, current home-assistant/core mqtt/device_tracker.py (state_topic
+ * optional with json_attributes_topic; the state-topic keys deprecated, removed in 2027.1):
  * required keys, allowed device classes and their units, state classes, availability and
  * device grouping. `renderTemplates` runs the value templates through real Jinja2 (HA's
  * template engine) in python3, with `value_json` defined only when the payload is JSON, as HA does.
@@ -31,6 +33,9 @@ const KEYS: Record<string, string[]> = {
   device_tracker: ['availability', 'availability_mode', 'availability_template', 'availability_topic', 'device', 'icon', 'json_attributes_template', 'json_attributes_topic', 'name', 'default_entity_id', 'object_id', 'origin', 'payload_available', 'payload_home', 'payload_not_available', 'payload_not_home', 'payload_reset', 'platform', 'qos', 'source_type', 'state_topic', 'unique_id', 'value_template'],
 }
 
+/** device_tracker keys current HA still reads but has deprecated (they stop working in 2027.1). */
+const DEPRECATED_TRACKER_KEYS = ['state_topic', 'value_template', 'payload_home', 'payload_not_home', 'payload_reset']
+
 const SOURCE_TYPES = ['gps', 'router', 'bluetooth', 'bluetooth_le']
 
 /** A subscribe topic as HA validates it: wildcards only as whole levels, `#` last. */
@@ -53,7 +58,16 @@ export function discoveryProblems(topic: string, payload: string): string[] {
     return ['payload is not JSON']
   }
   for (const key of Object.keys(config)) if (!KEYS[component].includes(key)) problems.push(`unknown key ${key}`)
-  if (!validSubscribeTopic(config.state_topic)) problems.push('state_topic missing or not a valid subscribe topic')
+  if (component === 'device_tracker') {
+    // Current HA: json_attributes_topic alone is enough; the state-topic keys are deprecated (removed in 2027.1).
+    for (const key of DEPRECATED_TRACKER_KEYS) if (key in config) problems.push(`${key} is deprecated for device_tracker (stops working in Home Assistant 2027.1): report in_zones or coordinates in the JSON attributes`)
+    if (config.state_topic === undefined && !validSubscribeTopic(config.json_attributes_topic)) problems.push('json_attributes_topic missing or not a valid subscribe topic (no state_topic either)')
+    if (config.state_topic !== undefined && !validSubscribeTopic(config.state_topic)) problems.push('state_topic not a valid subscribe topic')
+  } else {
+    if (!validSubscribeTopic(config.state_topic)) problems.push('state_topic missing or not a valid subscribe topic')
+    if (typeof config.value_template !== 'string') problems.push('value_template missing')
+  }
+  if (config.json_attributes_topic !== undefined && !validSubscribeTopic(config.json_attributes_topic)) problems.push('json_attributes_topic not a valid subscribe topic')
   if (typeof config.unique_id !== 'string' || config.unique_id === '') problems.push('unique_id missing (needed for a device)')
   const device = config.device as { identifiers?: unknown; connections?: unknown; name?: unknown } | undefined
   if (typeof device !== 'object' || device === null) problems.push('device missing')
@@ -77,7 +91,6 @@ export function discoveryProblems(topic: string, payload: string): string[] {
   }
   if (config.expire_after !== undefined && !(Number.isInteger(config.expire_after) && (config.expire_after as number) > 0)) problems.push('expire_after must be a positive whole number of seconds')
   if (config.entity_category !== undefined && !['config', 'diagnostic'].includes(config.entity_category as string)) problems.push('entity_category')
-  if (typeof config.value_template !== 'string') problems.push('value_template missing')
   return problems
 }
 
