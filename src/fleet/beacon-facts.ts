@@ -75,6 +75,11 @@ export class BeaconFacts {
     return { ...(name === undefined ? {} : { name }), ...(values === undefined ? {} : { values }) }
   }
 
+  /** Whether the freshest gateway state that says anything of the beacon's motion says it moves. */
+  moving(id: string): boolean {
+    return this.claims.known(id).find((h) => h.data.values.moving !== undefined)?.data.values.moving === true
+  }
+
   /** Whether Home Assistant may be told of the beacon: every one without a `beacons` list, else only those named. */
   listed(id: string): boolean {
     return this.names.listed(id, serialOf(this.claims.known(id)))

@@ -110,10 +110,14 @@ export class FleetTopics {
    * rather than all in one tick every interval: at 12,500 beacons that burst held the event
    * loop for tens of ms.
    */
-  due(id: string, now: number): boolean {
+  due(id: string, now: number, moving?: (id: string) => boolean): boolean {
     if (this.movedDue(id, now)) return true
     const last = this.published.get(id)
     if (last === undefined) return true
+    // A tag that says it is moving (its accelerometer) goes out every second: the estimate of a
+    // walking tag trails it and may creep less than moveThresholdM a second at the start of a
+    // walk and at each turn, which `moved` alone would leave unpublished.
+    if (moving !== undefined && now - last >= MOVE_REPUBLISH_MS && moving(id)) return true
     const every = this.publishIntervalMs
     const phase = stableHash(id) % every
     return Math.floor((now - phase) / every) > Math.floor((last - phase) / every)

@@ -427,7 +427,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
-    for (const b of this.state.list(now, (id) => this.topics.due(id, now))) {
+    const moving = (id: string): boolean => this.facts.moving(id)
+    for (const b of this.state.list(now, (id) => this.topics.due(id, now, moving))) {
       this.topics.put(b)
       this.presence.refreshed(b)
     }
