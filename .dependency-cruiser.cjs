@@ -4,7 +4,7 @@
  * other. Type-only imports count: a cycle of types is still two files that cannot be read apart.
  */
 const PURE = '^src/(frames|secure|decode|util)/|^src/(reading|advertisement)[.]ts$'
-const STATEFUL = '^src/(range|cloud|mqtt|fleet|web|developer)/|^src/scanner[.]ts$'
+const STATEFUL = '^src/(range|cloud|mqtt|fleet|web|developer)/|^src/scanner/'
 
 module.exports = {
   forbidden: [
@@ -30,11 +30,25 @@ module.exports = {
       to: { path: `${STATEFUL}|^src/cli/` },
     },
     {
+      name: 'range-is-state-only',
+      comment: 'The range table holds beacons and their expiry (DESIGN.md 2): it is fed readings; sources, the scanner that wires it, and every sink above are not its business.',
+      severity: 'error',
+      from: { path: '^src/range/' },
+      to: { path: '^src/(sources|scanner|cloud|queue|mqtt|fleet|web|cli|developer|gateway|simulation|positioning)/' },
+    },
+    {
+      name: 'scanner-below-its-sinks',
+      comment: 'The scanner feeds sinks (uploader, MQTT publisher, map server) through ScannerSink; it never imports one of them.',
+      severity: 'error',
+      from: { path: '^src/scanner/' },
+      to: { path: '^src/(cloud|queue|mqtt|fleet|web|cli|developer|gateway|simulation|emulator)/' },
+    },
+    {
       name: 'positioning-is-pure',
       comment: 'Positioning is a pure engine (DESIGN.md 1): no sources, transports or I/O, and the Site lives here, so it never imports the fleet (positioning ↛ fleet).',
       severity: 'error',
       from: { path: '^src/positioning/' },
-      to: { path: '^src/(sources|cloud|mqtt|web|cli|developer|fleet|simulation)/|^src/scanner[.]ts$|^node:(fs|net|http|https|dgram|child_process)$' },
+      to: { path: '^src/(sources|cloud|mqtt|web|cli|developer|fleet|simulation)/|^src/scanner/|^node:(fs|net|http|https|dgram|child_process)$' },
     },
     {
       name: 'simulation-below-fleet',
@@ -48,7 +62,7 @@ module.exports = {
       comment: 'The developer client and webhook receiver talk to the platform (DESIGN.md 1, "platform"): they share the cloud transport but know nothing of scanning, MQTT or the fleet.',
       severity: 'error',
       from: { path: '^src/developer/' },
-      to: { path: '^src/(sources|range|frames|secure|decode|mqtt|fleet|positioning|web|cli)/|^src/scanner[.]ts$' },
+      to: { path: '^src/(sources|range|frames|secure|decode|mqtt|fleet|positioning|web|cli)/|^src/scanner/' },
     },
     {
       name: 'transport-is-below-the-clients',
@@ -63,6 +77,13 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/', pathNot: '^src/(cli|emulator)/|^src/index[.]ts$' },
       to: { path: '^src/emulator/' },
+    },
+    {
+      name: 'nothing-below-the-gateway-root',
+      comment: 'src/gateway/ is the composition root (DESIGN.md 2): it wires the layers below; only the CLI and the public index may import it.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|gateway)/|^src/index[.]ts$' },
+      to: { path: '^src/gateway/' },
     },
     {
       name: 'nothing-imports-the-cli',

@@ -14,8 +14,7 @@
  *   BEACONKIT_HCI            adapter number (default 0 = hci0)
  *   BEACONKIT_REPLAY         replay this recording instead of scanning (trying it out, CI)
  */
-import { readFile } from 'node:fs/promises'
-import { AccountClient, BeaconScanner, BluetoothUnavailableError, Keyring, NobleSource, ReplaySource, Uploader } from '../src/index.js'
+import { BluetoothUnavailableError, Keyring, NobleSource, ReplaySource, startGateway } from '../src/index.js'
 import type { AdvertisementSource } from '../src/index.js'
 
 function required(name: string): string {
@@ -28,17 +27,31 @@ function required(name: string): string {
 }
 
 const env = process.env
-const password = (await readFile(required('BEACONKIT_PASSWORD_FILE'), 'utf8')).split(/\r?\n/)[0]
-const client = new AccountClient({ baseUrl: required('BEACONKIT_CLOUD_URL'), email: required('BEACONKIT_EMAIL'), password })
+const passwordFile = required('BEACONKIT_PASSWORD_FILE')
+const cloudUrl = required('BEACONKIT_CLOUD_URL')
+const email = required('BEACONKIT_EMAIL')
 // A key file that is corrupted stops the gateway here, with the line number; better than running unverified.
 const keys = env.BEACONKIT_KEYS_FILE === undefined ? undefined : await Keyring.fromFile(env.BEACONKIT_KEYS_FILE)
 
 const replay = env.BEACONKIT_REPLAY
 const source: AdvertisementSource =
   replay === undefined ? new NobleSource({ hciDeviceId: Number(env.BEACONKIT_HCI ?? 0) }) : new ReplaySource(replay, { virtual: true })
-const scanner = new BeaconScanner({ source, ...(keys === undefined ? {} : { keys }) })
-const uploader = new Uploader({ client, queueDir: env.BEACONKIT_QUEUE_DIR ?? '/var/lib/beaconkit/queue' })
-uploader.attach(scanner)
+// The composition root builds the scanner and the uploader (its account checked first) and
+// stops them in reverse order; the password is read from its file, never from the environment.
+const gateway = await startGateway(
+  {
+    source,
+    ...(keys === undefined ? {} : { keys }),
+    upload: { cloudUrl, email, passwordFile, queueDir: env.BEACONKIT_QUEUE_DIR ?? '/var/lib/beaconkit/queue' },
+  },
+  { warn: (text) => console.warn(`warning: ${text}`), stderr: process.stderr, onUploadRefused: (e) => console.error(`upload stopped: ${e.message}`) },
+).catch((e: unknown) => {
+  // A refused account (or an unreadable password file) stops here, before scanning starts.
+  console.error(`gateway: ${e instanceof Error ? e.message : String(e)}`)
+  process.exit(4)
+})
+const { scanner } = gateway
+const uploader = gateway.upload?.uploader
 
 scanner.on('found', (b) => console.log(`found ${b.id}${b.secure?.verified === true ? ' (verified)' : ''}`))
 scanner.on('gone', (b) => console.log(`gone ${b.id}`))
@@ -52,8 +65,7 @@ scanner.on('error', (e) => {
     void shutdown('adapter lost').then(() => (process.exitCode = 1))
   }
 })
-uploader.on('uploaded', ({ count }) => console.log(`uploaded ${count} records`))
-uploader.on('error', (e) => console.error(`upload stopped: ${e.message}`))
+uploader?.on('uploaded', ({ count }) => console.log(`uploaded ${count} records`))
 
 let stopping: Promise<void> | undefined
 function shutdown(reason: string): Promise<void> {
@@ -61,8 +73,7 @@ function shutdown(reason: string): Promise<void> {
   // what cannot be delivered now stays in the queue directory for the next start.
   stopping ??= (async () => {
     console.log(`stopping (${reason})`)
-    await scanner.stop()
-    await uploader.close()
+    await gateway.stop()
     console.log('stopped')
   })()
   return stopping
@@ -70,7 +81,7 @@ function shutdown(reason: string): Promise<void> {
 process.once('SIGTERM', () => void shutdown('SIGTERM'))
 process.once('SIGINT', () => void shutdown('SIGINT'))
 
-await scanner.start()
+await gateway.start()
 if (replay !== undefined) {
   await scanner.drain()
   await shutdown('end of the recording')

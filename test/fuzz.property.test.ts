@@ -15,7 +15,7 @@ import { parseBroadcastKey } from '../src/secure/broadcast-key.js'
 import type { Advertisement } from '../src/advertisement.js'
 import type { Beacon, BeaconReading } from '../src/reading.js'
 import { VirtualClock } from '../src/clock.js'
-import { BeaconScanner } from '../src/scanner.js'
+import { BeaconScanner } from '../src/scanner/scanner.js'
 import { PushSource } from './support/push-source.js'
 import { inconsistencies } from './support/consistency.js'
 

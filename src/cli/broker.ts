@@ -2,7 +2,7 @@
 
 import { startBroker } from '../mqtt/broker.js'
 import { EXIT } from './exit.js'
-import { handleSignals } from './shutdown.js'
+import { handleSignals } from '../gateway/shutdown.js'
 
 /** Options of {@link runBroker}, as parsed from the command line. */
 export interface BrokerCommandOptions {

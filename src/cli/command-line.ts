@@ -4,6 +4,8 @@
  */
 
 import type { PositioningMethod } from '../positioning/types.js'
+import type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+export type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
 
 /** The Bluetooth stacks `scan` can use (`--backend`). */
 export type Backend = 'noble' | 'bluez'
@@ -23,36 +25,7 @@ export interface FilterFlags {
   verifiedOnly?: boolean
 }
 
-/** `--upload` and its companions. */
-export interface UploadFlags {
-  cloudUrl: string
-  email: string
-  passwordFile: string
-  queueDir?: string
-}
 
-/** `--mqtt` and its companions. */
-export interface MqttFlags {
-  url: string
-  /** Default: this machine's host name, cut to the characters a gateway id allows. */
-  gatewayId?: string
-  /** `--client-id`: the MQTT client id as given; default a unique one per process. */
-  clientId?: string
-  topicPrefix?: string
-  homeAssistant: boolean
-  /** `--ha-dwell` in ms: announce a beacon heard over this span (default 30 s). */
-  haDwellMs?: number
-  /** `--ha-expire` in ms: remove the configs of a beacon gone this long (default 7 days). */
-  haExpireMs?: number
-  /** `--ha-beacons auto|on|off` of a gateway: per-beacon entities (default auto: until a fleet tracker is seen). */
-  haBeacons?: 'auto' | boolean
-  username?: string
-  passwordFile?: string
-  /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
-  rssiPartitions?: number
-  /** Keep outgoing events on disk here until the broker has them. */
-  queueDir?: string
-}
 
 /** `webhook --mqtt` and its companions: where pushes are forwarded. */
 export interface WebhookMqttFlags {
@@ -62,13 +35,6 @@ export interface WebhookMqttFlags {
   passwordFile?: string
 }
 
-/** `--http [host:]port` and `--http-token`: the live map in a browser. */
-export interface HttpFlags {
-  host: string
-  port: number
-  /** A secret: never printed but in the page URL shown once. */
-  token?: string
-}
 
 /** Options shared by the commands that show beacons (scan, replay, simulate). */
 export interface ViewFlags {

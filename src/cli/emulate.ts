@@ -4,7 +4,7 @@ import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../emulator/emulator.js
 import type { Emulator } from '../emulator/emulator.js'
 import { InvalidOptionError } from '../errors.js'
 import { EXIT } from './exit.js'
-import { handleSignals } from './shutdown.js'
+import { handleSignals } from '../gateway/shutdown.js'
 import { readPasswordFile } from '../password-file.js'
 
 /** Options of {@link runEmulate}, as parsed from the command line. */

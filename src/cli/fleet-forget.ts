@@ -10,7 +10,7 @@ import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publ
 import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import type { MqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { connectionWarnings } from './mqtt.js'
+import { connectionWarnings } from '../gateway/mqtt-sink.js'
 
 /** What `beaconkit fleet forget` was given. */
 export interface FleetForgetFlags {

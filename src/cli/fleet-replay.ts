@@ -7,8 +7,8 @@ import { InvalidOptionError } from '../errors.js'
 import { FleetTimeline } from '../web/timeline.js'
 import type { ViewFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { handleSignals } from './shutdown.js'
-import { startWeb } from './web.js'
+import { handleSignals } from '../gateway/shutdown.js'
+import { startWeb } from '../gateway/web-sink.js'
 
 /** Whether `file` is a regular file holding a fleet recording (a FIFO is never read ahead). */
 export async function isFleetRecordingFile(file: string): Promise<boolean> {

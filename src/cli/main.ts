@@ -8,7 +8,7 @@ import { helpText } from './help.js'
 import { runKeysCheck } from './keys.js'
 import { runSiteCheck } from './site-check.js'
 import { runCommand } from './commands.js'
-import { requestStop } from './shutdown.js'
+import { requestStop } from '../gateway/shutdown.js'
 
 function version(): string {
   // Two levels up from both src/cli/ and dist/cli/ is the package root.

@@ -12,7 +12,7 @@ import { SimulatedSource } from '../sources/simulated.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import { EXIT } from './exit.js'
 import { siteScenario } from '../sources/scenario.js'
-import { handleSignals } from './shutdown.js'
+import { handleSignals } from '../gateway/shutdown.js'
 
 /** Options of {@link runRecord}, as parsed from the command line. */
 export interface RecordOptions {

@@ -4,8 +4,9 @@
  * ends on Ctrl-C, after a duration, or when a finite source ran out and its beacons aged out.
  */
 
-import { BeaconScanner } from '../scanner.js'
+import type { BeaconScanner } from '../scanner/scanner.js'
 import { BluetoothUnavailableError } from '../errors.js'
+import type { AccountError } from '../errors.js'
 import type { Beacon } from '../reading.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
@@ -15,11 +16,9 @@ import { JsonLinesOutput } from './json-lines.js'
 import { loadKeyring } from './keys.js'
 import { TableScreen } from './screen.js'
 import type { TerminalLike } from './screen.js'
-import { forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
+import { forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
 import type { TableStatus } from './table.js'
-import { startUpload } from './upload.js'
-import { startMqtt } from './mqtt.js'
-import { startWeb } from './web.js'
+import { startGateway } from '../gateway/start-gateway.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -77,30 +76,13 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   })
   // Read everything that can be wrong before anything starts, so a bad key or file fails fast.
   const keys = await loadKeyring(view.keys, view.keysFile, { warn })
-  const scanner = new BeaconScanner({
-    source,
-    ...(keys === undefined ? {} : { keys }),
-    filter: view.filter,
-  })
-  const clock = scanner.clock
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
-  const upload = view.upload === undefined ? undefined : await startUpload(view.upload, scanner, warn, () => finish(EXIT.account))
-  const mqtt =
-    view.mqtt === undefined
-      ? undefined
-      : await startMqtt(view.mqtt, scanner, warn).catch(async (error: unknown) => {
-          await upload?.close()
-          throw error
-        })
-
-  const web =
-    view.http === undefined
-      ? undefined
-      : await startWeb(view.http, { scanner }, streams.stderr).catch(async (error: unknown) => {
-          await mqtt?.close()
-          await upload?.close()
-          throw error
-        })
+  const gateway = await startGateway(
+    { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }) },
+    { warn, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
+  )
+  const { scanner, upload, mqtt } = gateway
+  const clock = scanner.clock
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
   let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
@@ -156,25 +138,24 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   let code: number
   let undelivered: string | undefined
   let disarm: (() => void) | undefined
+  let uploadFailure: AccountError | undefined
   try {
     if (screen !== undefined) {
       screen.open()
       screen.update([], { adapterState, advertsPerSecond: 0, inRange: 0, rejected: 0, label: run.label }, clock.now())
     }
     // Ctrl-C while the adapter is still starting (waiting for poweredOn) must not wait for it.
-    const started = await Promise.race([scanner.start().then(() => true), done.then(() => false)])
+    const started = await Promise.race([gateway.start().then(() => true), done.then(() => false)])
     // A finite source has ended and its beacons aged out (in virtual time, as fast as possible).
     if (started && run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
     code = await done
   } finally {
     disarm = forceAfter(restore)
     cancelDuration?.()
-    await scanner.stop()
+    const report = await gateway.stop()
     json?.close()
-    if (upload !== undefined) await upload.close()
-    // After the scanner stopped: its last gone events are out before status says offline.
-    if (mqtt !== undefined) undelivered = undeliveredLine(await mqtt.close(), view.mqtt?.url ?? '')
-    await web?.close()
+    if (report.mqtt !== undefined) undelivered = undeliveredLine(report.mqtt, view.mqtt?.url ?? '')
+    uploadFailure = report.uploadFailure
     restore()
     process.off('exit', restore)
     removeSignals()
@@ -191,8 +172,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     return EXIT.bluetooth
   }
   // Also when the account was refused while closing (the last flush): the documented code.
-  if (upload?.failure !== undefined) {
-    streams.stderr.write(`${errorLine(upload.failure)}\n`)
+  if (uploadFailure !== undefined) {
+    streams.stderr.write(`${errorLine(uploadFailure)}\n`)
     return EXIT.account
   }
   // Ended as asked, but the broker did not take everything: a script must be able to tell.

@@ -4,11 +4,11 @@
  * --duration. It prints what it runs and, every ten seconds, how much it has sent.
  */
 import { SiteSimulator } from '../simulation/site-simulator.js'
-import { runSite } from '../fleet/run-site.js'
+import { runSite } from '../gateway/run-site.js'
 import type { MqttFlags } from './command-line.js'
-import { homeAssistantOption } from './mqtt.js'
+import { homeAssistantOption } from '../gateway/mqtt-sink.js'
 import { EXIT } from './exit.js'
-import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from './shutdown.js'
+import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
 import { readSiteFile, warnSiteProblems } from './site-file.js'
 
 /** What `simulate --site` was given. */

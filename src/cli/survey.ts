@@ -17,7 +17,7 @@ import { Site } from '../positioning/site.js'
 import { readSurvey } from './locate.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
-import { connectionWarnings } from './mqtt.js'
+import { connectionWarnings } from '../gateway/mqtt-sink.js'
 
 /** A marked point of the walk. */
 export interface SurveyPointSpec {

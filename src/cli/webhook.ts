@@ -16,9 +16,9 @@ import type { WebhookServer } from '../developer/webhook-server.js'
 import type { WebhookMessage } from '../developer/webhook-message.js'
 import type { WebhookMqttFlags } from './command-line.js'
 import { EXIT } from './exit.js'
-import { forceAfter, handleSignals } from './shutdown.js'
-import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
-import { connectionWarnings } from './mqtt.js'
+import { forceAfter, handleSignals } from '../gateway/shutdown.js'
+import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
+import { connectionWarnings } from '../gateway/mqtt-sink.js'
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
 export interface WebhookCommandOptions {

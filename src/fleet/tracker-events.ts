@@ -1,11 +1,11 @@
 /**
  * FleetTracker events as objects, for `for await (const e of tracker)`: the same idea and the
- * same bounded buffer (range/event-stream.ts) as the scanner's, so a slow consumer loses the
+ * same bounded buffer (scanner/event-stream.ts) as the scanner's, so a slow consumer loses the
  * oldest events (counted) and never grows the tracker's memory.
  */
 
-import { EventStream } from '../range/event-stream.js'
-import type { EventIterator } from '../range/event-stream.js'
+import { EventStream } from '../scanner/event-stream.js'
+import type { EventIterator } from '../scanner/event-stream.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'

@@ -11,7 +11,7 @@
  */
 
 import { BatchWriter } from './batch-writer.js'
-import { serializeBeacon, serializeJsonEvent } from '../json-events.js'
+import { serializeBeacon, serializeJsonEvent } from '../scanner/json-events.js'
 import { packetsHeard, slotOf, versionOf } from '../range/merge.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'

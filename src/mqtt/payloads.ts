@@ -1,6 +1,6 @@
 /**
  * Payloads of the MQTT contract (docs/mqtt.md) besides the `--json` event shapes,
- * which come from json-events.ts so the CLI and the broker carry the same objects.
+ * which come from scanner/json-events.ts so the CLI and the broker carry the same objects.
  */
 
 import pkg from '../../package.json' with { type: 'json' }

@@ -5,7 +5,7 @@
  * batches or packets moved it, so a busy site costs the browser one message per second.
  */
 import { EventEmitter } from 'eventemitter3'
-import type { BeaconScanner } from '../scanner.js'
+import type { BeaconScanner } from '../scanner/scanner.js'
 import type { Beacon } from '../reading.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { FleetGatewayEvent } from '../fleet/tracker-types.js'

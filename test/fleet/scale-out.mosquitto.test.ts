@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseAdvertisementLine } from '../../src/advertisement.js'
 import type { Advertisement } from '../../src/advertisement.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import { rssiPartition } from '../../src/mqtt/partition.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'

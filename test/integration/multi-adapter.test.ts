@@ -9,9 +9,9 @@ import { installFakeHciSocket } from './install-fake-hci.js'
 import { ADV_NONCONN_IND, AD_FLAGS, AD_MANUFACTURER_SPECIFIC, FLAGS_LE_GENERAL_NO_BREDR, adStructure, iBeaconManufacturerData } from './hci-packets.js'
 import { waitFor } from './wait.js'
 import { NobleSource } from '../../src/sources/noble/noble.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { AdapterError, BluetoothUnavailableError } from '../../src/errors.js'
-import type { ScannerWarning } from '../../src/range/event-stream.js'
+import type { ScannerWarning } from '../../src/scanner/event-stream.js'
 import type { AdapterState } from '../../src/sources/source.js'
 
 const hci = installFakeHciSocket()

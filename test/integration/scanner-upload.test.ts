@@ -8,7 +8,7 @@ import { AccountClient } from '../../src/cloud/account-client.js'
 import { startEmulator } from '../../src/emulator/emulator.js'
 import type { Emulator } from '../../src/emulator/emulator.js'
 import { Uploader } from '../../src/cloud/uploader.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
 
 const demo = fileURLToPath(new URL('../../fixtures/demo.jsonl', import.meta.url))

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileURLToPath } from 'node:url'
 import { readFileSync } from 'node:fs'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import type { Beacon } from '../../src/reading.js'

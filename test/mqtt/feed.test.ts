@@ -7,7 +7,7 @@ import { GatewayTopics, checkGatewayId, checkTopicPrefix, haObjectId } from '../
 import type { Beacon } from '../../src/reading.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { InvalidOptionError } from '../../src/errors.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { VirtualClock } from '../../src/clock.js'
 import { parseAdvertisementLine } from '../../src/advertisement.js'
 import { PushSource } from '../support/push-source.js'

@@ -5,7 +5,7 @@
 // removing them from the broker.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { fileURLToPath } from 'node:url'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import { haObjectId } from '../../src/mqtt/topics.js'

@@ -4,7 +4,7 @@
 // contract's single batch is unchanged. Through the embedded broker, to a real subscriber.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseAdvertisementLine } from '../../src/advertisement.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import { startBroker } from '../../src/mqtt/broker.js'
 import type { RunningBroker } from '../../src/mqtt/broker.js'

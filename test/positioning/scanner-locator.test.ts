@@ -12,7 +12,7 @@ import { VENDOR_DEFAULT_UUID } from '../../src/frames/ibeacon.js'
 import { DEFAULT_PATH_LOSS } from '../../src/positioning/path-loss.js'
 import { ScannerLocator } from '../../src/positioning/scanner-locator.js'
 import type { ScannerPosition } from '../../src/positioning/scanner-locator.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { SimulatedSource } from '../../src/sources/simulated.js'
 import type { SimulatedDevice } from '../../src/sources/simulated.js'
 

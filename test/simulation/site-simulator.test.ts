@@ -3,7 +3,7 @@
 import { readFileSync } from 'node:fs'
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { Site } from '../../src/positioning/site.js'
 import { siteBeaconsFromJSON, Trajectory } from '../../src/simulation/site-beacons.js'
 import type { SiteBeacon } from '../../src/simulation/site-beacons.js'

@@ -6,9 +6,9 @@
 import { describe, it, expect } from 'vitest'
 import { PassThrough, Readable } from 'node:stream'
 import { fileURLToPath } from 'node:url'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
-import type { ScannerEvent } from '../../src/range/event-stream.js'
+import type { ScannerEvent } from '../../src/scanner/event-stream.js'
 import { T0, ibeaconLine } from './helpers.js'
 
 /** Runs a scanner over `source` to the end of its input and the last gone; returns its events. */

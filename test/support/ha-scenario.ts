@@ -11,7 +11,7 @@
 import { VirtualClock } from '../../src/clock.js'
 import { parseAdvertisementLine } from '../../src/advertisement.js'
 import type { Advertisement } from '../../src/advertisement.js'
-import { BeaconScanner } from '../../src/scanner.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import type { MqttPublisherOptions } from '../../src/mqtt/publisher.js'
 import type { FleetTracker } from '../../src/fleet/tracker.js'

@@ -2,7 +2,7 @@
 // run to its end, then every message handed to the broker (shared by the MQTT contract tests).
 import { expect } from 'vitest'
 import type { MqttPublisher } from '../../src/mqtt/publisher.js'
-import type { BeaconScanner } from '../../src/scanner.js'
+import type { BeaconScanner } from '../../src/scanner/scanner.js'
 
 /** Attaches `publisher` to `scanner`, connects it, runs the scanner's replay to the end and flushes. */
 export async function publishReplay(scanner: BeaconScanner, publisher: MqttPublisher): Promise<void> {

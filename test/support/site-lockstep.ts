@@ -5,7 +5,7 @@
  * machine is; only its wall time changes.
  */
 import type { FleetTracker } from '../../src/fleet/tracker.js'
-import type { RunningSite } from '../../src/fleet/run-site.js'
+import type { RunningSite } from '../../src/gateway/run-site.js'
 import { waitFor } from '../integration/wait.js'
 
 /** Steps `site` and `tracker` (on the simulator's clock) up to `until`, one second at a time. */

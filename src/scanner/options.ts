@@ -12,11 +12,11 @@ import { CombinedSource } from '../sources/combined.js'
 import type { SourceEntry } from '../sources/combined.js'
 import { checkProximityThresholds } from '../decode/distance.js'
 import type { ProximityThresholds } from '../decode/distance.js'
-import { compileFilter } from './filter.js'
-import type { BeaconFilter } from './filter.js'
-import type { RangeTableOptions } from './range-table.js'
-import { createRssiFilter } from './rssi-filter.js'
-import type { SmoothingOptions } from './rssi-filter.js'
+import { compileFilter } from '../range/filter.js'
+import type { BeaconFilter } from '../range/filter.js'
+import type { RangeTableOptions } from '../range/range-table.js'
+import { createRssiFilter } from '../range/rssi-filter.js'
+import type { SmoothingOptions } from '../range/rssi-filter.js'
 
 /** Options of {@link BeaconScanner}. */
 export interface ScannerOptions {

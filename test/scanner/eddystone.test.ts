@@ -3,13 +3,13 @@
 // beacon, identified by its serial number, with TLM temperature and a distance from the UID's
 // 0 m power.
 import { describe, expect, it } from 'vitest'
-import { BeaconScanner } from '../src/scanner.js'
-import { ReplaySource } from '../src/sources/replay.js'
-import { formatAdvertisementLine } from '../src/advertisement.js'
-import { encodeE781 } from '../src/frames/e781.js'
-import { encodeEddystoneTlm, encodeEddystoneUid } from '../src/frames/eddystone.js'
-import { accuracy } from '../src/decode/distance.js'
-import type { Beacon } from '../src/reading.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
+import { ReplaySource } from '../../src/sources/replay.js'
+import { formatAdvertisementLine } from '../../src/advertisement.js'
+import { encodeE781 } from '../../src/frames/e781.js'
+import { encodeEddystoneTlm, encodeEddystoneUid } from '../../src/frames/eddystone.js'
+import { accuracy } from '../../src/decode/distance.js'
+import type { Beacon } from '../../src/reading.js'
 
 const T0 = Date.UTC(2026, 0, 1)
 const address = 'e7:00:00:00:00:50'

@@ -4,8 +4,8 @@
  * listens.
  */
 
-import type { BeaconChanges } from './range/merge.js'
-import type { Beacon } from './reading.js'
+import type { BeaconChanges } from '../range/merge.js'
+import type { Beacon } from '../reading.js'
 
 /** One scanner event as a JSON object. */
 export type JsonEvent =

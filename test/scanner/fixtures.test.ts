@@ -6,12 +6,12 @@
 import { describe, it, expect } from 'vitest'
 import { readFileSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
-import { BeaconScanner } from '../src/scanner.js'
-import type { ScannerOptions } from '../src/scanner.js'
-import type { Beacon } from '../src/reading.js'
-import { ReplaySource } from '../src/sources/replay.js'
+import { BeaconScanner } from '../../src/scanner/scanner.js'
+import type { ScannerOptions } from '../../src/scanner/scanner.js'
+import type { Beacon } from '../../src/reading.js'
+import { ReplaySource } from '../../src/sources/replay.js'
 
-const fixture = (name: string): string => fileURLToPath(new URL(`../fixtures/${name}`, import.meta.url))
+const fixture = (name: string): string => fileURLToPath(new URL(`../../fixtures/${name}`, import.meta.url))
 const TEST_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
 
 interface Timeline {

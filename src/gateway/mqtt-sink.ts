@@ -8,8 +8,8 @@ import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
-import type { MqttFlags } from './args.js'
-import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
+import type { MqttFlags } from './config.js'
+import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */

@@ -3,13 +3,13 @@
  * access token when one is needed, is printed once to standard error: it is the only place the
  * token appears.
  */
-import type { BeaconScanner } from '../scanner.js'
+import type { BeaconScanner } from '../scanner/scanner.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { Site } from '../positioning/site.js'
 import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'
-import type { HttpFlags } from './command-line.js'
+import type { HttpFlags } from './config.js'
 import type { DetailsSource } from '../web/live-view.js'
 
 /** Starts the map server for a scanner or a fleet and says where it is. */

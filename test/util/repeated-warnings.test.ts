@@ -1,7 +1,7 @@
 // Repeated warnings are counted per kind and printed once per interval, the first at once
 // (issue 23, item 15: 1,576 "dropped 1 events" lines and 20,000 "push refused" lines before).
 import { describe, expect, it } from 'vitest'
-import { RepeatedWarnings, formatCount } from '../../src/cli/repeated-warnings.js'
+import { RepeatedWarnings, formatCount } from '../../src/util/repeated-warnings.js'
 import { waitFor } from '../integration/wait.js'
 
 describe('RepeatedWarnings', () => {

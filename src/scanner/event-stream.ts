@@ -5,7 +5,7 @@
  */
 import type { AdapterState } from '../sources/source.js'
 import type { Beacon } from '../reading.js'
-import type { BeaconChanges } from './merge.js'
+import type { BeaconChanges } from '../range/merge.js'
 
 /** A scanner warning: something was skipped or recovered, scanning goes on. */
 export interface ScannerWarning {

@@ -9,9 +9,9 @@ import { Uploader } from '../cloud/uploader.js'
 import type { UploadEventSource } from '../cloud/uploader.js'
 import { AccountError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
-import type { UploadFlags } from './args.js'
+import type { UploadFlags } from './config.js'
 import { readPasswordFile } from '../password-file.js'
-import { RepeatedWarnings, formatCount } from './repeated-warnings.js'
+import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 
 /**
  * Codes on which the Uploader stops for good (see its `deliver`): nothing will be delivered

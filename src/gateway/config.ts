@@ -1,0 +1,44 @@
+/**
+ * The configuration of the parts a gateway runs (docs: README "The command line"): the cloud
+ * upload, the MQTT publisher and the live map. The command line fills them from its flags; the
+ * composition root (start-gateway.ts) and the sinks read them.
+ */
+
+/** `--upload` and its companions. */
+export interface UploadFlags {
+  cloudUrl: string
+  email: string
+  passwordFile: string
+  queueDir?: string
+}
+
+/** `--mqtt` and its companions. */
+export interface MqttFlags {
+  url: string
+  /** Default: this machine's host name, cut to the characters a gateway id allows. */
+  gatewayId?: string
+  /** `--client-id`: the MQTT client id as given; default a unique one per process. */
+  clientId?: string
+  topicPrefix?: string
+  homeAssistant: boolean
+  /** `--ha-dwell` in ms: announce a beacon heard over this span (default 30 s). */
+  haDwellMs?: number
+  /** `--ha-expire` in ms: remove the configs of a beacon gone this long (default 7 days). */
+  haExpireMs?: number
+  /** `--ha-beacons auto|on|off` of a gateway: per-beacon entities (default auto: until a fleet tracker is seen). */
+  haBeacons?: 'auto' | boolean
+  username?: string
+  passwordFile?: string
+  /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
+  rssiPartitions?: number
+  /** Keep outgoing events on disk here until the broker has them. */
+  queueDir?: string
+}
+
+/** `--http [host:]port` and `--http-token`: the live map in a browser. */
+export interface HttpFlags {
+  host: string
+  port: number
+  /** A secret: never printed but in the page URL shown once. */
+  token?: string
+}

@@ -1,0 +1,135 @@
+/**
+ * The composition root of a gateway (DESIGN.md section 2 "One composition root"): from one
+ * configuration it builds the scanner over a source and the sinks that consume its events (cloud
+ * upload, MQTT publisher, live map), starts them in that order, and stops them in the reverse
+ * order. A sink that fails to start closes the ones already started before the error reaches the
+ * caller, so no half-built gateway is left running. Every command that runs a gateway (`scan`,
+ * `replay`, `simulate`), the examples and a user's own program go through {@link startGateway}.
+ */
+
+import { BeaconScanner } from '../scanner/scanner.js'
+import type { BeaconFilter } from '../range/filter.js'
+import type { Keyring } from '../secure/keyring.js'
+import type { AdvertisementSource } from '../sources/source.js'
+import type { AccountError } from '../errors.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
+import type { MapServer } from '../web/map-server.js'
+import type { HttpFlags, MqttFlags, UploadFlags } from './config.js'
+import { startMqtt } from './mqtt-sink.js'
+import type { RunningMqtt } from './mqtt-sink.js'
+import { startUpload } from './upload-sink.js'
+import type { RunningUpload } from './upload-sink.js'
+import { startWeb } from './web-sink.js'
+
+/** What {@link startGateway} builds. */
+export interface GatewayConfig {
+  /** Where advertisements come from: adapters, a recording, a simulation. */
+  source: AdvertisementSource
+  /** Broadcast keys for private broadcasts (already read: a bad key fails before anything starts). */
+  keys?: Keyring
+  /** Which beacons the scanner keeps (and so every sink sees). */
+  filter?: BeaconFilter
+  /** Upload to the platform's account interface. */
+  upload?: UploadFlags
+  /** Publish to an MQTT broker (and Home Assistant). */
+  mqtt?: MqttFlags
+  /** Serve the live map. */
+  http?: HttpFlags
+}
+
+/** Where a running gateway reports what the user should know. */
+export interface GatewayHooks {
+  /** A passing problem (a broker away, an upload retried): the gateway goes on. */
+  warn(text: string): void
+  /** Where the live map's address is printed (the only place its token appears). */
+  stderr: { write(text: string): unknown }
+  /** The account refused the upload mid-run: nothing more will be delivered. */
+  onUploadRefused?(error: AccountError): void
+}
+
+/** What {@link RunningGateway.stop} found while closing. */
+export interface GatewayStopReport {
+  /** What the broker had not acknowledged when the MQTT publisher gave up (undefined without MQTT). */
+  mqtt?: MqttCloseResult
+  /** Why uploading stopped for good, if it did (also when found by the last flush). */
+  uploadFailure?: AccountError
+}
+
+/** A gateway started by {@link startGateway}. */
+export interface RunningGateway {
+  readonly scanner: BeaconScanner
+  readonly upload: RunningUpload | undefined
+  readonly mqtt: RunningMqtt | undefined
+  readonly web: MapServer | undefined
+  /** Starts scanning (the sinks are already listening); resolves once the source runs. */
+  start(): Promise<void>
+  /** Stops the scanner, then the sinks in reverse order of their start; safe to call twice. */
+  stop(): Promise<GatewayStopReport>
+}
+
+/** One started part and how to stop it. */
+interface Started {
+  close(): Promise<void>
+}
+
+/**
+ * Builds the scanner and starts the sinks the configuration asks for, in order: upload (its
+ * account is checked first, so a refused account fails fast), MQTT (waits a bounded time for the
+ * first connection), live map. The scanner itself is started by {@link RunningGateway.start}, so a
+ * caller can subscribe to its events before the first one.
+ */
+export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): Promise<RunningGateway> {
+  const scanner = new BeaconScanner({
+    source: config.source,
+    ...(config.keys === undefined ? {} : { keys: config.keys }),
+    ...(config.filter === undefined ? {} : { filter: config.filter }),
+  })
+  const started: Started[] = []
+  const rollback = async (error: unknown): Promise<never> => {
+    for (const part of started.reverse()) await part.close().catch(() => undefined)
+    throw error
+  }
+  let upload: RunningUpload | undefined
+  let mqtt: RunningMqtt | undefined
+  let web: MapServer | undefined
+  let mqttResult: MqttCloseResult | undefined
+  try {
+    if (config.upload !== undefined) {
+      const running = await startUpload(config.upload, scanner, hooks.warn, hooks.onUploadRefused)
+      upload = running
+      started.push({ close: () => running.close() })
+    }
+    if (config.mqtt !== undefined) {
+      const running = await startMqtt(config.mqtt, scanner, hooks.warn)
+      mqtt = running
+      started.push({
+        close: async () => {
+          mqttResult = await running.close()
+        },
+      })
+    }
+    if (config.http !== undefined) {
+      const server = await startWeb(config.http, { scanner }, hooks.stderr)
+      web = server
+      started.push({ close: () => server.close() })
+    }
+  } catch (error) {
+    return rollback(error)
+  }
+  let stopping: Promise<GatewayStopReport> | undefined
+  return {
+    scanner,
+    upload,
+    mqtt,
+    web,
+    start: () => scanner.start(),
+    stop: () =>
+      (stopping ??= (async () => {
+        // The scanner first: its last gone events reach the sinks before they close (MQTT then
+        // clears those states before its status says offline).
+        await scanner.stop()
+        for (const part of [...started].reverse()) await part.close()
+        return { ...(mqttResult === undefined ? {} : { mqtt: mqttResult }), ...(upload?.failure === undefined ? {} : { uploadFailure: upload.failure }) }
+      })()),
+  }
+}
