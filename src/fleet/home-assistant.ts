@@ -2,7 +2,7 @@
  * The fleet's Home Assistant entities (docs/fleet.md "Home Assistant"): per beacon, a
  * `device_tracker` (home / not_home, with the room as an attribute), a `Room` sensor and a sensor
  * per fused value, all on the beacon's device (the same identifiers as the gateways' entities,
- * so a tag is one device). The fleet is the one publisher of these topics (DESIGN.md §6).
+ * so a tag is one device). The fleet is the one publisher of these topics.
  */
 
 import { haDevice, haFieldTemplate, HA_FIELD_SPECS, HA_ORIGIN, haStatusAvailability } from '../mqtt/ha-fields.js'

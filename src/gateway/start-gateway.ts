@@ -1,8 +1,7 @@
 /**
- * The composition root of a gateway (DESIGN.md section 2 "One composition root"): from one
- * configuration it builds the scanner over a source and the sinks that consume its events (cloud
- * upload, MQTT publisher, live map), starts them in that order, and stops them in the reverse
- * order. A sink that fails to start closes the ones already started before the error reaches the
+ * The composition root of a gateway: from one configuration it builds the scanner over a source
+ * and the sinks that consume its events (cloud upload, MQTT publisher, live map), starts them in
+ * that order, and stops them in the reverse order. A sink that fails to start closes the ones already started before the error reaches the
  * caller, so no half-built gateway is left running. Every command that runs a gateway (`scan`,
  * `replay`, `simulate`), the examples and a user's own program go through {@link startGateway}.
  */
