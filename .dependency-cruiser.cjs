@@ -44,6 +44,13 @@ module.exports = {
       to: { path: '^src/(cloud|queue|mqtt|fleet|web|cli|developer|gateway|simulation|emulator)/' },
     },
     {
+      name: 'queue-below-its-users',
+      comment: 'The durable queue (DESIGN.md 2) keeps records for the uploader and the MQTT publisher alike; it knows neither of them.',
+      severity: 'error',
+      from: { path: '^src/queue/' },
+      to: { path: '^src/(sources|scanner|range|cloud|mqtt|fleet|web|cli|developer|gateway|simulation|emulator|transport)/' },
+    },
+    {
       name: 'positioning-is-pure',
       comment: 'Positioning is a pure engine (DESIGN.md 1): no sources, transports or I/O, and the Site lives here, so it never imports the fleet (positioning ↛ fleet).',
       severity: 'error',

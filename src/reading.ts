@@ -168,3 +168,38 @@ export interface BeaconAdapter {
   /** ms, clock time this adapter last heard the beacon. */
   lastSeen: number
 }
+
+// The account interface's log record (docs/cloud-upload.md): what the uploader sends and the
+// durable queue keeps. Checked and built in cloud/records.ts.
+
+/** Sensor values of a beacon log record; absent values are omitted, never invented. */
+export interface LogSensor {
+  temperature?: number
+  light?: number
+  /** Battery level, percent. */
+  power?: number
+  /** Movement counter. */
+  accelerometer?: number
+}
+
+/** A gateway position. */
+export interface GeoLocation {
+  lat: number
+  lon: number
+}
+
+/** A beacon log record plus the `msgId` that makes redelivery de-duplicable. */
+export interface BeaconLogRecord {
+  /** Unique per record; the server drops a second record with the same id. */
+  msgId: string
+  /** The beacon's serial number. */
+  beaconMac: string
+  /** `UUID|major|minor`, when the beacon's proximity UUID is known. */
+  beaconUMM?: string
+  /** Milliseconds since the Unix epoch: when the reading was heard. */
+  updatedTime: number
+  location?: GeoLocation
+  sensor: LogSensor
+  /** Revision counter the server adds. */
+  __v?: number
+}

@@ -6,7 +6,7 @@
  */
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
-import type { UploadQueue } from './queue.js'
+import type { UploadQueue } from '../queue/queue.js'
 import { backoffDelay } from './uploader-options.js'
 import type { UploaderSettings } from './uploader-options.js'
 

@@ -3,39 +3,11 @@
  * out in both directions: what we send is validated before it leaves, what we receive is
  * validated before it reaches the caller, and every complaint names the field at fault.
  */
-import type { Beacon, BeaconReading } from '../reading.js'
+import type { Beacon, BeaconLogRecord, BeaconReading, GeoLocation, LogSensor } from '../reading.js'
 
-/** Sensor values of a beacon log record; absent values are omitted, never invented. */
-export interface LogSensor {
-  temperature?: number
-  light?: number
-  /** Battery level, percent. */
-  power?: number
-  /** Movement counter. */
-  accelerometer?: number
-}
-
-/** A gateway position. */
-export interface GeoLocation {
-  lat: number
-  lon: number
-}
-
-/** A beacon log record plus the `msgId` that makes redelivery de-duplicable. */
-export interface BeaconLogRecord {
-  /** Unique per record; the server drops a second record with the same id. */
-  msgId: string
-  /** The beacon's serial number. */
-  beaconMac: string
-  /** `UUID|major|minor`, when the beacon's proximity UUID is known. */
-  beaconUMM?: string
-  /** Milliseconds since the Unix epoch: when the reading was heard. */
-  updatedTime: number
-  location?: GeoLocation
-  sensor: LogSensor
-  /** Revision counter the server adds. */
-  __v?: number
-}
+// The record shapes live with the shared vocabulary: the durable queue (queue/, below cloud/)
+// stores them too. Their names stay importable from here.
+export type { BeaconLogRecord, GeoLocation, LogSensor } from '../reading.js'
 
 /** A log record as read back from the server: older records may lack a msgId. */
 export type StoredLogRecord = Omit<BeaconLogRecord, 'msgId'> & { msgId?: string }

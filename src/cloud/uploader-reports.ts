@@ -5,7 +5,7 @@
 import type { EventEmitter } from 'eventemitter3'
 import type { AccountError } from '../errors.js'
 import { emitError, warnOnce } from '../util/unheard.js'
-import type { DropInfo, QueueWarning } from './queue.js'
+import type { DropInfo, QueueWarning } from '../queue/queue.js'
 import type { UploaderEvents, UploaderStats } from './uploader-options.js'
 
 /**

@@ -12,7 +12,7 @@
  * dropped and counted), a window of records read back for sending, and the in-flight ones.
  */
 
-import type { DropInfo, QueueWarning, QueuedRecord, RecordQueue } from '../cloud/queue.js'
+import type { DropInfo, QueueWarning, QueuedRecord, RecordQueue } from '../queue/queue.js'
 import { isPublishTopic } from '../util/topic-level.js'
 
 /** An event as the queue stores it. */

@@ -5,7 +5,7 @@
  * topic, latest wins, so a reconnect sends the current state once instead of every stale update.
  */
 
-import type { QueuedRecord } from '../cloud/queue.js'
+import type { QueuedRecord } from '../queue/queue.js'
 import type { MqttClientLike } from './connection.js'
 import { DEFAULT_ACK_TIMEOUT_MS, InFlight } from './inflight.js'
 import type { AckStallInfo } from './inflight.js'

@@ -10,7 +10,7 @@ import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
-import { FileQueue } from '../../src/cloud/file-queue.js'
+import { FileQueue } from '../../src/queue/file-queue.js'
 import { QueueError } from '../../src/errors.js'
 
 const here = dirname(fileURLToPath(import.meta.url))

@@ -6,13 +6,13 @@ import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { EventEmitter } from 'eventemitter3'
-import { FileQueue } from '../../src/cloud/file-queue.js'
-import type { QueuedRecord, UploadQueue, UploadQueueEvents } from '../../src/cloud/queue.js'
+import { FileQueue } from '../../src/queue/file-queue.js'
+import type { QueuedRecord, UploadQueue, UploadQueueEvents } from '../../src/queue/queue.js'
 import type { BeaconLogRecord } from '../../src/cloud/records.js'
 import { DiskEvents, isStoredEvent } from '../../src/mqtt/disk-events.js'
 import type { DiskDropInfo, StoredEvent } from '../../src/mqtt/disk-events.js'
 import { waitFor } from '../integration/wait.js'
-import { queueContract } from '../cloud/queue-contract.js'
+import { queueContract } from '../queue/queue-contract.js'
 
 const dirs: string[] = []
 afterEach(async () => {

@@ -18,7 +18,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
 import { InvalidOptionError } from '../../src/errors.js'
-import { encodeAckSlot, encodeFrame, encodePayload, segmentName } from '../../src/cloud/journal.js'
+import { encodeAckSlot, encodeFrame, encodePayload, segmentName } from '../../src/queue/journal.js'
 
 const DIST = pathToFileURL(join(fileURLToPath(new URL('../..', import.meta.url)), 'dist', 'index.js')).href
 const P = 'beaconkit/gateways/hall'

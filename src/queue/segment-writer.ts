@@ -11,7 +11,7 @@ import type { FileHandle } from 'node:fs/promises'
 import { join } from 'node:path'
 import { QueueError } from '../errors.js'
 import { FRAME_HEADER, MAX_SEGMENT_SEQ, encodeFrame, segmentName, syncDir } from './journal.js'
-import type { Segment } from './queue-recovery.js'
+import type { Segment } from './recovery.js'
 
 /** A push waiting for its write. */
 export interface PendingPush {

@@ -4,7 +4,7 @@
  * after the server's 2xx. The memory queue is the default; `FileQueue` survives kill -9.
  */
 import { EventEmitter } from 'eventemitter3'
-import type { BeaconLogRecord } from './records.js'
+import type { BeaconLogRecord } from '../reading.js'
 
 /**
  * A record with its position in the queue. Sequence numbers only grow, across restarts too.
@@ -54,7 +54,7 @@ export interface QueueOpenReport {
 
 /**
  * A queue of records of type `R`: push, read the oldest, acknowledge. Implementations must pass
- * the contract suite in test/cloud/queue-contract.ts.
+ * the contract suite in test/queue/queue-contract.ts.
  */
 export interface RecordQueue<R extends object> extends EventEmitter<UploadQueueEvents> {
   /** Appends a record; resolves once it is as durable as this queue gets. Returns its seq. */

@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
-import { decodeAckFile, decodeSegment, encodeAckSlot, encodeFrame, encodePayload, MAX_SEGMENT_SEQ, parseSegmentName, segmentName, SEGMENT_NAME } from '../../src/cloud/journal.js'
+import { decodeAckFile, decodeSegment, encodeAckSlot, encodeFrame, encodePayload, MAX_SEGMENT_SEQ, parseSegmentName, segmentName, SEGMENT_NAME } from '../../src/queue/journal.js'
 import type { BeaconLogRecord } from '../../src/cloud/records.js'
 
 const recordArb: fc.Arbitrary<BeaconLogRecord> = fc.record({

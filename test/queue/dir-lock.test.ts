@@ -3,8 +3,8 @@ import { spawnSync } from 'node:child_process'
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import { hostname, tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { LOCK_FILE, lockDir, processStartTime } from '../../src/cloud/dir-lock.js'
-import { FileQueue } from '../../src/cloud/file-queue.js'
+import { LOCK_FILE, lockDir, processStartTime } from '../../src/queue/dir-lock.js'
+import { FileQueue } from '../../src/queue/file-queue.js'
 import { QueueError } from '../../src/errors.js'
 
 const dirs: string[] = []

@@ -23,9 +23,9 @@ import type { DirLock } from './dir-lock.js'
 import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
 import type { RecordCheck } from './journal.js'
 import { AckFile } from './ack-file.js'
-import { gaps, recoverQueue, unacked, writeKnownLosses, writeWritten } from './queue-recovery.js'
-import type { Loss, Segment } from './queue-recovery.js'
-import type { BeaconLogRecord } from './records.js'
+import { gaps, recoverQueue, unacked, writeKnownLosses, writeWritten } from './recovery.js'
+import type { Loss, Segment } from './recovery.js'
+import type { BeaconLogRecord } from '../reading.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
 
 /** Options of {@link FileQueue.open}. */

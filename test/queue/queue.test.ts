@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { MemoryQueue } from '../../src/cloud/queue.js'
-import type { DropInfo } from '../../src/cloud/queue.js'
+import { MemoryQueue } from '../../src/queue/queue.js'
+import type { DropInfo } from '../../src/queue/queue.js'
 import { queueContract, record } from './queue-contract.js'
 
 queueContract('MemoryQueue', { create: () => Promise.resolve(new MemoryQueue()) })

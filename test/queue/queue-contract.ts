@@ -3,7 +3,7 @@
  * suite): run `queueContract(name, factory)` against each implementation.
  */
 import { describe, it, expect } from 'vitest'
-import type { UploadQueue } from '../../src/cloud/queue.js'
+import type { UploadQueue } from '../../src/queue/queue.js'
 import type { BeaconLogRecord } from '../../src/cloud/records.js'
 
 /** Creates a fresh, empty queue; `reopen` (when given) closes it and opens the same storage again. */

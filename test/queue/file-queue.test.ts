@@ -3,10 +3,10 @@ import { mkdtempSync, readdirSync, rmSync, appendFileSync, readFileSync, writeFi
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { crc32 } from 'node:zlib'
-import { FileQueue } from '../../src/cloud/file-queue.js'
-import type { DropInfo, UploadQueue } from '../../src/cloud/queue.js'
+import { FileQueue } from '../../src/queue/file-queue.js'
+import type { DropInfo, UploadQueue } from '../../src/queue/queue.js'
 import { InvalidOptionError } from '../../src/errors.js'
-import { FRAME_HEADER, encodeFrame, encodePayload } from '../../src/cloud/journal.js'
+import { FRAME_HEADER, encodeFrame, encodePayload } from '../../src/queue/journal.js'
 import { queueContract, record } from './queue-contract.js'
 
 const dirs: string[] = []
