@@ -93,6 +93,13 @@ module.exports = {
       to: { path: '^src/gateway/' },
     },
     {
+      name: 'cli-ui-draws-only',
+      comment: 'cli/ui/ draws what it is given (tables, the screen, JSON lines): it runs no command and starts nothing.',
+      severity: 'error',
+      from: { path: '^src/cli/ui/' },
+      to: { path: '^src/cli/(?!ui/)|^src/(gateway|mqtt|cloud|queue|web|developer|emulator|simulation)/' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

@@ -3,7 +3,7 @@
 // site's four gateways publishing into it — stopped by signals as a person or systemd would.
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
-import { renderFleetTable } from '../../src/cli/fleet-table.js'
+import { renderFleetTable } from '../../src/cli/ui/fleet-table.js'
 import type { FleetBeacon } from '../../src/fleet/fusion.js'
 import { refused as error } from './refused.js'
 import { freePort } from '../support/mosquitto.js'

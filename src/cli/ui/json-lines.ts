@@ -3,10 +3,10 @@
  * the README ("The command line"), so `beaconkit … | jq` and log shippers can consume them.
  */
 
-import { serializeJsonEvent } from '../scanner/json-events.js'
-import type { JsonEvent } from '../scanner/json-events.js'
+import { serializeJsonEvent } from '../../scanner/json-events.js'
+import type { JsonEvent } from '../../scanner/json-events.js'
 
-export type { JsonEvent } from '../scanner/json-events.js'
+export type { JsonEvent } from '../../scanner/json-events.js'
 
 /** Where lines go (process.stdout, or a collecting array in tests). */
 export interface LineSink {

@@ -1,5 +1,5 @@
 import { describe, it, expect } from 'vitest'
-import { RssiHistory, sparkline } from '../../src/cli/sparkline.js'
+import { RssiHistory, sparkline } from '../../../src/cli/ui/sparkline.js'
 
 describe('sparkline', () => {
   it('maps the fixed dBm scale onto eight levels, oldest on the left', () => {

@@ -3,7 +3,7 @@
  * top-left corner per tick, and a restore that runs whatever way the process ends.
  */
 
-import type { Beacon } from '../reading.js'
+import type { Beacon } from '../../reading.js'
 import { renderTable } from './table.js'
 import type { TableStatus } from './table.js'
 import { RssiHistory } from './sparkline.js'

@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest'
-import { renderStatus, renderTable, truncate } from '../../src/cli/table.js'
-import type { TableStatus } from '../../src/cli/table.js'
-import type { Beacon } from '../../src/reading.js'
+import { renderStatus, renderTable, truncate } from '../../../src/cli/ui/table.js'
+import type { TableStatus } from '../../../src/cli/ui/table.js'
+import type { Beacon } from '../../../src/reading.js'
 
 function beacon(id: string, over: Partial<Beacon> = {}): Beacon {
   return {

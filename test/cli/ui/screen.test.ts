@@ -1,6 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { RESTORE_TERMINAL, TableScreen } from '../../src/cli/screen.js'
-import type { Beacon } from '../../src/reading.js'
+import { RESTORE_TERMINAL, TableScreen } from '../../../src/cli/ui/screen.js'
+import type { Beacon } from '../../../src/reading.js'
 
 class FakeTerminal {
   written = ''

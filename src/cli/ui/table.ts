@@ -3,8 +3,8 @@
  * beacons, a status and the terminal size, so it is tested without a terminal.
  */
 
-import type { Beacon } from '../reading.js'
-import type { AdapterState } from '../sources/source.js'
+import type { Beacon } from '../../reading.js'
+import type { AdapterState } from '../../sources/source.js'
 import { sparkline } from './sparkline.js'
 import type { RssiSample } from './sparkline.js'
 
