@@ -29,6 +29,7 @@ import { decodeAdvertisement } from '../../src/decode/decode.js'
 import { encodeIBeacon } from '../../src/frames/ibeacon.js'
 import { E781_MODE, encodeE781 } from '../../src/frames/e781.js'
 import type { Advertisement } from '../../src/advertisement.js'
+import { advertisementSourceContract } from '../sources/source-contract.js'
 
 const hci = installFakeHciSocket()
 const UUID = 'fda50693-a4e2-4fb1-afcf-c6eb07647825'
@@ -51,6 +52,17 @@ async function rejection(promise: Promise<unknown>): Promise<BluetoothUnavailabl
   }
   throw new Error('expected start() to reject')
 }
+
+// The contract every source meets, with noble's own HCI and GAP code in the loop: a fresh fake
+// adapter per case, a beacon on it advertising every 20 ms (delivered only while noble scans).
+let contractAdapter = 40
+advertisementSourceContract('NobleSource over real noble and a fake HCI socket', () => {
+  const id = contractAdapter++
+  const device = hci.device(id)
+  let n = 0
+  const timer = setInterval(() => device.inject(beaconPacket('d0:00:00:00:00:40', -60 - (n++ % 5))), 20)
+  return { source: new NobleSource({ hciDeviceId: id }), cleanup: () => clearInterval(timer) }
+})
 
 describe('NobleSource over real noble and a fake HCI socket', () => {
   it('starts an active scan with duplicates allowed once the adapter is powered on', async () => {
