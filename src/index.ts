@@ -105,6 +105,7 @@ export { formatAdvertisementLine, formatRecordingHeader, parseAdvertisementLine 
 export type { ParsedLine, RecordingHeader } from './advertisement.js'
 export { BeaconScanner } from './scanner/scanner.js'
 export type { ScannerEvents, ScannerOptions, ScannerStats } from './scanner/scanner.js'
+export type { ScannerEventArgs, ScannerEventSource, ScannerSink } from './scanner/sink.js'
 export type { EventIterator, ScannerEvent, ScannerEventIterator, ScannerWarning } from './scanner/event-stream.js'
 export type { BeaconFilter } from './range/filter.js'
 export type { BeaconChanges, ChangeField } from './range/merge.js'

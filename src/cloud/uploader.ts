@@ -5,6 +5,7 @@
  * recognisable by its msgId.
  */
 import { EventEmitter } from 'eventemitter3'
+import type { ScannerSink } from '../scanner/sink.js'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { AccountError } from '../errors.js'
@@ -28,7 +29,7 @@ export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, Up
  * becomes a `process.emitWarning`, once per error code, rather than a throw that would crash a
  * gateway over a passing failure. The same holds for `'warning'`.
  */
-export class Uploader extends EventEmitter<UploaderEvents> {
+export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSink<UploadEventSource> {
   /** Counters since creation. */
   readonly stats: UploaderStats = emptyStats()
 

@@ -14,7 +14,7 @@ import { DiskEvents, isStoredEvent } from './disk-events.js'
 import type { StoredEvent } from './disk-events.js'
 import type { QueueWarning } from '../queue/queue.js'
 import type { Beacon } from '../reading.js'
-import { BeaconScanner } from '../scanner/scanner.js'
+import type { ScannerSink } from '../scanner/sink.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { GatewayHomeAssistant, HA_MAX_PACKET_BYTES } from './ha-gateway.js'
@@ -90,6 +90,8 @@ export interface PublisherEventSource {
   /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
   readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
   beacons(): Beacon[]
+  /** True when `updated` snapshots already carry packet totals (a BeaconScanner's do): `source` is then not listened to. */
+  readonly countsPackets?: boolean
   on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
   on(event: 'updated', fn: (bs: Beacon[]) => void): unknown
   off(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
@@ -109,7 +111,7 @@ export interface PublisherEventSource {
  *
  * mqtt.js is loaded by `connect()` only.
  */
-export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
+export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements ScannerSink<PublisherEventSource> {
   /** The gateway's topics. */
   readonly topics: GatewayTopics
   readonly gatewayId: string
@@ -289,7 +291,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> {
     }
     const packet = (adv: Advertisement): void => feed.packet(adv.address)
     // A BeaconScanner's snapshots carry packet totals (packetsHeard): nothing to do per packet.
-    const source = scanner instanceof BeaconScanner ? undefined : scanner.source
+    const source = scanner.countsPackets === true ? undefined : scanner.source
     scanner.on('found', found)
     scanner.on('gone', gone)
     scanner.on('updated', updated)

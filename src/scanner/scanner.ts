@@ -90,6 +90,8 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   readonly clock: Clock
   /** Where advertisements come from (sinks such as MqttPublisher count packets on it). */
   readonly source: AdvertisementSource
+  /** Its `updated` snapshots carry packet totals (`packetsHeard`): a sink need not count packets on `source`. */
+  readonly countsPackets = true
   /** Caches the two latest payloads per address, so an advertisement / scan-response pair both hit. */
   private readonly decoder: ScanDecoder<Entry>
   private readonly table: RangeTable
