@@ -2,15 +2,13 @@
  * `beaconkit fleet`: a FleetTracker on a broker (or on an embedded one it starts), shown as a live
  * table on a terminal or as JSON lines of its events; positions when the site places the gateways.
  */
-import { FleetTracker } from '../fleet/tracker.js'
 import type { FleetBeacon, PositionEstimator } from '../fleet/fusion.js'
 import { Site } from '../positioning/site.js'
-import { startBroker } from '../mqtt/broker.js'
-import type { RunningBroker } from '../mqtt/broker.js'
 import { Positioner } from '../positioning/positioner.js'
 import { RadioMap } from '../positioning/radio-map.js'
 import type { MqttFlags } from './command-line.js'
-import { connectionWarnings, homeAssistantOption } from '../gateway/mqtt-sink.js'
+import { connectionWarnings } from '../gateway/mqtt-sink.js'
+import { startFleet } from '../gateway/start-fleet.js'
 import { EXIT } from './exit.js'
 import { FleetGatewayCounts, renderFleetTable } from './ui/fleet-table.js'
 import type { FleetStatus } from './ui/fleet-table.js'
@@ -18,13 +16,9 @@ import type { LineSink } from './ui/json-lines.js'
 import { readSurvey } from './locate.js'
 import { TerminalScreen } from './ui/screen.js'
 import type { TerminalLike } from './ui/screen.js'
-import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
+import { forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import type { HttpFlags } from './command-line.js'
-import { startWeb } from '../gateway/web-sink.js'
-import { FleetRecorder } from '../fleet/fleet-recorder.js'
-import { MqttBeaconDetails } from '../web/beacon-details.js'
-import { FleetGateways } from '../web/known-gateways.js'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -62,32 +56,26 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   // Everything that can be wrong in the files fails before a broker starts.
   const siteJson = flags.site === undefined ? undefined : await readSiteFile(flags.site, 'fleet')
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
-  const recorder = flags.record === undefined ? undefined : await FleetRecorder.create(flags.record, { ...(site === undefined ? {} : { site }), force: flags.force === true })
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
-  const broker: RunningBroker | undefined = flags.embeddedBroker === undefined ? undefined : await startBroker({ port: flags.embeddedBroker, host: '127.0.0.1' })
-  const url = broker?.url ?? flags.mqtt.url
-  const m = flags.mqtt
-  const tracker = new FleetTracker({
-    url,
-    homeAssistant: homeAssistantOption(m),
-    ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
-    ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
-    ...(m.username === undefined ? {} : { username: m.username }),
-    ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
-    ...(site === undefined ? {} : { site }),
-    ...(positioner === undefined ? {} : { positioner }),
-  })
-  const clock = tracker.clock
-  recorder?.attach(tracker)
-  // The map listens before the tracker subscribes, so it sees every gateway's retained status;
-  // its details panel reads the gateways' retained beacon states through its own subscription.
-  const details = flags.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock, ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
-  const web = flags.http === undefined ? undefined : await startWeb(flags.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(image === undefined ? {} : { image }) }, streams.stderr, details).catch(async (error: unknown) => {
-          await recorder?.close()
-          await broker?.close()
-          throw error
-        })
+  // Warnings before the table opens go to stderr; the screen takes them over once it is up.
+  let warn = (text: string): void => {
+    streams.stderr.write(`beaconkit: warning: ${text}\n`)
+  }
+  const fleet = await startFleet(
+    {
+      mqtt: flags.mqtt,
+      ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
+      ...(site === undefined ? {} : { site }),
+      ...(image === undefined ? {} : { siteImage: image }),
+      ...(positioner === undefined ? {} : { positioner }),
+      ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
+      ...(flags.http === undefined ? {} : { http: flags.http }),
+    },
+    { stderr: streams.stderr, warn: (text) => warn(text) },
+  )
+  const { tracker, broker, web, url } = fleet
+  const clock = tracker.clock
   const tty = !flags.json && streams.stdout.isTTY === true
   const screen = tty ? new TerminalScreen(streams.stdout) : undefined
   const out: LineSink | undefined = tty ? undefined : streams.stdout
@@ -96,7 +84,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     if (!closed) out?.write(`${JSON.stringify(event)}\n`)
   }
   const warnings: string[] = []
-  const warn = (text: string): void => {
+  warn = (text: string): void => {
     if (screen === undefined) streams.stderr.write(`beaconkit: warning: ${text}\n`)
     else if (warnings.at(-1) !== text) warnings.push(text)
     if (warnings.length > 10) warnings.shift()
@@ -163,18 +151,13 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     draw([], clock.now())
     if (broker !== undefined && screen === undefined) streams.stderr.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
     // Ctrl-C while the broker is still unreachable must not wait for it.
-    details?.start().catch((e: unknown) => warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
-    await Promise.race([tracker.start(), done])
+    await Promise.race([fleet.start(), done])
     await done
   } finally {
     disarm = forceAfter(restore)
     if (timer !== undefined) clearTimeout(timer)
     closed = true
-    await web?.close()
-    await details?.stop()
-    undelivered = undeliveredLine(await tracker.stop(FLUSH_DEADLINE_MS), where)
-    await recorder?.close()
-    await broker?.close()
+    undelivered = undeliveredLine(await fleet.stop(), where)
     restore()
     process.off('exit', restore)
     removeSignals()

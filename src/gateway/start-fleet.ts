@@ -1,0 +1,106 @@
+/**
+ * The composition root of the fleet side (what `beaconkit fleet` runs): an embedded broker when
+ * asked, the FleetTracker, a recorder of its fused view, and the live map with its details panel.
+ * Built from one configuration, started in that order (the map listens before the tracker
+ * subscribes, so it sees every gateway's retained status), stopped in reverse; a part that fails
+ * to start closes those started before it.
+ */
+
+import { FleetRecorder } from '../fleet/fleet-recorder.js'
+import type { PositionEstimator } from '../fleet/fusion.js'
+import { FleetTracker } from '../fleet/tracker.js'
+import { startBroker } from '../mqtt/broker.js'
+import type { RunningBroker } from '../mqtt/broker.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
+import type { Site } from '../positioning/site.js'
+import { MqttBeaconDetails } from '../web/beacon-details.js'
+import { FleetGateways } from '../web/known-gateways.js'
+import type { MapServer } from '../web/map-server.js'
+import type { HttpFlags, MqttFlags } from './config.js'
+import { homeAssistantOption } from './mqtt-sink.js'
+import { FLUSH_DEADLINE_MS } from './shutdown.js'
+import { startWeb } from './web-sink.js'
+
+/** What {@link startFleet} builds. */
+export interface FleetConfig {
+  /** The broker and the tracker's MQTT settings (`url` is ignored with `embeddedBroker`). */
+  mqtt: MqttFlags
+  /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
+  embeddedBroker?: number
+  site?: Site
+  /** The site's plan image (a path), for the map. */
+  siteImage?: string
+  positioner?: PositionEstimator
+  /** Record the fused view to this file (`force`: replace an existing one). */
+  record?: { file: string; force: boolean }
+  /** Serve the live map. */
+  http?: HttpFlags
+}
+
+/** A fleet started by {@link startFleet}. */
+export interface RunningFleet {
+  readonly tracker: FleetTracker
+  /** The broker the tracker uses (the embedded one's address when there is one). */
+  readonly url: string
+  readonly broker: RunningBroker | undefined
+  readonly web: MapServer | undefined
+  /** Connects and subscribes; resolves once the tracker runs. */
+  start(): Promise<void>
+  /** Stops the map, the tracker, the recorder and the broker, in that order; safe to call twice. */
+  stop(): Promise<MqttCloseResult>
+}
+
+/** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
+export async function startFleet(config: FleetConfig, hooks: { stderr: { write(text: string): unknown }; warn(text: string): void }): Promise<RunningFleet> {
+  const started: { close(): Promise<unknown> }[] = []
+  const rollback = async (error: unknown): Promise<never> => {
+    for (const part of started.reverse()) await part.close().catch(() => undefined)
+    throw error
+  }
+  const { site, mqtt: m } = config
+  try {
+    const recorder = config.record === undefined ? undefined : await FleetRecorder.create(config.record.file, { ...(site === undefined ? {} : { site }), force: config.record.force })
+    if (recorder !== undefined) started.push(recorder)
+    const broker = config.embeddedBroker === undefined ? undefined : await startBroker({ port: config.embeddedBroker, host: '127.0.0.1' })
+    if (broker !== undefined) started.push(broker)
+    const url = broker?.url ?? m.url
+    const tracker = new FleetTracker({
+      url,
+      homeAssistant: homeAssistantOption(m),
+      ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
+      ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
+      ...(m.username === undefined ? {} : { username: m.username }),
+      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+      ...(site === undefined ? {} : { site }),
+      ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
+    })
+    recorder?.attach(tracker)
+    // The details panel reads the gateways' retained beacon states through its own subscription.
+    const credentials = { ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) }
+    const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...credentials })
+    const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details)
+    let stopping: Promise<MqttCloseResult> | undefined
+    return {
+      tracker,
+      url,
+      broker,
+      web,
+      start: async () => {
+        // The map's details connect on their own; a broker away is a warning there, not a stop.
+        details?.start().catch((e: unknown) => hooks.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
+        await tracker.start()
+      },
+      stop: () =>
+        (stopping ??= (async () => {
+          await web?.close()
+          await details?.stop()
+          const result = await tracker.stop(FLUSH_DEADLINE_MS)
+          await recorder?.close()
+          await broker?.close()
+          return result
+        })()),
+    }
+  } catch (error) {
+    return rollback(error)
+  }
+}
