@@ -5,6 +5,15 @@
  * its two latest payloads: under active scanning a beacon alternates between its advertisement
  * and its scan response, and one slot would miss on every packet. The cache also holds the
  * serial number verified for each address, which the encrypted-frame check needs.
+ *
+ * The cache's shape is measured, not a matter of taste (BENCHMARKS.md "Decoding": ≥ 10 M repeated
+ * adverts/s); keep it when changing this file. A profile put the time in dependent loads, each a
+ * likely cache miss (entry → slot → key → bytes), so an entry holds both payloads' fingerprints
+ * and readings itself, and a fingerprint packs four bytes to a word (one comparison per four
+ * bytes). The miss path is a method of its own, and the two packet shapes nearly every beacon
+ * sends (manufacturer data alone, one service-data element alone) compare through a single call,
+ * which V8 inlines; a call per kind of part ran out of its inlining budget. Sources give the
+ * address as a flat string: a cons string slows the `Map` lookup on a bucket collision.
  */
 import type { Advertisement } from '../advertisement.js'
 import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js'
