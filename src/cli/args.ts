@@ -6,7 +6,7 @@
 import { parseArgs } from 'node:util'
 import type { ParseArgsConfig } from 'node:util'
 import { bool, durationMs, fail, hci, hciList, number, parseHttp, parseMqtt, parseView, positioningMethod, positionals, quote, seed, speed, str } from './arg-values.js'
-import { backend } from './backend.js'
+import { backend } from './commands/backend.js'
 import type { Values } from './arg-values.js'
 import { demoRecordingPath } from './demo-recording.js'
 import { COMMANDS } from './command-line.js'

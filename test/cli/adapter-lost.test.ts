@@ -2,7 +2,7 @@
 // poweredOn) ends a view command with exit 3 and one line, so a supervisor restarts it.
 import { describe, expect, it } from 'vitest'
 import { EventEmitter } from 'eventemitter3'
-import { runView } from '../../src/cli/run-view.js'
+import { runView } from '../../src/cli/commands/view.js'
 import { BluetoothUnavailableError } from '../../src/errors.js'
 import type { AdvertisementSourceEvents } from '../../src/sources/source.js'
 

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonLines, startCli } from './run-cli.js'
 import { startSilentBroker } from '../support/silent-broker.js'
 import type { SilentBroker } from '../support/silent-broker.js'
-import { FORWARD_LIMITS } from '../../src/cli/webhook.js'
+import { FORWARD_LIMITS } from '../../src/cli/commands/webhook.js'
 import { parseCommandLine } from '../../src/cli/args.js'
 
 let broker: SilentBroker

@@ -2,23 +2,23 @@
  * `beaconkit fleet`: a FleetTracker on a broker (or on an embedded one it starts), shown as a live
  * table on a terminal or as JSON lines of its events; positions when the site places the gateways.
  */
-import type { FleetBeacon, PositionEstimator } from '../fleet/fusion.js'
-import { Site } from '../positioning/site.js'
-import { Positioner } from '../positioning/positioner.js'
-import { RadioMap } from '../positioning/radio-map.js'
-import type { MqttFlags } from './command-line.js'
-import { connectionWarnings } from '../gateway/mqtt-sink.js'
-import { startFleet } from '../gateway/start-fleet.js'
-import { EXIT } from './exit.js'
-import { FleetGatewayCounts, renderFleetTable } from './ui/fleet-table.js'
-import type { FleetStatus } from './ui/fleet-table.js'
-import type { LineSink } from './ui/json-lines.js'
+import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
+import { Site } from '../../positioning/site.js'
+import { Positioner } from '../../positioning/positioner.js'
+import { RadioMap } from '../../positioning/radio-map.js'
+import type { MqttFlags } from '../command-line.js'
+import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import { startFleet } from '../../gateway/start-fleet.js'
+import { EXIT } from '../exit.js'
+import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
+import type { FleetStatus } from '../ui/fleet-table.js'
+import type { LineSink } from '../ui/json-lines.js'
 import { readSurvey } from './locate.js'
-import { TerminalScreen } from './ui/screen.js'
-import type { TerminalLike } from './ui/screen.js'
-import { forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
+import { TerminalScreen } from '../ui/screen.js'
+import type { TerminalLike } from '../ui/screen.js'
+import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
-import type { HttpFlags } from './command-line.js'
+import type { HttpFlags } from '../command-line.js'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {

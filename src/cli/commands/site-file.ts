@@ -1,9 +1,9 @@
 /** Reading a site file for `fleet --site`, `simulate --site` and `site check`: JSON, or a clear error; its problems. */
 import { readFile, stat } from 'node:fs/promises'
 import { dirname, resolve } from 'node:path'
-import { InvalidOptionError } from '../errors.js'
-import { checkSiteJSON } from '../fleet/site-check.js'
-import type { SiteProblem } from '../fleet/site-check.js'
+import { InvalidOptionError } from '../../errors.js'
+import { checkSiteJSON } from '../../fleet/site-check.js'
+import type { SiteProblem } from '../../fleet/site-check.js'
 
 /**
  * The parsed JSON of a site file. A missing or unreadable file, or one that is not JSON, is an

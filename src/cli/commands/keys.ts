@@ -3,11 +3,11 @@
  * and `beaconkit keys check`. Keys are secrets: nothing here prints one, only key ids.
  */
 
-import { BroadcastKeyError, InvalidOptionError } from '../errors.js'
-import { parseBroadcastKey } from '../secure/broadcast-key.js'
-import { keyLines } from '../secure/key-lines.js'
-import { Keyring } from '../secure/keyring.js'
-import { pathForMessage, readSecretFile } from '../secure/secret-file.js'
+import { BroadcastKeyError, InvalidOptionError } from '../../errors.js'
+import { parseBroadcastKey } from '../../secure/broadcast-key.js'
+import { keyLines } from '../../secure/key-lines.js'
+import { Keyring } from '../../secure/keyring.js'
+import { pathForMessage, readSecretFile } from '../../secure/secret-file.js'
 
 /** Where `keys check` writes its verdicts. */
 export interface Output {

@@ -15,12 +15,12 @@
  *
  * Anything else is not a recording (exit 2 `not_a_recording`, as `beaconkit replay` says).
  */
-import { parseAdvertisementLine } from '../advertisement.js'
-import { InvalidOptionError } from '../errors.js'
-import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
-import type { Site } from '../positioning/site.js'
-import type { Observation } from '../positioning/types.js'
-import { pathForMessage } from '../secure/secret-file.js'
+import { parseAdvertisementLine } from '../../advertisement.js'
+import { InvalidOptionError } from '../../errors.js'
+import { FLEET_RECORDING_FORMAT } from '../../fleet/fleet-recorder.js'
+import type { Site } from '../../positioning/site.js'
+import type { Observation } from '../../positioning/types.js'
+import { pathForMessage } from '../../secure/secret-file.js'
 
 /** The kinds of file `locate` reads. */
 export type RecordingKind = 'fleet' | 'advertisements' | 'survey' | 'observations'

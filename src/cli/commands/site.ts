@@ -3,8 +3,8 @@
  * a fleet runs on it. Exit 2 when there is an error, 0 otherwise (warnings printed). The same
  * problems are warnings at the start of `fleet --site` and `simulate --site`.
  */
-import { checkSiteJSON } from '../fleet/site-check.js'
-import { EXIT } from './exit.js'
+import { checkSiteJSON } from '../../fleet/site-check.js'
+import { EXIT } from '../exit.js'
 import { problemLine, readSiteFile, siteFileProblems } from './site-file.js'
 
 /** Checks the site file and prints what it found; resolves with the exit code. */

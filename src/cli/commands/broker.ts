@@ -1,8 +1,8 @@
 /** `beaconkit broker`: an embedded MQTT broker (aedes) on loopback, until Ctrl-C. */
 
-import { startBroker } from '../mqtt/broker.js'
-import { EXIT } from './exit.js'
-import { handleSignals } from '../gateway/shutdown.js'
+import { startBroker } from '../../mqtt/broker.js'
+import { EXIT } from '../exit.js'
+import { handleSignals } from '../../gateway/shutdown.js'
 
 /** Options of {@link runBroker}, as parsed from the command line. */
 export interface BrokerCommandOptions {

@@ -3,9 +3,9 @@
  * (`RadioMap.interpolation.looRmsDb`), judged as docs/positioning.md says ("above ~5 dB, the
  * survey is too sparse or an anchor moved").
  */
-import type { Site } from '../positioning/site.js'
-import { RadioMap } from '../positioning/radio-map.js'
-import type { SurveyPoints } from '../positioning/survey.js'
+import type { Site } from '../../positioning/site.js'
+import { RadioMap } from '../../positioning/radio-map.js'
+import type { SurveyPoints } from '../../positioning/survey.js'
 
 /** dB RMS of leave-one-point-out error above which a survey is judged too sparse (docs/positioning.md). */
 export const SURVEY_LOO_LIMIT_DB = 5

@@ -3,12 +3,12 @@
  * slider, until Ctrl-C. The run is already fused, so no broker and no tracker are needed.
  */
 import { stat } from 'node:fs/promises'
-import { InvalidOptionError } from '../errors.js'
-import { FleetTimeline } from '../web/timeline.js'
-import type { ViewFlags } from './command-line.js'
-import { EXIT } from './exit.js'
-import { handleSignals } from '../gateway/shutdown.js'
-import { startWeb } from '../gateway/web-sink.js'
+import { InvalidOptionError } from '../../errors.js'
+import { FleetTimeline } from '../../web/timeline.js'
+import type { ViewFlags } from '../command-line.js'
+import { EXIT } from '../exit.js'
+import { handleSignals } from '../../gateway/shutdown.js'
+import { startWeb } from '../../gateway/web-sink.js'
 
 /** Whether `file` is a regular file holding a fleet recording (a FIFO is never read ahead). */
 export async function isFleetRecordingFile(file: string): Promise<boolean> {

@@ -6,19 +6,19 @@
  * (platform docs 6.4).
  */
 
-import { InvalidOptionError, MqttError, WebhookError } from '../errors.js'
-import type { MqttLink } from '../mqtt/connection.js'
-import { ackWarning, DEFAULT_ACK_TIMEOUT_MS, InFlight } from '../mqtt/inflight.js'
-import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
-import { startWebhookServer } from '../developer/webhook-server.js'
-import type { WebhookServer } from '../developer/webhook-server.js'
-import type { WebhookMessage } from '../developer/webhook-message.js'
-import type { WebhookMqttFlags } from './command-line.js'
-import { EXIT } from './exit.js'
-import { forceAfter, handleSignals } from '../gateway/shutdown.js'
-import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
-import { connectionWarnings } from '../gateway/mqtt-sink.js'
+import { InvalidOptionError, MqttError, WebhookError } from '../../errors.js'
+import type { MqttLink } from '../../mqtt/connection.js'
+import { ackWarning, DEFAULT_ACK_TIMEOUT_MS, InFlight } from '../../mqtt/inflight.js'
+import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
+import { startWebhookServer } from '../../developer/webhook-server.js'
+import type { WebhookServer } from '../../developer/webhook-server.js'
+import type { WebhookMessage } from '../../developer/webhook-message.js'
+import type { WebhookMqttFlags } from '../command-line.js'
+import { EXIT } from '../exit.js'
+import { forceAfter, handleSignals } from '../../gateway/shutdown.js'
+import { RepeatedWarnings, formatCount } from '../../util/repeated-warnings.js'
+import { connectionWarnings } from '../../gateway/mqtt-sink.js'
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
 export interface WebhookCommandOptions {

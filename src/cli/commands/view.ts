@@ -4,21 +4,21 @@
  * ends on Ctrl-C, after a duration, or when a finite source ran out and its beacons aged out.
  */
 
-import type { BeaconScanner } from '../scanner/scanner.js'
-import { BluetoothUnavailableError } from '../errors.js'
-import type { AccountError } from '../errors.js'
-import type { Beacon } from '../reading.js'
-import type { BeaconChanges } from '../range/merge.js'
-import type { AdapterState, AdvertisementSource } from '../sources/source.js'
-import type { ViewFlags } from './command-line.js'
-import { EXIT, errorLine } from './exit.js'
-import { JsonLinesOutput } from './ui/json-lines.js'
+import type { BeaconScanner } from '../../scanner/scanner.js'
+import { BluetoothUnavailableError } from '../../errors.js'
+import type { AccountError } from '../../errors.js'
+import type { Beacon } from '../../reading.js'
+import type { BeaconChanges } from '../../range/merge.js'
+import type { AdapterState, AdvertisementSource } from '../../sources/source.js'
+import type { ViewFlags } from '../command-line.js'
+import { EXIT, errorLine } from '../exit.js'
+import { JsonLinesOutput } from '../ui/json-lines.js'
 import { loadKeyring } from './keys.js'
-import { TableScreen } from './ui/screen.js'
-import type { TerminalLike } from './ui/screen.js'
-import { forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
-import type { TableStatus } from './ui/table.js'
-import { startGateway } from '../gateway/start-gateway.js'
+import { TableScreen } from '../ui/screen.js'
+import type { TerminalLike } from '../ui/screen.js'
+import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
+import type { TableStatus } from '../ui/table.js'
+import { startGateway } from '../../gateway/start-gateway.js'
 
 /** What a view command runs. */
 export interface ViewRun {

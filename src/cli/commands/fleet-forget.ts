@@ -3,14 +3,14 @@
  * configs itself (no tracker needs to run) and tells running trackers to forget it too
  * (`<p>/fleet/forget`), so that their gates announce it again only if it is heard again.
  */
-import { MqttError } from '../errors.js'
-import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../fleet/forget-command.js'
-import type { MqttLink } from '../mqtt/connection.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
-import type { MqttFlags } from './command-line.js'
-import { EXIT } from './exit.js'
-import { connectionWarnings } from '../gateway/mqtt-sink.js'
+import { MqttError } from '../../errors.js'
+import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../../fleet/forget-command.js'
+import type { MqttLink } from '../../mqtt/connection.js'
+import { defaultClientId, openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
+import type { MqttFlags } from '../command-line.js'
+import { EXIT } from '../exit.js'
+import { connectionWarnings } from '../../gateway/mqtt-sink.js'
 
 /** What `beaconkit fleet forget` was given. */
 export interface FleetForgetFlags {

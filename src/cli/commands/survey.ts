@@ -7,17 +7,17 @@
  */
 import { appendFile, readFile, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
-import { InvalidOptionError } from '../errors.js'
-import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import type { MqttLink } from '../mqtt/connection.js'
-import type { SurveySample } from '../positioning/types.js'
-import type { SurveyFlags } from './command-line.js'
-import { EXIT } from './exit.js'
-import { Site } from '../positioning/site.js'
+import { InvalidOptionError } from '../../errors.js'
+import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import type { MqttLink } from '../../mqtt/connection.js'
+import type { SurveySample } from '../../positioning/types.js'
+import type { SurveyFlags } from '../command-line.js'
+import { EXIT } from '../exit.js'
+import { Site } from '../../positioning/site.js'
 import { readSurvey } from './locate.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
-import { connectionWarnings } from '../gateway/mqtt-sink.js'
+import { connectionWarnings } from '../../gateway/mqtt-sink.js'
 
 /** A marked point of the walk. */
 export interface SurveyPointSpec {

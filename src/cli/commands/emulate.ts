@@ -1,11 +1,11 @@
 /** `beaconkit emulate`: the cloud account interface on loopback, until Ctrl-C. */
 
-import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../emulator/emulator.js'
-import type { Emulator } from '../emulator/emulator.js'
-import { InvalidOptionError } from '../errors.js'
-import { EXIT } from './exit.js'
-import { handleSignals } from '../gateway/shutdown.js'
-import { readPasswordFile } from '../password-file.js'
+import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../../emulator/emulator.js'
+import type { Emulator } from '../../emulator/emulator.js'
+import { InvalidOptionError } from '../../errors.js'
+import { EXIT } from '../exit.js'
+import { handleSignals } from '../../gateway/shutdown.js'
+import { readPasswordFile } from '../../password-file.js'
 
 /** Options of {@link runEmulate}, as parsed from the command line. */
 export interface EmulateOptions {

@@ -3,12 +3,12 @@
  * gateway of the file with its own scanner, publisher and connection (runSite), until Ctrl-C or
  * --duration. It prints what it runs and, every ten seconds, how much it has sent.
  */
-import { SiteSimulator } from '../simulation/site-simulator.js'
-import { runSite } from '../gateway/run-site.js'
-import type { MqttFlags } from './command-line.js'
-import { homeAssistantOption } from '../gateway/mqtt-sink.js'
-import { EXIT } from './exit.js'
-import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../gateway/shutdown.js'
+import { SiteSimulator } from '../../simulation/site-simulator.js'
+import { runSite } from '../../gateway/run-site.js'
+import type { MqttFlags } from '../command-line.js'
+import { homeAssistantOption } from '../../gateway/mqtt-sink.js'
+import { EXIT } from '../exit.js'
+import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, warnSiteProblems } from './site-file.js'
 
 /** What `simulate --site` was given. */

@@ -3,13 +3,13 @@
  * the argument parser so the flag costs it one line.
  */
 
-import { BluezSource } from '../sources/bluez/bluez.js'
-import { CombinedSource } from '../sources/combined.js'
-import { NobleSource } from '../sources/noble/noble.js'
-import type { AdvertisementSource } from '../sources/source.js'
-import { fail, str } from './arg-values.js'
-import type { Values } from './arg-values.js'
-import type { Backend, CommandName } from './command-line.js'
+import { BluezSource } from '../../sources/bluez/bluez.js'
+import { CombinedSource } from '../../sources/combined.js'
+import { NobleSource } from '../../sources/noble/noble.js'
+import type { AdvertisementSource } from '../../sources/source.js'
+import { fail, str } from '../arg-values.js'
+import type { Values } from '../arg-values.js'
+import type { Backend, CommandName } from '../command-line.js'
 
 
 /** `--backend <noble|bluez>`, or undefined when not given (noble). */
