@@ -2,13 +2,15 @@
  * A whole simulated site on a broker: the simulator's stream of each gateway goes through a real
  * `BeaconScanner` and a real `MqttPublisher`, one per gateway, each on an MQTT connection of its
  * own with the contract's last will, so killing a gateway (no clean close) makes the broker
- * announce it offline exactly as a crashed Raspberry Pi would.
+ * announce it offline exactly as a crashed Raspberry Pi would. Each gateway is built and stopped
+ * by the composition root, {@link startGateway} (DESIGN section 2), as a real one is; only the
+ * connection is made here, since the will's payload and the client ids are the site's own.
  */
 import type { HomeAssistantOptions } from '../mqtt/ha-gate.js'
 import { hostname } from 'node:os'
 import { MqttError } from '../errors.js'
-import { BeaconScanner } from '../scanner/scanner.js'
-import type { ScannerOptions } from '../scanner/scanner.js'
+import type { BeaconScanner, ScannerOptions } from '../scanner/scanner.js'
+import type { ScannerSink } from '../scanner/sink.js'
 import { endClient, loadMqtt } from '../mqtt/connection.js'
 import type { MqttClientLike } from '../mqtt/connection.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
@@ -18,6 +20,8 @@ import { statusPayload } from '../mqtt/payloads.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
 import { SiteSimulator } from '../simulation/site-simulator.js'
 import type { SiteSimulatorOptions } from '../simulation/site-simulator.js'
+import { startGateway } from './start-gateway.js'
+import type { GatewayHooks, RunningGateway } from './start-gateway.js'
 
 /** Options of {@link runSite}: a simulator (or what to make one of) and the broker. */
 export interface RunSiteOptions extends Partial<SiteSimulatorOptions> {
@@ -82,11 +86,40 @@ export interface RunningSite {
 
 interface GatewayRun {
   id: string
-  scanner: BeaconScanner
+  gateway: RunningGateway
   publisher: MqttPublisher
+  sink: PublisherSink
   client: MqttClientLike
   alive: boolean
 }
+
+/** A gateway's publisher as a sink of the root, carrying what its `close()` takes and finds. */
+interface PublisherSink extends ScannerSink {
+  /** The deadline `close()` hands the publisher: `RunningSite.close`'s, set just before the stop. */
+  timeoutMs: number
+  /** What the publisher's close found, once the root has closed it. */
+  result: MqttCloseResult | undefined
+}
+
+/**
+ * The root closes a sink with no arguments, but the publisher's deadline is the site's close
+ * timeout and its result is what `RunningSite.close` reports: this sink carries both across.
+ */
+function publisherSink(publisher: MqttPublisher): PublisherSink {
+  const sink: PublisherSink = {
+    timeoutMs: 5000,
+    result: undefined,
+    attach: (events) => publisher.attach(events),
+    start: () => publisher.connect(),
+    close: async () => {
+      sink.result = await publisher.close(sink.timeoutMs)
+    },
+  }
+  return sink
+}
+
+/** The site's gateways report nothing: a simulated site has no operator to warn, and no live map. */
+const QUIET: GatewayHooks = { warn: () => undefined, stderr: { write: () => true } }
 
 /**
  * Runs a simulated site on a broker: one scanner, publisher and MQTT connection per gateway.
@@ -149,7 +182,6 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
 
   async function open(id: string): Promise<GatewayRun> {
     const client = await connect(id)
-    const scanner = new BeaconScanner({ source: sim.source(id), ...options.scanner })
     const publisher = new MqttPublisher({
       client,
       gatewayId: id,
@@ -157,10 +189,20 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
       ...(options.homeAssistant === undefined ? {} : { homeAssistant: options.homeAssistant }),
       ...options.publisher,
     })
-    publisher.attach(scanner)
-    await publisher.connect()
-    await scanner.start()
-    const run: GatewayRun = { id, scanner, publisher, client, alive: true }
+    const sink = publisherSink(publisher)
+    // A failed start leaves no connection behind (the root has already closed the publisher).
+    const gateway = await startGateway({ source: sim.source(id), ...(options.scanner === undefined ? {} : { scanner: options.scanner }), sinks: [sink] }, QUIET).catch((error: unknown) => {
+      client.end(true)
+      throw error
+    })
+    try {
+      await gateway.start()
+    } catch (error) {
+      await gateway.stop().catch(() => undefined)
+      client.end(true)
+      throw error
+    }
+    const run: GatewayRun = { id, gateway, publisher, sink, client, alive: true }
     runs.set(id, run)
     return run
   }
@@ -176,7 +218,7 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
   const failed = opened.find((r): r is PromiseRejectedResult => r.status === 'rejected')
   if (failed !== undefined) {
     for (const run of runs.values()) {
-      await run.scanner.stop()
+      await run.gateway.scanner.stop()
       run.client.end(true)
     }
     throw failed.reason
@@ -187,7 +229,7 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
     gateways: sim.gateways,
     gateway: (id) => {
       const run = get(id)
-      return { id, scanner: run.scanner, publisher: run.publisher, alive: run.alive }
+      return { id, scanner: run.gateway.scanner, publisher: run.publisher, alive: run.alive }
     },
     async kill(id) {
       const run = get(id)
@@ -195,8 +237,9 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
       run.alive = false
       killed.push(run.publisher)
       // Dropped, not closed: no DISCONNECT and no `offline` of its own, so the broker sends the will.
+      // So not RunningGateway.stop(), which would close the publisher cleanly: the scanner only.
       run.client.end(true)
-      await run.scanner.stop()
+      await run.gateway.scanner.stop()
     },
     async restart(id) {
       const run = get(id)
@@ -215,10 +258,11 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
         .filter((run) => run.alive)
         .map(async (run) => {
           run.alive = false
-          await run.scanner.stop()
-          const result = await run.publisher.close(timeoutMs)
+          run.sink.timeoutMs = timeoutMs
+          // The root's stop: the scanner first, so nothing reaches the publisher after its `offline`.
+          await run.gateway.stop()
           await endClient(run.client)
-          return result
+          return run.sink.result ?? { delivered: true, lost: 0, kept: 0 }
         })
       const results = await Promise.all(closing)
       return {

@@ -1,12 +1,15 @@
 /**
  * The composition root of a gateway: from one configuration it builds the scanner over a source
- * and the sinks that consume its events (cloud upload, MQTT publisher, live map), starts them in
- * that order, and stops them in the reverse order. A sink that fails to start closes the ones already started before the error reaches the
- * caller, so no half-built gateway is left running. Every command that runs a gateway (`scan`,
+ * and the sinks that consume its events (cloud upload, MQTT publisher, live map, then the sinks the
+ * caller built), starts them in that order, and stops them in the reverse order. A sink that fails
+ * to start closes the ones already started before the error reaches the caller, so no half-built
+ * gateway is left running. Every command that runs a gateway (`scan`,
  * `replay`, `simulate`), the examples and a user's own program go through {@link startGateway}.
  */
 
 import { BeaconScanner } from '../scanner/scanner.js'
+import type { ScannerOptions } from '../scanner/scanner.js'
+import type { ScannerSink } from '../scanner/sink.js'
 import type { BeaconFilter } from '../range/filter.js'
 import type { Keyring } from '../secure/keyring.js'
 import type { AdvertisementSource } from '../sources/source.js'
@@ -34,6 +37,15 @@ export interface GatewayConfig {
   mqtt?: MqttFlags
   /** Serve the live map. */
   http?: HttpFlags
+  /** The scanner's timing (default: the scanner's, a 1 s tick and 8 s gone timeout). */
+  scanner?: Pick<ScannerOptions, 'updateIntervalMs' | 'goneTimeoutMs'>
+  /**
+   * Sinks the caller built (e.g. a publisher on a connection of its own, as `runSite` has): each
+   * is attached and started (`start()`, if it has one) after the built-in sinks, in this order,
+   * and closed in reverse with them. From the moment it is attached the root owns it: a sink
+   * whose start fails is closed too; a sink after it is never attached and stays the caller's.
+   */
+  sinks?: readonly ScannerSink[]
 }
 
 /** Where a running gateway reports what the user should know. */
@@ -74,12 +86,14 @@ interface Started {
 /**
  * Builds the scanner and starts the sinks the configuration asks for, in order: upload (its
  * account is checked first, so a refused account fails fast), MQTT (waits a bounded time for the
- * first connection), live map. The scanner itself is started by {@link RunningGateway.start}, so a
- * caller can subscribe to its events before the first one.
+ * first connection), live map, then `config.sinks` (attached, then started). The scanner itself
+ * is started by {@link RunningGateway.start}, so a caller can subscribe to its events before the
+ * first one.
  */
 export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): Promise<RunningGateway> {
   const scanner = new BeaconScanner({
     source: config.source,
+    ...config.scanner,
     ...(config.keys === undefined ? {} : { keys: config.keys }),
     ...(config.filter === undefined ? {} : { filter: config.filter }),
   })
@@ -111,6 +125,21 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
       const server = await startWeb(config.http, { scanner }, hooks.stderr)
       web = server
       started.push({ close: () => server.close() })
+    }
+    for (const sink of config.sinks ?? []) {
+      const detach = sink.attach(scanner)
+      const part: Started = {
+        close: async () => {
+          try {
+            await sink.close()
+          } finally {
+            detach()
+          }
+        },
+      }
+      // Pushed before its start: a sink half-started (a connection opening) is closed by the rollback too.
+      started.push(part)
+      await sink.start?.()
     }
   } catch (error) {
     return rollback(error)

@@ -37,5 +37,11 @@ export interface ScannerEventSource {
  */
 export interface ScannerSink<S = ScannerEventSource> {
   attach(events: S): () => void
+  /**
+   * Optional: what must happen before the scanner starts, after `attach` (an MQTT publisher's
+   * `connect()`, so its first state goes out on a connection that exists). The composition root
+   * awaits it in the sinks' order; a rejection closes the sinks already started and fails the start.
+   */
+  start?(): Promise<void>
   close(): Promise<unknown>
 }

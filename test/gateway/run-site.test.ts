@@ -12,6 +12,8 @@ import type { RunningSite } from '../../src/gateway/run-site.js'
 import { SiteSimulator } from '../../src/simulation/site-simulator.js'
 import { MqttError } from '../../src/errors.js'
 import { waitFor } from '../integration/wait.js'
+import { retainedMessages } from '../support/mqtt-subscriber.js'
+import { startSilentBroker } from '../support/silent-broker.js'
 
 const DEMO = JSON.parse(readFileSync(new URL('../../fixtures/site-demo.json', import.meta.url), 'utf8')) as Record<string, unknown>
 
@@ -97,6 +99,40 @@ describe('runSite on the embedded broker', () => {
     await step(t0 + 50_000)
     expect(t.get('0117C5D00002')?.gateways.map((g) => g.gateway)).toContain('kitchen-pi')
   }, 120_000)
+
+  it('closes every gateway through its root (scanner, then publisher: status offline) and reports what was delivered', async () => {
+    broker = await startBroker({ port: 0 })
+    const sim = SiteSimulator.fromJSON(DEMO, { virtual: true, seed: 5 })
+    const clock = sim.clock
+    if (clock === undefined) throw new Error('virtual simulator without a clock')
+    const site = await runSite({ simulator: sim, url: broker.url, clientIdPrefix: 'run-site-close', publisher: { minIntervalMs: 1000, heartbeatMs: 10_000 } })
+    running = site
+    const t0 = clock.now()
+    for (let at = t0 + 1000; at <= t0 + 10_000; at += 1000) await site.advanceTo(at)
+    const heard = await retainedMessages(broker.url, 'beaconkit/gateways/+/beacons/#')
+    expect(heard.size).toBeGreaterThan(0)
+    const result = await site.close(5000)
+    running = undefined
+    expect(result).toEqual({ delivered: true, lost: 0, kept: 0 })
+    const retained = await retainedMessages(broker.url, 'beaconkit/gateways/#')
+    for (const id of site.gateways) expect(JSON.parse(retained.get(`beaconkit/gateways/${id}/status`) ?? '{}')).toMatchObject({ state: 'offline' })
+    expect(site.gateways.map((id) => site.gateway(id).alive)).toEqual([false, false, false, false])
+  }, 60_000)
+
+  it("hands close's deadline to every publisher: a broker that acknowledges nothing costs that deadline, and close says what was not delivered", async () => {
+    const silent = await startSilentBroker({ puback: false })
+    try {
+      const sim = SiteSimulator.fromJSON(DEMO, { virtual: true, seed: 5 })
+      const site = await runSite({ simulator: sim, url: silent.url, clientIdPrefix: 'run-site-silent' })
+      const began = Date.now()
+      const result = await site.close(400)
+      // Far below the publisher's own 5 s default: the 400 ms reached it (plus the DISCONNECT's grace).
+      expect(Date.now() - began).toBeLessThan(3500)
+      expect(result.delivered).toBe(false)
+    } finally {
+      await silent.close()
+    }
+  }, 30_000)
 
   it('says which broker it cannot reach', async () => {
     const sim = SiteSimulator.fromJSON(DEMO, { virtual: true })
