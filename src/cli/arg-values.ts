@@ -8,13 +8,13 @@ import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { clientIdProblem } from '../mqtt/publisher-options.js'
-import type { CommandName, FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type { FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
 
 /** Throws the InvalidOptionError for `option`, pointing at the command's help. */
-export function fail(option: string, message: string, command?: CommandName): never {
+export function fail(option: string, message: string, command?: string): never {
   const hint = command === undefined ? 'beaconkit --help' : `beaconkit ${command} --help`
   throw new InvalidOptionError('invalid_option', `${message} (see \`${hint}\`)`, { option })
 }
@@ -45,7 +45,7 @@ export function bool(values: Values, name: string): boolean {
 export function number(
   values: Values,
   name: string,
-  command: CommandName,
+  command: string,
   check: { min?: number; max?: number; integer?: boolean; positive?: boolean; what: string },
 ): number | undefined {
   const text = str(values, name)
@@ -70,7 +70,7 @@ function canonicalUuid(text: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`
 }
 
-function parseFilter(values: Values, command: CommandName): FilterFlags {
+function parseFilter(values: Values, command: string): FilterFlags {
   const filter: FilterFlags = {}
   const serials = strs(values, 'serial')
   for (const s of serials) {
@@ -100,7 +100,7 @@ function parseFilter(values: Values, command: CommandName): FilterFlags {
   return filter
 }
 
-function parseUpload(values: Values, command: CommandName): UploadFlags | undefined {
+function parseUpload(values: Values, command: string): UploadFlags | undefined {
   const cloudUrl = str(values, 'cloud-url')
   const email = str(values, 'email')
   const passwordFile = str(values, 'password-file')
@@ -128,7 +128,7 @@ function parseUpload(values: Values, command: CommandName): UploadFlags | undefi
 }
 
 /** `--mqtt <url>` and its companions, checked; undefined without `--mqtt`. */
-export function parseMqtt(values: Values, command: CommandName): MqttFlags | undefined {
+export function parseMqtt(values: Values, command: string): MqttFlags | undefined {
   const url = str(values, 'mqtt')
   const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
@@ -175,7 +175,7 @@ export function parseMqtt(values: Values, command: CommandName): MqttFlags | und
 const HA_BEACONS: Readonly<Record<string, 'auto' | boolean>> = { auto: 'auto', on: true, off: false }
 
 /** `--ha-dwell <s>`, `--ha-expire <s>` and `--ha-beacons auto|on|off`, only with `--ha` (into `flags`). */
-function parseHaGate(values: Values, command: CommandName, flags: MqttFlags): void {
+function parseHaGate(values: Values, command: string, flags: MqttFlags): void {
   const dwell = number(values, 'ha-dwell', command, { min: 0, max: 86_400, what: 'a number of seconds from 0 to 86400 (default 30)' })
   const expire = number(values, 'ha-expire', command, { positive: true, max: 366 * 86_400, what: 'a positive number of seconds, at most a year (default 604800, 7 days)' })
   const beacons = str(values, 'ha-beacons')
@@ -191,7 +191,7 @@ function parseHaGate(values: Values, command: CommandName, flags: MqttFlags): vo
  * `--http [host:]port` (host default 127.0.0.1; `[::1]:8080` for IPv6) and `--http-token`.
  * The token is a secret typed on the command line: it is checked for shape, never echoed.
  */
-export function parseHttp(values: Values, command: CommandName): HttpFlags | undefined {
+export function parseHttp(values: Values, command: string): HttpFlags | undefined {
   const text = str(values, 'http')
   const token = str(values, 'http-token')
   if (text === undefined) {
@@ -210,7 +210,7 @@ export function parseHttp(values: Values, command: CommandName): HttpFlags | und
 }
 
 /** The options of the commands that show beacons: output, keys, filters, upload. */
-export function parseView(values: Values, command: CommandName): ViewFlags {
+export function parseView(values: Values, command: string): ViewFlags {
   const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
   const keysFile = str(values, 'keys-file')
   if (keysFile !== undefined) view.keysFile = keysFile
@@ -224,14 +224,14 @@ export function parseView(values: Values, command: CommandName): ViewFlags {
 }
 
 /** Exactly `count` positional arguments, or a usage error. */
-export function positionals(list: string[], count: number, usage: string, command: CommandName): string[] {
+export function positionals(list: string[], count: number, usage: string, command: string): string[] {
   if (list.length < count) fail('argument', `missing argument: ${usage}`, command)
   if (list.length > count) fail('argument', `unexpected argument ${quote(list[count])}: ${usage}`, command)
   return list
 }
 
 /** Repeatable `--hci <n>`: the adapter numbers, in the order given, each once. */
-export function hciList(values: Values, command: CommandName): number[] {
+export function hciList(values: Values, command: string): number[] {
   const list: number[] = []
   for (const text of strs(values, 'hci')) {
     const n = hci({ hci: text }, command) as number
@@ -242,30 +242,30 @@ export function hciList(values: Values, command: CommandName): number[] {
 }
 
 /** `--hci <n>`: the adapter number. */
-export function hci(values: Values, command: CommandName): number | undefined {
+export function hci(values: Values, command: string): number | undefined {
   return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })
 }
 
 /** `--duration <seconds>`, in milliseconds. */
-export function durationMs(values: Values, command: CommandName): number | undefined {
+export function durationMs(values: Values, command: string): number | undefined {
   const s = number(values, 'duration', command, { positive: true, what: 'a positive number of seconds' })
   return s === undefined ? undefined : s * 1000
 }
 
 /** `--seed <n>`, default 1. */
-export function seed(values: Values, command: CommandName): number {
+export function seed(values: Values, command: string): number {
   return number(values, 'seed', command, { integer: true, min: 0, max: 2 ** 32 - 1, what: 'a whole number between 0 and 4294967295' }) ?? 1
 }
 
 /** `--speed <factor>`, default 1; refused together with `--virtual`. */
-export function speed(values: Values, command: CommandName): number {
+export function speed(values: Values, command: string): number {
   const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
   if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
   return s
 }
 
 /** `--method <name>`: a positioning method, default the grid filter. */
-export function positioningMethod(values: Values, command: CommandName): PositioningMethod {
+export function positioningMethod(values: Values, command: string): PositioningMethod {
   const text = str(values, 'method') ?? 'filter'
   const method = POSITIONING_METHODS.find((m) => m === text)
   if (method === undefined) fail('method', `--method takes one of ${POSITIONING_METHODS.join(', ')}, not ${quote(text)}`, command)

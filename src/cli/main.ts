@@ -1,13 +1,10 @@
 // Entry point of the `beaconkit` command: parse, dispatch, and turn every failure into one
 // clear line on stderr and an exit code. The commands live beside it.
 import { createRequire } from 'node:module'
-import { parseCommandLine } from './args.js'
-import type { ParsedCommand } from './command-line.js'
+import { parseInvocation } from './args.js'
+import type { ParsedInvocation } from './args.js'
 import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
-import { runKeysCheck } from './commands/keys.js'
-import { runSiteCheck } from './commands/site.js'
-import { runCommand } from './commands.js'
 import { requestStop } from '../gateway/shutdown.js'
 
 function version(): string {
@@ -16,21 +13,15 @@ function version(): string {
   return pkg.version ?? 'unknown'
 }
 
-async function dispatch(parsed: ParsedCommand): Promise<number> {
-  switch (parsed.command) {
-    case 'help':
-      process.stdout.write(`${helpText(parsed.topic)}\n`)
-      return EXIT.ok
-    case 'version':
-      process.stdout.write(`beaconkit ${version()}\n`)
-      return EXIT.ok
-    case 'keys-check':
-      return runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout)
-    case 'site-check':
-      return runSiteCheck(parsed.file, process.stdout)
-    default:
-      return runCommand(parsed)
+async function dispatch(invocation: ParsedInvocation): Promise<number> {
+  if (invocation.run !== undefined) return invocation.run()
+  const { parsed } = invocation
+  if (parsed.command === 'version') {
+    process.stdout.write(`beaconkit ${version()}\n`)
+  } else {
+    process.stdout.write(`${helpText(parsed.topic)}\n`)
   }
+  return EXIT.ok
 }
 
 /** Why standard output failed, once it has (other than a reader that went away). */
@@ -52,7 +43,7 @@ async function main(argv: string[]): Promise<number> {
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
   try {
-    const code = await dispatch(parseCommandLine(argv))
+    const code = await dispatch(parseInvocation(argv))
     return outputFailure === undefined ? code : EXIT.failure
   } catch (error) {
     process.stderr.write(`${errorLine(error)}\n`)

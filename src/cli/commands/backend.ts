@@ -9,11 +9,11 @@ import { NobleSource } from '../../sources/noble/noble.js'
 import type { AdvertisementSource } from '../../sources/source.js'
 import { fail, str } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
-import type { Backend, CommandName } from '../command-line.js'
+import type { Backend } from '../command-line.js'
 
 
 /** `--backend <noble|bluez>`, or undefined when not given (noble). */
-export function backend(values: Values, command: CommandName): Backend | undefined {
+export function backend(values: Values, command: string): Backend | undefined {
   const v = str(values, 'backend')
   if (v === undefined || v === 'noble' || v === 'bluez') return v
   fail('backend', `--backend must be noble (raw HCI, the default) or bluez (through bluetoothd over D-Bus), got '${v.slice(0, 24)}'`, command)

@@ -3,6 +3,8 @@
 import { startBroker } from '../../mqtt/broker.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
+import { number, positionals, str } from '../arg-values.js'
+import { defineCommand } from './command.js'
 
 /** Options of {@link runBroker}, as parsed from the command line. */
 export interface BrokerCommandOptions {
@@ -30,3 +32,37 @@ export async function runBroker(options: BrokerCommandOptions, out: { write(text
   out.write('MQTT broker stopped\n')
   return EXIT.ok
 }
+
+// The broker scans nothing and uploads nothing: its stop and exit codes are its own.
+const BROKER_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops it: clients are disconnected and the exit code is 0.
+Exit codes: 0 done, 1 unexpected failure (e.g. the port is taken), 2 bad option.`
+
+/** What `beaconkit broker` parses to. */
+export type BrokerCommand = { command: 'broker' } & BrokerCommandOptions
+
+/** `beaconkit broker`: its options, help, parser and runner (registered in registry.ts). */
+export const brokerCommand = defineCommand({
+  name: 'broker',
+  overview: [
+    ['broker', 'start a local MQTT broker for --mqtt (aedes)'],
+  ],
+  options: { port: { type: 'string' }, host: { type: 'string' } },
+  help: `Usage: beaconkit broker [options]
+
+Starts an MQTT broker (aedes, MQTT 3.1.1, retained messages in memory) for a
+one-machine setup or a demo, so \`--mqtt\` can be tried without installing
+Mosquitto. Runs until Ctrl-C. For a lasting setup use Mosquitto (docs/mqtt.md).
+
+  --port <port>          TCP port (default 1883; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1)
+${BROKER_TAIL}`,
+  parse(values, pos): BrokerCommand {
+    const command = 'broker'
+    positionals(pos, 0, 'beaconkit broker [options]', command)
+    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
+    return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
+  },
+  run: (parsed) => runBroker(parsed),
+})

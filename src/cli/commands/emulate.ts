@@ -6,6 +6,9 @@ import { InvalidOptionError } from '../../errors.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
 import { readPasswordFile } from '../../password-file.js'
+import { bool, number, positionals, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import { COMMON_TAIL } from './view-options.js'
 
 /** Options of {@link runEmulate}, as parsed from the command line. */
 export interface EmulateOptions {
@@ -62,3 +65,51 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
   else out.write(`cloud emulator stopped after ${emulator.requests} requests\n`)
   return EXIT.ok
 }
+
+/** What `beaconkit emulate` parses to. */
+export type EmulateCommand = { command: 'emulate' } & EmulateOptions
+
+/** `beaconkit emulate`: its options, help, parser and runner (registered in registry.ts). */
+export const emulateCommand = defineCommand({
+  name: 'emulate',
+  overview: [
+    ['emulate', 'start a local emulator of the cloud account interface'],
+  ],
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    json: { type: 'boolean' },
+    email: { type: 'string' },
+    'password-file': { type: 'string' },
+    'webhook-url': { type: 'string' },
+  },
+  help: `Usage: beaconkit emulate [options]
+
+Starts a local emulator of the cloud account interface, for trying \`--upload\` and
+AccountClient without a real account, and of the developer interface (paths under
+/developers, for DeveloperClient; docs/developer-interface.md). Runs until Ctrl-C.
+
+  --port <port>          TCP port (default 8080; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1)
+  --email <address>      the emulated account (default demo@example.com)
+  --password-file <file> its password (default: demo-password)
+  --json                 print the listening address as a JSON line
+  --webhook-url <url>    push task events of the developer interface to this
+                         receiver (e.g. \`beaconkit webhook\`'s URL)
+${COMMON_TAIL}`,
+  parse(values, pos): EmulateCommand {
+    const command = 'emulate'
+    positionals(pos, 0, 'beaconkit emulate [options]', command)
+    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+    return {
+      command,
+      port,
+      host: str(values, 'host') ?? '127.0.0.1',
+      json: bool(values, 'json'),
+      ...optional('email', str(values, 'email')),
+      ...optional('passwordFile', str(values, 'password-file')),
+      ...optional('webhookUrl', str(values, 'webhook-url')),
+    }
+  },
+  run: (parsed) => runEmulate(parsed),
+})

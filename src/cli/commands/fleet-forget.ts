@@ -11,6 +11,10 @@ import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../..
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import { isTopicLevel, MAX_TOPIC_LEVEL } from '../../util/topic-level.js'
+import { fail, parseMqtt, positionals, quote, str } from '../arg-values.js'
+import type { Values } from '../arg-values.js'
+import { optional } from './command.js'
 
 /** What `beaconkit fleet forget` was given. */
 export interface FleetForgetFlags {
@@ -63,4 +67,22 @@ export async function runFleetForget(flags: FleetForgetFlags, streams: { stdout:
   } finally {
     await link.close()
   }
+}
+
+/** What `beaconkit fleet forget <id>` parses to. */
+export type FleetForgetCommand = { command: 'fleet-forget' } & FleetForgetFlags
+
+/** `beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix p] [--ha-prefix h] [--client-id id]`. */
+export function parseFleetForget(values: Values, pos: string[]): FleetForgetCommand {
+  const command = 'fleet'
+  const usage = 'beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>] [--client-id <id>]'
+  const [id] = positionals(pos, 1, usage, command)
+  if (!isTopicLevel(id)) fail('id', `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`, command)
+  const stray = ['json', 'ha', 'ha-dwell', 'ha-expire', 'embedded-broker', 'site', 'survey', 'duration', 'http', 'http-token', 'record', 'force'].find((n) => values[n] !== undefined)
+  if (stray !== undefined) fail(stray, `--${stray} does not go with fleet forget: ${usage}`, command)
+  const mqtt = parseMqtt(values, command)
+  if (mqtt === undefined) fail('mqtt', `fleet forget needs the broker the fleet publishes to: ${usage}`, command)
+  const haPrefix = str(values, 'ha-prefix')
+  if (haPrefix !== undefined && (haPrefix === '' || /[#+]/.test(haPrefix) || haPrefix.split('/').includes(''))) fail('ha-prefix', `--ha-prefix takes topic levels without wildcards, e.g. homeassistant, not ${quote(haPrefix)}`, command)
+  return { command: 'fleet-forget', id, mqtt, ...optional('haPrefix', haPrefix) }
 }

@@ -19,6 +19,10 @@ import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import type { HttpFlags } from '../command-line.js'
+import { bool, durationMs, fail, number, parseHttp, parseMqtt, positionals, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import { parseFleetForget, runFleetForget } from './fleet-forget.js'
+import type { FleetForgetCommand } from './fleet-forget.js'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -171,3 +175,130 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   }
   return EXIT.ok
 }
+
+/** `--embedded-broker` takes an optional port: alone (or before another option) it means 1883. */
+function embeddedBrokerArg(argv: string[]): string[] {
+  return argv.map((arg, i) => (arg === '--embedded-broker' && !/^\d+$/.test(argv[i + 1] ?? '') ? '--embedded-broker=1883' : arg))
+}
+
+// The fleet has no scanner, no uploads and no adapter: its stop and exit codes are its own.
+const FLEET_TAIL = `  -h, --help             this help
+
+Ctrl-C (or SIGTERM) stops cleanly: the tracker and the map stop, the recording is
+closed, the terminal is restored, and the exit code is 0. What the tracker publishes
+(presence, Home Assistant) gets at most 30 s to be acknowledged by the broker; then the
+rest is let go, a line "stopped; N messages not acknowledged" goes to stderr and the
+exit code is 1. A second Ctrl-C leaves at once; a stop still running after 60 s is
+forced (exit 1).
+Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
+the stop, 2 bad option or file (site, survey, password file, an existing --record file).`
+
+/** What `beaconkit fleet` parses to. */
+export type FleetCommand = { command: 'fleet' } & FleetFlags
+
+/** `beaconkit fleet`: its options, help, parser and runner (registered in registry.ts). */
+export const fleetCommand = defineCommand({
+  name: 'fleet',
+  overview: [
+    ['fleet', 'one view of many gateways through a broker'],
+    ['fleet forget <id>', "clear a beacon's fleet topics and Home Assistant entities"],
+  ],
+  options: {
+    json: { type: 'boolean' },
+    mqtt: { type: 'string' },
+    'mqtt-prefix': { type: 'string' },
+    ha: { type: 'boolean' },
+    'ha-dwell': { type: 'string' },
+    'ha-expire': { type: 'string' },
+    // `fleet forget` only: the discovery prefix whose configs it empties.
+    'ha-prefix': { type: 'string' },
+    'mqtt-user': { type: 'string' },
+    'mqtt-password-file': { type: 'string' },
+    'client-id': { type: 'string' },
+    // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).
+    'embedded-broker': { type: 'string' },
+    site: { type: 'string' },
+    survey: { type: 'string' },
+    duration: { type: 'string' },
+    http: { type: 'string' },
+    'http-token': { type: 'string' },
+    record: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  prepareArgs: embeddedBrokerArg,
+  help: `Usage: beaconkit fleet --mqtt <url> [options]
+       beaconkit fleet --embedded-broker [port] [options]
+       beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
+
+One view of many gateways: listens to every gateway's status and RSSI batches on the
+broker and shows each beacon once — its room (with hysteresis), position (with a site
+plan), the gateways hearing it, the best RSSI and its age. A beacon goes only when no
+gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
+
+  --mqtt <url>           the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883
+  --embedded-broker [port]  run an MQTT broker (aedes) in this process on 127.0.0.1
+                         (default port 1883; 0 picks a free one) and listen to it;
+                         gateways publish with --mqtt mqtt://127.0.0.1:<port>
+  --site <site.json>     gateways, rooms (and positions) of the site (docs/fleet.md)
+  --survey <file.csv>    calibration survey for positions (x,y,anchor,rssi; needs --site)
+  --ha                   Home Assistant: per beacon a device_tracker (home or
+                         not_home), a Room sensor and its values (docs/fleet.md)
+  --ha-dwell <seconds>   announce a beacon only once heard over this long (default 30)
+  --ha-expire <seconds>  remove the config of a beacon gone this long (default 604800)
+  --mqtt-prefix <p>      topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>  file holding the broker password
+  --client-id <id>       MQTT client id (default beaconkit-fleet-<host>-<random>,
+                         unique per process)
+  --json                 print events as JSON lines (found, gone, room, moved,
+                         gateway, updated) instead of the live table
+  --duration <seconds>   stop after this long
+  --http [host:]port     the live map in a browser: floor plan, rooms, gateways,
+                         beacons and their details (docs/web-map.md); host default
+                         127.0.0.1, the address is printed once
+  --http-token <token>   access token for the map; off loopback one is required
+                         and generated when not given
+  --record <file>        record the fused view of the run; review it with
+                         beaconkit replay <file> --http 8080
+  --force                let --record replace an existing file (default: refuse, exit 2)
+
+beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
+Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
+trackers to forget it; heard again, it is announced again after the dwell. It
+waits for the broker's acknowledgements (at most 10 s each for the connection and
+for them), prints one line and exits 0; 2 for a bad id, 1 when the broker is
+unreachable. --mqtt-user, --mqtt-password-file and --client-id apply as above.
+${FLEET_TAIL}`,
+  parse(values, pos): FleetCommand | FleetForgetCommand {
+    const command = 'fleet'
+    if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
+    if (str(values, 'ha-prefix') !== undefined) fail('ha-prefix', '--ha-prefix goes with beaconkit fleet forget <id>; the fleet itself announces under homeassistant', command)
+    positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)
+    const embedded = number(values, 'embedded-broker', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
+    const given = str(values, 'mqtt')
+    if (embedded !== undefined && given !== undefined) fail('mqtt', '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours', command)
+    if (embedded === undefined && given === undefined) fail('mqtt', 'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process', command)
+    // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
+    const mqtt = parseMqtt(embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` }, command)
+    if (mqtt === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
+    const survey = str(values, 'survey')
+    const site = str(values, 'site')
+    if (survey !== undefined && site === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+    const record = str(values, 'record')
+    const force = bool(values, 'force')
+    if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
+    return {
+      command,
+      mqtt,
+      json: bool(values, 'json'),
+      ...optional('embeddedBroker', embedded),
+      ...optional('site', site),
+      ...optional('survey', survey),
+      ...optional('durationMs', durationMs(values, command)),
+      ...optional('http', parseHttp(values, command)),
+      ...optional('record', record),
+      ...optional('force', force ? true : undefined),
+    }
+  },
+  run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),
+})

@@ -8,6 +8,8 @@ import { parseBroadcastKey } from '../../secure/broadcast-key.js'
 import { keyLines } from '../../secure/key-lines.js'
 import { Keyring } from '../../secure/keyring.js'
 import { pathForMessage, readSecretFile } from '../../secure/secret-file.js'
+import { fail, quote, str, bool } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
 
 /** Where `keys check` writes its verdicts. */
 export interface Output {
@@ -155,3 +157,57 @@ export async function runKeysCheck(
   for (const v of verdicts) out.write(options.json ? `${JSON.stringify(v)}\n` : `${formatVerdict(v)}\n`)
   return verdicts.every((v) => v.valid) ? 0 : 2
 }
+
+/** What `beaconkit keys check` parses to. */
+export interface KeysCheckCommand {
+  command: 'keys-check'
+  key?: string
+  keysFile?: string
+  json: boolean
+  now?: number
+}
+
+/** `beaconkit keys`: its options, help, parser and runner (registered in registry.ts). */
+export const keysCommand = defineCommand({
+  name: 'keys',
+  overview: [
+    ['keys check <key>', 'check a broadcast key (never prints it)'],
+  ],
+  options: { json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
+  help: `Usage: beaconkit keys check <key>
+       beaconkit keys check -                (reads the key from standard input)
+       beaconkit keys check --keys-file <file>
+
+Checks broadcast keys without printing them: valid, corrupted (digest mismatch or
+malformed) or expired, with the key id and the expiry date.
+
+  --keys-file <file>     check every key of a keys file (one per line)
+  --now <date>           check the expiry against this date instead of today
+  --json                 one JSON object per key
+  -h, --help             this help
+
+Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
+  parse(values, pos): KeysCheckCommand {
+    const command = 'keys'
+    const [sub, key, ...extra] = pos
+    if (sub !== 'check') fail('argument', `usage: beaconkit keys check <key> | beaconkit keys check --keys-file <file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`, command)
+    const keysFile = str(values, 'keys-file')
+    if (extra.length > 0) fail('argument', 'keys check takes one key; put several in a --keys-file', command)
+    if (key === undefined && keysFile === undefined) fail('argument', 'missing argument: beaconkit keys check <key> (or - to read it from standard input, or --keys-file <file>)', command)
+    if (key !== undefined && keysFile !== undefined) fail('keys-file', 'give either a key or --keys-file, not both', command)
+    const nowText = str(values, 'now')
+    let now: number | undefined
+    if (nowText !== undefined) {
+      now = Date.parse(nowText)
+      if (!Number.isFinite(now)) fail('now', `--now takes a date such as 2015-06-01T00:00:00Z, not ${quote(nowText)}`, command)
+    }
+    return {
+      command: 'keys-check',
+      json: bool(values, 'json'),
+      ...optional('key', key),
+      ...optional('keysFile', keysFile),
+      ...optional('now', now),
+    }
+  },
+  run: (parsed) => runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout),
+})

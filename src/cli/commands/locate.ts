@@ -15,11 +15,30 @@ import { WalkableGrid } from '../../positioning/grid.js'
 import { Positioner } from '../../positioning/positioner.js'
 import { RadioMap } from '../../positioning/radio-map.js'
 import { SurveyPoints } from '../../positioning/survey.js'
-import type { Observation } from '../../positioning/types.js'
-import type { LocateFlags } from '../command-line.js'
+import type { Observation, PositioningMethod } from '../../positioning/types.js'
 import { EXIT } from '../exit.js'
 import { notARecording, readerFor, recordingKind } from './locate-input.js'
 import type { LineReader } from './locate-input.js'
+import { fail, number, positionals, positioningMethod, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import { POSITIONING_METHODS } from '../../positioning/types.js'
+
+/** `beaconkit locate`: files in, the positioning method and the output's pace. */
+export interface LocateFlags {
+  /** The site file (anchor positions). */
+  site: string
+  /** The recording to position. */
+  recording: string
+  survey?: string
+  occupancy?: string
+  method: PositioningMethod
+  /** One estimate per beacon this often, ms. */
+  everyMs: number
+  /** Metres; default the survey's, else 1.2. */
+  tagHeight?: number
+  /** The site anchor an advertisement recording was made at (default: the site's only one). */
+  gateway?: string
+}
 
 function bad(message: string, option: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', message, { option })
@@ -168,3 +187,63 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
 function round(v: number): number {
   return Math.round(v * 100) / 100
 }
+
+/** What `beaconkit locate` parses to. */
+export type LocateCommand = { command: 'locate' } & LocateFlags
+
+/** `beaconkit locate`: its options, help, parser and runner (registered in registry.ts). */
+export const locateCommand = defineCommand({
+  name: 'locate',
+  overview: [
+    ['locate <recording>', 'position the beacons of a recording on the site plan'],
+  ],
+  options: { site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' }, gateway: { type: 'string' } },
+  help: `Usage: beaconkit locate --site <site.json> [options] <recording>
+
+Positions the beacons of a recording on the site's plan, offline, and writes one
+JSON line per beacon per second: {"time","beacon","x","y","accuracy","room"}
+(time in ms since the epoch, x/y/accuracy in metres). See docs/positioning.md.
+
+Recording formats (told apart by the first line):
+  fleet recording        beaconkit fleet --record: each beacon's gateways and RSSI
+  advertisement recording
+                         beaconkit record: one scanner, the site anchor --gateway
+                         (default: the site's only one); beacons by address
+  survey                 beaconkit survey (x,y,anchor,rssi): each point a beacon "x,y",
+                         rows 100 ms apart: where the engine puts the surveyed points
+  CSV   timestamp,receiver,beacon,rssi[,...]  (timestamp in seconds; the tetam tracks)
+  JSONL {"time": ms or ISO 8601, "gateway": "...", "id": "...", "rssi": -70}
+A file of none of these, or without a single reading, exits 2 (not_a_recording).
+Options:
+  --site <file>          the site: anchor positions (required)
+  --survey <file>        calibration survey, CSV (.gz allowed): x,y,anchor,rssi
+                         (what \`beaconkit survey\` writes); or x,y,anchor,count,mean,sd;
+                         or the tetam fingerprints set,x,y,z,timestamp,sensor,beacon,rssi.
+                         Without it the engine uses default physics (metres of error)
+  --occupancy <file>     walkable grid (the tetam occupancy format)
+  --method <name>        ${POSITIONING_METHODS.join(', ')} (default filter)
+  --every <ms>           one estimate per beacon this often (default 1000)
+  --tag-height <m>       height of the moving tag (default: the survey's, else 1.2)
+  --gateway <id>         the site anchor an advertisement recording was made at
+                         (default: the site's only anchor)
+  -h, --help             this help
+Exit codes: 0 done, 2 bad option or file.`,
+  parse(values, pos): LocateCommand {
+    const command = 'locate'
+    const [recording] = positionals(pos, 1, 'beaconkit locate --site <site.json> [options] <recording>', command)
+    const site = str(values, 'site')
+    if (site === undefined) fail('site', '--site is required: give the site file with the anchor positions', command)
+    return {
+      command,
+      site,
+      recording,
+      method: positioningMethod(values, command),
+      everyMs: number(values, 'every', command, { min: 10, max: 86_400_000, what: 'a number of milliseconds of at least 10' }) ?? 1000,
+      ...optional('survey', str(values, 'survey')),
+      ...optional('occupancy', str(values, 'occupancy')),
+      ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
+      ...optional('gateway', str(values, 'gateway')),
+    }
+  },
+  run: (parsed) => runLocate(parsed),
+})

@@ -13,6 +13,9 @@ import type { AdvertisementSource } from '../../sources/source.js'
 import { EXIT } from '../exit.js'
 import { siteScenario } from '../../sources/scenario.js'
 import { handleSignals } from '../../gateway/shutdown.js'
+import { bool, durationMs, fail, hci, positionals, seed } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import { COMMON_TAIL } from './view-options.js'
 
 /** Options of {@link runRecord}, as parsed from the command line. */
 export interface RecordOptions {
@@ -124,3 +127,54 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
   report(true)
   return EXIT.ok
 }
+
+/** What `beaconkit record` parses to. */
+export type RecordCommand = { command: 'record' } & RecordOptions
+
+/** `beaconkit record`: its options, help, parser and runner (registered in registry.ts). */
+export const recordCommand = defineCommand({
+  name: 'record',
+  overview: [
+    ['record <file.jsonl>', 'record advertisements to a file'],
+  ],
+  options: {
+    hci: { type: 'string' },
+    json: { type: 'boolean' },
+    duration: { type: 'string' },
+    simulate: { type: 'boolean' },
+    seed: { type: 'string' },
+    force: { type: 'boolean' },
+  },
+  help: `Usage: beaconkit record <file.jsonl> [options]
+
+Records every advertisement the adapter hears into a JSONL file (one advertisement per
+line) that \`beaconkit replay\` and ReplaySource play back. Shows a live counter on a
+terminal; stops on Ctrl-C or after --duration. An existing file is never replaced
+unless --force is given.
+
+  --hci <n>              use adapter hci<n> (default hci0)
+  --duration <seconds>   stop after this long
+  --simulate             record the simulator instead of the adapter (to try it out)
+  --seed <n>             the simulator's seed (with --simulate), default 1
+  --json                 print the counter as JSON lines instead
+  --force                overwrite <file.jsonl> if it exists (default: refuse, exit 2)
+${COMMON_TAIL}`,
+  parse(values, pos): RecordCommand {
+    const command = 'record'
+    const [file] = positionals(pos, 1, 'beaconkit record <file.jsonl> [options]', command)
+    const simulate = bool(values, 'simulate')
+    const adapter = hci(values, command)
+    if (simulate && adapter !== undefined) fail('hci', '--hci and --simulate exclude each other', command)
+    return {
+      command,
+      file,
+      json: bool(values, 'json'),
+      simulate,
+      seed: seed(values, command),
+      force: bool(values, 'force'),
+      ...optional('hci', adapter),
+      ...optional('durationMs', durationMs(values, command)),
+    }
+  },
+  run: (parsed) => runRecord(parsed),
+})

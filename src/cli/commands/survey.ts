@@ -11,13 +11,31 @@ import { InvalidOptionError } from '../../errors.js'
 import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
 import type { MqttLink } from '../../mqtt/connection.js'
 import type { SurveySample } from '../../positioning/types.js'
-import type { SurveyFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { Site } from '../../positioning/site.js'
 import { readSurvey } from './locate.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
 import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import { fail, number, parseMqtt, positionals, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import type { MqttFlags } from '../command-line.js'
+
+/** `beaconkit survey`: the broker, the carried beacon, the points and where the samples go. */
+export interface SurveyFlags {
+  /** The broker the gateways publish to (`--mqtt`, `--mqtt-prefix`, `--mqtt-user`, `--mqtt-password-file`). */
+  mqtt: MqttFlags
+  /** The id of the carried beacon as the gateways publish it. */
+  beacon: string
+  /** The samples file (CSV x,y,anchor,rssi), appended to. */
+  out: string
+  /** CSV name,x,y; without it the command asks for x,y at each point. */
+  points?: string
+  /** Seconds recorded per point. */
+  seconds: number
+  /** The site file: with it, the survey's quality (leave-one-point-out error) is printed at the end. */
+  site?: string
+}
 
 /** A marked point of the walk. */
 export interface SurveyPointSpec {
@@ -242,3 +260,54 @@ async function qualityOf(file: string, site: Site | undefined): Promise<string> 
     return `survey quality: not measurable: ${error instanceof Error ? error.message : String(error)}`
   }
 }
+
+/** What `beaconkit survey` parses to. */
+export type SurveyCommand = { command: 'survey' } & SurveyFlags
+
+/** `beaconkit survey`: its options, help, parser and runner (registered in registry.ts). */
+export const surveyCommand = defineCommand({
+  name: 'survey',
+  overview: [
+    ['survey <samples.csv>', 'record a calibration walk from the gateways on a broker'],
+  ],
+  options: { mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' } },
+  help: `Usage: beaconkit survey --mqtt <url> --beacon <id> [options] <samples.csv>
+
+Records a calibration walk from a live fleet of gateways. Carry the beacon to each
+marked point; at each, press Enter and stand still: every gateway's RSSI of that
+beacon is recorded for --seconds, then appended to <samples.csv> as x,y,anchor,rssi
+(what beaconkit locate --survey and RadioMap.fromSurvey read). See docs/positioning.md.
+
+  --mqtt <url>           the broker the gateways publish to (required)
+  --mqtt-prefix <p>      their topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>
+                         file whose first line is the broker password
+  --beacon <id>          the carried beacon's id as the gateways publish it (required)
+  --points <file>        CSV name,x,y (metres): the points in order; without it the
+                         command asks for x,y at each point (an empty line ends)
+  --seconds <n>          seconds recorded per point (default 10; 60 is better)
+  --site <site.json>     the site (gateway positions): at the end, print the survey's
+                         quality, its leave-one-point-out error in dB (above ~5 dB the
+                         survey is too sparse or a gateway moved)
+  -h, --help             this help
+Exit codes: 0 done, 2 bad option or file.`,
+  parse(values, pos): SurveyCommand {
+    const command = 'survey'
+    const [out] = positionals(pos, 1, 'beaconkit survey --mqtt <url> --beacon <id> [--points points.csv] <samples.csv>', command)
+    const mqtt = parseMqtt(values, command)
+    if (mqtt === undefined) fail('mqtt', '--mqtt <url> is required: the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883', command)
+    const beacon = str(values, 'beacon')
+    if (beacon === undefined || beacon === '') fail('beacon', '--beacon <id> is required: the carried beacon, as the gateways publish it (see beaconkit scan)', command)
+    return {
+      command,
+      mqtt,
+      beacon,
+      out,
+      seconds: number(values, 'seconds', command, { positive: true, max: 3600, what: 'a positive number of seconds up to 3600' }) ?? 10,
+      ...optional('points', str(values, 'points')),
+      ...optional('site', str(values, 'site')),
+    }
+  },
+  run: (parsed) => runSurvey(parsed),
+})

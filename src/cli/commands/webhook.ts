@@ -14,11 +14,21 @@ import { DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import { startWebhookServer } from '../../developer/webhook-server.js'
 import type { WebhookServer } from '../../developer/webhook-server.js'
 import type { WebhookMessage } from '../../developer/webhook-message.js'
-import type { WebhookMqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { forceAfter, handleSignals } from '../../gateway/shutdown.js'
 import { RepeatedWarnings, formatCount } from '../../util/repeated-warnings.js'
 import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import { bool, fail, number, positionals, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import { COMMON_TAIL } from './view-options.js'
+
+/** `webhook --mqtt` and its companions: where pushes are forwarded. */
+export interface WebhookMqttFlags {
+  url: string
+  topicPrefix?: string
+  username?: string
+  passwordFile?: string
+}
 
 /** Options of {@link runWebhook}, as parsed from the command line. */
 export interface WebhookCommandOptions {
@@ -180,3 +190,68 @@ export async function runWebhook(
   else out.write(`webhook receiver stopped: ${s.data} data, ${s.events} task events, ${s.duplicates} duplicates\n`)
   return EXIT.ok
 }
+
+/** What `beaconkit webhook` parses to. */
+export type WebhookCommand = { command: 'webhook' } & WebhookCommandOptions
+
+/** `beaconkit webhook`: its options, help, parser and runner (registered in registry.ts). */
+export const webhookCommand = defineCommand({
+  name: 'webhook',
+  overview: [
+    ['webhook', "receive the platform's webhook pushes; JSON lines or MQTT"],
+  ],
+  options: {
+    port: { type: 'string' },
+    host: { type: 'string' },
+    json: { type: 'boolean' },
+    mqtt: { type: 'string' },
+    'mqtt-prefix': { type: 'string' },
+    'mqtt-user': { type: 'string' },
+    'mqtt-password-file': { type: 'string' },
+    'handler-timeout': { type: 'string' },
+  },
+  help: `Usage: beaconkit webhook [options]
+
+Receives the platform's webhook pushes (sensor data and task events) and prints
+each as a JSON line: {"event": "data" | "task", "time", "message"}. A push is
+answered 2xx once it is printed (and, with --mqtt, accepted by the broker); otherwise
+the platform pushes it again, three times in all. Re-pushes of a message already taken
+are dropped by msgId. Safe-mode (encrypted) pushes are refused: decrypting needs a
+decrypt hook (createWebhookHandler; docs/developer-interface.md). Runs until Ctrl-C.
+
+  --port <port>          TCP port (default 8080; 0 picks a free one)
+  --host <host>          address to listen on (default 127.0.0.1; put an https proxy in
+                         front before opening it to the platform)
+  --json                 JSON lines (the default when standard output is not a terminal)
+  --mqtt <url>           forward each push to this broker, QoS 1, not retained:
+                         <p>/webhook/data/<sn> and <p>/webhook/tasks/<taskId>
+  --mqtt-prefix <p>      topic prefix (default beaconkit)
+  --mqtt-user <name>     broker user name
+  --mqtt-password-file <file>  file holding the broker password
+  --handler-timeout <s>  a push not printed and forwarded within this many seconds
+                         is answered 503 and pushed again (default 10); pushes beyond
+                         100 (or 16 MiB) not yet acknowledged by the broker get 503 at once
+${COMMON_TAIL}`,
+  parse(values, pos): WebhookCommand {
+    const command = 'webhook'
+    positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>] [--handler-timeout <s>]', command)
+    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+    const url = str(values, 'mqtt')
+    for (const companion of ['mqtt-prefix', 'mqtt-user', 'mqtt-password-file']) {
+      if (url === undefined && str(values, companion) !== undefined) fail(companion, `--${companion} needs --mqtt <url>`, command)
+    }
+    const mqtt =
+      url === undefined
+        ? undefined
+        : {
+            url,
+            ...optional('topicPrefix', str(values, 'mqtt-prefix')),
+            ...optional('username', str(values, 'mqtt-user')),
+            ...optional('passwordFile', str(values, 'mqtt-password-file')),
+          }
+    const timeout = number(values, 'handler-timeout', command, { positive: true, max: 3600, what: 'a number of seconds above 0 (at most 3600)' })
+    const handlerTimeoutMs = timeout === undefined ? undefined : Math.max(1, Math.round(timeout * 1000))
+    return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs) }
+  },
+  run: (parsed) => runWebhook(parsed),
+})
