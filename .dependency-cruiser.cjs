@@ -100,6 +100,13 @@ module.exports = {
       to: { path: '^src/cli/(?!ui/)|^src/(gateway|mqtt|cloud|queue|web|developer|emulator|simulation)/' },
     },
     {
+      name: 'the-config-layer-loads-lazily',
+      comment: 'The config model loads zod and the YAML parser: outside src/config/ it is imported only with import() or for its types, so a run without a config file never loads them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/config/' },
+      to: { path: '^src/config/(schema|load|values|example)[.]ts$', dependencyTypesNot: ['dynamic-import', 'type-only'] },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

@@ -90,7 +90,7 @@ export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailab
  * where a plain file must be (a keys or password file), `not_a_recording` for an input with
  * no valid advertisement line.
  */
-export type InvalidOptionCode = 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file' | 'not_a_file' | 'not_a_recording'
+export type InvalidOptionCode = 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file' | 'not_a_file' | 'not_a_recording' | 'invalid_config' | 'config_not_private'
 
 /** An option, argument or input file is not usable. */
 export class InvalidOptionError extends BeaconkitError<InvalidOptionCode> {

@@ -104,9 +104,11 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
   const cloudUrl = str(values, 'cloud-url')
   const email = str(values, 'email')
   const passwordFile = str(values, 'password-file')
+  // Only a config file or the environment sets the password itself; a file given wins.
+  const password = passwordFile === undefined ? str(values, 'password') : undefined
   const queueDir = str(values, 'queue-dir')
   if (!bool(values, 'upload')) {
-    const stray = (['cloud-url', 'email', 'password-file', 'queue-dir'] as const).find((n) => str(values, n) !== undefined)
+    const stray = (['cloud-url', 'email', 'password-file', 'password', 'queue-dir'] as const).find((n) => str(values, n) !== undefined)
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
     return undefined
   }
@@ -119,10 +121,10 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
   if (email === undefined) fail('email', '--upload needs --email <account e-mail>', command)
-  if (passwordFile === undefined) {
+  if (passwordFile === undefined && password === undefined) {
     fail('password-file', '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)', command)
   }
-  const upload: UploadFlags = { cloudUrl, email, passwordFile }
+  const upload: UploadFlags = { cloudUrl, email, ...(passwordFile === undefined ? { password } : { passwordFile }) }
   if (queueDir !== undefined) upload.queueDir = queueDir
   return upload
 }
@@ -130,7 +132,7 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
 /** `--mqtt <url>` and its companions, checked; undefined without `--mqtt`. */
 export function parseMqtt(values: Values, command: string): MqttFlags | undefined {
   const url = str(values, 'mqtt')
-  const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-queue-dir', 'rssi-partitions'] as const
+  const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-password', 'mqtt-ca', 'mqtt-cert', 'mqtt-key', 'mqtt-queue-dir', 'rssi-partitions'] as const
   if (url === undefined) {
     const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire', 'ha-beacons'] as const).find((n) => str(values, n) !== undefined))
     if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
@@ -154,7 +156,13 @@ export function parseMqtt(values: Values, command: string): MqttFlags | undefine
   const username = str(values, 'mqtt-user')
   const passwordFile = str(values, 'mqtt-password-file')
   if (passwordFile !== undefined && username === undefined) fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
+  // Only a config file or the environment sets the password itself (no flag: the process list).
+  const password = passwordFile === undefined ? str(values, 'mqtt-password') : undefined
+  if (password !== undefined && username === undefined) fail('mqtt-password', 'the broker password needs a user name (mqtt.username, BEACONKIT_MQTT_USERNAME or --mqtt-user)', command)
   const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
+  if (password !== undefined) flags.password = password
+  const tls = { ...optionalFile(values, 'mqtt-ca', 'caFile'), ...optionalFile(values, 'mqtt-cert', 'certFile'), ...optionalFile(values, 'mqtt-key', 'keyFile') }
+  if (Object.keys(tls).length > 0) flags.tls = tls
   parseHaGate(values, command, flags)
   if (gatewayId !== undefined) flags.gatewayId = gatewayId
   if (clientId !== undefined) flags.clientId = clientId
@@ -169,6 +177,12 @@ export function parseMqtt(values: Values, command: string): MqttFlags | undefine
   const partitions = number(values, 'rssi-partitions', command, { integer: true, min: 1, max: 1024, what: 'a whole number from 1 to 1024 (the fleet trackers\' partition count)' })
   if (partitions !== undefined) flags.rssiPartitions = partitions
   return flags
+}
+
+/** `{ [key]: path }` when the option names a file, `{}` when it is absent. */
+function optionalFile<K extends string>(values: Values, option: string, key: K): { [Q in K]?: string } {
+  const path = str(values, option)
+  return (path === undefined ? {} : { [key]: path }) as { [Q in K]?: string }
 }
 
 /** `--ha-beacons auto|on|off` as `homeAssistant.beacons`. */

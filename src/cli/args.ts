@@ -6,6 +6,8 @@
  */
 
 import { parseArgs } from 'node:util'
+import { InvalidOptionError } from '../errors.js'
+import type { ModelOptions } from '../config/values.js'
 import { fail, quote } from './arg-values.js'
 import type { Values } from './arg-values.js'
 import type { Invocation, OptionSpecs } from './commands/command.js'
@@ -61,8 +63,13 @@ function parseWith(argv: string[], command: CommandName, options: OptionSpecs): 
 /** A parsed command line, and how to run it (help and the version are printed by the entry point). */
 export type ParsedInvocation = { parsed: Extract<ParsedCommand, { command: 'help' | 'version' }>; run?: undefined } | Invocation<ParsedCommand>
 
-/** Parses `process.argv.slice(2)` and binds the command that runs it; throws InvalidOptionError on a bad command line. */
-export function parseInvocation(argv: readonly string[]): ParsedInvocation {
+/**
+ * Parses `process.argv.slice(2)` and binds the command that runs it; throws InvalidOptionError on
+ * a bad command line. `configured` holds what a config file and the environment set
+ * (configured.ts): those values lie beneath the flags typed, so the flags win, and a problem with
+ * one of them is reported with where it was set.
+ */
+export function parseInvocation(argv: readonly string[], configured?: ModelOptions): ParsedInvocation {
   const [first, ...rest] = argv
   if (first === undefined || first === '--help' || first === '-h' || first === 'help') {
     const topic = first === 'help' ? rest[0] : undefined
@@ -77,7 +84,15 @@ export function parseInvocation(argv: readonly string[]): ParsedInvocation {
   if (command === undefined) fail('command', `unknown command ${quote(first)}: commands are ${COMMANDS.join(', ')}`)
   const { values, positionals } = parseWith(command.prepareArgs(rest), command.name, { ...HELP, ...command.options })
   if (values.help === true) return { parsed: { command: 'help', topic: command.name } }
-  return command.invoke(values, positionals)
+  if (configured === undefined) return command.invoke(values, positionals)
+  try {
+    return command.invoke({ ...configured.values, ...values }, positionals)
+  } catch (error) {
+    const option = error instanceof InvalidOptionError ? error.option : undefined
+    const origin = option === undefined || values[option] !== undefined ? undefined : configured.origins.get(option)
+    if (origin === undefined || !(error instanceof InvalidOptionError)) throw error
+    throw new InvalidOptionError(error.code, `${origin}: ${error.message}`, { option, cause: error })
+  }
 }
 
 /** Parses `process.argv.slice(2)`; throws InvalidOptionError (code 'invalid_option') on a bad command line. */

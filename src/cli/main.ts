@@ -5,6 +5,8 @@ import { parseInvocation } from './args.js'
 import type { ParsedInvocation } from './args.js'
 import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
+import { findCommand } from './commands/registry.js'
+import { configuredOptions } from './configured.js'
 import { requestStop } from '../gateway/shutdown.js'
 
 function version(): string {
@@ -43,7 +45,9 @@ async function main(argv: string[]): Promise<number> {
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
   try {
-    const code = await dispatch(parseInvocation(argv))
+    const command = findCommand(argv[0] ?? '')
+    const configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, (text) => process.stderr.write(`beaconkit: warning: ${text}\n`))
+    const code = await dispatch(parseInvocation(argv, configured))
     return outputFailure === undefined ? code : EXIT.failure
   } catch (error) {
     process.stderr.write(`${errorLine(error)}\n`)

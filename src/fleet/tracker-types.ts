@@ -45,6 +45,8 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   username?: string
   /** File whose first line is the broker password. */
   passwordFile?: string
+  /** The broker password itself (from the environment or a private config file); `passwordFile` wins. Never a property. */
+  password?: string
   tls?: MqttTlsOptions
   /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }

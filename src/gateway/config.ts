@@ -1,14 +1,18 @@
 /**
  * The configuration of the parts a gateway runs (docs: README "The command line"): the cloud
- * upload, the MQTT publisher and the live map. The command line fills them from its flags; the
- * composition root (start-gateway.ts) and the sinks read them.
+ * upload, the MQTT publisher and the live map. The command line fills them from its flags (and
+ * a config file and the environment, through the same flags); the composition root
+ * (start-gateway.ts) and the sinks read them.
  */
 
 /** `--upload` and its companions. */
 export interface UploadFlags {
   cloudUrl: string
   email: string
-  passwordFile: string
+  /** File whose first line is the account password (wins over `password`). */
+  passwordFile?: string
+  /** The account password itself, from the environment or a private config file; a secret. */
+  password?: string
   queueDir?: string
 }
 
@@ -29,6 +33,10 @@ export interface MqttFlags {
   haBeacons?: 'auto' | boolean
   username?: string
   passwordFile?: string
+  /** The broker password itself, from the environment or a private config file; a secret (`passwordFile` wins). */
+  password?: string
+  /** `--mqtt-ca`, `--mqtt-cert`, `--mqtt-key`: PEM files for `mqtts://`. */
+  tls?: { caFile?: string; certFile?: string; keyFile?: string }
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
   rssiPartitions?: number
   /** Keep outgoing events on disk here until the broker has them. */
@@ -41,4 +49,24 @@ export interface HttpFlags {
   port: number
   /** A secret: never printed but in the page URL shown once. */
   token?: string
+}
+
+/** How every broker client of a run (publisher, tracker, the map's details) reaches the broker. */
+export interface BrokerSettings {
+  topicPrefix?: string
+  username?: string
+  passwordFile?: string
+  password?: string
+  tls?: { caFile?: string; certFile?: string; keyFile?: string }
+}
+
+/** The broker settings of `--mqtt` and its companions, with absent ones left out. */
+export function brokerSettings(flags: MqttFlags): BrokerSettings {
+  return {
+    ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
+    ...(flags.username === undefined ? {} : { username: flags.username }),
+    ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+    ...(flags.password === undefined ? {} : { password: flags.password }),
+    ...(flags.tls === undefined ? {} : { tls: flags.tls }),
+  }
 }

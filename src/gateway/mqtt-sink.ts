@@ -8,6 +8,7 @@ import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
+import { brokerSettings } from './config.js'
 import type { MqttFlags } from './config.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
@@ -71,9 +72,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     gatewayId: flags.gatewayId ?? defaultGatewayId(),
     homeAssistant: homeAssistantOption(flags),
     ...(flags.clientId === undefined ? {} : { clientId: flags.clientId }),
-    ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
-    ...(flags.username === undefined ? {} : { username: flags.username }),
-    ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+    ...brokerSettings(flags),
     ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }),
     ...(flags.rssiPartitions === undefined ? {} : { rssiPartitions: flags.rssiPartitions }),
   })

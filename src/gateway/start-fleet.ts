@@ -16,6 +16,7 @@ import type { Site } from '../positioning/site.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { MapServer } from '../web/map-server.js'
+import { brokerSettings } from './config.js'
 import type { HttpFlags, MqttFlags } from './config.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
@@ -68,16 +69,13 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
       url,
       homeAssistant: homeAssistantOption(m),
       ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
-      ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
-      ...(m.username === undefined ? {} : { username: m.username }),
-      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+      ...brokerSettings(m),
       ...(site === undefined ? {} : { site }),
       ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
     })
     recorder?.attach(tracker)
     // The details panel reads the gateways' retained beacon states through its own subscription.
-    const credentials = { ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }), ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) }
-    const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...credentials })
+    const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
     const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details)
     let stopping: Promise<MqttCloseResult> | undefined
     return {

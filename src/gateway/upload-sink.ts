@@ -7,7 +7,7 @@
 import { AccountClient } from '../cloud/account-client.js'
 import { Uploader } from '../cloud/uploader.js'
 import type { UploadEventSource } from '../cloud/uploader.js'
-import { AccountError } from '../errors.js'
+import { AccountError, InvalidOptionError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './config.js'
 import { readPasswordFile } from '../password-file.js'
@@ -42,7 +42,9 @@ export async function startUpload(
   warn: (text: string) => void,
   onFailure: (error: AccountError) => void = () => undefined,
 ): Promise<RunningUpload> {
-  const password = await readPasswordFile(flags.passwordFile)
+  // The file wins: a flag typed now over a password the environment or a config file holds.
+  const password = flags.passwordFile === undefined ? flags.password : await readPasswordFile(flags.passwordFile)
+  if (password === undefined) throw new InvalidOptionError('invalid_option', '--upload needs the account password: --password-file <file>, or upload.password / BEACONKIT_UPLOAD_PASSWORD', { option: 'password-file' })
   const client = new AccountClient({ baseUrl: flags.cloudUrl, email: flags.email, password })
   const say = (text: string): void => warn(client.scrub(text))
   try {

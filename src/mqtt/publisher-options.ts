@@ -44,6 +44,12 @@ export interface MqttPublisherOptions {
   username?: string
   /** File whose first line is the password: keeps it out of the process list and the code. */
   passwordFile?: string
+  /**
+   * The password itself, for one that comes from the environment or a private config file
+   * (prefer `passwordFile`, which wins when both are given). Kept only inside the connection's
+   * closure: never a property, so never in `JSON.stringify` or `util.inspect`.
+   */
+  password?: string
   /** TLS for `mqtts://` (or `wss://`). */
   tls?: MqttTlsOptions
   /**
@@ -192,7 +198,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     clock: options.clock,
     /** Reads the password and TLS files now, for the connection only. */
     async readSecrets(): Promise<{ password?: string; tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } }> {
-      const password = options.passwordFile === undefined ? undefined : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
+      const password = options.passwordFile === undefined ? options.password : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
       const out: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } = {}
       const ca = tls.ca ?? (tls.caFile === undefined ? undefined : await readPem(tls.caFile, 'tls.caFile'))
       const cert = tls.cert ?? (tls.certFile === undefined ? undefined : await readPem(tls.certFile, 'tls.certFile'))

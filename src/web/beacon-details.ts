@@ -23,7 +23,7 @@ import type { ViewDetails } from './view.js'
 import type { DetailsSource } from './live-view.js'
 
 /** Options of {@link MqttBeaconDetails}: the broker connection, as for a FleetTracker, and who is trusted. */
-export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client' | 'topicPrefix' | 'clientId' | 'username' | 'passwordFile' | 'tls' | 'reconnect' | 'connectTimeoutMs'> & {
+export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client' | 'topicPrefix' | 'clientId' | 'username' | 'passwordFile' | 'password' | 'tls' | 'reconnect' | 'connectTimeoutMs'> & {
   /**
    * The gateways whose states may be shown: a `FleetGateways(tracker, site)`. Without it every
    * gateway id is believed, which is right only on a broker where every client is trusted.

@@ -19,6 +19,11 @@ export interface CommandDefinition<N extends string, P> {
   readonly overview: readonly (readonly [usage: string, summary: string])[]
   /** Its options (`--help` is added to every command). */
   readonly options: OptionSpecs
+  /**
+   * Settings a config file or the environment may give it beyond its options (a secret value
+   * has no flag, so it never shows in the process list). Only commands with a `config` option read them.
+   */
+  readonly configOnly?: readonly string[]
   /** `beaconkit <name> --help`. */
   readonly help: string
   /** Rewrites the arguments before Node parses them (an option whose value is optional, for one). */
@@ -41,6 +46,10 @@ export interface Command<N extends string = string, P = unknown> {
   readonly overview: CommandDefinition<N, P>['overview']
   readonly options: OptionSpecs
   readonly help: string
+  /** True when the command reads a config file (`--config`) and `BEACONKIT_*` variables. */
+  readonly configurable: boolean
+  /** Whether a config file or the environment may set `option` for this command. */
+  acceptsSetting(option: string): boolean
   prepareArgs(args: string[]): string[]
   /** Parses with the definition and binds the result to its runner, so the caller needs no switch. */
   invoke(values: Values, positionals: string[]): Invocation<P>
@@ -57,6 +66,8 @@ export function defineCommand<N extends string, P>(definition: CommandDefinition
     overview: definition.overview,
     options: definition.options,
     help: definition.help,
+    configurable: Object.hasOwn(definition.options, 'config'),
+    acceptsSetting: (option) => option !== 'config' && (Object.hasOwn(definition.options, option) || (definition.configOnly?.includes(option) ?? false)),
     prepareArgs: (args) => definition.prepareArgs?.(args) ?? args,
     invoke(values, positionals) {
       const parsed = definition.parse(values, positionals)

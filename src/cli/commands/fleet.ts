@@ -20,6 +20,7 @@ import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdo
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import type { HttpFlags } from '../command-line.js'
 import { bool, durationMs, fail, number, parseHttp, parseMqtt, positionals, str } from '../arg-values.js'
+import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
 import type { FleetForgetCommand } from './fleet-forget.js'
@@ -30,6 +31,10 @@ export interface FleetFlags {
   /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
   embeddedBroker?: number
   site?: string
+  /** The site itself, written into a config file (`site:` as an object). */
+  siteJson?: unknown
+  /** A config file's `beacons:` names: they replace the site's own list. */
+  beaconNames?: unknown
   survey?: string
   json: boolean
   durationMs?: number
@@ -58,7 +63,8 @@ async function positionerFor(site: Site, survey: string | undefined): Promise<Po
 /** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
 export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
   // Everything that can be wrong in the files fails before a broker starts.
-  const siteJson = flags.site === undefined ? undefined : await readSiteFile(flags.site, 'fleet')
+  const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
+  const siteJson = flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null ? fileJson : { ...fileJson, beacons: flags.beaconNames }
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
@@ -193,6 +199,12 @@ forced (exit 1).
 Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
 the stop, 2 bad option or file (site, survey, password file, an existing --record file).`
 
+/** A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration layer, so it parses. */
+function configJson(values: Values, name: string): unknown {
+  const text = str(values, name)
+  return text === undefined ? undefined : (JSON.parse(text) as unknown)
+}
+
 /** What `beaconkit fleet` parses to. */
 export type FleetCommand = { command: 'fleet' } & FleetFlags
 
@@ -214,7 +226,11 @@ export const fleetCommand = defineCommand({
     'ha-prefix': { type: 'string' },
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
+    'mqtt-ca': { type: 'string' },
+    'mqtt-cert': { type: 'string' },
+    'mqtt-key': { type: 'string' },
     'client-id': { type: 'string' },
+    config: { type: 'string' },
     // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).
     'embedded-broker': { type: 'string' },
     site: { type: 'string' },
@@ -226,6 +242,8 @@ export const fleetCommand = defineCommand({
     force: { type: 'boolean' },
   },
   prepareArgs: embeddedBrokerArg,
+  // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
+  configOnly: ['mqtt-password', 'site-json', 'beacon-names-json'],
   help: `Usage: beaconkit fleet --mqtt <url> [options]
        beaconkit fleet --embedded-broker [port] [options]
        beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
@@ -248,6 +266,11 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --mqtt-prefix <p>      topic prefix (default beaconkit)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
+  --mqtt-ca <file>, --mqtt-cert <file>, --mqtt-key <file>
+                         TLS for an mqtts:// broker: its CA, a client certificate
+                         and its key (PEM files)
+  --config <file>        a config file (YAML or JSON; beaconkit config example
+                         --fleet); BEACONKIT_* variables override it, flags both
   --client-id <id>       MQTT client id (default beaconkit-fleet-<host>-<random>,
                          unique per process)
   --json                 print events as JSON lines (found, gone, room, moved,
@@ -282,8 +305,12 @@ ${FLEET_TAIL}`,
     const mqtt = parseMqtt(embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` }, command)
     if (mqtt === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
     const survey = str(values, 'survey')
+    // A site typed as --site wins over one written into a config file.
     const site = str(values, 'site')
-    if (survey !== undefined && site === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+    const siteJson = site === undefined ? configJson(values, 'site-json') : undefined
+    const beaconNames = configJson(values, 'beacon-names-json')
+    if (survey !== undefined && site === undefined && siteJson === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+    if (beaconNames !== undefined && site === undefined && siteJson === undefined) fail('beacon-names-json', 'beacons (names) need the site: add site: <site.json> to the config, or --site', command)
     const record = str(values, 'record')
     const force = bool(values, 'force')
     if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
@@ -293,6 +320,8 @@ ${FLEET_TAIL}`,
       json: bool(values, 'json'),
       ...optional('embeddedBroker', embedded),
       ...optional('site', site),
+      ...optional('siteJson', siteJson),
+      ...optional('beaconNames', beaconNames),
       ...optional('survey', survey),
       ...optional('durationMs', durationMs(values, command)),
       ...optional('http', parseHttp(values, command)),

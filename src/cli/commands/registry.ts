@@ -6,6 +6,7 @@
 
 import { brokerCommand } from './broker.js'
 import type { Command } from './command.js'
+import { configCommand } from './config.js'
 import { emulateCommand } from './emulate.js'
 import { fleetCommand } from './fleet.js'
 import { keysCommand } from './keys.js'
@@ -29,6 +30,7 @@ export const COMMAND_LIST = [
   webhookCommand,
   fleetCommand,
   siteCommand,
+  configCommand,
   keysCommand,
   locateCommand,
   surveyCommand,

@@ -10,7 +10,7 @@ import { demoRecordingPath } from '../demo-recording.js'
 import { defineCommand } from './command.js'
 import { isFleetRecordingFile, replayFleet } from './fleet-replay.js'
 import { runView } from './view.js'
-import { COMMON_TAIL, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
+import { COMMON_TAIL, VIEW_CONFIG_ONLY, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
 
 /** What `beaconkit replay` parses to. */
 export interface ReplayCommand {
@@ -56,6 +56,7 @@ export const replayCommand = defineCommand({
     ['replay <file.jsonl>', 'replay a recording through the same views'],
   ],
   options: { ...VIEW_OPTION_SPECS, speed: { type: 'string' }, virtual: { type: 'boolean' }, demo: { type: 'boolean' } },
+  configOnly: VIEW_CONFIG_ONLY,
   help: `Usage: beaconkit replay <file.jsonl> [options]
        beaconkit replay --demo [options]
        beaconkit replay - [options]          (reads the recording from standard input)

@@ -7,7 +7,7 @@ import { backend, scanSource } from './backend.js'
 import { defineCommand, optional } from './command.js'
 import { replayRecording } from './replay.js'
 import { runView } from './view.js'
-import { COMMON_TAIL, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
+import { COMMON_TAIL, VIEW_CONFIG_ONLY, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
 
 /** What `beaconkit scan` parses to. */
 export interface ScanCommand {
@@ -54,6 +54,7 @@ export const scanCommand = defineCommand({
     ['scan', 'scan with the Bluetooth adapter; live table or JSON lines'],
   ],
   options: { ...VIEW_OPTION_SPECS, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' }, backend: { type: 'string' } },
+  configOnly: VIEW_CONFIG_ONLY,
   help: `Usage: beaconkit scan [options]
 
 Scans for beacons with the Bluetooth adapter (noble) and shows them: a live table

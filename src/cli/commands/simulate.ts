@@ -7,7 +7,7 @@ import type { ViewFlags } from '../command-line.js'
 import { defineCommand, optional } from './command.js'
 import { runSimulateSite } from './simulate-site.js'
 import { runView } from './view.js'
-import { COMMON_TAIL, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
+import { COMMON_TAIL, VIEW_CONFIG_ONLY, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
 
 /** What `beaconkit simulate` parses to. */
 export interface SimulateCommand {
@@ -49,6 +49,7 @@ export const simulateCommand = defineCommand({
     virtual: { type: 'boolean' },
     site: { type: 'string' },
   },
+  configOnly: VIEW_CONFIG_ONLY,
   help: `Usage: beaconkit simulate [options]
 
 Runs the beacon simulator (synthetic iBeacon and vendor frames, plain and encrypted,

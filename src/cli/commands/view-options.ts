@@ -8,6 +8,7 @@ import type { OptionSpecs } from './command.js'
 
 /** The view options, as `util.parseArgs` takes them. */
 export const VIEW_OPTION_SPECS: OptionSpecs = {
+  config: { type: 'string' },
   json: { type: 'boolean' },
   key: { type: 'string', multiple: true },
   'keys-file': { type: 'string' },
@@ -30,6 +31,9 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   'ha-beacons': { type: 'string' },
   'mqtt-user': { type: 'string' },
   'mqtt-password-file': { type: 'string' },
+  'mqtt-ca': { type: 'string' },
+  'mqtt-cert': { type: 'string' },
+  'mqtt-key': { type: 'string' },
   'client-id': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
@@ -38,7 +42,11 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
 }
 
 /** The help of {@link VIEW_OPTION_SPECS}. */
-export const VIEW_OPTIONS = `Output:
+export const VIEW_OPTIONS = `Configuration (docs/configuration.md):
+  --config <file>        a config file (YAML or JSON; beaconkit config example);
+                         BEACONKIT_* environment variables override it, and the
+                         flags given here override both
+Output:
   --json                 one JSON object per line per event (found, gone, changed,
                          updated), also the default when standard output is not a terminal
 Broadcast keys (private broadcast; keys are never printed):
@@ -77,6 +85,9 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
                          tracker's status is seen on the broker)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
+  --mqtt-ca <file>       CA certificate (PEM) of an mqtts:// broker
+  --mqtt-cert <file>     client certificate (PEM), for brokers that want one
+  --mqtt-key <file>      the client certificate's key (PEM; a secret, chmod 600)
   --client-id <id>       MQTT client id (default beaconkit-<gateway>-<host>-<random>,
                          unique per process; two clients with one id throw
                          each other off the broker)
@@ -105,3 +116,6 @@ Exit codes: 0 done, 1 unexpected failure, output error (disk full) or messages t
 broker did not acknowledge by the stop, 2 bad option, file (keys or password file not
 a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter
 lost mid-run), 4 cloud account error.`
+
+/** Settings only a config file or the environment can give a view command (secret values: no flag, so never in the process list). */
+export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password']

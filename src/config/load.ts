@@ -1,0 +1,67 @@
+/**
+ * Reading a config file (YAML or JSON: YAML 1.2 reads both) and checking it against the model.
+ * A config file may hold secrets, so it is read as one (a plain file of at most 1 MiB), and a
+ * file holding a secret in plain text must be private (no access for group or others), as ssh
+ * demands of a private key. Every problem is reported with its path; no value is ever echoed.
+ */
+
+import { readSecretFile } from '../secure/secret-file.js'
+import { checkModel } from './schema.js'
+import type { ConfigModel, ConfigProblem } from './schema.js'
+import { CONFIG_FIELDS, envName } from './fields.js'
+
+/** A config file, read and checked. */
+export interface LoadedConfig {
+  /** The model, when the file has no problem. */
+  readonly model?: ConfigModel
+  /** Every problem, each with its path (`mqtt.url`); empty when the file is good. */
+  readonly problems: readonly ConfigProblem[]
+}
+
+/**
+ * Reads and checks a config file. A file that cannot be read at all throws InvalidOptionError
+ * (`file_not_found`, `unreadable_file`, `not_a_file`); everything wrong inside it is returned.
+ */
+export async function loadConfigFile(path: string): Promise<LoadedConfig> {
+  const { text, exposed, mode } = await readSecretFile(path, 'config file', 'config')
+  const { parseDocument } = await import('yaml')
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
+  if (doc.errors.length > 0) {
+    return { problems: doc.errors.map((e) => ({ path: `line ${(e.linePos?.[0].line ?? 0).toString()}`, message: `not YAML or JSON: ${e.code.toLowerCase().replace(/_/g, ' ')}` })) }
+  }
+  const data: unknown = doc.toJS({ maxAliasCount: 100 })
+  // An empty file is an empty configuration (everything from the environment and the flags).
+  const checked = checkModel(data ?? {})
+  const problems = [...checked.problems]
+  // Checked on what the file holds, valid or not: a secret in a readable file is exposed either way.
+  if (exposed) {
+    for (const path of secretsIn(data)) {
+      const file = fileAlternative(path)
+      const moves = file === undefined ? `the environment (${envName(path)})` : `a file (${file}) or the environment (${envName(path)})`
+      problems.push({ path, message: `a secret in plain text in a file others can read (mode ${mode.toString(8).padStart(3, '0')}): chmod 600 the file, or move the secret to ${moves}` })
+    }
+  }
+  return problems.length === 0 && checked.model !== undefined ? { model: checked.model, problems } : { problems }
+}
+
+/** The secret settings a model holds in plain text, by path. */
+export function secretsIn(model: unknown): string[] {
+  return CONFIG_FIELDS.filter((f) => f.secret === true && valueAt(model, f.path) !== undefined).map((f) => f.path)
+}
+
+/** The value at a dot path of a model, if any. */
+export function valueAt(model: unknown, path: string): unknown {
+  let at: unknown = model
+  for (const key of path.split('.')) {
+    if (typeof at !== 'object' || at === null || !Object.hasOwn(at, key)) return undefined
+    at = (at as Record<string, unknown>)[key]
+  }
+  return at
+}
+
+/** The setting that names a file for the same secret, where there is one. */
+function fileAlternative(path: string): string | undefined {
+  if (path === 'keys.keys') return 'keys.file'
+  if (path.endsWith('.password')) return path.replace(/password$/, 'passwordFile')
+  return undefined
+}
