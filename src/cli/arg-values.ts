@@ -7,6 +7,7 @@ import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
+import { readBeaconNames } from '../positioning/beacon-names.js'
 import { clientIdProblem } from '../mqtt/publisher-options.js'
 import type { FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
@@ -231,6 +232,9 @@ export function parseView(values: Values, command: string): ViewFlags {
   const upload = parseUpload(values, command)
   if (upload !== undefined) view.upload = upload
   const mqtt = parseMqtt(values, command)
+  // Names come only from a config file's `beacons:` (as JSON text the configuration layer wrote); they name Home Assistant's devices.
+  const names = str(values, 'beacon-names-json')
+  if (mqtt !== undefined && names !== undefined) mqtt.beaconNames = readBeaconNames(JSON.parse(names) as unknown)
   if (mqtt !== undefined) view.mqtt = mqtt
   const http = parseHttp(values, command)
   if (http !== undefined) view.http = http

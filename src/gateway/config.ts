@@ -5,6 +5,8 @@
  * (start-gateway.ts) and the sinks read them.
  */
 
+import type { BeaconName } from '../positioning/beacon-names.js'
+
 /** `--upload` and its companions. */
 export interface UploadFlags {
   cloudUrl: string
@@ -37,6 +39,8 @@ export interface MqttFlags {
   password?: string
   /** `--mqtt-ca`, `--mqtt-cert`, `--mqtt-key`: PEM files for `mqtts://`. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string }
+  /** A config file's `beacons:` names: the Home Assistant devices of named beacons are called by them, and only listed beacons are announced. */
+  beaconNames?: readonly BeaconName[]
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
   rssiPartitions?: number
   /** Keep outgoing events on disk here until the broker has them. */

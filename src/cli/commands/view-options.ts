@@ -118,4 +118,4 @@ a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an ad
 lost mid-run), 4 cloud account error.`
 
 /** Settings only a config file or the environment can give a view command (secret values: no flag, so never in the process list). */
-export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password']
+export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password', 'beacon-names-json']
