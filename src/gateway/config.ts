@@ -42,3 +42,11 @@ export interface HttpFlags {
   /** A secret: never printed but in the page URL shown once. */
   token?: string
 }
+
+/** `--metrics [host:]port` and `--metrics-token`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+export interface MetricsFlags {
+  host: string
+  port: number
+  /** A secret: required off loopback (generated and printed once when not given); never logged. */
+  token?: string
+}
