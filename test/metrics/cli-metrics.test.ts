@@ -2,7 +2,12 @@
 // token is generated and printed once on stderr; Prometheus's Bearer header opens /metrics, which
 // counts the replay's advertisements, and nothing opens it without the token.
 import { spawn } from 'node:child_process'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { describe, expect, it } from 'vitest'
+import { replayFleet } from '../../src/cli/commands/fleet-replay.js'
+import { FleetRecorder } from '../../src/fleet/fleet-recorder.js'
 import { CLI, requireBuild, ROOT } from '../cli/run-cli.js'
 import { get, sample } from './scrape.js'
 
@@ -51,6 +56,20 @@ describe('beaconkit replay --metrics', () => {
       expect(stdout).not.toContain(token)
     } finally {
       child.kill('SIGKILL')
+    }
+  })
+})
+
+describe('beaconkit replay <fleet recording> --metrics', () => {
+  it('is refused: a recording has no live parts to measure', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-metrics-'))
+    try {
+      const file = join(dir, 'fleet.jsonl')
+      await (await FleetRecorder.create(file, { force: false })).close()
+      const view = { json: false, keys: [], filter: {}, http: { host: '127.0.0.1', port: 0 }, metrics: { host: '127.0.0.1', port: 0 } }
+      await expect(replayFleet(file, view, { write: () => true })).rejects.toMatchObject({ code: 'invalid_option', option: 'metrics' })
+    } finally {
+      await rm(dir, { recursive: true, force: true })
     }
   })
 })
