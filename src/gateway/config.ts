@@ -74,3 +74,11 @@ export function brokerSettings(flags: MqttFlags): BrokerSettings {
     ...(flags.tls === undefined ? {} : { tls: flags.tls }),
   }
 }
+
+/** `--metrics [host:]port` and `--metrics-token`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+export interface MetricsFlags {
+  host: string
+  port: number
+  /** A secret: required off loopback (generated and printed once when not given); never logged. */
+  token?: string
+}
