@@ -107,6 +107,20 @@ module.exports = {
       to: { path: '^src/config/(schema|load|values|example)[.]ts$', dependencyTypesNot: ['dynamic-import', 'type-only'] },
     },
     {
+      name: 'metrics-for-the-root-web-and-cli',
+      comment: 'The metrics (src/metrics/) read the running parts at scrape time; only the composition root, the servers that serve them (web) and the CLI import them.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(metrics|gateway|web|cli)/' },
+      to: { path: '^src/metrics/' },
+    },
+    {
+      name: 'metrics-read-below',
+      comment: 'The metrics read the scanner, sources, MQTT publisher, uploader and fleet tracker; nothing above what they read (the root, the servers, the CLI) nor beside it.',
+      severity: 'error',
+      from: { path: '^src/metrics/' },
+      to: { path: '^src/(gateway|web|cli|emulator|developer|simulation|transport|queue|positioning)/' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

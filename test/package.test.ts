@@ -1,6 +1,6 @@
 // The built package as users get it: both module systems through the exports map, the public
-// names of DESIGN.md, and no noble, D-Bus library, mqtt.js or aedes loaded (or leaked into the
-// types) by importing it.
+// names of DESIGN.md, and no noble, D-Bus library, mqtt.js, aedes or prom-client loaded (or
+// leaked into the types) by importing it.
 // CI builds before testing; locally run `npm run build` first.
 import { describe, expect, it } from 'vitest'
 import { execFileSync, spawnSync } from 'node:child_process'
@@ -20,8 +20,8 @@ const PUBLIC = [
 const LAZY = `(k) => k.includes('@abandonware') || k.includes('dbus-native')`
 
 // Loaded modules of the optional heavy dependencies, as the child's require cache shows them
-// (mqtt.js is CommonJS; aedes is ESM but loads CommonJS helpers such as mqtt-packet).
-const HEAVY = `(k) => /[\\/]node_modules[\\/](@abandonware|mqtt|mqtt-packet|aedes|aedes-[a-z-]+)[\\/]/.test(k)`
+// (mqtt.js and prom-client are CommonJS; aedes is ESM but loads CommonJS helpers such as mqtt-packet).
+const HEAVY = `(k) => /[\\/]node_modules[\\/](@abandonware|mqtt|mqtt-packet|aedes|aedes-[a-z-]+|prom-client)[\\/]/.test(k)`
 
 function run(args: string[]): { names: string[]; nobleLoaded: boolean; heavy: string[] } {
   const out = execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' })
@@ -71,10 +71,24 @@ describe('the built package', () => {
     expect(r.heavy.some((k) => /[\\/]aedes/.test(k))).toBe(true)
   })
 
-  it('keeps noble, the D-Bus library, mqtt.js and aedes out of the public type declarations', () => {
+  it('loads prom-client only when a gateway\'s metrics are switched on (a gateway without them loads none)', () => {
+    const r = run(['--input-type=module', '-e',
+      `import { startGateway, ReplaySource } from 'beaconkit'; import { createRequire } from 'node:module';` +
+      `const cache = createRequire(import.meta.url).cache; const prom = () => Object.keys(cache).filter((k) => /[\\\\/]prom-client[\\\\/]/.test(k));` +
+      `const hooks = { warn() {}, stderr: { write() { return true } } };` +
+      `const plain = await startGateway({ source: new ReplaySource('fixtures/demo.jsonl', { virtual: true }) }, hooks);` +
+      `await plain.start(); await plain.scanner.drain(); await plain.stop(); const before = prom();` +
+      `const measured = await startGateway({ source: new ReplaySource('fixtures/demo.jsonl', { virtual: true }), metrics: { host: '127.0.0.1', port: 0 } }, hooks);` +
+      `await measured.stop();` +
+      `console.log(JSON.stringify({ names: before, nobleLoaded: false, heavy: prom() }))`])
+    expect(r.names).toEqual([])
+    expect(r.heavy.length).toBeGreaterThan(0)
+  })
+
+  it('keeps noble, the D-Bus library, mqtt.js, aedes and prom-client out of the public type declarations', () => {
     for (const file of ['index.d.ts', 'index.d.cts']) {
       // Prose may name them; no import or type reference may point at them.
-      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"](@abandonware|@homebridge|mqtt|aedes)/)
+      expect(readFileSync(join(root, 'dist', file), 'utf8')).not.toMatch(/(from|import\()\s*['"](@abandonware|@homebridge|mqtt|aedes|prom-client)/)
     }
   })
 

@@ -7,8 +7,9 @@ import { InvalidOptionError } from '../errors.js'
 import { beaconIdOf } from '../frames/ibeacon.js'
 import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/types.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
+import { readBeaconNames } from '../positioning/beacon-names.js'
 import { clientIdProblem } from '../mqtt/publisher-options.js'
-import type { FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type { FilterFlags, HttpFlags, MetricsFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
@@ -206,18 +207,31 @@ function parseHaGate(values: Values, command: string, flags: MqttFlags): void {
  * The token is a secret typed on the command line: it is checked for shape, never echoed.
  */
 export function parseHttp(values: Values, command: string): HttpFlags | undefined {
-  const text = str(values, 'http')
-  const token = str(values, 'http-token')
+  return listenFlags(values, command, 'http', 'http-token')
+}
+
+/**
+ * `--metrics [host:]port` and `--metrics-token`: Prometheus `/metrics` and `/healthz` on a server
+ * of their own, with the same syntax and token rule as `--http`; the token is never echoed.
+ */
+export function parseMetrics(values: Values, command: string): MetricsFlags | undefined {
+  return listenFlags(values, command, 'metrics', 'metrics-token')
+}
+
+/** `--<name> [host:]port` and `--<name>-token <token>` (checked for shape). */
+function listenFlags(values: Values, command: string, name: string, tokenName: string): HttpFlags | undefined {
+  const text = str(values, name)
+  const token = str(values, tokenName)
   if (text === undefined) {
-    if (token !== undefined) fail('http-token', '--http-token only takes effect with --http [host:]port', command)
+    if (token !== undefined) fail(tokenName, `--${tokenName} only takes effect with --${name} [host:]port`, command)
     return undefined
   }
   const m = /^(?:\[([^\]]+)\]:|([^:[\]]+):)?(\d{1,5})$/.exec(text.trim())
   const port = m === null ? NaN : Number(m[3])
-  if (m === null || port > 65535) fail('http', `--http takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quote(text)}`, command)
+  if (m === null || port > 65535) fail(name, `--${name} takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quote(text)}`, command)
   const flags: HttpFlags = { host: m[1] ?? m[2] ?? '127.0.0.1', port }
   if (token !== undefined) {
-    if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail('http-token', '--http-token takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)', command)
+    if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail(tokenName, `--${tokenName} takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)`, command)
     flags.token = token
   }
   return flags
@@ -231,9 +245,14 @@ export function parseView(values: Values, command: string): ViewFlags {
   const upload = parseUpload(values, command)
   if (upload !== undefined) view.upload = upload
   const mqtt = parseMqtt(values, command)
+  // Names come only from a config file's `beacons:` (as JSON text the configuration layer wrote); they name Home Assistant's devices.
+  const names = str(values, 'beacon-names-json')
+  if (mqtt !== undefined && names !== undefined) mqtt.beaconNames = readBeaconNames(JSON.parse(names) as unknown)
   if (mqtt !== undefined) view.mqtt = mqtt
   const http = parseHttp(values, command)
   if (http !== undefined) view.http = http
+  const metrics = parseMetrics(values, command)
+  if (metrics !== undefined) view.metrics = metrics
   return view
 }
 

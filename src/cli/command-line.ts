@@ -4,8 +4,8 @@
  * command parses to is declared in its own module (commands/).
  */
 
-import type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
-export type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+export type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
 
 /** The Bluetooth stacks `scan` can use (`--backend`). */
 export type Backend = 'noble' | 'bluez'
@@ -29,4 +29,6 @@ export interface ViewFlags {
   upload?: UploadFlags
   mqtt?: MqttFlags
   http?: HttpFlags
+  /** `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+  metrics?: MetricsFlags
 }

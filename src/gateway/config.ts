@@ -5,6 +5,8 @@
  * (start-gateway.ts) and the sinks read them.
  */
 
+import type { BeaconName } from '../positioning/beacon-names.js'
+
 /** `--upload` and its companions. */
 export interface UploadFlags {
   cloudUrl: string
@@ -37,6 +39,8 @@ export interface MqttFlags {
   password?: string
   /** `--mqtt-ca`, `--mqtt-cert`, `--mqtt-key`: PEM files for `mqtts://`. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string }
+  /** A config file's `beacons:` names: the Home Assistant devices of named beacons are called by them, and only listed beacons are announced. */
+  beaconNames?: readonly BeaconName[]
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
   rssiPartitions?: number
   /** Keep outgoing events on disk here until the broker has them. */
@@ -69,4 +73,12 @@ export function brokerSettings(flags: MqttFlags): BrokerSettings {
     ...(flags.password === undefined ? {} : { password: flags.password }),
     ...(flags.tls === undefined ? {} : { tls: flags.tls }),
   }
+}
+
+/** `--metrics [host:]port` and `--metrics-token`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+export interface MetricsFlags {
+  host: string
+  port: number
+  /** A secret: required off loopback (generated and printed once when not given); never logged. */
+  token?: string
 }

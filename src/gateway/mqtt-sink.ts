@@ -6,6 +6,7 @@
 
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
+import { BeaconNames } from '../positioning/beacon-names.js'
 import type { MqttCloseResult, PublisherEventSource } from '../mqtt/publisher.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
 import { brokerSettings } from './config.js'
@@ -35,6 +36,7 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
     ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
     ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }),
     ...(flags.haBeacons === undefined ? {} : { beacons: flags.haBeacons }),
+    ...(flags.beaconNames === undefined || flags.beaconNames.length === 0 ? {} : { names: new BeaconNames(flags.beaconNames) }),
   }
 }
 

@@ -1,6 +1,7 @@
 /**
  * The composition root of the fleet side (what `beaconkit fleet` runs): an embedded broker when
- * asked, the FleetTracker, a recorder of its fused view, and the live map with its details panel.
+ * asked, the FleetTracker, a recorder of its fused view, the live map with its details panel, and
+ * the metrics server.
  * Built from one configuration, started in that order (the map listens before the tracker
  * subscribes, so it sees every gateway's retained status), stopped in reverse; a part that fails
  * to start closes those started before it.
@@ -17,7 +18,10 @@ import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { MapServer } from '../web/map-server.js'
 import { brokerSettings } from './config.js'
-import type { HttpFlags, MqttFlags } from './config.js'
+import type { MetricsEndpoint } from '../metrics/endpoint.js'
+import type { MetricsServer } from '../web/metrics-server.js'
+import type { HttpFlags, MetricsFlags, MqttFlags } from './config.js'
+import { metricsEndpoint, startMetrics } from './metrics-sink.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
@@ -34,8 +38,10 @@ export interface FleetConfig {
   positioner?: PositionEstimator
   /** Record the fused view to this file (`force`: replace an existing one). */
   record?: { file: string; force: boolean }
-  /** Serve the live map. */
+  /** Serve the live map (with `/metrics` and `/healthz` beside it). */
   http?: HttpFlags
+  /** Serve `/metrics` and `/healthz` on a server of their own (started last). */
+  metrics?: MetricsFlags
 }
 
 /** A fleet started by {@link startFleet}. */
@@ -45,9 +51,13 @@ export interface RunningFleet {
   readonly url: string
   readonly broker: RunningBroker | undefined
   readonly web: MapServer | undefined
+  /** The metrics and health (with `http` or `metrics`). */
+  readonly metrics: MetricsEndpoint | undefined
+  /** The metrics server of its own (`metrics`). */
+  readonly metricsServer: MetricsServer | undefined
   /** Connects and subscribes; resolves once the tracker runs. */
   start(): Promise<void>
-  /** Stops the map, the tracker, the recorder and the broker, in that order; safe to call twice. */
+  /** Stops the metrics server, the map, the tracker, the recorder and the broker, in that order; safe to call twice. */
   stop(): Promise<MqttCloseResult>
 }
 
@@ -76,13 +86,20 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
     recorder?.attach(tracker)
     // The details panel reads the gateways' retained beacon states through its own subscription.
     const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
-    const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details)
+    // Listens to the tracker's connection events from before its start, so /healthz knows.
+    const metrics = config.http === undefined && config.metrics === undefined ? undefined : metricsEndpoint({ tracker })
+    if (metrics !== undefined) started.push({ close: async () => metrics.close() })
+    const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details, metrics)
+    if (web !== undefined) started.push(web)
+    const metricsServer = config.metrics === undefined || metrics === undefined ? undefined : await startMetrics(config.metrics, metrics, hooks.stderr)
     let stopping: Promise<MqttCloseResult> | undefined
     return {
       tracker,
       url,
       broker,
       web,
+      metrics,
+      metricsServer,
       start: async () => {
         // The map's details connect on their own; a broker away is a warning there, not a stop.
         details?.start().catch((e: unknown) => hooks.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
@@ -90,6 +107,8 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
       },
       stop: () =>
         (stopping ??= (async () => {
+          await metricsServer?.close()
+          metrics?.close()
           await web?.close()
           await details?.stop()
           const result = await tracker.stop(FLUSH_DEADLINE_MS)

@@ -1,7 +1,7 @@
 /**
  * The composition root of a gateway: from one configuration it builds the scanner over a source
  * and the sinks that consume its events (cloud upload, MQTT publisher, live map, then the sinks the
- * caller built), starts them in that order, and stops them in the reverse order. A sink that fails
+ * caller built, then the metrics server), starts them in that order, and stops them in the reverse order. A sink that fails
  * to start closes the ones already started before the error reaches the caller, so no half-built
  * gateway is left running. Every command that runs a gateway (`scan`,
  * `replay`, `simulate`), the examples and a user's own program go through {@link startGateway}.
@@ -16,7 +16,10 @@ import type { AdvertisementSource } from '../sources/source.js'
 import type { AccountError } from '../errors.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { MapServer } from '../web/map-server.js'
-import type { HttpFlags, MqttFlags, UploadFlags } from './config.js'
+import type { MetricsEndpoint } from '../metrics/endpoint.js'
+import type { MetricsServer } from '../web/metrics-server.js'
+import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from './config.js'
+import { metricsEndpoint, startMetrics } from './metrics-sink.js'
 import { startMqtt } from './mqtt-sink.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import { startUpload } from './upload-sink.js'
@@ -35,8 +38,10 @@ export interface GatewayConfig {
   upload?: UploadFlags
   /** Publish to an MQTT broker (and Home Assistant). */
   mqtt?: MqttFlags
-  /** Serve the live map. */
+  /** Serve the live map (with `/metrics` and `/healthz` beside it). */
   http?: HttpFlags
+  /** Serve `/metrics` and `/healthz` on a server of their own (started after every sink). */
+  metrics?: MetricsFlags
   /** The scanner's timing (default: the scanner's, a 1 s tick and 8 s gone timeout). */
   scanner?: Pick<ScannerOptions, 'updateIntervalMs' | 'goneTimeoutMs'>
   /**
@@ -72,6 +77,10 @@ export interface RunningGateway {
   readonly upload: RunningUpload | undefined
   readonly mqtt: RunningMqtt | undefined
   readonly web: MapServer | undefined
+  /** The metrics and health (with `http` or `metrics`; prom-client loads at the first scrape or with `metrics`). */
+  readonly metrics: MetricsEndpoint | undefined
+  /** The metrics server of its own (`metrics`). */
+  readonly metricsServer: MetricsServer | undefined
   /** Starts scanning (the sinks are already listening); resolves once the source runs. */
   start(): Promise<void>
   /** Stops the scanner, then the sinks in reverse order of their start; safe to call twice. */
@@ -86,7 +95,8 @@ interface Started {
 /**
  * Builds the scanner and starts the sinks the configuration asks for, in order: upload (its
  * account is checked first, so a refused account fails fast), MQTT (waits a bounded time for the
- * first connection), live map, then `config.sinks` (attached, then started). The scanner itself
+ * first connection), live map, then `config.sinks` (attached, then started), then the metrics
+ * server (`config.metrics`; it loads prom-client first). The scanner itself
  * is started by {@link RunningGateway.start}, so a caller can subscribe to its events before the
  * first one.
  */
@@ -106,6 +116,8 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
   let mqtt: RunningMqtt | undefined
   let web: MapServer | undefined
   let mqttResult: MqttCloseResult | undefined
+  let metrics: MetricsEndpoint | undefined
+  let metricsServer: MetricsServer | undefined
   try {
     if (config.upload !== undefined) {
       const running = await startUpload(config.upload, scanner, hooks.warn, hooks.onUploadRefused)
@@ -121,8 +133,14 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
         },
       })
     }
+    if (config.http !== undefined || config.metrics !== undefined) {
+      // Built once the sinks it reads exist; it only listens to state changes until scraped.
+      const endpoint = metricsEndpoint({ scanner, source: config.source, ...(mqtt === undefined ? {} : { mqtt: mqtt.publisher }), ...(upload === undefined ? {} : { uploader: upload.uploader }) })
+      metrics = endpoint
+      started.push({ close: async () => endpoint.close() })
+    }
     if (config.http !== undefined) {
-      const server = await startWeb(config.http, { scanner }, hooks.stderr)
+      const server = await startWeb(config.http, { scanner }, hooks.stderr, undefined, metrics)
       web = server
       started.push({ close: () => server.close() })
     }
@@ -141,6 +159,11 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
       started.push(part)
       await sink.start?.()
     }
+    if (config.metrics !== undefined && metrics !== undefined) {
+      const server = await startMetrics(config.metrics, metrics, hooks.stderr)
+      metricsServer = server
+      started.push({ close: () => server.close() })
+    }
   } catch (error) {
     return rollback(error)
   }
@@ -150,9 +173,15 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
     upload,
     mqtt,
     web,
-    start: () => scanner.start(),
+    metrics,
+    metricsServer,
+    start: async () => {
+      await scanner.start()
+      metrics?.health.sourceStarted()
+    },
     stop: () =>
       (stopping ??= (async () => {
+        metrics?.health.sourceStopped()
         // The scanner first: its last gone events reach the sinks before they close (MQTT then
         // clears those states before its status says offline).
         await scanner.stop()

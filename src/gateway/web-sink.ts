@@ -11,6 +11,7 @@ import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'
 import type { HttpFlags } from './config.js'
 import type { DetailsSource } from '../web/live-view.js'
+import type { MetricsEndpoint } from '../metrics/endpoint.js'
 
 /** Starts the map server for a scanner or a fleet and says where it is. */
 export async function startWeb(
@@ -18,8 +19,9 @@ export async function startWeb(
   what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string } | { timeline: FleetTimeline },
   stderr: { write(text: string): unknown },
   details?: DetailsSource,
+  metrics?: MetricsEndpoint,
 ): Promise<MapServer> {
-  const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what, ...(details === undefined ? {} : { details }) })
+  const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what, ...(details === undefined ? {} : { details }), ...(metrics === undefined ? {} : { metrics }) })
   if (server.tokenRequired) {
     const given = flags.token === undefined ? ' (a generated access token: anyone with this address can see the map)' : ''
     stderr.write(`beaconkit: live map at ${server.pageUrl}${given}\n`)

@@ -13,7 +13,7 @@ import type { MqttLink } from './connection.js'
 import type { HaGateStats, HomeAssistantOptions } from './ha-gate.js'
 import { haGatewayConfigs } from './ha-gateway-device.js'
 import { HaAnnouncer } from './home-assistant.js'
-import type { HaBeaconsMode, HaSettings } from './home-assistant.js'
+import type { HaBeaconNames, HaBeaconsMode, HaSettings } from './home-assistant.js'
 import { readStatusState } from './payloads.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX } from './topics.js'
 import type { GatewayTopics } from './topics.js'
@@ -26,6 +26,11 @@ export interface GatewayHomeAssistantOptions extends HomeAssistantOptions {
    * status is seen on the broker.
    */
   beacons?: 'auto' | boolean
+  /**
+   * Names for beacons (the `beacons:` list of a config file): a named beacon's device is called
+   * by its name, and with a list only listed beacons get entities.
+   */
+  names?: HaBeaconNames
 }
 
 /** Default of `homeAssistant.beacons`. */
@@ -81,17 +86,17 @@ export class GatewayHomeAssistant {
 
   constructor(
     private readonly settings: HaSettings,
-    private readonly options: HomeAssistantOptions & { beacons: 'auto' | boolean },
+    private readonly options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames },
     private readonly statusTopic: string,
     private readonly out: GatewayHaOutput,
   ) {
-    this.announcer = new HaAnnouncer(settings, options, options.beacons === false ? 'fleet' : 'standalone')
+    this.announcer = new HaAnnouncer(settings, options, options.beacons === false ? 'fleet' : 'standalone', options.names)
     this.fleetStatus = `${settings.topicPrefix}/fleet/status`
     this.trackersBase = `${settings.topicPrefix}/fleet/trackers/`
   }
 
   /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
-  static forGateway(options: HomeAssistantOptions & { beacons: 'auto' | boolean }, topics: GatewayTopics, heartbeatMs: number, out: GatewayHaOutput): GatewayHomeAssistant {
+  static forGateway(options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames }, topics: GatewayTopics, heartbeatMs: number, out: GatewayHaOutput): GatewayHomeAssistant {
     const settings: HaSettings = {
       prefix: checkTopicPrefix(options.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
       topicPrefix: topics.prefix,

@@ -48,11 +48,22 @@ export function haLegacyConfigTopic(prefix: string, beaconId: string, field: HaF
   return `${prefix}/${FIELDS[field].component}/beaconkit_${haObjectId(beaconId)}_${field}/config`
 }
 
-/** The discovery config of one entity of one beacon, as this gateway hears it. */
-export function haConfig(settings: HaSettings, beaconId: string, field: HaField): Record<string, unknown> {
+/**
+ * Names of beacons by id or serial number (a config file's `beacons:` list; the fleet's come from
+ * its site). Structural, so the MQTT layer needs nothing of where the names were read.
+ */
+export interface HaBeaconNames {
+  /** The beacon's name, if it has one. */
+  nameOf(id: string, serialNumber?: string): string | undefined
+  /** Whether it may be announced: always without a list, else only when it is named. */
+  listed(id: string, serialNumber?: string): boolean
+}
+
+/** The discovery config of one entity of one beacon, as this gateway hears it (`name`: the device's, when the beacon is named). */
+export function haConfig(settings: HaSettings, beaconId: string, field: HaField, name?: string): Record<string, unknown> {
   const spec = FIELDS[field]
   const topics = new GatewayTopics(settings.topicPrefix, settings.gatewayId)
-  const device: HaDevice = { ...haDevice(beaconId), via_device: `beaconkit_gw_${settings.gatewayId}` }
+  const device: HaDevice = { ...haDevice(beaconId, name), via_device: `beaconkit_gw_${settings.gatewayId}` }
   return {
     name: spec.name,
     unique_id: `beaconkit_${settings.gatewayId}_${haObjectId(beaconId)}_${field}`,
@@ -95,6 +106,7 @@ export class HaAnnouncer {
     private readonly settings: HaSettings,
     gate: HaGateOptions = {},
     mode: HaBeaconsMode = 'standalone',
+    private readonly names?: HaBeaconNames,
   ) {
     this.gate = new HaGate(gate)
     this.#mode = mode
@@ -130,7 +142,10 @@ export class HaAnnouncer {
    */
   due(beacon: Beacon, now: number): HaMessage[] {
     if (this.#mode !== 'standalone') return []
+    // With a list of names, an unlisted beacon is not announced (its serial number may come later: asked again each time).
+    if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
     if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now)) return []
+    const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
     let done = this.announced.get(beacon.id)
     const out: HaMessage[] = []
     for (const field of HA_FIELDS) {
@@ -140,7 +155,7 @@ export class HaAnnouncer {
         this.announced.set(beacon.id, done)
       }
       done.add(field)
-      out.push({ topic: haConfigTopic(this.settings, beacon.id, field), payload: JSON.stringify(haConfig(this.settings, beacon.id, field)) })
+      out.push({ topic: haConfigTopic(this.settings, beacon.id, field), payload: JSON.stringify(haConfig(this.settings, beacon.id, field, name)) })
     }
     return out
   }

@@ -148,8 +148,8 @@ function queueDir(dir: unknown): string | undefined {
   return dir
 }
 
-function haOptions(ha: GatewayHomeAssistantOptions): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix'>> {
-  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...resolveHaGateOptions(ha), beacons: checkHaBeacons(ha.beacons) }
+function haOptions(ha: GatewayHomeAssistantOptions): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix' | 'names'>> {
+  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...(ha.names === undefined ? {} : { names: ha.names }), ...resolveHaGateOptions(ha), beacons: checkHaBeacons(ha.beacons) }
 }
 
 /** Checked options with defaults; secrets stay behind `readSecrets()`. */

@@ -24,6 +24,8 @@ import { EventStreams } from './event-stream.js'
 import { LiveView } from './live-view.js'
 import type { DetailsSource, LiveSnapshot } from './live-view.js'
 import type { FleetTimeline } from './timeline.js'
+import type { MetricsEndpoint } from '../metrics/endpoint.js'
+import { isMetricsPath, serveMetrics } from './metrics-route.js'
 import { listen, urlHost } from '../util/listen.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
@@ -49,6 +51,8 @@ export interface MapServerOptions {
   image?: string
   /** Sensor values of fleet beacons (serial, battery, …) for the details panel. */
   details?: DetailsSource
+  /** `/metrics` and `/healthz` beside the map, with the map's token (docs/metrics.md). */
+  metrics?: MetricsEndpoint
   /** How often changed beacons are sent to the pages; default 1000 ms. */
   flushIntervalMs?: number
   /**
@@ -159,6 +163,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     if (token === undefined && !isLoopbackHost(hostname as string)) {
       return plain(res, 403, 'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token')
     }
+    if (options.metrics !== undefined && isMetricsPath(url.pathname)) return serveMetrics(req, res, options.metrics, token)
     const asset = assets.get(url.pathname)
     if (asset !== undefined) return send(res, 200, asset.type, asset.body, { 'Cache-Control': 'no-cache' })
     const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan'

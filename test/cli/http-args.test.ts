@@ -25,3 +25,25 @@ describe('--http', () => {
     expect(e.message).not.toContain('short/secret')
   })
 })
+
+describe('--metrics', () => {
+  function metrics(argv: string[]): unknown {
+    const parsed = parseCommandLine(argv)
+    return 'view' in parsed ? parsed.view.metrics : 'metrics' in parsed ? parsed.metrics : undefined
+  }
+
+  it('takes [host:]port and a token on scan, replay, simulate and fleet', () => {
+    expect(metrics(['scan', '--metrics', '9464'])).toEqual({ host: '127.0.0.1', port: 9464 })
+    expect(metrics(['replay', '--demo', '--metrics', '0.0.0.0:9464', '--metrics-token', 'abcdefghijklmnop'])).toEqual({ host: '0.0.0.0', port: 9464, token: 'abcdefghijklmnop' })
+    expect(metrics(['fleet', '--mqtt', 'mqtt://127.0.0.1:1883', '--metrics', '[::1]:9464'])).toEqual({ host: '::1', port: 9464 })
+    expect(metrics(['simulate'])).toBeUndefined()
+  })
+
+  it('refuses a bad address, a token without --metrics and a bad token, without echoing the token', () => {
+    expect(refused(['scan', '--metrics', 'localhost']).option).toBe('metrics')
+    expect(refused(['fleet', '--mqtt', 'mqtt://127.0.0.1:1883', '--metrics-token', 'abcdefghijklmnop']).option).toBe('metrics-token')
+    const e = refused(['scan', '--metrics', '9464', '--metrics-token', 'short/secret#x'])
+    expect(e.option).toBe('metrics-token')
+    expect(e.message).not.toContain('short/secret')
+  })
+})

@@ -85,6 +85,13 @@ describe('the configuration model', () => {
     expect(await parseWith(['replay', '--demo', '--config', path])).toEqual(byFlags)
   })
 
+  it('gives the beacon names to a gateway\'s Home Assistant and to a fleet\'s site', async () => {
+    const text = 'mqtt:\n  url: mqtt://127.0.0.1:1883\n  homeAssistant:\n    enabled: true\nbeacons:\n  - serialNumber: 0117C5000041\n    name: Kettle\nsite:\n  gateways:\n    hall: {}\n  rooms:\n    Hall: [hall]\n'
+    const path = await file('names.yaml', text)
+    expect(await parseWith(['scan', '--config', path])).toMatchObject({ view: { mqtt: { beaconNames: [{ serialNumber: '0117C5000041', name: 'Kettle' }] } } })
+    expect(await parseWith(['fleet', '--config', path])).toMatchObject({ command: 'fleet', siteJson: { rooms: { Hall: ['hall'] } }, beaconNames: [{ serialNumber: '0117C5000041', name: 'Kettle' }] })
+  })
+
   it('reports a setting the command refuses with where it was set', async () => {
     const path = await file('sem.yaml', 'mqtt:\n  url: mqtt://127.0.0.1:1883\n  homeAssistant:\n    dwell: 10\n')
     await expect(parseWith(['scan', '--config', path])).rejects.toThrow(/sem\.yaml: mqtt\.homeAssistant\.dwell: --ha-dwell only takes effect with --ha/)

@@ -18,8 +18,8 @@ import { TerminalScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
-import type { HttpFlags } from '../command-line.js'
-import { bool, durationMs, fail, number, parseHttp, parseMqtt, positionals, str } from '../arg-values.js'
+import type { HttpFlags, MetricsFlags } from '../command-line.js'
+import { bool, durationMs, fail, number, parseHttp, parseMetrics, parseMqtt, positionals, str } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
@@ -40,6 +40,8 @@ export interface FleetFlags {
   durationMs?: number
   /** `--http`: the live map of the fleet. */
   http?: HttpFlags
+  /** `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+  metrics?: MetricsFlags
   /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
   record?: string
   /** `--force`: let `--record` replace an existing file (default: refuse, exit 2). */
@@ -81,6 +83,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
       ...(positioner === undefined ? {} : { positioner }),
       ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
       ...(flags.http === undefined ? {} : { http: flags.http }),
+      ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
     },
     { stderr: streams.stderr, warn: (text) => warn(text) },
   )
@@ -238,6 +241,8 @@ export const fleetCommand = defineCommand({
     duration: { type: 'string' },
     http: { type: 'string' },
     'http-token': { type: 'string' },
+    metrics: { type: 'string' },
+    'metrics-token': { type: 'string' },
     record: { type: 'string' },
     force: { type: 'boolean' },
   },
@@ -281,6 +286,10 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          127.0.0.1, the address is printed once
   --http-token <token>   access token for the map; off loopback one is required
                          and generated when not given
+  --metrics [host:]port  Prometheus /metrics and /healthz on a server of their own
+                         (docs/metrics.md; with --http also beside the map)
+  --metrics-token <token>  access token Prometheus sends (Authorization: Bearer);
+                         off loopback one is required and generated when not given
   --record <file>        record the fused view of the run; review it with
                          beaconkit replay <file> --http 8080
   --force                let --record replace an existing file (default: refuse, exit 2)
@@ -325,6 +334,7 @@ ${FLEET_TAIL}`,
       ...optional('survey', survey),
       ...optional('durationMs', durationMs(values, command)),
       ...optional('http', parseHttp(values, command)),
+      ...optional('metrics', parseMetrics(values, command)),
       ...optional('record', record),
       ...optional('force', force ? true : undefined),
     }

@@ -1,6 +1,6 @@
 /**
  * The options every command that shows beacons takes (scan, replay, simulate): output, broadcast
- * keys, filters, upload, MQTT and the live map, with their help; and the end of those commands'
+ * keys, filters, upload, MQTT, the live map and the metrics, with their help; and the end of those commands'
  * help (how they stop and their exit codes), which record, emulate and webhook share.
  */
 
@@ -37,6 +37,8 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   'client-id': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
+  metrics: { type: 'string' },
+  'metrics-token': { type: 'string' },
   'mqtt-queue-dir': { type: 'string' },
   'rssi-partitions': { type: 'string' },
 }
@@ -101,7 +103,14 @@ Live map in a browser (off unless --http is given; docs/web-map.md):
                          is printed once on standard error
   --http-token <token>   access token the page must show (16+ characters of
                          A-Z a-z 0-9 . _ ~ -); any host but loopback requires one,
-                         so without it a token is generated and printed once`
+                         so without it a token is generated and printed once
+Metrics (docs/metrics.md; with --http also served beside the map):
+  --metrics [host:]port  Prometheus /metrics and /healthz on a server of their own,
+                         e.g. --metrics 9464 (host default 127.0.0.1); the address
+                         is printed once on standard error
+  --metrics-token <token>  access token Prometheus sends (Authorization: Bearer);
+                         any host but loopback requires one, so without it a
+                         token is generated and printed once`
 
 /** The end of the help of the commands that scan, show or serve: `--help`, the stop and the exit codes. */
 export const COMMON_TAIL = `  -h, --help             this help
@@ -118,4 +127,4 @@ a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an ad
 lost mid-run), 4 cloud account error.`
 
 /** Settings only a config file or the environment can give a view command (secret values: no flag, so never in the process list). */
-export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password']
+export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password', 'beacon-names-json']

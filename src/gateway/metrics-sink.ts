@@ -1,0 +1,30 @@
+/**
+ * `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own (with `--http` the
+ * live map serves them too). prom-client is loaded here, at start, so a broken install fails
+ * before the gateway runs rather than at the first scrape. The address is printed once; a token
+ * is printed only when it was generated here (the user's own is never echoed).
+ */
+import { MetricsEndpoint } from '../metrics/endpoint.js'
+import type { MetricsSources } from '../metrics/sources.js'
+import { startMetricsServer } from '../web/metrics-server.js'
+import type { MetricsServer } from '../web/metrics-server.js'
+import type { MetricsFlags } from './config.js'
+
+/** The endpoint of a gateway's or fleet's parts, served by the map and/or a server of its own. */
+export function metricsEndpoint(parts: MetricsSources): MetricsEndpoint {
+  return new MetricsEndpoint(parts)
+}
+
+/** Starts the metrics server for `endpoint` and says where it is. */
+export async function startMetrics(flags: MetricsFlags, endpoint: MetricsEndpoint, stderr: { write(text: string): unknown }): Promise<MetricsServer> {
+  await endpoint.ready()
+  const server = await startMetricsServer({ endpoint, host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }) })
+  if (server.generatedToken !== undefined) {
+    stderr.write(`beaconkit: metrics at ${server.url} and /healthz; a generated access token (send it as Authorization: Bearer <token>): ${server.generatedToken}\n`)
+  } else if (server.tokenRequired) {
+    stderr.write(`beaconkit: metrics at ${server.url} and /healthz (send the --metrics-token as Authorization: Bearer <token>)\n`)
+  } else {
+    stderr.write(`beaconkit: metrics at ${server.url} and /healthz\n`)
+  }
+  return server
+}

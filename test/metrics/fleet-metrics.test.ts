@@ -1,0 +1,91 @@
+// Prometheus /metrics and /healthz of a fleet (startFleet with --metrics): RSSI batches of four
+// gateways through a real Mosquitto; the scraped counters are the tracker's own stats, the
+// accuracy is its positioner's, and /healthz follows the tracker's broker connection.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import mqtt from 'mqtt'
+import type { MqttClient } from 'mqtt'
+import { startFleet } from '../../src/gateway/start-fleet.js'
+import { Site } from '../../src/positioning/site.js'
+import { DEFAULT_PATH_LOSS, rssiAt } from '../../src/positioning/path-loss.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
+import { waitFor } from '../integration/wait.js'
+import { get, sample } from './scrape.js'
+
+const GATEWAYS = { nw: { x: 0, y: 10, z: 2.5 }, ne: { x: 12, y: 10, z: 2.5 }, sw: { x: 0, y: 0, z: 2.5 }, se: { x: 12, y: 0, z: 2.5 } }
+const TRUTH = { x: 4, y: 6 }
+
+describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a real Mosquitto'), () => {
+  let broker: Mosquitto
+  let raw: MqttClient
+
+  beforeAll(async () => {
+    broker = await Mosquitto.start()
+    raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-metrics-raw', reconnectPeriod: 0 })
+  })
+
+  afterAll(async () => {
+    await raw?.endAsync()
+    await broker?.close()
+  })
+
+  it('reports observations, beacons, accuracy and the broker connection; /healthz turns 503 without the broker', async () => {
+    const site = Site.fromJSON({ gateways: GATEWAYS, area: { minX: 0, minY: 0, maxX: 12, maxY: 10 } })
+    const fleet = await startFleet({ mqtt: { url: broker.url, clientId: 'fleet-metrics', homeAssistant: false }, site, metrics: { host: '127.0.0.1', port: 0 } }, { warn: () => undefined, stderr: { write: () => true } })
+    const tracker = fleet.tracker
+    const url = fleet.metricsServer?.url as string
+    const healthz = url.replace('/metrics', '/healthz')
+    let pusher: NodeJS.Timeout | undefined
+    try {
+      const before = await get(healthz)
+      expect(before.status).toBe(503)
+      expect(JSON.parse(before.body)).toMatchObject({ reasons: ['mqtt: broker not connected (fleet tracker)'] })
+      await fleet.start()
+      const up = await get(healthz)
+      expect(up.status).toBe(200)
+      expect(JSON.parse(up.body)).toEqual({ status: 'ok', checks: { mqtt: { ok: true, state: 'connected' } } })
+
+      pusher = setInterval(() => {
+        const now = Date.now()
+        for (const [id, g] of Object.entries(GATEWAYS)) {
+          const rssi = Math.round(rssiAt(DEFAULT_PATH_LOSS, Math.hypot(g.x - TRUTH.x, g.y - TRUTH.y, g.z - 1.2)))
+          raw.publish(`beaconkit/gateways/${id}/rssi`, JSON.stringify({ gateway: id, time: now, readings: [{ id: 'tag-1', rssi, lastSeen: now, count: 1 }] }), { qos: 0 })
+        }
+      }, 100)
+      await waitFor(() => tracker.get('tag-1')?.position !== undefined, 'the tracker places tag-1', 20_000)
+      clearInterval(pusher)
+
+      const low = tracker.stats.observations
+      const text = (await get(url)).body
+      const high = tracker.stats.observations
+      const observations = sample(text, 'beaconkit_fleet_observations_total') as number
+      expect(observations).toBeGreaterThanOrEqual(low)
+      expect(observations).toBeLessThanOrEqual(high)
+      expect(low).toBeGreaterThan(0)
+      expect(sample(text, 'beaconkit_beacons_tracked')).toBe(1)
+      expect(sample(text, 'beaconkit_mqtt_connected')).toBe(1)
+      expect(sample(text, 'beaconkit_mqtt_messages_sent_total')).toBeGreaterThan(0)
+      const accuracy = sample(text, 'beaconkit_fleet_position_accuracy_meters{quantile="0.5"}') as number
+      expect(accuracy).toBeGreaterThan(0)
+      expect(sample(text, 'beaconkit_fleet_position_accuracy_meters{quantile="1"}')).toBe(accuracy)
+      expect(sample(text, 'beaconkit_fleet_reading_age_seconds{quantile="0.5"}')).toBeGreaterThanOrEqual(0)
+      expect(text).toContain('# TYPE beaconkit_fleet_observations_total counter')
+      expect(text).not.toContain('beaconkit_advertisements_total')
+
+      const down = new Promise<void>((resolve) => tracker.once('disconnected', () => resolve()))
+      await broker.stop()
+      await down
+      const away = await get(healthz)
+      expect(away.status).toBe(503)
+      expect(JSON.parse(away.body)).toEqual({ status: 'unhealthy', checks: { mqtt: { ok: false, state: 'not connected' } }, reasons: ['mqtt: broker not connected (fleet tracker)'] })
+      expect(sample((await get(url)).body, 'beaconkit_mqtt_connected')).toBe(0)
+      const back = new Promise<void>((resolve) => tracker.once('connected', () => resolve()))
+      await broker.restart()
+      await back
+      expect((await get(healthz)).status).toBe(200)
+      raw = await mqtt.connectAsync(broker.url, { clientId: 'fleet-metrics-raw', reconnectPeriod: 0 })
+    } finally {
+      if (pusher !== undefined) clearInterval(pusher)
+      await fleet.stop()
+    }
+  })
+})
