@@ -1,7 +1,7 @@
 /**
  * A gateway, e.g. on a Raspberry Pi: scans, verifies private broadcasts with the site's keys,
  * uploads sensor data through the account interface with a durable queue, and shuts down
- * cleanly on SIGTERM (systemd) or Ctrl-C. See beaconkit-gateway.service beside this file.
+ * cleanly on SIGTERM (systemd) or Ctrl-C. See systemd/beaconkit-example-gateway.service beside this file.
  *
  * In your project, `import { ... } from 'beaconkit'` (the relative import is for this repository).
  *
