@@ -159,7 +159,7 @@ export function parseMqtt(values: Values, command: string): MqttFlags | undefine
   if (passwordFile !== undefined && username === undefined) fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
   // Only a config file or the environment sets the password itself (no flag: the process list).
   const password = passwordFile === undefined ? str(values, 'mqtt-password') : undefined
-  if (password !== undefined && username === undefined) fail('mqtt-password', 'the broker password needs a user name (mqtt.username, BEACONKIT_MQTT_USERNAME or --mqtt-user)', command)
+  if (password !== undefined && username === undefined) fail('mqtt-password', 'the broker password needs a user name: --mqtt-user <name>', command)
   const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
   if (password !== undefined) flags.password = password
   const tls = { ...optionalFile(values, 'mqtt-ca', 'caFile'), ...optionalFile(values, 'mqtt-cert', 'certFile'), ...optionalFile(values, 'mqtt-key', 'keyFile') }
