@@ -6,6 +6,13 @@
 
 import type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
 export type { HttpFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+import type { LogFormat, LogThreshold } from '../log/logger.js'
+
+/** `--log-level` and `--log-format` (every command that runs); absent when neither is given. */
+export interface LogFlags {
+  level?: LogThreshold
+  format?: LogFormat
+}
 
 /** The Bluetooth stacks `scan` can use (`--backend`). */
 export type Backend = 'noble' | 'bluez'
@@ -29,4 +36,6 @@ export interface ViewFlags {
   upload?: UploadFlags
   mqtt?: MqttFlags
   http?: HttpFlags
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }

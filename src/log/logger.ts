@@ -79,3 +79,19 @@ export function forwardingLogger(write: (record: LogRecord) => void, bindings: L
 export function logRecord(logger: Logger, record: LogRecord): void {
   logger[record.level](record.msg, record.fields)
 }
+
+/**
+ * A logger over a plain `warn(text)` callback, for callers of the library that gave one before
+ * loggers existed: warnings, errors and the info lines of cleared conditions reach it as text;
+ * debug and trace are dropped.
+ */
+export function textLogger(write: (text: string) => void): Logger {
+  return forwardingLogger((record) => {
+    if (record.level !== 'trace' && record.level !== 'debug') write(record.msg)
+  })
+}
+
+/** Whether a logger at `threshold` writes a line at `level`. */
+export function levelEnabled(level: LogLevel, threshold: LogThreshold): boolean {
+  return threshold !== 'silent' && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold)
+}
