@@ -33,9 +33,6 @@ describe('--client-id', () => {
   })
 })
 
-/** Stderr lines of a run that contain `text`. */
-const lines = (stderr: string, text: string | RegExp): string[] => stderr.split('\n').filter((l) => (typeof text === 'string' ? l.includes(text) : text.test(l)))
-
 describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet --mqtt against Mosquitto: client ids and connection warnings'), () => {
   let broker: Mosquitto
   let gateway: MqttClient
