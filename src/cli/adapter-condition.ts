@@ -18,7 +18,8 @@ export function adapterCondition(conditions: ConditionLog, label: string): (stat
       wasUp = true
       conditions.clear(ADAPTER_LOST, `Bluetooth adapter ${label} is back: scanning again`, { state })
     } else if (wasUp) {
-      conditions.start(ADAPTER_LOST, `Bluetooth adapter ${label} is ${state}: scanning paused until it is back (the command ends with exit 3 if it does not come back)`, { state })
+      // The state is a field, not in the message: poweredOff then unknown is one loss, one line.
+      conditions.start(ADAPTER_LOST, `Bluetooth adapter ${label} went away: scanning paused until it is back (the command ends with exit 3 if it does not come back)`, { state })
     }
   }
 }

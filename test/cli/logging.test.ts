@@ -1,9 +1,10 @@
 // The command's logs as a service sees them (issue 26): spawned CLI runs against a broker port
 // nothing listens on. Off a terminal they are JSON lines on stderr (stdout keeps the data); a
 // broker that is down is one warn record over all its retries; --log-level and --log-format work.
+import mqtt from 'mqtt'
 import { describe, expect, it } from 'vitest'
 import { freePort } from '../support/mosquitto.js'
-import { jsonLines, logRecords, runCli } from './run-cli.js'
+import { jsonLines, logRecords, runCli, startCli } from './run-cli.js'
 
 /** A replay of the demo recording publishing to a broker that is not there. */
 async function replayToNowhere(...extra: string[]): Promise<Awaited<ReturnType<typeof runCli>>> {
@@ -49,4 +50,30 @@ describe('logs of a running command', () => {
     expect(format.code).toBe(2)
     expect(format.stderr).toMatch(/--log-format takes auto, json, pretty, not 'xml'/)
   })
+
+  it('fleet: a gateway that goes offline is one warn record, its return one info record', async () => {
+    const port = await freePort()
+    const fleet = startCli(['fleet', '--embedded-broker', String(port), '--json', '--duration', '5'])
+    await fleet.waitFor('"event":"updated"')
+    const gw = await mqtt.connectAsync(`mqtt://127.0.0.1:${port}`, { clientId: 'logging-test-gateway', reconnectPeriod: 0 })
+    const status = (state: string): Promise<unknown> => gw.publishAsync('beaconkit/gateways/hall/status', JSON.stringify({ state, time: Date.now(), version: 'test' }), { qos: 1, retain: true })
+    try {
+      await status('online')
+      await fleet.waitFor(/"event":"gateway","gateway":"hall","state":"online"/)
+      await status('offline')
+      await fleet.waitFor(/"state":"offline"/)
+      await status('offline')
+      await status('online')
+      await fleet.waitFor(/"state":"offline"[\s\S]*"state":"online"/)
+    } finally {
+      await gw.endAsync()
+    }
+    const r = await fleet.done
+    expect(r.code).toBe(0)
+    const hall = logRecords(r.stderr).filter((l) => l.condition === 'gateway.offline:hall')
+    expect(hall.map((l) => [l.level, l.state, l.msg])).toEqual([
+      ['warn', 'on', expect.stringMatching(/^gateway hall is offline/)],
+      ['info', 'off', 'gateway hall is online again'],
+    ])
+  }, 30_000)
 })
