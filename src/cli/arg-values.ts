@@ -9,7 +9,9 @@ import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/type
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { readBeaconNames } from '../positioning/beacon-names.js'
 import { clientIdProblem } from '../mqtt/publisher-options.js'
-import type { FilterFlags, HttpFlags, MetricsFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type { FilterFlags, HttpFlags, LogFlags, MetricsFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import { LOG_FORMATS, LOG_LEVELS } from '../log/logger.js'
+import type { LogFormat, LogThreshold } from '../log/logger.js'
 
 /** Option values as parseArgs returns them. */
 export type Values = Record<string, string | boolean | (string | boolean)[] | undefined>
@@ -253,6 +255,8 @@ export function parseView(values: Values, command: string): ViewFlags {
   if (http !== undefined) view.http = http
   const metrics = parseMetrics(values, command)
   if (metrics !== undefined) view.metrics = metrics
+  const log = parseLog(values, command)
+  if (log !== undefined) view.log = log
   return view
 }
 
@@ -303,4 +307,16 @@ export function positioningMethod(values: Values, command: string): PositioningM
   const method = POSITIONING_METHODS.find((m) => m === text)
   if (method === undefined) fail('method', `--method takes one of ${POSITIONING_METHODS.join(', ')}, not ${quote(text)}`, command)
   return method
+}
+
+const THRESHOLDS: readonly string[] = [...LOG_LEVELS, 'silent']
+
+/** `--log-level` and `--log-format`; undefined when neither is given (the defaults: info, auto). */
+export function parseLog(values: Values, command: string): LogFlags | undefined {
+  const level = str(values, 'log-level')
+  const format = str(values, 'log-format')
+  if (level !== undefined && !THRESHOLDS.includes(level)) fail('log-level', `--log-level takes ${THRESHOLDS.join(', ')}, not ${quote(level)}`, command)
+  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) fail('log-format', `--log-format takes ${LOG_FORMATS.join(', ')}, not ${quote(format)}`, command)
+  if (level === undefined && format === undefined) return undefined
+  return { ...(level === undefined ? {} : { level: level as LogThreshold }), ...(format === undefined ? {} : { format: format as LogFormat }) }
 }

@@ -6,6 +6,13 @@
 
 import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
 export type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+import type { LogFormat, LogThreshold } from '../log/logger.js'
+
+/** `--log-level` and `--log-format` (every command that runs); absent when neither is given. */
+export interface LogFlags {
+  level?: LogThreshold
+  format?: LogFormat
+}
 
 /** The Bluetooth stacks `scan` can use (`--backend`). */
 export type Backend = 'noble' | 'bluez'
@@ -31,4 +38,6 @@ export interface ViewFlags {
   http?: HttpFlags
   /** `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own. */
   metrics?: MetricsFlags
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }

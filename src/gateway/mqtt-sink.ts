@@ -12,6 +12,9 @@ import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
 import { brokerSettings } from './config.js'
 import type { MqttFlags } from './config.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
+import { ConditionLog } from '../log/condition-log.js'
+import type { Logger } from '../log/logger.js'
+import { connectionConditions } from './connection-conditions.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
@@ -40,37 +43,22 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
   }
 }
 
-/** What {@link connectionWarnings} is told: a connection's errors and its (re)connects. */
-export interface ConnectionWarnings {
-  error(error: Error): void
-  connected(): void
-}
+/** Events the broker may hold before the oldest go (the publisher's bound, set here so the check below uses the same number). */
+export const MAX_QUEUED_EVENTS = 10_000
 
-/**
- * A broker connection's errors as warnings: one line per new problem, not one per retry (a broker
- * that is down fails every reconnect with the same words), and one `mqtt: connected again` when
- * it is back. Not after a session taken over: the link says that once per episode, and the
- * connects in between are the problem going on, not a recovery.
- */
-export function connectionWarnings(warn: (text: string) => void): ConnectionWarnings {
-  let last: Error | undefined
-  return {
-    error(error) {
-      if (error.message === last?.message) return
-      last = error
-      warn(error.message)
-    },
-    connected() {
-      if (last !== undefined && (last as { code?: unknown }).code !== 'session_taken_over') warn('mqtt: connected again')
-      last = undefined
-    },
-  }
-}
+/** The queue is "near its bound" from this fill on, and no longer once it is back under {@link QUEUE_CLEAR}. */
+export const QUEUE_NEAR = 0.8
+/** See {@link QUEUE_NEAR}: the gap keeps a queue hovering at the mark from logging at every check. */
+export const QUEUE_CLEAR = 0.5
+
+/** How often the queue's fill is looked at: the publisher's stats are cheap, and a queue fills in seconds, not milliseconds. */
+const QUEUE_CHECK_MS = 1000
 
 /** Starts publishing; waits up to `waitMs` for the first connection. */
-export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, warn: (text: string) => void, waitMs = 10_000): Promise<RunningMqtt> {
+export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, log: Logger, waitMs = 10_000): Promise<RunningMqtt> {
   const publisher = new MqttPublisher({
     url: flags.url,
+    maxQueuedEvents: MAX_QUEUED_EVENTS,
     gatewayId: flags.gatewayId ?? defaultGatewayId(),
     homeAssistant: homeAssistantOption(flags),
     ...(flags.clientId === undefined ? {} : { clientId: flags.clientId }),
@@ -78,29 +66,51 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }),
     ...(flags.rssiPartitions === undefined ? {} : { rssiPartitions: flags.rssiPartitions }),
   })
-  const problems = connectionWarnings(warn)
+  const conditions = new ConditionLog(log)
+  const problems = connectionConditions(log, conditions)
   publisher.on('error', (error) => problems.error(error))
   publisher.on('connected', () => problems.connected())
-  // A full disk drops every event: one line per reason (and segment) per interval, not one per event.
-  const repeated = new RepeatedWarnings(warn)
+  publisher.on('disconnected', () => problems.disconnected())
+  // A full disk drops every event: one line when it starts, a sum per interval while it goes on,
+  // one line once a whole interval passed without a drop.
+  const dropKey = (key: string): string => `mqtt.dropped:${key}`
+  const repeated = new RepeatedWarnings(
+    (text, key, first) => (first ? conditions.start(dropKey(key), text) : log.warn(text)),
+    undefined,
+    (key, total) => conditions.clear(dropKey(key), `mqtt: no events dropped (${key}) for a while; ${formatCount(total)} dropped in all`),
+  )
   // An acknowledgement warning says "mqtt: …" itself; what the disk queue found gets a prefix.
-  publisher.on('warning', (w) => warn(w.code === 'acks_stalled' || w.code === 'acks_resumed' ? w.message : `mqtt queue: ${w.message}`))
+  // A stall and its end are one condition.
+  publisher.on('warning', (w) => {
+    if (w.code === 'acks_stalled') conditions.start('mqtt.acks_stalled', w.message, { code: w.code })
+    else if (w.code === 'acks_resumed') conditions.clear('mqtt.acks_stalled', w.message, { code: w.code })
+    else log.warn(`mqtt queue: ${w.message}`, { code: w.code })
+  })
   publisher.on('dropped', (info) => {
     if (info.kind !== 'event') return
     const from = info.segment === undefined ? '' : ` from queue segment ${info.segment}`
     repeated.add(`${info.reason}${from}`, info.count, (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`)
   })
+  // The event queue near its bound: the broker is away or slower than the beacons.
+  const queueTimer = setInterval(() => {
+    const fill = publisher.stats.pending / MAX_QUEUED_EVENTS
+    if (fill >= QUEUE_NEAR) conditions.start('mqtt.queue_near_bound', `mqtt: the event queue is ${Math.round(fill * 100)}% full (${formatCount(MAX_QUEUED_EVENTS)} events); the oldest go beyond it`, { pending: publisher.stats.pending })
+    else if (fill <= QUEUE_CLEAR) conditions.clear('mqtt.queue_near_bound', `mqtt: the event queue is back to ${Math.round(fill * 100)}% full`, { pending: publisher.stats.pending })
+  }, QUEUE_CHECK_MS).unref()
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))
     setTimeout(() => resolve(false), waitMs).unref()
   })
   await publisher.connect()
-  if (!(await connected)) warn(`mqtt: ${flags.url} not reachable yet; retrying, state is kept until it is`)
+  // The reason is the condition already logged (mqtt.unreachable): this only says what happens meanwhile.
+  if (!(await connected)) log.info(`mqtt: ${flags.url} not reachable yet; retrying, state is kept until it is`)
   return {
     publisher,
     note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
     close: async () => {
+      clearInterval(queueTimer)
+      problems.close()
       const result = await publisher.close(FLUSH_DEADLINE_MS)
       repeated.close()
       return result

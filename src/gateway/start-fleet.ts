@@ -7,6 +7,8 @@
  * to start closes those started before it.
  */
 
+import { silentLogger, textLogger } from '../log/logger.js'
+import type { Logger } from '../log/logger.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import type { PositionEstimator } from '../fleet/fusion.js'
 import { FleetTracker } from '../fleet/tracker.js'
@@ -62,7 +64,17 @@ export interface RunningFleet {
 }
 
 /** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
-export async function startFleet(config: FleetConfig, hooks: { stderr: { write(text: string): unknown }; warn(text: string): void }): Promise<RunningFleet> {
+export async function startFleet(
+  config: FleetConfig,
+  hooks: {
+    stderr: { write(text: string): unknown }
+    /** Where passing problems are logged (the map's details unable to connect). */
+    log?: Logger
+    /** The plain form of `log`, used when `log` is not given. */
+    warn?(text: string): void
+  },
+): Promise<RunningFleet> {
+  const log = hooks.log ?? (hooks.warn === undefined ? silentLogger : textLogger((text) => hooks.warn?.(text)))
   const started: { close(): Promise<unknown> }[] = []
   const rollback = async (error: unknown): Promise<never> => {
     for (const part of started.reverse()) await part.close().catch(() => undefined)
@@ -102,7 +114,7 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
       metricsServer,
       start: async () => {
         // The map's details connect on their own; a broker away is a warning there, not a stop.
-        details?.start().catch((e: unknown) => hooks.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
+        details?.start().catch((e: unknown) => log.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
         await tracker.start()
       },
       stop: () =>

@@ -25,6 +25,8 @@ import type { RunningMqtt } from './mqtt-sink.js'
 import { startUpload } from './upload-sink.js'
 import type { RunningUpload } from './upload-sink.js'
 import { startWeb } from './web-sink.js'
+import { silentLogger, textLogger } from '../log/logger.js'
+import type { Logger } from '../log/logger.js'
 
 /** What {@link startGateway} builds. */
 export interface GatewayConfig {
@@ -55,8 +57,13 @@ export interface GatewayConfig {
 
 /** Where a running gateway reports what the user should know. */
 export interface GatewayHooks {
-  /** A passing problem (a broker away, an upload retried): the gateway goes on. */
-  warn(text: string): void
+  /**
+   * Where the gateway logs passing problems (a broker away, an upload retried: the gateway goes
+   * on) and the conditions a user must act on, once when they start and once when they clear.
+   */
+  log?: Logger
+  /** The plain form of {@link GatewayHooks.log} (used when `log` is not given): each warning or cleared condition as text. */
+  warn?(text: string): void
   /** Where the live map's address is printed (the only place its token appears). */
   stderr: { write(text: string): unknown }
   /** The account refused the upload mid-run: nothing more will be delivered. */
@@ -107,6 +114,7 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
     ...(config.keys === undefined ? {} : { keys: config.keys }),
     ...(config.filter === undefined ? {} : { filter: config.filter }),
   })
+  const log = hooks.log ?? (hooks.warn === undefined ? silentLogger : textLogger((text) => hooks.warn?.(text)))
   const started: Started[] = []
   const rollback = async (error: unknown): Promise<never> => {
     for (const part of started.reverse()) await part.close().catch(() => undefined)
@@ -120,12 +128,12 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
   let metricsServer: MetricsServer | undefined
   try {
     if (config.upload !== undefined) {
-      const running = await startUpload(config.upload, scanner, hooks.warn, hooks.onUploadRefused)
+      const running = await startUpload(config.upload, scanner, log.child({ component: 'upload' }), hooks.onUploadRefused)
       upload = running
       started.push({ close: () => running.close() })
     }
     if (config.mqtt !== undefined) {
-      const running = await startMqtt(config.mqtt, scanner, hooks.warn)
+      const running = await startMqtt(config.mqtt, scanner, log.child({ component: 'mqtt' }))
       mqtt = running
       started.push({
         close: async () => {

@@ -12,6 +12,8 @@ import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './config.js'
 import { readPasswordFile } from '../password-file.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
+import { ConditionLog } from '../log/condition-log.js'
+import type { Logger } from '../log/logger.js'
 
 /**
  * Codes on which the Uploader stops for good (see its `deliver`): nothing will be delivered
@@ -33,20 +35,21 @@ export interface RunningUpload {
 /**
  * Checks the account (fails fast with an AccountError, exit code 4, when the cloud refuses the
  * e-mail and password, redirects, or is not the account interface), then starts uploading the
- * scanner's beacons. Passing problems are reported through `warn` and do not stop scanning: the
+ * scanner's beacons. Passing problems are logged (warn) and do not stop scanning: the
  * queue keeps the records and the uploader retries. A refusal later in the run calls `onFailure`.
  */
 export async function startUpload(
   flags: UploadFlags,
   scanner: UploadEventSource,
-  warn: (text: string) => void,
+  log: Logger,
   onFailure: (error: AccountError) => void = () => undefined,
 ): Promise<RunningUpload> {
   // The file wins: a flag typed now over a password the environment or a config file holds.
   const password = flags.passwordFile === undefined ? flags.password : await readPasswordFile(flags.passwordFile)
   if (password === undefined) throw new InvalidOptionError('invalid_option', '--upload needs the account password: --password-file <file>, or upload.password / BEACONKIT_UPLOAD_PASSWORD', { option: 'password-file' })
   const client = new AccountClient({ baseUrl: flags.cloudUrl, email: flags.email, password })
-  const say = (text: string): void => warn(client.scrub(text))
+  const say = (text: string): void => log.warn(client.scrub(text))
+  const conditions = new ConditionLog(log)
   try {
     await client.verify()
   } catch (error) {
@@ -68,8 +71,13 @@ export async function startUpload(
   // Queue warnings (a dead process's lock taken over, an unreadable segment) go where the
   // command's other warnings go, not to Node's process warnings.
   uploader.on('warning', (w) => say(`upload queue: ${w.message}`))
-  // Counted per reason: a flood of drops is one line per interval, not one per record.
-  const repeated = new RepeatedWarnings(say)
+  // Counted per reason: a flood of drops is one line when it starts, a sum per interval while it
+  // goes on, and one line once an interval passed without a drop.
+  const repeated = new RepeatedWarnings(
+    (text, key, first) => (first ? conditions.start(`upload.dropped:${key}`, client.scrub(text)) : say(text)),
+    undefined,
+    (key, total) => conditions.clear(`upload.dropped:${key}`, `upload: no records dropped (${key}) for a while; ${formatCount(total)} dropped in all`),
+  )
   uploader.on('dropped', (info) =>
     repeated.add(info.reason, info.count, (n) => `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`),
   )

@@ -15,6 +15,8 @@ export type RepeatText = (count: number) => string
 
 interface Kind {
   pending: number
+  /** Every occurrence since the kind (re)started, for the line that says it stopped. */
+  total: number
   text: RepeatText
   since: number
 }
@@ -29,9 +31,15 @@ export class RepeatedWarnings {
   private readonly kinds = new Map<string, Kind>()
   private timer: NodeJS.Timeout | undefined
 
+  /**
+   * @param write says one line: the first of a kind (`first`) or a sum of its repeats
+   * @param quiet told when a kind was quiet for a whole interval (it stopped), with how many there
+   * were in all: a condition that started with the first warning clears there (log/condition-log.ts).
+   */
   constructor(
-    private readonly write: (text: string) => void,
+    private readonly write: (text: string, key: string, first: boolean) => void,
     private readonly intervalMs = REPEAT_INTERVAL_MS,
+    private readonly quiet?: (key: string, total: number) => void,
   ) {}
 
   /** `count` more warnings of kind `key`; `text` words them (the latest wording wins). */
@@ -39,18 +47,19 @@ export class RepeatedWarnings {
     const kind = this.kinds.get(key)
     if (kind !== undefined) {
       kind.pending += count
+      kind.total += count
       kind.text = text
       return
     }
-    this.kinds.set(key, { pending: 0, text, since: Date.now() })
-    this.write(text(count))
+    this.kinds.set(key, { pending: 0, total: count, text, since: Date.now() })
+    this.write(text(count), key, true)
     // One timer for all kinds, and none while nothing repeats: an idle command holds no timer.
     this.timer ??= setInterval(() => this.tick(), this.intervalMs).unref()
   }
 
   /** Prints what is still counted (at exit: nothing counted is ever left unsaid) and stops. */
   close(): void {
-    for (const kind of this.kinds.values()) this.report(kind)
+    for (const [key, kind] of this.kinds) this.report(key, kind)
     this.kinds.clear()
     if (this.timer !== undefined) clearInterval(this.timer)
     this.timer = undefined
@@ -58,8 +67,10 @@ export class RepeatedWarnings {
 
   private tick(): void {
     for (const [key, kind] of this.kinds) {
-      if (kind.pending === 0) this.kinds.delete(key)
-      else this.report(kind)
+      if (kind.pending === 0) {
+        this.kinds.delete(key)
+        this.quiet?.(key, kind.total)
+      } else this.report(key, kind)
     }
     if (this.kinds.size === 0 && this.timer !== undefined) {
       clearInterval(this.timer)
@@ -67,11 +78,11 @@ export class RepeatedWarnings {
     }
   }
 
-  private report(kind: Kind): void {
+  private report(key: string, kind: Kind): void {
     const now = Date.now()
     if (kind.pending > 0) {
       const seconds = Math.max(1, Math.round((now - kind.since) / 1000))
-      this.write(`${kind.text(kind.pending)} in the last ${seconds} s`)
+      this.write(`${kind.text(kind.pending)} in the last ${seconds} s`, key, false)
     }
     kind.pending = 0
     kind.since = now

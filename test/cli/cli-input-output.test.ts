@@ -6,7 +6,7 @@ import { closeSync, createWriteStream, existsSync, openSync } from 'node:fs'
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLI, ROOT, jsonLines, requireBuild, runCli, startCli } from './run-cli.js'
+import { CLI, ROOT, jsonLines, logMessages, requireBuild, runCli, startCli } from './run-cli.js'
 import type { CliResult } from './run-cli.js'
 import { T0, writeRecording } from './recording.js'
 
@@ -97,7 +97,7 @@ describe('replay input', () => {
     await writeFile(file, [JSON.stringify(early), lines[1], '{"t":1e300,"address":"aa:00:00:00:00:01","rssi":-60}', ''].join('\n'))
     const r = await runBounded(['replay', file, '--virtual', '--json'])
     expect(r.code).toBe(0)
-    expect(r.stderr).toMatch(/line 3: "t" must be between 0 and 8640000000000000 ms/)
+    expect(logMessages(r.stderr, 'warn').join('\n')).toMatch(/line 3: "t" must be between 0 and 8640000000000000 ms/)
     const events = jsonLines(r.stdout)
     expect(events.filter((e) => e.event !== 'updated').map((e) => [e.event, e.time])).toEqual([
       ['found', 1100],

@@ -4,7 +4,7 @@ import { mkdtemp, readFile, writeFile } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { startEmulator } from '../../src/emulator/emulator.js'
-import { jsonLines, runCli, startCli } from './run-cli.js'
+import { jsonLines, logMessages, runCli, startCli } from './run-cli.js'
 import { SERIAL, T0, writeRecording } from './recording.js'
 
 const SAMPLE_KEY = '7b4b5ff594fdaf8f9fc7f2b494e400016f461205'
@@ -52,7 +52,7 @@ describe('beaconkit replay', () => {
     expect(updates[2].beacons?.map((b) => b.id)).toEqual([A, SERIAL, C])
     // The malformed line (the last one) is reported with its number, and is not fatal.
     const last = (await readFile(recording, 'utf8')).trimEnd().split('\n').length
-    expect(r.stderr).toContain(`warning: line ${last}: not valid JSON`)
+    expect(logMessages(r.stderr, 'warn').some((m) => m.startsWith(`line ${last}: not valid JSON`))).toBe(true)
   })
 
   it('prints JSON lines when standard output is not a terminal, even without --json', async () => {

@@ -11,7 +11,7 @@ import { startEmulator } from '../../src/emulator/emulator.js'
 import { loopback } from '../cloud/loopback.js'
 import type { Loopback } from '../cloud/loopback.js'
 import { SERIAL, writeRecording } from './recording.js'
-import { jsonLines, runCli, startCli } from './run-cli.js'
+import { jsonLines, logMessages, runCli, startCli } from './run-cli.js'
 
 const EMAIL = 'gw@site.test'
 const PASSWORD = 'Gateway-S3cret-pw-0042'
@@ -92,7 +92,7 @@ describe('beaconkit --upload checks the account first', () => {
       await writeFile(join(queueDir, 'lock'), JSON.stringify({ pid: 4_194_305, hostname: hostname(), token: 'left-behind' }))
       const r = await runCli(['replay', recording, '--virtual', '--json', ...uploadArgs(emulator.url), '--queue-dir', queueDir])
       expect(r.code).toBe(0)
-      expect(r.stderr).toMatch(/beaconkit: warning: upload queue: .*4194305/)
+      expect(logMessages(r.stderr, 'warn').join('\n')).toMatch(/^upload queue: .*4194305/m)
       expect(r.stderr).not.toMatch(/\(node:\d+\)/)
     } finally {
       await emulator.close()
@@ -108,7 +108,7 @@ describe('beaconkit --upload checks the account first', () => {
     try {
       const r = await runCli(['replay', recording, '--virtual', '--json', ...uploadArgs(server.url)])
       expect(r.code).toBe(0)
-      expect(r.stderr).toMatch(/^beaconkit: warning: could not check the account at http:\/\/127\.0\.0\.1:\d+ now \(POST \/sessions failed on the server \(HTTP 503\); retry later\); records are queued and sent once it answers$/m)
+      expect(logMessages(r.stderr, 'warn').join('\n')).toMatch(/^could not check the account at http:\/\/127\.0\.0\.1:\d+ now \(POST \/sessions failed on the server \(HTTP 503\); retry later\); records are queued and sent once it answers$/m)
       const uploads = server.requests.filter((q) => q.url === '/users/me/beacons/logs')
       expect(uploads.length).toBeGreaterThan(0)
       expect(uploads[0].body).toContain(SERIAL)

@@ -78,3 +78,29 @@ export function jsonLines(text: string): Record<string, unknown>[] {
     .filter((l) => l.trim() !== '')
     .map((l) => JSON.parse(l) as Record<string, unknown>)
 }
+
+/** One JSON log record as the command writes it to standard error off a terminal. */
+export interface LogLine {
+  level: string
+  time: number
+  msg: string
+  [field: string]: unknown
+}
+
+/** The JSON log records of a run's standard error, in order; other lines (the final error line, notices) are skipped. */
+export function logRecords(stderr: string): LogLine[] {
+  const records: LogLine[] = []
+  for (const line of stderr.split('\n')) {
+    if (!line.startsWith('{')) continue
+    const record = JSON.parse(line) as Partial<LogLine>
+    if (typeof record.level === 'string' && typeof record.msg === 'string' && typeof record.time === 'number') records.push(record as LogLine)
+  }
+  return records
+}
+
+/** The messages of the log records at `level` (every level when not given). */
+export function logMessages(stderr: string, level?: string): string[] {
+  return logRecords(stderr)
+    .filter((r) => level === undefined || r.level === level)
+    .map((r) => r.msg)
+}

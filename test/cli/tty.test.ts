@@ -63,7 +63,8 @@ describe('the live table on a terminal', () => {
       expect(text.split('\n')[0]).toMatch(/│ uploaded \d+ of \d+ │ ⚠ line \d+: not valid JSON/)
       tmux.run('send-keys', '-t', 'upload', 'C-c')
       const after = await tmux.waitFor('upload', (s) => s.includes('EXIT='), 'the exit code')
-      expect(after).toMatch(/^beaconkit: warning: line \d+: not valid JSON; line skipped$/m)
+      // Logged once the table is gone: a human line with the time and the level on a terminal.
+      expect(after).toMatch(/^\[\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} [+-]\d{4}\] WARN: line \d+: not valid JSON; line skipped$/m)
       expect(after).toContain('EXIT=0')
       expect(emulator.store.uploads('gw@site.test').some((u) => u.beaconMac === SERIAL)).toBe(true)
     } finally {

@@ -9,7 +9,7 @@ import { startBroker } from '../../src/mqtt/broker.js'
 import { parseCommandLine } from '../../src/cli/args.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { Subscriber } from '../support/mqtt-subscriber.js'
-import { jsonLines, startCli } from './run-cli.js'
+import { jsonLines, logMessages, startCli } from './run-cli.js'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -54,11 +54,11 @@ describe('beaconkit webhook', () => {
     cli.child.kill('SIGTERM')
     const result = await cli.done
     expect(result.code).toBe(0)
-    const warnings = result.stderr.split('\n').filter((l) => l.includes('refused'))
-    expect(warnings[0]).toBe('beaconkit: warning: push refused (malformed): the push is not JSON')
+    const warnings = logMessages(result.stderr, 'warn').filter((l) => l.includes('refused'))
+    expect(warnings[0]).toBe('push refused (malformed): the push is not JSON')
     // The other 199 in one or two summary lines (an interval may end mid-flood), never 199 lines.
     expect(warnings.length).toBeLessThanOrEqual(3)
-    const summed = warnings.slice(1).map((l) => Number(/ (\d+) pushes refused \(malformed\) in the last \d+ s$/.exec(l)?.[1]))
+    const summed = warnings.slice(1).map((l) => Number(/^(\d+) pushes refused \(malformed\) in the last \d+ s$/.exec(l)?.[1]))
     expect(summed.reduce((a, b) => a + b, 0)).toBe(199)
   })
 

@@ -28,4 +28,17 @@ describe('RepeatedWarnings', () => {
     w.close()
     expect(lines).toEqual(['push refused (malformed): the push is not JSON', '19,999 pushes refused (malformed) in the last 1 s'])
   })
+
+  it('tells when a kind stopped (a whole interval without one), with the total, so its condition can clear', async () => {
+    const said: [string, string, boolean][] = []
+    const stopped: [string, number][] = []
+    const w = new RepeatedWarnings((text, key, first) => said.push([text, key, first]), 100, (key, total) => stopped.push([key, total]))
+    for (let i = 0; i < 5; i++) w.add('queue_full', 2, (n) => `dropped ${n} events (queue_full)`)
+    expect(said).toEqual([['dropped 2 events (queue_full)', 'queue_full', true]])
+    // One interval sums the other 8, the next is quiet: the kind stopped, 10 in all.
+    await waitFor(() => stopped.length === 1, 'the quiet interval')
+    expect(said[1]).toEqual(['dropped 8 events (queue_full) in the last 1 s', 'queue_full', false])
+    expect(stopped).toEqual([['queue_full', 10]])
+    w.close()
+  })
 })

@@ -3,18 +3,25 @@
 import { startBroker } from '../../mqtt/broker.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
-import { number, positionals, str } from '../arg-values.js'
-import { defineCommand } from './command.js'
+import { number, parseLog, positionals, str } from '../arg-values.js'
+import { defineCommand, optional } from './command.js'
+import type { LogFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
+import { LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
 
 /** Options of {@link runBroker}, as parsed from the command line. */
 export interface BrokerCommandOptions {
   port: number
   host: string
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** Starts the broker, prints where it listens, and runs until SIGINT/SIGTERM. */
 export async function runBroker(options: BrokerCommandOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+  const log = await openLog(options.log)
   const broker = await startBroker({ port: options.port, host: options.host })
+  log.info('MQTT broker listening', { url: broker.url })
   // Listen for Ctrl-C before saying we listen: whoever reads that line may signal at once.
   const stopped = new Promise<void>((resolve) => {
     const remove = handleSignals(() => {
@@ -29,12 +36,14 @@ export async function runBroker(options: BrokerCommandOptions, out: { write(text
   )
   await stopped
   await broker.close()
+  log.info('MQTT broker stopped')
   out.write('MQTT broker stopped\n')
   return EXIT.ok
 }
 
 // The broker scans nothing and uploads nothing: its stop and exit codes are its own.
-const BROKER_TAIL = `  -h, --help             this help
+const BROKER_TAIL = `${LOG_OPTIONS}
+  -h, --help             this help
 
 Ctrl-C (or SIGTERM) stops it: clients are disconnected and the exit code is 0.
 Exit codes: 0 done, 1 unexpected failure (e.g. the port is taken), 2 bad option.`
@@ -48,7 +57,7 @@ export const brokerCommand = defineCommand({
   overview: [
     ['broker', 'start a local MQTT broker for --mqtt (aedes)'],
   ],
-  options: { port: { type: 'string' }, host: { type: 'string' } },
+  options: { port: { type: 'string' }, host: { type: 'string' }, ...LOG_OPTION_SPECS },
   help: `Usage: beaconkit broker [options]
 
 Starts an MQTT broker (aedes, MQTT 3.1.1, retained messages in memory) for a
@@ -62,7 +71,7 @@ ${BROKER_TAIL}`,
     const command = 'broker'
     positionals(pos, 0, 'beaconkit broker [options]', command)
     const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
-    return { command, port, host: str(values, 'host') ?? '127.0.0.1' }
+    return { command, port, host: str(values, 'host') ?? '127.0.0.1', ...optional('log', parseLog(values, command)) }
   },
   run: (parsed) => runBroker(parsed),
 })

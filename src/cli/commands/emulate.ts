@@ -6,9 +6,11 @@ import { InvalidOptionError } from '../../errors.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
 import { readPasswordFile } from '../../password-file.js'
-import { bool, number, positionals, str } from '../arg-values.js'
+import { bool, number, parseLog, positionals, str } from '../arg-values.js'
+import type { LogFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
 import { defineCommand, optional } from './command.js'
-import { COMMON_TAIL } from './view-options.js'
+import { COMMON_TAIL, LOG_OPTION_SPECS } from './view-options.js'
 
 /** Options of {@link runEmulate}, as parsed from the command line. */
 export interface EmulateOptions {
@@ -19,10 +21,13 @@ export interface EmulateOptions {
   passwordFile?: string
   /** Where the developer interface pushes sensor data and task events. */
   webhookUrl?: string
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** Starts the emulator, prints where it listens, and runs until SIGINT/SIGTERM. */
 export async function runEmulate(options: EmulateOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+  const log = await openLog(options.log)
   const custom = options.passwordFile !== undefined
   const password = custom ? await readPasswordFile(options.passwordFile as string) : DEFAULT_EMULATOR_ACCOUNT.password
   const email = options.email ?? DEFAULT_EMULATOR_ACCOUNT.email
@@ -59,8 +64,10 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
         'Ctrl-C stops it.\n',
     )
   }
+  log.info('cloud emulator listening', { url: emulator.url })
   await stopped
   await emulator.close()
+  log.info('cloud emulator stopped', { requests: emulator.requests })
   if (options.json) out.write(`${JSON.stringify({ event: 'stopped', requests: emulator.requests })}\n`)
   else out.write(`cloud emulator stopped after ${emulator.requests} requests\n`)
   return EXIT.ok
@@ -82,6 +89,7 @@ export const emulateCommand = defineCommand({
     email: { type: 'string' },
     'password-file': { type: 'string' },
     'webhook-url': { type: 'string' },
+    ...LOG_OPTION_SPECS,
   },
   help: `Usage: beaconkit emulate [options]
 
@@ -109,6 +117,7 @@ ${COMMON_TAIL}`,
       ...optional('email', str(values, 'email')),
       ...optional('passwordFile', str(values, 'password-file')),
       ...optional('webhookUrl', str(values, 'webhook-url')),
+      ...optional('log', parseLog(values, command)),
     }
   },
   run: (parsed) => runEmulate(parsed),

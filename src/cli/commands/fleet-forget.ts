@@ -10,7 +10,8 @@ import { defaultClientId, openLink, resolvePublisherOptions } from '../../mqtt/p
 import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
-import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import { connectionConditions } from '../../gateway/connection-conditions.js'
+import { textLogger } from '../../log/logger.js'
 import { isTopicLevel, MAX_TOPIC_LEVEL } from '../../util/topic-level.js'
 import { fail, parseMqtt, positionals, quote, str } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
@@ -53,7 +54,8 @@ export async function runFleetForget(flags: FleetForgetFlags, streams: { stdout:
   const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
   const options = resolvePublisherOptions({ url: m.url, gatewayId: 'fleet', ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
   const link = await openLink(options, m.clientId ?? defaultClientId('fleet-forget'), undefined)
-  const problems = connectionWarnings((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`))
+  // A one-shot command that ends within seconds: its connection problems as plain warning lines.
+  const problems = connectionConditions(textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)))
   link.on('error', (error) => problems.error(error))
   try {
     if (!link.connected) {
@@ -65,6 +67,7 @@ export async function runFleetForget(flags: FleetForgetFlags, streams: { stdout:
     streams.stdout.write(`beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`)
     return EXIT.ok
   } finally {
+    problems.close()
     await link.close()
   }
 }

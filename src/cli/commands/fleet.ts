@@ -6,8 +6,13 @@ import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
 import { Site } from '../../positioning/site.js'
 import { Positioner } from '../../positioning/positioner.js'
 import { RadioMap } from '../../positioning/radio-map.js'
-import type { MqttFlags } from '../command-line.js'
-import { connectionWarnings } from '../../gateway/mqtt-sink.js'
+import type { LogFlags, MqttFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
+import { HeldLog } from '../ui/held-log.js'
+import { logFleetConditions } from './fleet-conditions.js'
+import { forwardingLogger, logRecord } from '../../log/logger.js'
+import type { Logger } from '../../log/logger.js'
+import { LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
 import { startFleet } from '../../gateway/start-fleet.js'
 import { EXIT } from '../exit.js'
 import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
@@ -19,7 +24,7 @@ import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import type { HttpFlags, MetricsFlags } from '../command-line.js'
-import { bool, durationMs, fail, number, parseHttp, parseMetrics, parseMqtt, positionals, str } from '../arg-values.js'
+import { bool, durationMs, fail, number, parseHttp, parseLog, parseMetrics, parseMqtt, positionals, str } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
@@ -46,6 +51,8 @@ export interface FleetFlags {
   record?: string
   /** `--force`: let `--record` replace an existing file (default: refuse, exit 2). */
   force?: boolean
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -70,10 +77,10 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
   const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
-  // Warnings before the table opens go to stderr; the screen takes them over once it is up.
-  let warn = (text: string): void => {
-    streams.stderr.write(`beaconkit: warning: ${text}\n`)
-  }
+  const base = await openLog(flags.log, streams.stderr)
+  // Lines before the table opens go to stderr; the screen holds them once it is up.
+  let log: Logger = base
+  const current = forwardingLogger((record) => logRecord(log, record))
   const fleet = await startFleet(
     {
       mqtt: flags.mqtt,
@@ -85,7 +92,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
       ...(flags.http === undefined ? {} : { http: flags.http }),
       ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
     },
-    { stderr: streams.stderr, warn: (text) => warn(text) },
+    { stderr: streams.stderr, log: current },
   )
   const { tracker, broker, web, url } = fleet
   const clock = tracker.clock
@@ -96,31 +103,23 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const line = (event: Record<string, unknown>): void => {
     if (!closed) out?.write(`${JSON.stringify(event)}\n`)
   }
-  const warnings: string[] = []
-  warn = (text: string): void => {
-    if (screen === undefined) streams.stderr.write(`beaconkit: warning: ${text}\n`)
-    else if (warnings.at(-1) !== text) warnings.push(text)
-    if (warnings.length > 10) warnings.shift()
-  }
+  const held = screen === undefined ? undefined : new HeldLog(base, flags.log?.level ?? 'info')
+  if (held !== undefined) log = held.logger
 
   // The site file's problems that do not stop the fleet (beaconkit site check lists them).
-  if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, warn)
+  if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
 
   let state = 'connecting'
   const gateways = new FleetGatewayCounts()
   let lastTick: { time: number; batches: number } | undefined
-  // One line per new connection problem, as a gateway's --mqtt does.
-  const problems = connectionWarnings(warn)
+  // One line when a condition starts and one when it clears, as a gateway's --mqtt does.
+  const stopConditions = logFleetConditions(tracker, current, flags.site)
   tracker.on('connected', () => {
     state = 'connected'
-    problems.connected()
   })
   tracker.on('disconnected', () => {
     state = 'disconnected'
   })
-  tracker.on('error', (e) => problems.error(e))
-  tracker.on('warning', (w) => warn(w.message))
-  tracker.on('unknownGateway', ({ gateway }) => warn(`gateway ${gateway} publishes RSSI batches but is not in the site ${flags.site ?? ''}: its readings give no room; add it under "gateways", or check its --gateway-id`))
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
@@ -134,7 +133,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     const batches = tracker.stats.batches
     const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
     lastTick = { time: now, batches }
-    const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(warnings.length > 0 ? [`⚠ ${warnings[warnings.length - 1]}`] : [])]
+    const note = held?.note()
+    const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(note === undefined ? [] : [note])]
     return { broker: where, state, gatewaysOnline: gateways.online, gatewaysKnown: gateways.known, batchesPerSecond: rate, notes }
   }
   const draw = (beacons: readonly FleetBeacon[], now: number): void => {
@@ -170,12 +170,14 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     disarm = forceAfter(restore)
     if (timer !== undefined) clearTimeout(timer)
     closed = true
+    stopConditions()
     undelivered = undeliveredLine(await fleet.stop(), where)
     restore()
     process.off('exit', restore)
     removeSignals()
     if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
-    for (const w of warnings) if (screen !== undefined) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+    log = base
+    held?.flush()
     disarm()
   }
   if (undelivered !== undefined) {
@@ -191,7 +193,8 @@ function embeddedBrokerArg(argv: string[]): string[] {
 }
 
 // The fleet has no scanner, no uploads and no adapter: its stop and exit codes are its own.
-const FLEET_TAIL = `  -h, --help             this help
+const FLEET_TAIL = `${LOG_OPTIONS}
+  -h, --help             this help
 
 Ctrl-C (or SIGTERM) stops cleanly: the tracker and the map stop, the recording is
 closed, the terminal is restored, and the exit code is 0. What the tracker publishes
@@ -245,6 +248,7 @@ export const fleetCommand = defineCommand({
     'metrics-token': { type: 'string' },
     record: { type: 'string' },
     force: { type: 'boolean' },
+    ...LOG_OPTION_SPECS,
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -337,6 +341,7 @@ ${FLEET_TAIL}`,
       ...optional('metrics', parseMetrics(values, command)),
       ...optional('record', record),
       ...optional('force', force ? true : undefined),
+      ...optional('log', parseLog(values, command)),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),

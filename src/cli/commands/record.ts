@@ -13,9 +13,13 @@ import type { AdvertisementSource } from '../../sources/source.js'
 import { EXIT } from '../exit.js'
 import { siteScenario } from '../../sources/scenario.js'
 import { handleSignals } from '../../gateway/shutdown.js'
-import { bool, durationMs, fail, hci, positionals, seed } from '../arg-values.js'
+import { bool, durationMs, fail, hci, parseLog, positionals, seed } from '../arg-values.js'
+import type { LogFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
+import { ConditionLog } from '../../log/condition-log.js'
+import { adapterCondition } from '../adapter-condition.js'
 import { defineCommand, optional } from './command.js'
-import { COMMON_TAIL } from './view-options.js'
+import { COMMON_TAIL, LOG_OPTION_SPECS } from './view-options.js'
 
 /** Options of {@link runRecord}, as parsed from the command line. */
 export interface RecordOptions {
@@ -27,6 +31,8 @@ export interface RecordOptions {
   seed: number
   /** Overwrite an existing file (without it, an existing recording is refused). */
   force: boolean
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** Where the counter goes. */
@@ -60,6 +66,7 @@ async function checkWritable(file: string, force: boolean): Promise<void> {
 /** Records until stopped; returns the exit code. */
 export async function runRecord(options: RecordOptions, streams: RecordStreams = { stdout: process.stdout }): Promise<number> {
   await checkWritable(options.file, options.force)
+  const log = await openLog(options.log)
   const source: AdvertisementSource = options.simulate
     ? new SimulatedSource({ devices: siteScenario(12, options.seed), seed: options.seed })
     : new NobleSource(options.hci === undefined ? {} : { hciDeviceId: options.hci })
@@ -81,6 +88,7 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
   })
   const removeSignals = handleSignals(() => finish())
   const sourceLabel = options.simulate ? 'simulator' : `hci${options.hci ?? 0}`
+  source.on('state', adapterCondition(new ConditionLog(log), sourceLabel))
 
   // Start the adapter first: when Bluetooth is missing, no empty recording is left behind.
   const started = await Promise.race([source.start().then(() => true), done.then(() => false)]).catch((error: unknown) => {
@@ -144,6 +152,7 @@ export const recordCommand = defineCommand({
     simulate: { type: 'boolean' },
     seed: { type: 'string' },
     force: { type: 'boolean' },
+    ...LOG_OPTION_SPECS,
   },
   help: `Usage: beaconkit record <file.jsonl> [options]
 
@@ -174,6 +183,7 @@ ${COMMON_TAIL}`,
       force: bool(values, 'force'),
       ...optional('hci', adapter),
       ...optional('durationMs', durationMs(values, command)),
+      ...optional('log', parseLog(values, command)),
     }
   },
   run: (parsed) => runRecord(parsed),

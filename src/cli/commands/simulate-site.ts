@@ -5,7 +5,8 @@
  */
 import { SiteSimulator } from '../../simulation/site-simulator.js'
 import { runSite } from '../../gateway/run-site.js'
-import type { MqttFlags } from '../command-line.js'
+import type { LogFlags, MqttFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
 import { homeAssistantOption } from '../../gateway/mqtt-sink.js'
 import { EXIT } from '../exit.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
@@ -17,6 +18,8 @@ export interface SimulateSiteOptions {
   mqtt: MqttFlags
   seed: number
   durationMs?: number
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 const REPORT_MS = 10_000
@@ -44,7 +47,8 @@ export async function runSimulateSite(
   err: { write(text: string): unknown } = process.stderr,
 ): Promise<number> {
   const json = await readSiteFile(options.site, 'simulate')
-  await warnSiteProblems(options.site, json, (text) => err.write(`beaconkit: warning: ${text}\n`))
+  const log = await openLog(options.log, err)
+  await warnSiteProblems(options.site, json, (text) => log.warn(text, { condition: 'site.problem' }))
   const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
   const { mqtt } = options
   const site = await runSite({

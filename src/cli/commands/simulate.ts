@@ -23,7 +23,7 @@ export interface SimulateCommand {
 /** A site publishes to the broker; otherwise the simulated beacons go through the views, in real or virtual time. */
 async function runSimulate(parsed: SimulateCommand): Promise<number> {
   if (parsed.site !== undefined && parsed.view.mqtt !== undefined) {
-    return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })
+    return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }), ...(parsed.view.log === undefined ? {} : { log: parsed.view.log }) })
   }
   const devices = siteScenario(parsed.beacons, parsed.seed)
   if (parsed.virtual) {

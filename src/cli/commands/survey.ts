@@ -16,10 +16,13 @@ import { Site } from '../../positioning/site.js'
 import { readSurvey } from './locate.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
-import { connectionWarnings } from '../../gateway/mqtt-sink.js'
-import { fail, number, parseMqtt, positionals, str } from '../arg-values.js'
+import { connectionConditions } from '../../gateway/connection-conditions.js'
+import type { Logger } from '../../log/logger.js'
+import { openLog } from '../log-setup.js'
+import { LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
+import { fail, number, parseLog, parseMqtt, positionals, str } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
-import type { MqttFlags } from '../command-line.js'
+import type { LogFlags, MqttFlags } from '../command-line.js'
 
 /** `beaconkit survey`: the broker, the carried beacon, the points and where the samples go. */
 export interface SurveyFlags {
@@ -35,6 +38,8 @@ export interface SurveyFlags {
   seconds: number
   /** The site file: with it, the survey's quality (leave-one-point-out error) is printed at the end. */
   site?: string
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** A marked point of the walk. */
@@ -130,7 +135,7 @@ class Recorder {
   }
 }
 
-async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, err: NodeJS.WritableStream): Promise<MqttLink> {
+async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, log: Logger): Promise<MqttLink> {
   const options = resolvePublisherOptions({
     url: flags.mqtt.url,
     gatewayId: 'survey',
@@ -149,12 +154,14 @@ async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, e
       await link.subscribe([`${prefix}/gateways/+/rssi`], 0)
       subscribed()
     } catch (error) {
-      err.write(`survey: subscribing failed (${(error as Error).message}); retrying on the next connection\n`)
+      log.warn(`survey: subscribing failed (${(error as Error).message}); retrying on the next connection`)
     }
   }
-  // One line per new problem, not one per retry.
-  const problems = connectionWarnings((text) => void err.write(`survey: ${text}\n`))
+  // One line when a problem starts and one when it clears, not one per retry.
+  const problems = connectionConditions(log)
   link.on('error', (error) => problems.error(error))
+  link.on('connected', () => problems.connected())
+  link.on('disconnected', () => problems.disconnected())
   link.on('connected', () => void subscribe())
   link.on('message', (topic, payload) => recorder.onMessage(topic, payload))
   if (link.connected) void subscribe()
@@ -187,7 +194,7 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
   const prefix = flags.mqtt.topicPrefix ?? 'beaconkit'
   const recorder = new Recorder(prefix, flags.beacon)
   out.write(`survey: connecting to ${flags.mqtt.url} …\n`)
-  const link = await connect(flags, recorder, prefix, err)
+  const link = await connect(flags, recorder, prefix, await openLog(flags.log, err))
   const lines = createInterface({ input: io.input, crlfDelay: Infinity })[Symbol.asyncIterator]()
   const ask = async (prompt: string): Promise<string | undefined> => {
     out.write(prompt)
@@ -270,7 +277,7 @@ export const surveyCommand = defineCommand({
   overview: [
     ['survey <samples.csv>', 'record a calibration walk from the gateways on a broker'],
   ],
-  options: { mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' } },
+  options: { mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' }, ...LOG_OPTION_SPECS },
   help: `Usage: beaconkit survey --mqtt <url> --beacon <id> [options] <samples.csv>
 
 Records a calibration walk from a live fleet of gateways. Carry the beacon to each
@@ -290,6 +297,7 @@ beacon is recorded for --seconds, then appended to <samples.csv> as x,y,anchor,r
   --site <site.json>     the site (gateway positions): at the end, print the survey's
                          quality, its leave-one-point-out error in dB (above ~5 dB the
                          survey is too sparse or a gateway moved)
+${LOG_OPTIONS}
   -h, --help             this help
 Exit codes: 0 done, 2 bad option or file.`,
   parse(values, pos): SurveyCommand {
@@ -307,6 +315,7 @@ Exit codes: 0 done, 2 bad option or file.`,
       seconds: number(values, 'seconds', command, { positive: true, max: 3600, what: 'a positive number of seconds up to 3600' }) ?? 10,
       ...optional('points', str(values, 'points')),
       ...optional('site', str(values, 'site')),
+      ...optional('log', parseLog(values, command)),
     }
   },
   run: (parsed) => runSurvey(parsed),

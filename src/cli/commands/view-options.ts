@@ -6,6 +6,18 @@
 
 import type { OptionSpecs } from './command.js'
 
+/** `--log-level` and `--log-format`: every command that runs takes them (docs/logging.md). */
+export const LOG_OPTION_SPECS: OptionSpecs = {
+  'log-level': { type: 'string' },
+  'log-format': { type: 'string' },
+}
+
+/** The help of {@link LOG_OPTION_SPECS}. */
+export const LOG_OPTIONS = `Logs (on standard error; docs/logging.md):
+  --log-level <level>    trace, debug, info (default), warn, error, fatal or silent
+  --log-format <format>  auto (default: pretty on a terminal, JSON lines otherwise),
+                         json (one JSON object per line: level, time, msg) or pretty`
+
 /** The view options, as `util.parseArgs` takes them. */
 export const VIEW_OPTION_SPECS: OptionSpecs = {
   config: { type: 'string' },
@@ -41,6 +53,7 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   'metrics-token': { type: 'string' },
   'mqtt-queue-dir': { type: 'string' },
   'rssi-partitions': { type: 'string' },
+  ...LOG_OPTION_SPECS,
 }
 
 /** The help of {@link VIEW_OPTION_SPECS}. */
@@ -112,8 +125,9 @@ Metrics (docs/metrics.md; with --http also served beside the map):
                          any host but loopback requires one, so without it a
                          token is generated and printed once`
 
-/** The end of the help of the commands that scan, show or serve: `--help`, the stop and the exit codes. */
-export const COMMON_TAIL = `  -h, --help             this help
+/** The end of the help of the commands that scan, show or serve: the log options, `--help`, the stop and the exit codes. */
+export const COMMON_TAIL = `${LOG_OPTIONS}
+  -h, --help             this help
 
 Ctrl-C (or SIGTERM) stops cleanly: the scanner stops, queued uploads are flushed, the
 terminal is restored, and the exit code is 0; so does a reader that goes away (\`| head\`).

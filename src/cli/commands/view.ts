@@ -19,6 +19,11 @@ import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import type { TableStatus } from '../ui/table.js'
 import { startGateway } from '../../gateway/start-gateway.js'
+import { ConditionLog } from '../../log/condition-log.js'
+import type { Logger } from '../../log/logger.js'
+import { HeldLog } from '../ui/held-log.js'
+import { openLog } from '../log-setup.js'
+import { adapterCondition } from '../adapter-condition.js'
 
 /** What a view command runs. */
 export interface ViewRun {
@@ -37,7 +42,7 @@ export interface ViewRun {
 /** Where the run writes; process.stdout/stderr unless a test says otherwise. */
 export interface ViewStreams {
   stdout: TerminalLike & { isTTY?: boolean }
-  stderr: { write(text: string): unknown }
+  stderr: { write(text: string): unknown; isTTY?: boolean }
 }
 
 /**
@@ -57,19 +62,13 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const tty = !view.json && streams.stdout.isTTY === true
   const screen = tty ? new TableScreen(streams.stdout, source.clock === undefined ? 0 : 50) : undefined
   const json = tty ? undefined : new JsonLinesOutput(streams.stdout)
-  // On the live table a stderr line would tear the screen: the latest warning shows in the
-  // status line, and the last few are printed after the table is gone.
-  const warnings: string[] = []
-  let warningCount = 0
-  const warn = (text: string): void => {
-    if (screen === undefined) {
-      streams.stderr.write(`beaconkit: warning: ${text}\n`)
-      return
-    }
-    warningCount++
-    warnings.push(text)
-    if (warnings.length > 10) warnings.shift()
-  }
+  const base = await openLog(view.log, streams.stderr)
+  // On the live table a stderr line would tear the screen: the latest line (a warning, or a
+  // condition cleared) shows in the status line, and the last few are logged after the table is gone.
+  const held = screen === undefined ? undefined : new HeldLog(base, view.log?.level ?? 'info')
+  const log: Logger = held?.logger ?? base
+  const warn = (text: string): void => log.warn(text)
+  const conditions = new ConditionLog(log)
   let finish!: (code: number) => void
   const done = new Promise<number>((resolve) => {
     finish = resolve
@@ -79,7 +78,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
     { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
-    { warn, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
+    { log, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
   )
   const { scanner, upload, mqtt } = gateway
   const clock = scanner.clock
@@ -92,10 +91,12 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     adverts++
   })
 
+  const adapterStateChanged = adapterCondition(conditions, run.label)
   scanner.on('state', (state: AdapterState) => {
     adapterState = state
+    if (run.adapter === true) adapterStateChanged(state)
   })
-  scanner.on('warning', (w) => warn(w.message))
+  scanner.on('warning', (w) => log.warn(w.message, { code: w.code }))
   // An adapter that is gone for good (unplugged, not re-plugged within adapterLostMs) ends the
   // run with exit 3, so a supervisor (systemd) restarts the command; other errors are warnings.
   let fatal: BluetoothUnavailableError | undefined
@@ -124,7 +125,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
       const notes: string[] = []
       if (upload !== undefined) notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
       if (mqtt !== undefined) notes.push(mqtt.note())
-      if (warnings.length > 0) notes.push(`⚠ ${warnings[warnings.length - 1]}`)
+      const note = held?.note()
+      if (note !== undefined) notes.push(note)
       const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label, notes }
       screen.update(beacons, status, now)
     }
@@ -163,8 +165,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     if (screen !== undefined) {
       streams.stdout.write(`beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`)
     }
-    if (warningCount > warnings.length) streams.stderr.write(`beaconkit: (${warningCount - warnings.length} earlier warnings not shown)\n`)
-    for (const w of warnings) streams.stderr.write(`beaconkit: warning: ${w}\n`)
+    held?.flush()
     disarm()
   }
   if (fatal !== undefined) {

@@ -17,10 +17,15 @@ import type { WebhookMessage } from '../../developer/webhook-message.js'
 import { EXIT } from '../exit.js'
 import { forceAfter, handleSignals } from '../../gateway/shutdown.js'
 import { RepeatedWarnings, formatCount } from '../../util/repeated-warnings.js'
-import { connectionWarnings } from '../../gateway/mqtt-sink.js'
-import { bool, fail, number, positionals, str } from '../arg-values.js'
+import { connectionConditions } from '../../gateway/connection-conditions.js'
+import type { ConnectionConditions } from '../../gateway/connection-conditions.js'
+import { ConditionLog } from '../../log/condition-log.js'
+import type { Logger } from '../../log/logger.js'
+import type { LogFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
+import { bool, fail, number, parseLog, positionals, str } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
-import { COMMON_TAIL } from './view-options.js'
+import { COMMON_TAIL, LOG_OPTION_SPECS } from './view-options.js'
 
 /** `webhook --mqtt` and its companions: where pushes are forwarded. */
 export interface WebhookMqttFlags {
@@ -38,6 +43,8 @@ export interface WebhookCommandOptions {
   mqtt?: WebhookMqttFlags
   /** `--handler-timeout`: how long one push may take before it is answered 503 (ms). */
   handlerTimeoutMs?: number
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
 }
 
 /** A serial number or task id as one topic level: MQTT forbids `/`, `+`, `#` there. */
@@ -74,10 +81,15 @@ class Forwarder {
 
   constructor(
     private readonly link: MqttLink,
-    warn: (text: string) => void,
+    conditions: ConditionLog,
     private readonly limits: { messages: number; bytes: number } = FORWARD_LIMITS,
   ) {
-    this.flights = new InFlight(DEFAULT_ACK_TIMEOUT_MS, (info) => warn(ackWarning(info, 'the MQTT broker').message))
+    // A broker that stops acknowledging and resumes is one condition, logged once each way.
+    this.flights = new InFlight(DEFAULT_ACK_TIMEOUT_MS, (info) => {
+      const w = ackWarning(info, 'the MQTT broker')
+      if (w.code === 'acks_stalled') conditions.start('mqtt.acks_stalled', w.message, { code: w.code })
+      else conditions.clear('mqtt.acks_stalled', w.message, { code: w.code })
+    })
   }
 
   publish(topic: string, payload: string): Promise<void> {
@@ -112,7 +124,7 @@ class Forwarder {
   }
 }
 
-async function connect(flags: WebhookMqttFlags, warn: (text: string) => void): Promise<MqttLink> {
+async function connect(flags: WebhookMqttFlags, log: Logger, problems: ConnectionConditions): Promise<MqttLink> {
   const o = resolvePublisherOptions({
     url: flags.url,
     gatewayId: 'webhook',
@@ -121,15 +133,15 @@ async function connect(flags: WebhookMqttFlags, warn: (text: string) => void): P
     ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
   })
   const link = await openLink(o, `beaconkit-webhook-${process.pid}`, undefined)
-  // One line per new problem, not one per retry (no "connected again" line here: pushes that
-  // fail meanwhile are refused and pushed again by the platform, which says enough).
-  const problems = connectionWarnings(warn)
+  // One line when a problem starts and one when it clears, not one per retry.
   link.on('error', (error) => problems.error(error))
+  link.on('connected', () => problems.connected())
+  link.on('disconnected', () => problems.disconnected())
   const connected = new Promise<boolean>((resolve) => {
     link.once('connected', () => resolve(true))
     setTimeout(() => resolve(false), 10_000).unref()
   })
-  if (!(await connected)) warn(`mqtt: ${flags.url} not reachable yet; pushes are refused (and pushed again by the platform) until it is`)
+  if (!(await connected)) log.info(`mqtt: ${flags.url} not reachable yet; pushes are refused (and pushed again by the platform) until it is`)
   return link
 }
 
@@ -139,12 +151,15 @@ export async function runWebhook(
   out: { write(text: string): unknown } = process.stdout,
   err: { write(text: string): unknown } = process.stderr,
 ): Promise<number> {
-  const warn = (text: string): void => void err.write(`beaconkit: warning: ${text}\n`)
+  const log = await openLog(options.log, err)
+  const conditions = new ConditionLog(log)
+  const problems = connectionConditions(log, conditions)
   const json = options.json || process.stdout.isTTY !== true
   const prefix = options.mqtt?.topicPrefix ?? DEFAULT_TOPIC_PREFIX
-  const link = options.mqtt === undefined ? undefined : await connect(options.mqtt, warn)
-  const refusals = new RepeatedWarnings(warn)
-  const forwarder = link === undefined ? undefined : new Forwarder(link, warn)
+  const link = options.mqtt === undefined ? undefined : await connect(options.mqtt, log, problems)
+  // Refused pushes are the sender's doing, not a condition here: the first of a kind, then a sum per interval.
+  const refusals = new RepeatedWarnings((text) => log.warn(text))
+  const forwarder = link === undefined ? undefined : new Forwarder(link, conditions)
   let server: WebhookServer
   try {
     server = await startWebhookServer({
@@ -183,6 +198,7 @@ export async function runWebhook(
   await server.close()
   refusals.close()
   forwarder?.withdrawAll()
+  problems.close()
   await link?.close()
   disarm()
   const s = server.stats
@@ -209,6 +225,7 @@ export const webhookCommand = defineCommand({
     'mqtt-user': { type: 'string' },
     'mqtt-password-file': { type: 'string' },
     'handler-timeout': { type: 'string' },
+    ...LOG_OPTION_SPECS,
   },
   help: `Usage: beaconkit webhook [options]
 
@@ -251,7 +268,7 @@ ${COMMON_TAIL}`,
           }
     const timeout = number(values, 'handler-timeout', command, { positive: true, max: 3600, what: 'a number of seconds above 0 (at most 3600)' })
     const handlerTimeoutMs = timeout === undefined ? undefined : Math.max(1, Math.round(timeout * 1000))
-    return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs) }
+    return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs), ...optional('log', parseLog(values, command)) }
   },
   run: (parsed) => runWebhook(parsed),
 })

@@ -1,0 +1,40 @@
+/**
+ * What `beaconkit fleet` logs about the tracker: its broker connection (unreachable, session
+ * taken over), each gateway that goes offline and comes back, gateways the site does not
+ * declare, and the tracker's own warnings; each condition once when it starts and once when it
+ * clears (log/condition-log.ts).
+ */
+
+import type { FleetTracker } from '../../fleet/tracker.js'
+import { connectionConditions } from '../../gateway/connection-conditions.js'
+import { ConditionLog } from '../../log/condition-log.js'
+import type { Logger } from '../../log/logger.js'
+
+/** Wires the tracker's events to `log`; returns what stops the timers it holds. */
+export function logFleetConditions(tracker: FleetTracker, log: Logger, sitePath: string | undefined): () => void {
+  const conditions = new ConditionLog(log)
+  const connection = connectionConditions(log, conditions)
+  tracker.on('connected', () => connection.connected())
+  tracker.on('disconnected', () => connection.disconnected())
+  tracker.on('error', (e) => connection.error(e))
+  tracker.on('warning', (w) => {
+    // A broker that stops acknowledging and resumes is one condition.
+    if (w.code === 'acks_stalled') conditions.start('mqtt.acks_stalled', w.message, { code: w.code })
+    else if (w.code === 'acks_resumed') conditions.clear('mqtt.acks_stalled', w.message, { code: w.code })
+    else log.warn(w.message, { code: w.code })
+  })
+  tracker.on('unknownGateway', ({ gateway }) =>
+    conditions.start(
+      `site.unknown_gateway:${gateway}`,
+      `gateway ${gateway} publishes RSSI batches but is not in the site ${sitePath ?? ''}: its readings give no room; add it under "gateways", or check its --gateway-id`,
+      { gateway },
+    ),
+  )
+  tracker.on('gateway', ({ gateway, state }) => {
+    const key = `gateway.offline:${gateway}`
+    if (state === 'offline') conditions.start(key, `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`, { gateway })
+    else if (state === 'online') conditions.clear(key, `gateway ${gateway} is online again`, { gateway })
+    else conditions.clear(key, `gateway ${gateway} forgotten`, { gateway })
+  })
+  return () => connection.close()
+}
