@@ -1,13 +1,15 @@
 // Positioning on real data: every method on every track of the tetam data set (12 fixed
 // receivers, one carried beacon, camera ground truth), calibrated on the site survey only —
 // the tracks are never used for fitting. One estimate a second; 2-D error against the true
-// position at that moment. Run: npm run bench:positioning
+// position at that moment. Then leave-one-track-out (positioning-loo.mjs): each method's settings
+// chosen on three tracks, scored on the fourth. Run: npm run bench:positioning
 import { createReadStream, existsSync, readdirSync, readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { createGunzip } from 'node:zlib'
 import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { POSITIONING_METHODS, Positioner, RadioMap, Site, SurveyPoints, WalkableGrid } from '../dist/index.js'
+import { SETTINGS, leaveOneOut, quantile, summary } from './positioning-loo.mjs'
 
 const here = dirname(fileURLToPath(import.meta.url))
 const dir = resolve(process.env.BEACONKIT_TETAM ?? join(here, '..', '..', 'shared', 'datasets', 'tetam'))
@@ -64,15 +66,8 @@ function readTrack(file) {
   return out
 }
 
-function quantile(sorted, q) {
-  if (sorted.length === 0) return Number.NaN
-  const i = (sorted.length - 1) * q
-  const lo = Math.floor(i)
-  return sorted[lo] + (sorted[Math.min(sorted.length - 1, lo + 1)] - sorted[lo]) * (i - lo)
-}
-
-function run(method, track) {
-  const p = new Positioner({ site, radioMap: map, method })
+function run(method, track, settings = {}) {
+  const p = new Positioner({ site, radioMap: map, method, ...settings })
   const errors = []
   let inside = 0
   const c0 = process.cpuUsage()
@@ -99,6 +94,8 @@ function run(method, track) {
 }
 
 const tracks = readdirSync(dir).filter((f) => /^track-.*\.csv$/.test(f)).sort()
+const trackData = tracks.map((file) => readTrack(join(dir, file)))
+const inSample = {}
 const fmt = (v) => v.toFixed(2)
 console.log('\n| method | track | estimates | median m | p90 m | p95 m | within accuracy | estimates / CPU s |')
 console.log('|---|---|---|---|---|---|---|---|')
@@ -107,16 +104,28 @@ for (const method of POSITIONING_METHODS) {
   let inside = 0
   let estimates = 0
   let cpu = 0
+  const perTrack = []
   for (const file of tracks) {
-    const r = run(method, readTrack(join(dir, file)))
+    const r = run(method, trackData[tracks.indexOf(file)])
     const s = [...r.errors].sort((a, b) => a - b)
     all.push(...r.errors)
+    perTrack.push(r.errors)
     inside += r.inside
     estimates += r.estimates
     cpu += r.cpu
     const name = file.replace(/^track-|\.csv$/g, '')
     console.log(`| ${method} | ${name} | ${r.estimates} | ${fmt(quantile(s, 0.5))} | ${fmt(quantile(s, 0.9))} | ${fmt(quantile(s, 0.95))} | ${Math.round((100 * r.inside) / Math.max(1, r.errors.length))} % | ${Math.round(r.estimates / Math.max(1e-6, r.cpu))} |`)
   }
+  inSample[method] = summary(perTrack)
   const s = all.sort((a, b) => a - b)
   console.log(`| **${method}** | **all** | ${estimates} | **${fmt(quantile(s, 0.5))}** | **${fmt(quantile(s, 0.9))}** | ${fmt(quantile(s, 0.95))} | ${Math.round((100 * inside) / Math.max(1, s.length))} % | ${Math.round(estimates / Math.max(1e-6, cpu))} |`)
+}
+
+console.log('\nLeave-one-track-out: settings chosen on three tracks (median of track medians + p90 / 2), the fourth scored; median of the held-out track medians, p90 of the held-out errors pooled.')
+console.log('\n| method | in-sample median | in-sample p90 | LOO median | LOO p90 | settings tried | chosen per held-out track |')
+console.log('|---|---|---|---|---|---|---|')
+for (const method of POSITIONING_METHODS) {
+  const loo = leaveOneOut(SETTINGS[method], trackData, (settings, track) => run(method, track, settings).errors)
+  const chosen = loo.chosen.map((c) => JSON.stringify(c.filter ?? c).replace(/"/g, '')).join(' ')
+  console.log(`| ${method} | ${fmt(inSample[method].median)} | ${fmt(inSample[method].p90)} | **${fmt(loo.median)}** | **${fmt(loo.p90)}** | ${SETTINGS[method].length} | ${chosen} |`)
 }
