@@ -9,7 +9,6 @@
  */
 import type { WindowMeans, Fix } from './baselines.js'
 import type { RadioMap } from './radio-map.js'
-import { logMiss } from './miss-model.js'
 
 /** Tuning of the grid filter; the defaults are physical, not fitted to any recording. */
 export interface GridFilterParams {
@@ -19,7 +18,13 @@ export interface GridFilterParams {
   dynamicSd: number
   /** Degrees of freedom of the Student-t likelihood (smaller: heavier tails). */
   nu: number
-  /** Prior weight of a blocked (non-walkable) cell relative to a walkable one. */
+  /**
+   * Weight of a blocked (non-walkable) cell relative to a walkable one, applied to where the
+   * walk lands each second. Not 0: the occupancy grid is coarse (0.5 m) and a survey's points
+   * may stand on "occupied" cells (tetam: 41 %), so it cannot be a hard wall. 0.05 is what
+   * leave-one-track-out chose on tetam (three rotations of four; 0.1 the fourth); see
+   * docs/positioning.md.
+   */
   blockedWeight: number
   /**
    * s: time constant of each anchor's learned offset from the radio map (0: off). Receivers
@@ -30,22 +35,13 @@ export interface GridFilterParams {
   biasTau: number
   /** dB: the learned offset is held within ± this (a receiver's calibration, not a wall). */
   biasMax: number
-  /**
-   * Weight of the "not heard" evidence (0: off, 1: as the survey's miss rates say): an anchor
-   * silent for a whole step while others heard the tag n times counts n · log q(expected RSSI)
-   * per cell (`radioMap.miss`).
-   */
-  missWeight: number
-  /**
-   * 1: the walk goes round blocked cells (a walker bumps into a desk and stays, or climbs onto it
-   * with probability `blockedWeight`), so the posterior cannot leak through furniture; 0: a free
-   * Gaussian spread whose landing in a blocked cell is weighted by `blockedWeight`.
-   */
-  walls: number
+  /** s: time constant of each anchor's body-shadow estimate (0: off); one-sided, within −shadowMax…0 dB. */
+  shadowTau: number
+  shadowMax: number
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.2, biasTau: 30, biasMax: 6, missWeight: 0, walls: 0 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.05, biasTau: 30, biasMax: 6, shadowTau: 0, shadowMax: 10 })
 
 /**
  * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor
@@ -53,9 +49,6 @@ export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ s
  * the radio map itself cannot say more. Fixed a priori.
  */
 const CONFIDENT_M = 1.5
-
-/** Cells of spread per axis (σ) beyond which the walk falls back to the blur: a long gap is a restart, not a walk. */
-const WALK_MAX_CELLS = 8
 
 /** Scratch arrays shared by every beacon's filter of one positioner (single-threaded, so safe). */
 export class FilterScratch {
@@ -75,6 +68,7 @@ export class GridFilter {
   time = Number.NaN
   /** dB per anchor: how far its readings sit from the radio map, learned (see `biasTau`). */
   private readonly bias: Float64Array
+  private readonly shadow: Float64Array
 
   constructor(
     private readonly scratch: FilterScratch,
@@ -85,6 +79,7 @@ export class GridFilter {
     for (let i = 0; i < prior.length; i++) s += prior[i]
     this.p = Float32Array.from(prior, (v) => v / s)
     this.bias = new Float64Array(scratch.map.anchors.length)
+    this.shadow = new Float64Array(scratch.map.anchors.length)
   }
 
   /** Spreads the posterior over `dtMs` of walking, then weighs in one window of readings taken at `time`. */
@@ -105,26 +100,12 @@ export class GridFilter {
       const k = 1 / (nu * s2)
       const kWeak = k / (map.skew * map.skew)
       const base = a * size
-      const obs = w.mean[a] - this.bias[a]
-      const mv = map.modelVar
-      if (mv === undefined) {
-        for (let c = 0; c < size; c++) {
-          const e = obs - map.mean[base + c]
-          tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
-        }
-        continue
-      }
-      // The map is surer at some cells than at others: the scale varies by cell, so its
-      // normalisation (½ log s²) no longer cancels between cells.
-      const rest = s2 - m.modelSd * m.modelSd
-      const skew2 = map.skew * map.skew
+      const obs = w.mean[a] - this.bias[a] - this.shadow[a]
       for (let c = 0; c < size; c++) {
         const e = obs - map.mean[base + c]
-        const sc = mv[base + c] + rest
-        tmp[c] -= 0.5 * Math.log(sc) + half * Math.log1p((e * e) / (nu * sc * (e < 0 ? skew2 : 1)))
+        tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
       }
     }
-    this.weighMisses(w)
     let max = -Infinity
     for (let c = 0; c < size; c++) if (tmp[c] > max) max = tmp[c]
     let s = 0
@@ -137,24 +118,6 @@ export class GridFilter {
     else {
       for (let c = 0; c < size; c++) this.p[c] /= s
       this.learnBias(w, dt)
-    }
-  }
-
-  /** Adds the evidence of the anchors that heard nothing in this step (see `missWeight`). */
-  private weighMisses(w: WindowMeans): void {
-    const { map, tmp } = this.scratch
-    const miss = map.miss
-    if (!(this.params.missWeight > 0) || miss === undefined) return
-    let sent = 0
-    for (let a = 0; a < w.count.length; a++) sent = Math.max(sent, w.count[a])
-    if (sent === 0) return
-    const size = map.grid.size
-    const k = this.params.missWeight * sent
-    for (let a = 0; a < w.mean.length; a++) {
-      if (!Number.isNaN(w.mean[a]) && w.count[a] > 0) continue
-      const base = a * size
-      const bias = this.bias[a]
-      for (let c = 0; c < size; c++) tmp[c] += k * logMiss(miss, map.mean[base + c] + bias)
     }
   }
 
@@ -177,6 +140,12 @@ export class GridFilter {
       for (let c = 0; c < size; c++) expected += this.p[c] * map.mean[base + c]
       const b = this.bias[a] + alpha * (w.mean[a] - expected - this.bias[a])
       this.bias[a] = Math.max(-biasMax, Math.min(biasMax, b))
+      const { shadowTau, shadowMax } = this.params
+      if (shadowTau > 0) {
+        const fast = 1 - Math.exp(-dt / shadowTau)
+        const target = Math.min(0, w.mean[a] - expected - this.bias[a])
+        this.shadow[a] = Math.max(-shadowMax, Math.min(0, this.shadow[a] + fast * (target - this.shadow[a])))
+      }
     }
   }
 
@@ -185,6 +154,7 @@ export class GridFilter {
     this.p.set(other.p)
     this.time = other.time
     this.bias.set(other.bias)
+    this.shadow.set(other.shadow)
   }
 
   /** Back to the prior: nothing known. */
@@ -194,6 +164,7 @@ export class GridFilter {
     for (let i = 0; i < prior.length; i++) s += prior[i]
     for (let i = 0; i < prior.length; i++) this.p[i] = prior[i] / s
     this.bias.fill(0)
+    this.shadow.fill(0)
   }
 
   /** The posterior mean and the RMS radius around it, grown by the walk since the last update. */
@@ -221,55 +192,10 @@ export class GridFilter {
     return { x: sx, y: sy, accuracy: Math.sqrt(variance) }
   }
 
-  /**
-   * A lazy random walk on the cells: per sub-step each cell offers p of its mass to each of its
-   * four neighbours; a blocked neighbour takes it with probability `blockedWeight`, the rest
-   * stays. Sub-steps are chosen so the spread per axis is σ cells (variance 2p per sub-step).
-   * Mass is conserved, and the walk's stationary weights are the prior's (1 free, blockedWeight
-   * blocked), so it agrees with the blur in open floor and differs only at walls and furniture.
-   */
-  private walk(sigma: number): void {
-    const g = this.scratch.map.grid
-    const { nx, ny } = g
-    const steps = Math.ceil((sigma * sigma) / 0.5)
-    const p = (sigma * sigma) / (2 * steps)
-    const { tmp, prior } = this.scratch
-    const blocked = this.params.blockedWeight
-    const cur = this.p
-    for (let s = 0; s < steps; s++) {
-      tmp.fill(0)
-      for (let iy = 0; iy < ny; iy++) {
-        for (let ix = 0; ix < nx; ix++) {
-          const c = ix + iy * nx
-          const m = cur[c]
-          if (m === 0) continue
-          let kept = m
-          if (ix > 0) kept -= this.offer(m * p, c - 1, prior[c - 1] === 1 ? 1 : blocked)
-          if (ix < nx - 1) kept -= this.offer(m * p, c + 1, prior[c + 1] === 1 ? 1 : blocked)
-          if (iy > 0) kept -= this.offer(m * p, c - nx, prior[c - nx] === 1 ? 1 : blocked)
-          if (iy < ny - 1) kept -= this.offer(m * p, c + nx, prior[c + nx] === 1 ? 1 : blocked)
-          tmp[c] += kept
-        }
-      }
-      for (let c = 0; c < cur.length; c++) cur[c] = tmp[c]
-    }
-  }
-
-  /** Moves `mass · accept` into cell `to` (of tmp); returns what moved. */
-  private offer(mass: number, to: number, accept: number): number {
-    const moved = mass * accept
-    this.scratch.tmp[to] += moved
-    return moved
-  }
-
   private predict(dt: number): void {
     const g = this.scratch.map.grid
     const sigma = (this.params.speed * dt) / g.cell
     if (sigma < 0.25) return
-    if (this.params.walls > 0 && sigma <= WALK_MAX_CELLS) {
-      this.walk(sigma)
-      return
-    }
     const radius = Math.ceil(3 * sigma)
     if (radius > Math.max(g.nx, g.ny)) {
       this.reset()

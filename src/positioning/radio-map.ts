@@ -9,8 +9,6 @@ import type { Area, Site } from './site.js'
 import { WalkableGrid } from './grid.js'
 import { DEFAULT_PATH_LOSS, fitPathLoss, rssiAt, type PathLoss } from './path-loss.js'
 import { SurveyPoints, type SurveyPoint } from './survey.js'
-import { Kriging } from './kriging.js'
-import { fitMissModel, type MissModel } from './miss-model.js'
 import type { SurveySample } from './types.js'
 
 /** One anchor as the radio map models it. */
@@ -43,24 +41,12 @@ export interface RadioMapOptions {
   lengthScales?: readonly number[]
   /** Shrinkage weights toward the path-loss curve tried likewise. */
   shrinkages?: readonly number[]
-  /**
-   * How the survey's departures from the path-loss curve are spread between reference points:
-   * `'kernel'` (default: a Gaussian-kernel mean, one model error per anchor) or `'kriging'` (a
-   * Gaussian process: the mean and, per cell, how unsure the map is there, larger far from
-   * any surveyed point).
-   */
-  model?: 'kernel' | 'kriging'
 }
 
 /** How the survey was interpolated, as chosen by leave-one-point-out. */
 export interface Interpolation {
-  model: 'kernel' | 'kriging'
   lengthScale: number
-  /** Kernel only (0 for kriging). */
   shrinkage: number
-  /** Kriging only: dB, prior spread of the departures and the nugget. */
-  signalSd?: number
-  noiseSd?: number
   /** dB: root-mean-square leave-one-point-out error over all anchors and points. */
   looRmsDb: number
 }
@@ -93,13 +79,6 @@ export class RadioMap {
    * survey's packets (1 without a survey, or from a survey of summaries).
    */
   readonly skew: number
-  /**
-   * dB² per anchor and cell, laid out like `mean`: how unsure the map's mean is there (kriging
-   * only; without it every cell of an anchor has `modelSd`).
-   */
-  readonly modelVar?: Float32Array
-  /** How often an anchor misses a packet given the RSSI expected (from the survey's counts); absent without a survey. */
-  miss?: MissModel
   private readonly indexOf = new Map<string, number>()
 
   private constructor(
@@ -110,7 +89,7 @@ export class RadioMap {
     readonly references: readonly ReferencePoint[],
     /** How the survey was interpolated; absent for default physics. */
     readonly interpolation?: Interpolation,
-    residualAt?: (a: number, x: number, y: number) => { mean: number; variance?: number },
+    residualAt?: (a: number, x: number, y: number) => number,
     skew = 1,
   ) {
     this.skew = skew
@@ -118,20 +97,15 @@ export class RadioMap {
     anchors.forEach((a, i) => this.indexOf.set(a.id, i))
     const size = grid.size
     this.mean = new Float32Array(anchors.length * size)
-    const variance = interpolation?.model === 'kriging' ? new Float32Array(anchors.length * size) : undefined
     for (let a = 0; a < anchors.length; a++) {
       for (let iy = 0; iy < grid.ny; iy++) {
         for (let ix = 0; ix < grid.nx; ix++) {
           const x = grid.x(ix)
           const y = grid.y(iy)
-          const r = residualAt?.(a, x, y)
-          const c = a * size + ix + iy * grid.nx
-          this.mean[c] = this.pathLossAt(a, x, y) + (r?.mean ?? 0)
-          if (variance !== undefined) variance[c] = r?.variance ?? anchors[a].modelSd ** 2
+          this.mean[a * size + ix + iy * grid.nx] = this.pathLossAt(a, x, y) + (residualAt?.(a, x, y) ?? 0)
         }
       }
     }
-    if (variance !== undefined) this.modelVar = variance
   }
 
   /** Whether the map comes from a survey (false: default physics). */
@@ -192,30 +166,15 @@ export class RadioMap {
     const dist = (a: number, x: number, y: number): number => Math.hypot(placed[a].x - x, placed[a].y - y, placed[a].z - tagHeight)
     const pathLoss = placed.map((_, a) => fitPathLoss(refs.flatMap((r) => (Number.isNaN(r.mean[a]) ? [] : [{ d: dist(a, r.x, r.y), rssi: r.mean[a] }]))))
     const residual = refs.map((r) => Float64Array.from(placed, (_, a) => (Number.isNaN(r.mean[a]) ? Number.NaN : r.mean[a] - rssiAt(pathLoss[a], dist(a, r.x, r.y)))))
-    // Held to 1–2: a survey cannot make strong readings the likelier tail, nor should a few
-    // deep fades make weak readings meaningless.
-    const skew = Math.min(2, Math.max(1, reduced.skew() ?? 1))
-    if (options.model === 'kriging') {
-      const kriging = Kriging.fit({ x: refs.map((r) => r.x), y: refs.map((r) => r.y), residual }, A, options.lengthScales ?? [1, 1.5, 2, 3], [1, 2, 3, 5], [1.5, 2.5, 3.5, 4.5])
-      if (kriging !== undefined) {
-        const c = kriging.choice
-        const anchors: AnchorModel[] = placed.map((a, i) => ({ ...a, pathLoss: pathLoss[i], modelSd: Math.max(1, Number.isNaN(c.perAnchorRms[i]) ? DEFAULT_PATH_LOSS.sigma : c.perAnchorRms[i]), packetSd: pooledSd(points, a.id) }))
-        const interpolation: Interpolation = { model: 'kriging', lengthScale: c.lengthScale, shrinkage: 0, signalSd: c.signalSd, noiseSd: c.noiseSd, looRmsDb: c.looRmsDb }
-        return withMiss(new RadioMap(grid, anchors, tagHeight, refs, interpolation, (a, x, y) => kriging.predict(a, x, y), skew), points)
-      }
-    }
     const chosen = chooseInterpolation(refs, residual, A, options.lengthScales ?? [1, 1.5, 2, 3, 4], options.shrinkages ?? [0.05, 0.2, 0.5, 1, 2])
     const anchors: AnchorModel[] = placed.map((a, i) => ({ ...a, pathLoss: pathLoss[i], modelSd: Math.max(1, chosen.perAnchorRms[i]), packetSd: pooledSd(points, a.id) }))
     const { lengthScale, shrinkage } = chosen
-    const residualAt = (a: number, x: number, y: number): { mean: number } => ({ mean: kernelResidual(refs, residual, a, x, y, lengthScale, shrinkage, -1) })
-    return withMiss(new RadioMap(grid, anchors, tagHeight, refs, { model: 'kernel', lengthScale, shrinkage, looRmsDb: chosen.rms }, residualAt, skew), points)
+    const residualAt = (a: number, x: number, y: number): number => kernelResidual(refs, residual, a, x, y, lengthScale, shrinkage, -1)
+    // Held to 1–2: a survey cannot make strong readings the likelier tail, nor should a few
+    // deep fades make weak readings meaningless.
+    const skew = Math.min(2, Math.max(1, reduced.skew() ?? 1))
+    return new RadioMap(grid, anchors, tagHeight, refs, { lengthScale, shrinkage, looRmsDb: chosen.rms }, residualAt, skew)
   }
-}
-
-function withMiss(map: RadioMap, points: readonly SurveyPoint[]): RadioMap {
-  const miss = fitMissModel(points)
-  if (miss !== undefined) map.miss = miss
-  return map
 }
 
 function pooledSd(points: readonly SurveyPoint[], id: string): number {
