@@ -1,7 +1,7 @@
 // The ideas tried for issue #28, each judged as the issue asks: the filter's leave-one-track-out
 // median and p90 on the tetam tracks (positioning-loo.mjs), before and after. Ideas that did not
 // help were removed from the code; their numbers are in docs/positioning.md and their code at
-// commit aafe9d2 (this file there runs them). Data set: Daniş et al., CC0 (positioning-data.mjs).
+// commits aafe9d2 and e6d1542 (this file there runs them). Data set: Daniş et al., CC0 (positioning-data.mjs).
 // Run: npm run build && node bench/positioning-ideas.bench.mjs [part of a name…]
 import { RadioMap } from '../dist/index.js'
 import { loadTetam, run } from './positioning-data.mjs'
@@ -15,8 +15,6 @@ const IDEAS = [
   { name: 'before #28: blocked weight fixed at 0.2', settings: grid([{ blockedWeight: 0.2 }]) },
   { name: 'occupancy ignored (blocked weight 1)', settings: grid([{ blockedWeight: 1 }]) },
   { name: 'occupancy weighed more, chosen in the LOO (0.05, 0.1, 0.2): shipped', settings: SETTINGS.filter },
-  { name: 'body-shadow estimate per anchor, 5 s', settings: SETTINGS.filter.map((s) => ({ filter: { ...s.filter, shadowTau: 5 } })) },
-  { name: 'body-shadow estimate per anchor, 10 s', settings: SETTINGS.filter.map((s) => ({ filter: { ...s.filter, shadowTau: 10 } })) },
   { name: 'learned receiver offsets off (biasTau 0)', settings: SETTINGS.filter.map((s) => ({ filter: { ...s.filter, biasTau: 0 } })) },
 ]
 

@@ -35,13 +35,10 @@ export interface GridFilterParams {
   biasTau: number
   /** dB: the learned offset is held within ± this (a receiver's calibration, not a wall). */
   biasMax: number
-  /** s: time constant of each anchor's body-shadow estimate (0: off); one-sided, within −shadowMax…0 dB. */
-  shadowTau: number
-  shadowMax: number
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.05, biasTau: 30, biasMax: 6, shadowTau: 0, shadowMax: 10 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.05, biasTau: 30, biasMax: 6 })
 
 /**
  * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor
@@ -68,7 +65,6 @@ export class GridFilter {
   time = Number.NaN
   /** dB per anchor: how far its readings sit from the radio map, learned (see `biasTau`). */
   private readonly bias: Float64Array
-  private readonly shadow: Float64Array
 
   constructor(
     private readonly scratch: FilterScratch,
@@ -79,7 +75,6 @@ export class GridFilter {
     for (let i = 0; i < prior.length; i++) s += prior[i]
     this.p = Float32Array.from(prior, (v) => v / s)
     this.bias = new Float64Array(scratch.map.anchors.length)
-    this.shadow = new Float64Array(scratch.map.anchors.length)
   }
 
   /** Spreads the posterior over `dtMs` of walking, then weighs in one window of readings taken at `time`. */
@@ -100,7 +95,7 @@ export class GridFilter {
       const k = 1 / (nu * s2)
       const kWeak = k / (map.skew * map.skew)
       const base = a * size
-      const obs = w.mean[a] - this.bias[a] - this.shadow[a]
+      const obs = w.mean[a] - this.bias[a]
       for (let c = 0; c < size; c++) {
         const e = obs - map.mean[base + c]
         tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
@@ -140,12 +135,6 @@ export class GridFilter {
       for (let c = 0; c < size; c++) expected += this.p[c] * map.mean[base + c]
       const b = this.bias[a] + alpha * (w.mean[a] - expected - this.bias[a])
       this.bias[a] = Math.max(-biasMax, Math.min(biasMax, b))
-      const { shadowTau, shadowMax } = this.params
-      if (shadowTau > 0) {
-        const fast = 1 - Math.exp(-dt / shadowTau)
-        const target = Math.min(0, w.mean[a] - expected - this.bias[a])
-        this.shadow[a] = Math.max(-shadowMax, Math.min(0, this.shadow[a] + fast * (target - this.shadow[a])))
-      }
     }
   }
 
@@ -154,7 +143,6 @@ export class GridFilter {
     this.p.set(other.p)
     this.time = other.time
     this.bias.set(other.bias)
-    this.shadow.set(other.shadow)
   }
 
   /** Back to the prior: nothing known. */
@@ -164,7 +152,6 @@ export class GridFilter {
     for (let i = 0; i < prior.length; i++) s += prior[i]
     for (let i = 0; i < prior.length; i++) this.p[i] = prior[i] / s
     this.bias.fill(0)
-    this.shadow.fill(0)
   }
 
   /** The posterior mean and the RMS radius around it, grown by the walk since the last update. */
