@@ -22,7 +22,7 @@ export interface EnvSettings {
 
 const BY_ENV = new Map<string, ConfigField>(CONFIG_FIELDS.map((f) => [envName(f.path), f]))
 // Variables of beaconkit's examples and test drivers, not settings of the command.
-const NOT_SETTINGS = /^BEACONKIT_(UNHEARD_|TEST_|HCI$|CLOUD_URL$|EMAIL$|PASSWORD_FILE$|QUEUE_DIR$)/
+const NOT_SETTINGS = /^BEACONKIT_(UNHEARD_|TEST_|TETAM$|HCI$|CLOUD_URL$|EMAIL$|PASSWORD_FILE$|QUEUE_DIR$)/
 
 /** Reads the settings of `env` (normally `process.env`). */
 export function readEnvironment(env: Readonly<Record<string, string | undefined>>): EnvSettings {

@@ -68,6 +68,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'beacons', option: 'beacon-names', kind: 'site', internal: true },
   { path: 'fleet.embeddedBroker', option: 'embedded-broker', kind: 'enabled' },
   { path: 'fleet.survey', option: 'survey', kind: 'string' },
+  { path: 'fleet.occupancy', option: 'occupancy', kind: 'string' },
   { path: 'fleet.record', option: 'record', kind: 'string' },
 ]
 

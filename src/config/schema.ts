@@ -120,6 +120,7 @@ const fleet = z
   .object({
     embeddedBroker: z.union([z.boolean(), port]).meta({ description: 'Run an MQTT broker in the fleet process: true (port 1883) or a port.' }),
     survey: path.meta({ description: 'Calibration survey for positions (needs site).' }),
+    occupancy: path.meta({ description: 'Occupancy grid (walkable cells) for positions (needs site).' }),
     record: path.meta({ description: 'Record the fused view to this file.' }),
   })
   .partial()

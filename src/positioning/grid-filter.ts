@@ -18,7 +18,13 @@ export interface GridFilterParams {
   dynamicSd: number
   /** Degrees of freedom of the Student-t likelihood (smaller: heavier tails). */
   nu: number
-  /** Prior weight of a blocked (non-walkable) cell relative to a walkable one. */
+  /**
+   * Weight of a blocked (non-walkable) cell relative to a walkable one, applied to where the
+   * walk lands each second. Not 0: the occupancy grid is coarse (0.5 m) and a survey's points
+   * may stand on "occupied" cells (tetam: 41 %), so it cannot be a hard wall. 0.05 is what
+   * leave-one-track-out chose on tetam (three rotations of four; 0.1 the fourth); see
+   * docs/positioning.md.
+   */
   blockedWeight: number
   /**
    * s: time constant of each anchor's learned offset from the radio map (0: off). Receivers
@@ -32,7 +38,7 @@ export interface GridFilterParams {
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.2, biasTau: 30, biasMax: 6 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.05, biasTau: 30, biasMax: 6 })
 
 /**
  * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor

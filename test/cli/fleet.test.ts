@@ -11,11 +11,12 @@ import { jsonLines, startCli } from './run-cli.js'
 
 describe('fleet and simulate --site flags', () => {
   it('parses fleet with a broker, or an embedded one on an optional port', () => {
-    expect(parseCommandLine(['fleet', '--mqtt', 'mqtt://10.0.0.2:1883', '--site', 's.json', '--survey', 'v.csv', '--ha', '--json'])).toEqual({
+    expect(parseCommandLine(['fleet', '--mqtt', 'mqtt://10.0.0.2:1883', '--site', 's.json', '--survey', 'v.csv', '--occupancy', 'g.txt', '--ha', '--json'])).toEqual({
       command: 'fleet',
       mqtt: { url: 'mqtt://10.0.0.2:1883', homeAssistant: true },
       site: 's.json',
       survey: 'v.csv',
+      occupancy: 'g.txt',
       json: true,
     })
     expect(parseCommandLine(['fleet', '--embedded-broker'])).toMatchObject({ embeddedBroker: 1883, mqtt: { url: 'mqtt://127.0.0.1:1883' } })
@@ -25,11 +26,12 @@ describe('fleet and simulate --site flags', () => {
     expect(parseCommandLine(['fleet', '--help'])).toEqual({ command: 'help', topic: 'fleet' })
   })
 
-  it('refuses fleet without a broker, with two, and a survey without a site', () => {
+  it('refuses fleet without a broker, with two, and a survey or an occupancy grid without a site', () => {
     expect(error(['fleet']).message).toMatch(/needs a broker: --mqtt mqtt:\/\/host:1883, or --embedded-broker/)
     expect(error(['fleet', '--mqtt', 'mqtt://h', '--embedded-broker']).message).toMatch(/exclude each other/)
     expect(error(['fleet', '--embedded-broker', '70000']).message).toMatch(/TCP port/)
     expect(error(['fleet', '--mqtt', 'mqtt://h', '--survey', 'v.csv']).message).toMatch(/--survey needs --site/)
+    expect(error(['fleet', '--mqtt', 'mqtt://h', '--occupancy', 'g.txt']).message).toMatch(/--occupancy needs --site/)
     expect(error(['fleet', '--mqtt', 'mqtt://h', '--gateway-id', 'x']).message).toMatch(/unknown option --gateway-id/)
   })
 

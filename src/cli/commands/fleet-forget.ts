@@ -81,7 +81,7 @@ export function parseFleetForget(values: Values, pos: string[]): FleetForgetComm
   const usage = 'beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>] [--client-id <id>]'
   const [id] = positionals(pos, 1, usage, command)
   if (!isTopicLevel(id)) fail('id', `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`, command)
-  const stray = ['json', 'ha', 'ha-dwell', 'ha-expire', 'embedded-broker', 'site', 'survey', 'duration', 'http', 'http-token', 'record', 'force'].find((n) => values[n] !== undefined)
+  const stray = ['json', 'ha', 'ha-dwell', 'ha-expire', 'embedded-broker', 'site', 'survey', 'occupancy', 'duration', 'http', 'http-token', 'record', 'force'].find((n) => values[n] !== undefined)
   if (stray !== undefined) fail(stray, `--${stray} does not go with fleet forget: ${usage}`, command)
   const mqtt = parseMqtt(values, command)
   if (mqtt === undefined) fail('mqtt', `fleet forget needs the broker the fleet publishes to: ${usage}`, command)

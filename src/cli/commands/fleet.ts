@@ -18,7 +18,7 @@ import { EXIT } from '../exit.js'
 import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
 import type { FleetStatus } from '../ui/fleet-table.js'
 import type { LineSink } from '../ui/json-lines.js'
-import { readSurvey } from './locate.js'
+import { readOccupancy, readSurvey } from './locate.js'
 import { TerminalScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
@@ -41,6 +41,8 @@ export interface FleetFlags {
   /** A config file's `beacons:` names: they replace the site's own list. */
   beaconNames?: unknown
   survey?: string
+  /** `--occupancy <grid.txt>`: walkable cells for the positioner, as `locate --occupancy`. */
+  occupancy?: string
   json: boolean
   durationMs?: number
   /** `--http`: the live map of the fleet. */
@@ -61,11 +63,18 @@ export interface FleetStreams {
   stderr: { write(text: string): unknown }
 }
 
-/** A positioner when the site places every gateway; calibrated by the survey when there is one. */
-async function positionerFor(site: Site, survey: string | undefined): Promise<PositionEstimator | undefined> {
+/**
+ * A positioner when the site places every gateway: calibrated by the survey when there is one
+ * (at the survey's tag height when it records one), on the occupancy grid when there is one —
+ * the radio map `beaconkit locate` and bench:positioning build from the same files.
+ */
+export async function fleetPositioner(site: Site, survey: string | undefined, occupancy?: string): Promise<Positioner | undefined> {
   const anchors = site.anchorList()
   if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined)) return undefined
-  const radioMap = survey === undefined ? undefined : RadioMap.fromSurvey(site, (await readSurvey(survey, 'fleet')).survey)
+  const grid = occupancy === undefined ? undefined : await readOccupancy(occupancy, 'fleet')
+  const read = survey === undefined ? undefined : await readSurvey(survey, 'fleet')
+  const options = { ...(grid === undefined ? {} : { grid }), ...(read?.tagHeight === undefined ? {} : { tagHeight: read.tagHeight }) }
+  const radioMap = read === undefined ? (grid === undefined ? undefined : RadioMap.defaultPhysics(site, options)) : RadioMap.fromSurvey(site, read.survey, options)
   return new Positioner({ site, ...(radioMap === undefined ? {} : { radioMap }) })
 }
 
@@ -75,7 +84,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
   const siteJson = flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null ? fileJson : { ...fileJson, beacons: flags.beaconNames }
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
-  const positioner = site === undefined ? undefined : await positionerFor(site, flags.survey)
+  const positioner: PositionEstimator | undefined = site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
   const base = await openLog(flags.log, streams.stderr)
   // Lines before the table opens go to stderr; the screen holds them once it is up.
@@ -203,7 +212,8 @@ rest is let go, a line "stopped; N messages not acknowledged" goes to stderr and
 exit code is 1. A second Ctrl-C leaves at once; a stop still running after 60 s is
 forced (exit 1).
 Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
-the stop, 2 bad option or file (site, survey, password file, an existing --record file).`
+the stop, 2 bad option or file (site, survey, occupancy grid, password file, an existing
+--record file).`
 
 /** A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration layer, so it parses. */
 function configJson(values: Values, name: string): unknown {
@@ -241,6 +251,7 @@ export const fleetCommand = defineCommand({
     'embedded-broker': { type: 'string' },
     site: { type: 'string' },
     survey: { type: 'string' },
+    occupancy: { type: 'string' },
     duration: { type: 'string' },
     http: { type: 'string' },
     'http-token': { type: 'string' },
@@ -268,6 +279,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          gateways publish with --mqtt mqtt://127.0.0.1:<port>
   --site <site.json>     gateways, rooms (and positions) of the site (docs/fleet.md)
   --survey <file.csv>    calibration survey for positions (x,y,anchor,rssi; needs --site)
+  --occupancy <grid.txt>  walkable cells for positions, as beaconkit locate takes
+                         (needs --site; docs/positioning.md)
   --ha                   Home Assistant: per beacon a device_tracker (home or
                          not_home), a Room sensor and its values (docs/fleet.md)
   --ha-dwell <seconds>   announce a beacon only once heard over this long (default 30)
@@ -323,6 +336,8 @@ ${FLEET_TAIL}`,
     const siteJson = site === undefined ? configJson(values, 'site-json') : undefined
     const beaconNames = configJson(values, 'beacon-names-json')
     if (survey !== undefined && site === undefined && siteJson === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+    const occupancy = str(values, 'occupancy')
+    if (occupancy !== undefined && site === undefined && siteJson === undefined) fail('occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan', command)
     if (beaconNames !== undefined && site === undefined && siteJson === undefined) fail('beacon-names-json', 'beacons (names) need the site: add site: <site.json> to the config, or --site', command)
     const record = str(values, 'record')
     const force = bool(values, 'force')
@@ -336,6 +351,7 @@ ${FLEET_TAIL}`,
       ...optional('siteJson', siteJson),
       ...optional('beaconNames', beaconNames),
       ...optional('survey', survey),
+      ...optional('occupancy', occupancy),
       ...optional('durationMs', durationMs(values, command)),
       ...optional('http', parseHttp(values, command)),
       ...optional('metrics', parseMetrics(values, command)),

@@ -106,6 +106,16 @@ export function parseRecordingLine(line: string): Observation | undefined {
   return { time, anchor: f[1], beacon: f[2], rssi }
 }
 
+/** An occupancy grid file (`WalkableGrid.parseOccupancy`); shared with `fleet --occupancy`. */
+export async function readOccupancy(path: string, command = 'locate'): Promise<WalkableGrid> {
+  try {
+    return WalkableGrid.parseOccupancy(await readFile(path, 'utf8')).grid
+  } catch (error) {
+    if (error instanceof InvalidOptionError) throw error
+    throw new InvalidOptionError('invalid_option', `${command}: cannot read the occupancy grid ${path} (${(error as Error).message})`, { option: 'occupancy', cause: error })
+  }
+}
+
 /** Runs `beaconkit locate` (its flags parsed by the shared command-line parser). */
 export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const { method, everyMs: every } = values
@@ -116,15 +126,7 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
     throw new InvalidOptionError('invalid_option', `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
   }
   const site = Site.fromJSON(siteJson)
-  let grid: WalkableGrid | undefined
-  if (values.occupancy !== undefined) {
-    try {
-      grid = WalkableGrid.parseOccupancy(await readFile(values.occupancy, 'utf8')).grid
-    } catch (error) {
-      if (error instanceof InvalidOptionError) throw error
-      throw new InvalidOptionError('invalid_option', `locate: cannot read the occupancy grid ${values.occupancy} (${(error as Error).message})`, { option: 'occupancy', cause: error })
-    }
-  }
+  const grid = values.occupancy === undefined ? undefined : await readOccupancy(values.occupancy)
   const survey = values.survey === undefined ? undefined : await readSurvey(values.survey)
   const tagHeight = values.tagHeight ?? survey?.tagHeight
   const mapOptions = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }

@@ -1,0 +1,107 @@
+// The live fleet path runs the offline engine (#28): 40 s of a real track (the tetam subset in
+// test/fixtures/positioning; Daniş et al., CC0) replayed as gateway RSSI batches through a real
+// Mosquitto into a FleetTracker calibrated with the same survey, on a virtual clock. What the
+// tracker publishes each second must match the offline Positioner's estimate for that second
+// within 0.1 m median, so what bench:positioning measures is what a fleet's users get.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import mqtt from 'mqtt'
+import type { MqttClient } from 'mqtt'
+import { VirtualClock } from '../../src/clock.js'
+import { FleetTracker } from '../../src/fleet/tracker.js'
+import type { FleetBeacon } from '../../src/fleet/fusion.js'
+import { Positioner } from '../../src/positioning/positioner.js'
+import { loadFixture } from '../positioning/fixture.js'
+import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
+import { Subscriber } from '../support/mqtt-subscriber.js'
+import { waitFor } from '../integration/wait.js'
+
+function median(xs: number[]): number {
+  const s = [...xs].sort((a, b) => a - b)
+  return s.length % 2 === 1 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2
+}
+
+describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track as the offline engine does'), () => {
+  let broker: Mosquitto
+  let gateways: MqttClient | undefined
+  let tracker: FleetTracker | undefined
+  let sub: Subscriber | undefined
+
+  beforeAll(async () => {
+    broker = await Mosquitto.start()
+  })
+
+  afterAll(async () => {
+    await sub?.close()
+    await tracker?.stop()
+    await gateways?.endAsync()
+    await broker?.close()
+  })
+
+  it('publishes, second by second, the positions the offline Positioner gives (median difference ≤ 0.1 m)', async () => {
+    const { site, map, track } = loadFixture()
+    const beacon = track[0].beacon
+    const first = Math.ceil(track[0].time / 1000) * 1000
+    const last = Math.floor(track[track.length - 1].time / 1000) * 1000
+
+    // Offline, as bench:positioning runs it: an estimate at each whole second from the packets up to then.
+    const offline = new Map<number, { x: number; y: number }>()
+    const engine = new Positioner({ site, radioMap: map })
+    let i = 0
+    for (let s = first; s <= last; s += 1000) {
+      for (; i < track.length && track[i].time <= s; i++) engine.observe(track[i])
+      const e = engine.estimate(beacon, s)
+      if (e !== undefined) offline.set(s, { x: e.x, y: e.y })
+    }
+
+    // Live: each second, every gateway publishes the packets it heard in that second (one reading
+    // per packet, stamped on the tracker's clock), then the tracker's tick at the whole second
+    // positions and publishes.
+    const clock = new VirtualClock(first - 1000)
+    const t = new FleetTracker({ url: broker.url, clientId: 'replay-tracker', topicPrefix: 'replay', site, clock, publishIntervalMs: 1000, positioning: { radioMap: map } })
+    tracker = t
+    await t.start()
+    const topic = `replay/fleet/beacons/${beacon}`
+    const s0 = await Subscriber.connect(broker.url, [topic, 'beaconkit-test/marker/#'])
+    sub = s0
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'replay-gateways', reconnectPeriod: 0 })
+    gateways = client
+    const published = new Map<number, { x: number; y: number }>()
+    let batches = 0
+    let j = 0
+    for (let s = first; s <= last; s += 1000) {
+      // Just before the tick: a batch describes what was heard up to its arrival.
+      clock.advanceTo(s - 1)
+      const byGateway = new Map<string, { id: string; rssi: number; lastSeen: number; count: number }[]>()
+      for (; j < track.length && track[j].time <= s; j++) {
+        const p = track[j]
+        const list = byGateway.get(p.anchor) ?? []
+        list.push({ id: p.beacon, rssi: p.rssi, lastSeen: p.time, count: 1 })
+        byGateway.set(p.anchor, list)
+      }
+      for (const [gateway, readings] of byGateway) {
+        await client.publishAsync(`replay/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: clock.now(), readings }), { qos: 1 })
+        batches++
+      }
+      await waitFor(() => t.stats.batches >= batches, `the batches of second ${(s - first) / 1000}`, 20_000)
+      clock.advanceTo(s)
+      await t.flush()
+      await s0.sync()
+      const latest = s0.on(topic).at(-1)
+      const position = latest === undefined || latest.payload === '' ? undefined : (JSON.parse(latest.payload) as FleetBeacon).position
+      if (position !== undefined) published.set(s, { x: position.x, y: position.y })
+    }
+
+    expect(t.stats.clockRejected).toBe(0)
+    expect(t.stats.malformed).toBe(0)
+    const seconds = [...offline.keys()].filter((s) => published.has(s))
+    // Every second the engine could answer, the fleet published a position too.
+    expect(seconds.length).toBe(offline.size)
+    expect(seconds.length).toBeGreaterThanOrEqual(35)
+    const gaps = seconds.map((s) => {
+      const a = offline.get(s) as { x: number; y: number }
+      const b = published.get(s) as { x: number; y: number }
+      return Math.hypot(a.x - b.x, a.y - b.y)
+    })
+    expect(median(gaps)).toBeLessThanOrEqual(0.1)
+  }, 120_000)
+})
