@@ -9,10 +9,8 @@
  * loopback without a token, requests must name a loopback Host, so a web site that rebinds its
  * DNS name to 127.0.0.1 cannot read the map from a visitor's browser.
  */
-import { createServer } from 'node:http'
-import type { IncomingMessage, Server, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readFile } from 'node:fs/promises'
-import type { Socket } from 'node:net'
 import { inspect } from 'node:util'
 import { InvalidOptionError } from '../errors.js'
 import type { BeaconScanner } from '../scanner/scanner.js'
@@ -26,7 +24,8 @@ import type { DetailsSource, LiveSnapshot } from './live-view.js'
 import type { FleetTimeline } from './timeline.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { isMetricsPath, serveMetrics } from './metrics-route.js'
-import { listen, urlHost } from '../util/listen.js'
+import { urlHost } from '../util/listen.js'
+import { startHttpListener } from './http-listener.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
@@ -185,25 +184,9 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     return plain(res, 404, 'not found')
   }
 
-  const sockets = new Set<Socket>()
-  const server: Server = createServer((req, res) => {
-    handle(req, res).catch(() => {
-      if (!res.headersSent) plain(res, 500, 'internal error')
-      else res.end()
-    })
-  })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  let actualPort: number
-  try {
-    actualPort = await listen(server, port, host)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for the map (0 picks a free one)`, { option: 'http', cause: error })
-    throw new InvalidOptionError('invalid_option', `the map cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option: 'http', cause: error })
-  }
+  const listener = await startHttpListener(handle, { host, port, what: 'the map', option: 'http' })
+  const actualPort = listener.port
+
   if (timeline === undefined) view.start()
   const url = `http://${urlHost(host)}:${actualPort}/`
   let closed = false
@@ -224,10 +207,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
       closed = true
       view.stop()
       streams.close()
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const s of sockets) s.destroy()
-      })
+      await listener.close()
     },
     // The page URL holds the token: show where it listens, never the token.
     [inspect.custom]: () => `MapServer { url: '${url}', tokenRequired: ${token !== undefined} }`,

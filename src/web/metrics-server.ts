@@ -4,13 +4,11 @@
  * interface a token is required (given, or generated here and shown once by the caller).
  * Prometheus sends it as `Authorization: Bearer <token>`; `?token=` works as on the map.
  */
-import { createServer } from 'node:http'
-import type { Server } from 'node:http'
-import type { Socket } from 'node:net'
 import { inspect } from 'node:util'
 import { InvalidOptionError } from '../errors.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
-import { listen, urlHost } from '../util/listen.js'
+import { urlHost } from '../util/listen.js'
+import { startHttpListener } from './http-listener.js'
 import { checkToken, generateToken, isLoopbackHost } from './auth.js'
 import { serveMetrics } from './metrics-route.js'
 
@@ -46,25 +44,8 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
   const loopback = isLoopbackHost(host)
   const generated = options.token === undefined && !loopback ? generateToken() : undefined
   const token = options.token !== undefined ? checkToken(options.token) : generated
-  const sockets = new Set<Socket>()
-  const server: Server = createServer((req, res) => {
-    serveMetrics(req, res, endpoint, token).catch(() => {
-      if (!res.headersSent) res.writeHead(500, { 'Content-Type': 'text/plain; charset=utf-8' }).end('internal error\n')
-      else res.end()
-    })
-  })
-  server.on('connection', (socket) => {
-    sockets.add(socket)
-    socket.on('close', () => sockets.delete(socket))
-  })
-  let actualPort: number
-  try {
-    actualPort = await listen(server, port, host)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for the metrics (0 picks a free one)`, { option: 'metrics', cause: error })
-    throw new InvalidOptionError('invalid_option', `the metrics server cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option: 'metrics', cause: error })
-  }
+  const listener = await startHttpListener((req, res) => serveMetrics(req, res, endpoint, token), { host, port, what: 'the metrics', option: 'metrics' })
+  const actualPort = listener.port
   const url = `http://${urlHost(host)}:${actualPort}/metrics`
   let closed = false
   const running: MetricsServer & { [inspect.custom](): string; toJSON(): object } = {
@@ -76,10 +57,7 @@ export async function startMetricsServer(options: MetricsServerOptions): Promise
     async close() {
       if (closed) return
       closed = true
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve())
-        for (const s of sockets) s.destroy()
-      })
+      await listener.close()
     },
     // Never the token: where it listens and whether it asks for one.
     [inspect.custom]: () => `MetricsServer { url: '${url}', tokenRequired: ${token !== undefined} }`,
