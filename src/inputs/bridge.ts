@@ -1,0 +1,285 @@
+/**
+ * The foreign-input bridge: OpenMQTTGateway, Theengs Gateway and ESPresense nodes become fleet
+ * gateways. It listens to their topics on the fleet's broker; each foreign node gets what a
+ * beaconkit gateway has — a BeaconScanner (with the fleet's keyring, so a relayed 0x81E7 frame
+ * decrypts and verifies as from a local adapter) and an MqttPublisher publishing as gateway
+ * `<node>` — so the FleetTracker fuses them with its own smoothing and gone timeout, and there
+ * is one fusion path, not two. Every publisher goes through the bridge's one MQTT client.
+ *
+ * Bounded against hostile input: at most `maxNodes` nodes (beyond: skipped, counted), payloads
+ * over `maxPayloadBytes` skipped before parsing, absurd RSSI and malformed JSON skipped and counted.
+ */
+import { EventEmitter } from 'eventemitter3'
+import { inspect } from 'node:util'
+import { RealClock } from '../clock.js'
+import type { Clock } from '../clock.js'
+import type { MqttLink } from '../mqtt/connection.js'
+import { MqttPublisher } from '../mqtt/publisher.js'
+import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
+import { BeaconScanner } from '../scanner/scanner.js'
+import type { Keyring } from '../secure/keyring.js'
+import { espresenseFilters, espresenseParser } from './espresense.js'
+import type { ForeignInput, ForeignMessage, ForeignParser, ForeignRejectReason } from './foreign.js'
+import { FORMAT_NAMES } from './inputs-spec.js'
+import { NodeSource } from './node-source.js'
+import { omgFilters, omgParser } from './omg.js'
+
+/** Options of {@link ForeignBridge}. */
+export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'> {
+  /** The inputs to listen to (at least one). */
+  inputs: readonly ForeignInput[]
+  /** beaconkit's topic prefix the nodes publish under (default `beaconkit`). */
+  topicPrefix?: string
+  /** Broadcast keys: private broadcasts relayed with their bytes decrypt and verify. */
+  keyring?: Keyring
+  /** The site's gateway ids: a node outside them is reported once (`warning`). */
+  knownNodes?: ReadonlySet<string>
+  /** Most foreign nodes at once (default 256); messages of further nodes are skipped and counted. */
+  maxNodes?: number
+  /** Largest payload parsed, bytes (default 4096; a foreign report is a few hundred). */
+  maxPayloadBytes?: number
+  /** Each node's gone timeout, as a beaconkit gateway's `--gone` (default 8000 ms). */
+  goneTimeoutMs?: number
+  clock?: Clock
+}
+
+/** Counters of a {@link ForeignBridge}. */
+export interface ForeignBridgeStats {
+  /** Messages received on the inputs' topics. */
+  messages: number
+  /** Advertisements handed to a node's scanner, by what they carried. */
+  advertisements: { raw: number; ibeacon: number; address: number }
+  /** Availability messages applied. */
+  statuses: number
+  /** Valid messages without a sighting (tracker timeouts, sub-reports). */
+  ignored: number
+  /** Skipped, by reason. */
+  rejected: Record<ForeignRejectReason, number>
+  /** Payloads over `maxPayloadBytes`, skipped unparsed. */
+  oversized: number
+  /** Messages of nodes beyond `maxNodes`, skipped. */
+  nodesRefused: number
+  /** Nodes now. */
+  nodes: number
+}
+
+/** Events of a {@link ForeignBridge}. */
+export interface ForeignBridgeEvents {
+  /** Something to tell the user once: a limitation of a node's format, an unknown node, the node bound reached. */
+  warning: [text: string]
+  /** A connection problem (retried). */
+  error: [error: Error]
+}
+
+interface Route {
+  input: ForeignInput
+  parse: ForeignParser
+  filters: string[]
+}
+
+interface ForeignNode {
+  source: NodeSource
+  scanner: BeaconScanner
+  publisher: MqttPublisher
+}
+
+/** Overhead of an MQTT PUBLISH beyond its payload (fixed header, topic, properties). */
+const PACKET_OVERHEAD_BYTES = 64 * 1024
+/** The broker is asked never to send more than this (MQTT 5): a bigger payload is not even received. */
+const MAX_PACKET_BYTES = 2 * 1024 * 1024
+
+function routeOf(input: ForeignInput): Route {
+  return input.format === 'espresense'
+    ? { input, parse: espresenseParser(input.base), filters: espresenseFilters(input.base) }
+    : { input, parse: omgParser(input.base), filters: omgFilters(input.base) }
+}
+
+/** What each format lacks when a node reports addresses only, said once per node. */
+function addressOnlyNote(input: ForeignInput, node: string): string {
+  return input.format === 'espresense'
+    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they are not tracked; iBeacons are`
+    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: only its decoded iBeacons are tracked; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
+}
+
+/** Feeds foreign nodes' reports into the fleet as gateways (see the file comment). */
+export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
+  readonly clock: Clock
+  #options: ReturnType<typeof resolvePublisherOptions>
+  #routes: Route[]
+  #nodes = new Map<string, ForeignNode>()
+  #noted = new Set<string>()
+  #link: MqttLink | undefined
+  #closed = false
+  #maxNodes: number
+  #maxPayloadBytes: number
+  readonly #stats: Omit<ForeignBridgeStats, 'nodes'> = {
+    messages: 0,
+    advertisements: { raw: 0, ibeacon: 0, address: 0 },
+    statuses: 0,
+    ignored: 0,
+    rejected: { malformed: 0, absurd_rssi: 0, bad_address: 0, bad_node: 0 },
+    oversized: 0,
+    nodesRefused: 0,
+  }
+
+  // The options without the connection's secrets (a password must never be a property).
+  #node: Pick<ForeignBridgeOptions, 'keyring' | 'knownNodes' | 'topicPrefix' | 'goneTimeoutMs'>
+
+  constructor(config: ForeignBridgeOptions) {
+    super()
+    this.#node = { keyring: config.keyring, knownNodes: config.knownNodes, topicPrefix: config.topicPrefix, goneTimeoutMs: config.goneTimeoutMs }
+    if (config.inputs.length === 0) throw new TypeError('ForeignBridge needs at least one input')
+    this.#options = resolvePublisherOptions({ ...config, gatewayId: 'inputs' })
+    this.clock = config.clock ?? new RealClock()
+    // OMG and Theengs under one base are one set of topics: listen once.
+    const seen = new Set<string>()
+    this.#routes = config.inputs.map(routeOf).filter((r) => {
+      const key = r.filters.join(' ')
+      if (seen.has(key)) return false
+      seen.add(key)
+      return true
+    })
+    this.#maxNodes = config.maxNodes ?? 256
+    this.#maxPayloadBytes = config.maxPayloadBytes ?? 4096
+  }
+
+  /** Shows what it listens to, never the connection's options (they hold the password). */
+  [inspect.custom](): string {
+    return `ForeignBridge { inputs: ${JSON.stringify(this.#routes.map((r) => `${r.input.format}:${r.input.base}`))}, nodes: ${this.#nodes.size} }`
+  }
+
+  /** What JSON.stringify shows: the inputs and the counters; never credentials. */
+  toJSON(): { inputs: string[]; stats: ForeignBridgeStats } {
+    return { inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`), stats: this.stats }
+  }
+
+  /** Counters (a copy). */
+  get stats(): ForeignBridgeStats {
+    const s = this.#stats
+    return { ...s, advertisements: { ...s.advertisements }, rejected: { ...s.rejected }, nodes: this.#nodes.size }
+  }
+
+  /** The foreign nodes publishing as gateways now. */
+  nodes(): string[] {
+    return [...this.#nodes.keys()]
+  }
+
+  /** Loads mqtt.js, connects and subscribes on every connection; resolves once the client exists. */
+  async start(): Promise<void> {
+    const o = this.#options
+    const link = await openLink(o, o.clientId ?? defaultClientId('inputs'), undefined, MAX_PACKET_BYTES)
+    if (this.#closed) {
+      await link.close()
+      return
+    }
+    this.#link = link
+    const filters = this.#routes.flatMap((r) => r.filters)
+    const subscribe = (): void => {
+      // Foreign nodes publish at QoS 0: a sighting lost is replaced by the next one.
+      link.subscribe(filters, 0).catch((e: unknown) => {
+        if (!this.#closed) this.emit('error', e instanceof Error ? e : new Error(String(e)))
+      })
+    }
+    link.on('connected', subscribe)
+    link.on('error', (e) => this.emit('error', e))
+    link.on('message', (topic, payload) => this.onMessage(topic, payload))
+    if (link.connected) subscribe()
+  }
+
+  /** Handles one message of the inputs' topics; public for benchmarks and tests that feed it directly. */
+  onMessage(topic: string, payload: Buffer): void {
+    if (this.#closed) return
+    this.#stats.messages++
+    if (payload.length > this.#maxPayloadBytes) {
+      this.#stats.oversized++
+      return
+    }
+    const text = payload.toString('utf8')
+    for (const route of this.#routes) {
+      const message = route.parse(topic, text)
+      if (message.kind === 'ignored') continue
+      this.apply(route.input, message)
+      return
+    }
+    this.#stats.ignored++
+  }
+
+  private apply(input: ForeignInput, message: Exclude<ForeignMessage, { kind: 'ignored' }>): void {
+    if (message.kind === 'rejected') {
+      this.#stats.rejected[message.reason]++
+      return
+    }
+    if (message.kind === 'status') {
+      this.#stats.statuses++
+      if (message.online) this.node(input, message.node)
+      else this.retire(message.node)
+      return
+    }
+    const node = this.node(input, message.node)
+    if (node === undefined) return
+    this.#stats.advertisements[message.carries]++
+    if (message.carries === 'address') this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
+    const rssi = message.advertisement.rssi + (input.rssiOffsetDb ?? 0)
+    node.source.push({ ...message.advertisement, rssi, timestamp: this.clock.now() })
+  }
+
+  private noteOnce(key: string, text: string): void {
+    if (this.#noted.has(key)) return
+    // Bounded with the nodes: one note per node and kind, and the node table is bounded.
+    if (this.#noted.size >= 4 * this.#maxNodes) return
+    this.#noted.add(key)
+    this.emit('warning', text)
+  }
+
+  /** The node, created on first sight (within the bound). */
+  private node(input: ForeignInput, name: string): ForeignNode | undefined {
+    const known = this.#nodes.get(name)
+    if (known !== undefined) return known
+    const client = this.#link?.client
+    if (this.#nodes.size >= this.#maxNodes || client === undefined) {
+      this.#stats.nodesRefused++
+      if (client !== undefined) this.noteOnce('max-nodes', `more than ${this.#maxNodes} foreign nodes: messages of further nodes are skipped (counted)`)
+      return undefined
+    }
+    const known2 = this.#node.knownNodes
+    if (known2 !== undefined && !known2.has(name)) {
+      this.noteOnce(`unknown:${name}`, `${FORMAT_NAMES[input.format]} ${input.format === 'espresense' ? 'room' : 'node'} ${name} is not a gateway of the site: its readings give no room; add "${name}" under "gateways"`)
+    }
+    const source = new NodeSource(this.clock)
+    const scanner = new BeaconScanner({ source, clock: this.clock, ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }), ...(this.#node.goneTimeoutMs === undefined ? {} : { goneTimeoutMs: this.#node.goneTimeoutMs }) })
+    const publisher = new MqttPublisher({ client, gatewayId: name, ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }) })
+    publisher.on('error', (e) => this.emit('error', e))
+    scanner.on('error', (e) => this.emit('error', e))
+    publisher.attach(scanner)
+    const node = { source, scanner, publisher }
+    this.#nodes.set(name, node)
+    // Both subscribe synchronously; their promises settle at once (a push source, a shared client).
+    void scanner.start()
+    publisher.connect().catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
+    return node
+  }
+
+  /** A node went offline: its gateway says offline too, and its beacons go with it. */
+  private retire(name: string): void {
+    const node = this.#nodes.get(name)
+    if (node === undefined) return
+    this.#nodes.delete(name)
+    void this.closeNode(node, 5000)
+  }
+
+  private async closeNode(node: ForeignNode, timeoutMs: number): Promise<void> {
+    await node.scanner.stop()
+    await node.publisher.close(timeoutMs).catch(() => undefined)
+  }
+
+  /** Says every node offline, stops their scanners and closes the connection; safe to call twice. */
+  async close(timeoutMs = 5000): Promise<void> {
+    if (this.#closed) return
+    this.#closed = true
+    const nodes = [...this.#nodes.values()]
+    this.#nodes.clear()
+    await Promise.all(nodes.map((n) => this.closeNode(n, timeoutMs)))
+    await this.#link?.close()
+  }
+}
