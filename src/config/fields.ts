@@ -69,6 +69,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.embeddedBroker', option: 'embedded-broker', kind: 'enabled' },
   { path: 'fleet.survey', option: 'survey', kind: 'string' },
   { path: 'fleet.record', option: 'record', kind: 'string' },
+  { path: 'fleet.inputs', option: 'input', kind: 'strings' },
 ]
 
 /** `BEACONKIT_` and the path in capitals, `_` between words: `mqtt.homeAssistant.enabled` → `BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED`. */

@@ -13,6 +13,8 @@ import { startBroker } from '../mqtt/broker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { Site } from '../positioning/site.js'
+import { ForeignBridge } from '../inputs/bridge.js'
+import type { ForeignBridgeOptions } from '../inputs/bridge.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { MapServer } from '../web/map-server.js'
@@ -36,6 +38,11 @@ export interface FleetConfig {
   record?: { file: string; force: boolean }
   /** Serve the live map. */
   http?: HttpFlags
+  /**
+   * Foreign inputs (OpenMQTTGateway, Theengs Gateway, ESPresense nodes on the same broker), fed
+   * into the fleet as gateways (src/inputs/bridge.ts); the broker settings are the fleet's.
+   */
+  inputs?: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
 
 /** A fleet started by {@link startFleet}. */
@@ -45,10 +52,26 @@ export interface RunningFleet {
   readonly url: string
   readonly broker: RunningBroker | undefined
   readonly web: MapServer | undefined
+  /** The foreign-input bridge, when inputs are configured. */
+  readonly inputs: ForeignBridge | undefined
   /** Connects and subscribes; resolves once the tracker runs. */
   start(): Promise<void>
   /** Stops the map, the tracker, the recorder and the broker, in that order; safe to call twice. */
   stop(): Promise<MqttCloseResult>
+}
+
+/** The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its warnings and errors become the fleet's warnings. */
+function foreignBridge(options: NonNullable<FleetConfig['inputs']>, url: string, m: MqttFlags, site: Site | undefined, warn: (text: string) => void): ForeignBridge {
+  const bridge = new ForeignBridge({
+    ...options,
+    url,
+    ...brokerSettings(m),
+    ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
+    ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
+  })
+  bridge.on('warning', (text) => warn(`inputs: ${text}`))
+  bridge.on('error', (e) => warn(`inputs: ${e.message}`))
+  return bridge
 }
 
 /** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
@@ -74,6 +97,12 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
       ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
     })
     recorder?.attach(tracker)
+    // Started before the tracker: the foreign nodes' gateways are on the broker by the time it listens.
+    const inputs = config.inputs === undefined ? undefined : foreignBridge(config.inputs, url, m, site, hooks.warn)
+    if (inputs !== undefined) {
+      started.push(inputs)
+      await inputs.start()
+    }
     // The details panel reads the gateways' retained beacon states through its own subscription.
     const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
     const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details)
@@ -83,6 +112,7 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
       url,
       broker,
       web,
+      inputs,
       start: async () => {
         // The map's details connect on their own; a broker away is a warning there, not a stop.
         details?.start().catch((e: unknown) => hooks.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
@@ -93,6 +123,7 @@ export async function startFleet(config: FleetConfig, hooks: { stderr: { write(t
           await web?.close()
           await details?.stop()
           const result = await tracker.stop(FLUSH_DEADLINE_MS)
+          await inputs?.close()
           await recorder?.close()
           await broker?.close()
           return result

@@ -22,6 +22,7 @@ import type { Keyring } from '../secure/keyring.js'
 import { espresenseFilters, espresenseParser } from './espresense.js'
 import type { ForeignInput, ForeignMessage, ForeignParser, ForeignRejectReason } from './foreign.js'
 import { FORMAT_NAMES } from './inputs-spec.js'
+import { NodeBeacons } from './node-beacons.js'
 import { NodeSource } from './node-source.js'
 import { omgFilters, omgParser } from './omg.js'
 
@@ -39,6 +40,8 @@ export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' |
   maxNodes?: number
   /** Largest payload parsed, bytes (default 4096; a foreign report is a few hundred). */
   maxPayloadBytes?: number
+  /** Most address-only devices a node tracks at once (default 4096); further ones are skipped and counted. */
+  maxDevicesPerNode?: number
   /** Each node's gone timeout, as a beaconkit gateway's `--gone` (default 8000 ms). */
   goneTimeoutMs?: number
   clock?: Clock
@@ -60,6 +63,8 @@ export interface ForeignBridgeStats {
   oversized: number
   /** Messages of nodes beyond `maxNodes`, skipped. */
   nodesRefused: number
+  /** Address-only sightings of new devices beyond `maxDevicesPerNode`, skipped. */
+  devicesRefused: number
   /** Nodes now. */
   nodes: number
 }
@@ -80,13 +85,14 @@ interface Route {
 
 interface ForeignNode {
   source: NodeSource
-  scanner: BeaconScanner
+  beacons: NodeBeacons
   publisher: MqttPublisher
 }
 
-/** Overhead of an MQTT PUBLISH beyond its payload (fixed header, topic, properties). */
-const PACKET_OVERHEAD_BYTES = 64 * 1024
-/** The broker is asked never to send more than this (MQTT 5): a bigger payload is not even received. */
+/**
+ * The broker is asked never to send more than this (MQTT 5): a bigger payload is not even
+ * received. Well above `maxPayloadBytes`, so an oversized report still arrives and is counted.
+ */
 const MAX_PACKET_BYTES = 2 * 1024 * 1024
 
 function routeOf(input: ForeignInput): Route {
@@ -98,8 +104,8 @@ function routeOf(input: ForeignInput): Route {
 /** What each format lacks when a node reports addresses only, said once per node. */
 function addressOnlyNote(input: ForeignInput, node: string): string {
   return input.format === 'espresense'
-    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they are not tracked; iBeacons are`
-    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: only its decoded iBeacons are tracked; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
+    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they count for presence and rooms under their address; iBeacons by beaconID`
+    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: its devices count by address (presence and rooms), decoded iBeacons by beaconID; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
 }
 
 /** Feeds foreign nodes' reports into the fleet as gateways (see the file comment). */
@@ -113,6 +119,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   #closed = false
   #maxNodes: number
   #maxPayloadBytes: number
+  #maxDevices: number
   readonly #stats: Omit<ForeignBridgeStats, 'nodes'> = {
     messages: 0,
     advertisements: { raw: 0, ibeacon: 0, address: 0 },
@@ -121,6 +128,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     rejected: { malformed: 0, absurd_rssi: 0, bad_address: 0, bad_node: 0 },
     oversized: 0,
     nodesRefused: 0,
+    devicesRefused: 0,
   }
 
   // The options without the connection's secrets (a password must never be a property).
@@ -142,6 +150,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     })
     this.#maxNodes = config.maxNodes ?? 256
     this.#maxPayloadBytes = config.maxPayloadBytes ?? 4096
+    this.#maxDevices = config.maxDevicesPerNode ?? 4096
   }
 
   /** Shows what it listens to, never the connection's options (they hold the password). */
@@ -220,8 +229,10 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (node === undefined) return
     this.#stats.advertisements[message.carries]++
     if (message.carries === 'address') this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
-    const rssi = message.advertisement.rssi + (input.rssiOffsetDb ?? 0)
-    node.source.push({ ...message.advertisement, rssi, timestamp: this.clock.now() })
+    const adv = { ...message.advertisement, rssi: message.advertisement.rssi + (input.rssiOffsetDb ?? 0), timestamp: this.clock.now() }
+    if (message.carries !== 'address') node.source.push(adv)
+    else if (node.beacons.addresses.size < this.#maxDevices) node.beacons.addresses.ingest(adv)
+    else this.#stats.devicesRefused++
   }
 
   private noteOnce(key: string, text: string): void {
@@ -246,16 +257,21 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (known2 !== undefined && !known2.has(name)) {
       this.noteOnce(`unknown:${name}`, `${FORMAT_NAMES[input.format]} ${input.format === 'espresense' ? 'room' : 'node'} ${name} is not a gateway of the site: its readings give no room; add "${name}" under "gateways"`)
     }
+    // Each node's publisher watches the shared client (five listeners): not a leak, a bounded table.
+    const listening = client as typeof client & { setMaxListeners?(n: number): unknown; getMaxListeners?(): number }
+    if ((listening.getMaxListeners?.() ?? Infinity) < 8 * this.#maxNodes + 32) listening.setMaxListeners?.(8 * this.#maxNodes + 32)
     const source = new NodeSource(this.clock)
-    const scanner = new BeaconScanner({ source, clock: this.clock, ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }), ...(this.#node.goneTimeoutMs === undefined ? {} : { goneTimeoutMs: this.#node.goneTimeoutMs }) })
+    const gone = this.#node.goneTimeoutMs
+    const scanner = new BeaconScanner({ source, clock: this.clock, ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }), ...(gone === undefined ? {} : { goneTimeoutMs: gone }) })
+    const beacons = new NodeBeacons(scanner, gone)
     const publisher = new MqttPublisher({ client, gatewayId: name, ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }) })
     publisher.on('error', (e) => this.emit('error', e))
     scanner.on('error', (e) => this.emit('error', e))
-    publisher.attach(scanner)
-    const node = { source, scanner, publisher }
+    publisher.attach(beacons)
+    const node = { source, beacons, publisher }
     this.#nodes.set(name, node)
     // Both subscribe synchronously; their promises settle at once (a push source, a shared client).
-    void scanner.start()
+    void beacons.start()
     publisher.connect().catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
     return node
   }
@@ -269,7 +285,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   }
 
   private async closeNode(node: ForeignNode, timeoutMs: number): Promise<void> {
-    await node.scanner.stop()
+    await node.beacons.stop()
     await node.publisher.close(timeoutMs).catch(() => undefined)
   }
 
