@@ -1,6 +1,8 @@
 // The foreign-format parsers on the projects' own documented payloads (fixtures.ts names each
 // source), and on what a hostile or broken publisher sends.
+import { inspect } from 'node:util'
 import { describe, expect, it } from 'vitest'
+import { ForeignBridge } from '../../src/inputs/bridge.js'
 import { decodeAdvertisement } from '../../src/decode/decode.js'
 import { espresenseParser } from '../../src/inputs/espresense.js'
 import type { ForeignMessage } from '../../src/inputs/foreign.js'
@@ -130,5 +132,15 @@ describe('--input', () => {
     expect(parseInputSpec('theengs')).toEqual({ format: 'theengs', base: 'home' })
     expect(parseInputSpec('omg:site/ble@-4.5')).toEqual({ format: 'omg', base: 'site/ble', rssiOffsetDb: -4.5 })
     for (const bad of ['zigbee', 'omg:home/#', 'omg:a//b', 'espresense@99']) expect(() => parseInputSpec(bad), bad).toThrow(expect.objectContaining({ code: 'invalid_option', option: 'input' }))
+  })
+})
+
+describe('ForeignBridge', () => {
+  it('keeps the broker password out of util.inspect and JSON.stringify', () => {
+    const bridge = new ForeignBridge({ url: 'mqtt://127.0.0.1:1', password: 'hunter2-secret', username: 'fleet', inputs: [{ format: 'omg', base: 'home' }, { format: 'theengs', base: 'home' }] })
+    expect(inspect(bridge, { depth: 10, showHidden: true })).not.toContain('hunter2')
+    expect(JSON.stringify(bridge)).not.toContain('hunter2')
+    // OMG and Theengs under one base are one set of topics: listened to once.
+    expect(bridge.toJSON().inputs).toEqual(['omg:home'])
   })
 })
