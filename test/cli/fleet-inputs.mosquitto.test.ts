@@ -7,8 +7,12 @@ import { join } from 'node:path'
 import mqtt from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
+import { configuredOptions } from '../../src/cli/configured.js'
+import { findCommand } from '../../src/cli/commands/registry.js'
+import { startFleet } from '../../src/gateway/start-fleet.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { loadVectors } from '../support/vectors.js'
+import { waitFor } from '../integration/wait.js'
 import { refused } from './refused.js'
 import { jsonLines, startCli } from './run-cli.js'
 
@@ -31,6 +35,20 @@ describe('fleet --input and --keys-file flags', () => {
     expect(parseCommandLine(['fleet', '--mqtt', 'mqtt://b'])).not.toHaveProperty('inputs')
   })
 
+  it('takes fleet.inputs and keys.file from a config file, and BEACONKIT_FLEET_INPUTS', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-inputs-config-'))
+    const path = join(dir, 'fleet.yaml')
+    await writeFile(path, 'mqtt:\n  url: mqtt://b:1883\nkeys:\n  file: k.txt\nfleet:\n  inputs: [espresense, "omg:home@-4"]\n', { mode: 0o600 })
+    const parse = async (env: Record<string, string>): Promise<unknown> => {
+      const command = findCommand('fleet')
+      if (command === undefined) throw new Error('no fleet command')
+      const { parseInvocation } = await import('../../src/cli/args.js')
+      return parseInvocation(['fleet', '--config', path], await configuredOptions(command, ['--config', path], env, () => undefined)).parsed
+    }
+    expect(await parse({})).toMatchObject({ inputs: [{ format: 'espresense' }, { format: 'omg', base: 'home', rssiOffsetDb: -4 }], keysFile: 'k.txt' })
+    expect(await parse({ BEACONKIT_FLEET_INPUTS: 'theengs' })).toMatchObject({ inputs: [{ format: 'theengs', base: 'home' }] })
+  })
+
   it('refuses an unknown format, a wildcard base and --keys-file without an input', () => {
     expect(refused(['fleet', '--mqtt', 'mqtt://b', '--input', 'zigbee2mqtt']).option).toBe('input')
     expect(refused(['fleet', '--mqtt', 'mqtt://b', '--input', 'omg:home/+']).option).toBe('input')
@@ -48,6 +66,29 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet --input omg:home --i
   afterAll(async () => {
     await broker?.close()
   })
+
+  it('startFleet runs the bridge with the tracker: a room online becomes a gateway online, its last will offline', async () => {
+    const fleet = await startFleet({ mqtt: { url: broker.url, homeAssistant: false, clientId: 'order-fleet' }, inputs: { inputs: [{ format: 'espresense', base: 'order-espr' }] } }, { stderr: { write: () => true }, warn: () => undefined })
+    const bridge = fleet.inputs
+    if (bridge === undefined) throw new Error('no bridge')
+    await fleet.start()
+    const node = await mqtt.connectAsync(broker.url, { clientId: 'order-esp32', reconnectPeriod: 0 })
+    // The bridge turns a room's status into a gateway the tracker sees.
+    const seen: string[] = []
+    fleet.tracker.on('gateway', (g) => seen.push(`${g.gateway}:${g.state}`))
+    const timer = setInterval(() => node.publish('order-espr/rooms/den/status', 'online'), 100)
+    try {
+      await waitFor(() => seen.includes('den:online'), 'the tracker to see den online', 30_000)
+    } finally {
+      clearInterval(timer)
+    }
+    // The node's last will: its gateway goes offline too, and the bridge lets the node go.
+    await node.publishAsync('order-espr/rooms/den/status', 'offline')
+    await waitFor(() => seen.includes('den:offline'), 'the tracker to see den offline', 30_000)
+    expect(bridge.nodes()).toEqual([])
+    await fleet.stop()
+    await node.endAsync()
+  }, 60_000)
 
   it('decrypts a private broadcast an OpenMQTTGateway node relays and places an ESPresense iBeacon in its room', async () => {
     const vector = loadVectors<{ encrypted: EncryptedVector[] }>('vendor-examples.json').encrypted.find((v) => v.mode === '0x20')
