@@ -228,7 +228,9 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     const node = this.node(input, message.node)
     if (node === undefined) return
     this.#stats.advertisements[message.carries]++
-    if (message.carries === 'address') this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
+    // Said once per node: OMG/Theengs without raw data (even for the iBeacons rebuilt from decoded
+    // keys: no vendor frames, sensors or private broadcasts); ESPresense for its non-iBeacon ids.
+    if (message.carries === 'address' || (message.carries === 'ibeacon' && input.format !== 'espresense')) this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
     const adv = { ...message.advertisement, rssi: message.advertisement.rssi + (input.rssiOffsetDb ?? 0), timestamp: this.clock.now() }
     if (message.carries !== 'address') node.source.push(adv)
     else if (node.beacons.addresses.size < this.#maxDevices) node.beacons.addresses.ingest(adv)

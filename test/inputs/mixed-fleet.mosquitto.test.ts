@@ -199,6 +199,28 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('mixed fleet: beaconkit gateways, Ope
     expect(warnings.filter((w) => w.includes('by address only'))).toHaveLength(1)
   }, 60_000)
 
+  it("an OpenMQTTGateway node on its defaults (decoded iBeacons, no raw data) still gives the iBeacon's beaconID, and is told once to turn on pubadvdata", async () => {
+    const tracker = new FleetTracker({ url: broker.url, clientId: 'decoded-tracker', topicPrefix: 'decoded' })
+    trackers.push(tracker)
+    const bridge = new ForeignBridge({ url: broker.url, clientId: 'decoded-bridge', topicPrefix: 'decoded', inputs: [{ format: 'omg', base: 'decoded-home' }] })
+    bridges.push(bridge)
+    const warnings: string[] = []
+    bridge.on('warning', (w) => warnings.push(w))
+    await bridge.start()
+    await tracker.start()
+    const omg = await client('decoded-esp32')
+    // OMG docs/use/ble.md's iBeacon example, verbatim (test/inputs/fixtures.ts), under this test's base.
+    const payload = '{"id":"58:78:20:76:BC:24","mac_type":1,"rssi":-79,"brand":"GENERIC","model":"iBeacon","model_id":"IBEACON","mfid":"4c00","uuid":"1de4b189115e45f6b44e509352269977","major":0,"minor":0,"txpower":-66}'
+    const timer = setInterval(() => omg.publish('decoded-home/OpenMQTTGateway/BTtoMQTT/58782076BC24', payload), 100)
+    try {
+      await waitFor(() => tracker.get('1DE4B189-115E-45F6-B44E-509352269977|0|0') !== undefined, 'the decoded iBeacon in the fleet', 30_000)
+    } finally {
+      clearInterval(timer)
+    }
+    expect(bridge.stats.advertisements.ibeacon).toBeGreaterThan(1)
+    expect(warnings.filter((w) => w.includes('pubadvdata'))).toHaveLength(1)
+  }, 60_000)
+
   it('hostile input: malformed JSON, absurd RSSI, 10,000 fake nodes and a 1 MB payload are skipped and counted; the node table stays bounded', async () => {
     const maxNodes = 16
     const bridge = new ForeignBridge({ url: broker.url, clientId: 'hostile-bridge', topicPrefix: 'hostile', inputs: [{ format: 'omg', base: 'evil' }, { format: 'espresense', base: 'evil-espr' }], maxNodes })
