@@ -16,66 +16,16 @@ import type { Clock } from '../clock.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
 import { BeaconScanner } from '../scanner/scanner.js'
-import type { Keyring } from '../secure/keyring.js'
 import { espresenseFilters, espresenseParser } from './espresense.js'
-import type { ForeignInput, ForeignMessage, ForeignParser, ForeignRejectReason } from './foreign.js'
-import { FORMAT_NAMES } from './inputs-spec.js'
+import { addressOnlyNote, unknownNodeNote, zeroStats } from './bridge-options.js'
+import type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
+import type { ForeignInput, ForeignMessage, ForeignParser } from './foreign.js'
 import { NodeBeacons } from './node-beacons.js'
 import { NodeSource } from './node-source.js'
 import { omgFilters, omgParser } from './omg.js'
 
-/** Options of {@link ForeignBridge}. */
-export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'> {
-  /** The inputs to listen to (at least one). */
-  inputs: readonly ForeignInput[]
-  /** beaconkit's topic prefix the nodes publish under (default `beaconkit`). */
-  topicPrefix?: string
-  /** Broadcast keys: private broadcasts relayed with their bytes decrypt and verify. */
-  keyring?: Keyring
-  /** The site's gateway ids: a node outside them is reported once (`warning`). */
-  knownNodes?: ReadonlySet<string>
-  /** Most foreign nodes at once (default 256); messages of further nodes are skipped and counted. */
-  maxNodes?: number
-  /** Largest payload parsed, bytes (default 4096; a foreign report is a few hundred). */
-  maxPayloadBytes?: number
-  /** Most address-only devices a node tracks at once (default 4096); further ones are skipped and counted. */
-  maxDevicesPerNode?: number
-  /** Each node's gone timeout, as a beaconkit gateway's `--gone` (default 8000 ms). */
-  goneTimeoutMs?: number
-  clock?: Clock
-}
-
-/** Counters of a {@link ForeignBridge}. */
-export interface ForeignBridgeStats {
-  /** Messages received on the inputs' topics. */
-  messages: number
-  /** Advertisements handed to a node's scanner, by what they carried. */
-  advertisements: { raw: number; ibeacon: number; address: number }
-  /** Availability messages applied. */
-  statuses: number
-  /** Valid messages without a sighting (tracker timeouts, sub-reports). */
-  ignored: number
-  /** Skipped, by reason. */
-  rejected: Record<ForeignRejectReason, number>
-  /** Payloads over `maxPayloadBytes`, skipped unparsed. */
-  oversized: number
-  /** Messages of nodes beyond `maxNodes`, skipped. */
-  nodesRefused: number
-  /** Address-only sightings of new devices beyond `maxDevicesPerNode`, skipped. */
-  devicesRefused: number
-  /** Nodes now. */
-  nodes: number
-}
-
-/** Events of a {@link ForeignBridge}. */
-export interface ForeignBridgeEvents {
-  /** Something to tell the user once: a limitation of a node's format, an unknown node, the node bound reached. */
-  warning: [text: string]
-  /** A connection problem (retried). */
-  error: [error: Error]
-}
+export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
 
 interface Route {
   input: ForeignInput
@@ -84,6 +34,10 @@ interface Route {
 }
 
 interface ForeignNode {
+  /** Clock time of its latest message: the least recently heard node makes room first. */
+  heard: number
+  /** A gateway of the site: never made room for an unknown node. */
+  inSite: boolean
   source: NodeSource
   beacons: NodeBeacons
   publisher: MqttPublisher
@@ -101,13 +55,6 @@ function routeOf(input: ForeignInput): Route {
     : { input, parse: omgParser(input.base), filters: omgFilters(input.base) }
 }
 
-/** What each format lacks when a node reports addresses only, said once per node. */
-function addressOnlyNote(input: ForeignInput, node: string): string {
-  return input.format === 'espresense'
-    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they count for presence and rooms under their address; iBeacons by beaconID`
-    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: its devices count by address (presence and rooms), decoded iBeacons by beaconID; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
-}
-
 /** Feeds foreign nodes' reports into the fleet as gateways (see the file comment). */
 export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   readonly clock: Clock
@@ -120,16 +67,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   #maxNodes: number
   #maxPayloadBytes: number
   #maxDevices: number
-  readonly #stats: Omit<ForeignBridgeStats, 'nodes'> = {
-    messages: 0,
-    advertisements: { raw: 0, ibeacon: 0, address: 0 },
-    statuses: 0,
-    ignored: 0,
-    rejected: { malformed: 0, absurd_rssi: 0, bad_address: 0, bad_node: 0 },
-    oversized: 0,
-    nodesRefused: 0,
-    devicesRefused: 0,
-  }
+  #idleMs: number
+  readonly #stats: Omit<ForeignBridgeStats, 'nodes'> = zeroStats()
 
   // The options without the connection's secrets (a password must never be a property).
   #node: Pick<ForeignBridgeOptions, 'keyring' | 'knownNodes' | 'topicPrefix' | 'goneTimeoutMs'>
@@ -151,6 +90,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     this.#maxNodes = config.maxNodes ?? 256
     this.#maxPayloadBytes = config.maxPayloadBytes ?? 4096
     this.#maxDevices = config.maxDevicesPerNode ?? 4096
+    this.#idleMs = config.idleMs ?? 600_000
   }
 
   /** Shows what it listens to, never the connection's options (they hold the password). */
@@ -248,16 +188,20 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   /** The node, created on first sight (within the bound). */
   private node(input: ForeignInput, name: string): ForeignNode | undefined {
     const known = this.#nodes.get(name)
-    if (known !== undefined) return known
+    if (known !== undefined) {
+      known.heard = this.clock.now()
+      return known
+    }
     const client = this.#link?.client
+    const inSite = this.#node.knownNodes?.has(name) === true
+    if (this.#nodes.size >= this.#maxNodes && client !== undefined) this.makeRoom(inSite)
     if (this.#nodes.size >= this.#maxNodes || client === undefined) {
       this.#stats.nodesRefused++
       if (client !== undefined) this.noteOnce('max-nodes', `more than ${this.#maxNodes} foreign nodes: messages of further nodes are skipped (counted)`)
       return undefined
     }
-    const known2 = this.#node.knownNodes
-    if (known2 !== undefined && !known2.has(name)) {
-      this.noteOnce(`unknown:${name}`, `${FORMAT_NAMES[input.format]} ${input.format === 'espresense' ? 'room' : 'node'} ${name} is not a gateway of the site: its readings give no room; add "${name}" under "gateways"`)
+    if (this.#node.knownNodes !== undefined && !inSite) {
+      this.noteOnce(`unknown:${name}`, unknownNodeNote(input, name))
     }
     // Each node's publisher watches the shared client (five listeners): not a leak, a bounded table.
     const listening = client as typeof client & { setMaxListeners?(n: number): unknown; getMaxListeners?(): number }
@@ -270,12 +214,26 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     publisher.on('error', (e) => this.emit('error', e))
     scanner.on('error', (e) => this.emit('error', e))
     publisher.attach(beacons)
-    const node = { source, beacons, publisher }
+    const node = { heard: this.clock.now(), inSite, source, beacons, publisher }
     this.#nodes.set(name, node)
     // Both subscribe synchronously; their promises settle at once (a push source, a shared client).
     void beacons.start()
     publisher.connect().catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
     return node
+  }
+
+  /**
+   * The table is full: a site gateway takes the place of the least recently heard node outside
+   * the site, so fake node names (anyone on the broker can publish some) never lock a real node
+   * out; any node takes the place of one outside the site silent for `idleMs`.
+   */
+  private makeRoom(forSiteNode: boolean): void {
+    let oldest: [string, ForeignNode] | undefined
+    for (const entry of this.#nodes) if (!entry[1].inSite && (oldest === undefined || entry[1].heard < oldest[1].heard)) oldest = entry
+    if (oldest === undefined) return
+    if (!forSiteNode && this.clock.now() - oldest[1].heard < this.#idleMs) return
+    this.#stats.nodesEvicted++
+    this.retire(oldest[0])
   }
 
   /** A node went offline: its gateway says offline too, and its beacons go with it. */

@@ -266,5 +266,26 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('mixed fleet: beaconkit gateways, Ope
     // probe, s1 and s2 took three places: 13 fake nodes were admitted, every message of the rest refused.
     expect(s.nodesRefused).toBe(10_000 - (maxNodes - 3))
     expect(bridge.nodes()).toHaveLength(maxNodes)
+    expect(s.nodesEvicted).toBe(0)
   }, 240_000)
+
+  it('fake node names never lock a site gateway out: it takes the place of the least recently heard node outside the site', async () => {
+    const bridge = new ForeignBridge({ url: broker.url, clientId: 'lockout-bridge', topicPrefix: 'lockout', inputs: [{ format: 'espresense', base: 'lockout' }], maxNodes: 4, knownNodes: new Set(['kitchen']) })
+    bridges.push(bridge)
+    await bridge.start()
+    const evil = await client('lockout-publisher')
+    // One publisher's messages arrive in order: once fake-5 is refused, fakes 0-3 hold every place.
+    await waitFor(() => {
+      evil.publish('lockout/rooms/fake_0/status', 'online')
+      return bridge.nodes().includes('fake_0')
+    }, 'the bridge subscribed', 30_000)
+    for (let i = 1; i <= 5; i++) evil.publish(`lockout/rooms/fake_${i}/status`, 'online')
+    await waitFor(() => bridge.stats.nodesRefused >= 2, 'fakes beyond the bound refused', 30_000)
+    expect(bridge.nodes().sort()).toEqual(['fake_0', 'fake_1', 'fake_2', 'fake_3'])
+    evil.publish('lockout/rooms/kitchen/status', 'online')
+    await waitFor(() => bridge.nodes().includes('kitchen'), 'the site gateway admitted', 30_000)
+    expect(bridge.nodes()).toHaveLength(4)
+    expect(bridge.nodes()).not.toContain('fake_0')
+    expect(bridge.stats.nodesEvicted).toBe(1)
+  }, 60_000)
 })
