@@ -121,6 +121,20 @@ module.exports = {
       to: { path: '^src/(gateway|web|cli|emulator|developer|simulation|transport|queue|positioning)/' },
     },
     {
+      name: 'inputs-feed-the-fleet-from-outside',
+      comment: 'src/inputs/ turns foreign nodes into gateways (issue 27): it sits beside the gateway root, which starts it; only the root, the CLI and the public index import it, and it never reaches up to them, the fleet or the map.',
+      severity: 'error',
+      from: { path: '^src/inputs/' },
+      to: { path: '^src/(gateway|cli|fleet|web|config)/' },
+    },
+    {
+      name: 'only-the-root-runs-the-inputs',
+      comment: 'The foreign-input bridge is started by startFleet (DESIGN.md 2: one composition root).',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(cli|gateway|inputs)/|^src/index[.]ts$' },
+      to: { path: '^src/inputs/' },
+    },
+    {
       name: 'nothing-imports-the-cli',
       comment: 'The command line sits on top of the library; nothing below it may import it.',
       severity: 'error',

@@ -83,6 +83,7 @@ site:
 
 # fleet:
 #   record: /var/lib/beaconkit/fleet.jsonl   # the fused view, for beaconkit replay --http
+#   inputs: [espresense, "omg:home"]        # ESP32 nodes as gateways (docs/fleet.md "Mixed fleets")
 
 # http:
 #   listen: 127.0.0.1:8080      # the live map of the site

@@ -70,6 +70,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.survey', option: 'survey', kind: 'string' },
   { path: 'fleet.occupancy', option: 'occupancy', kind: 'string' },
   { path: 'fleet.record', option: 'record', kind: 'string' },
+  { path: 'fleet.inputs', option: 'input', kind: 'strings' },
 ]
 
 /** `BEACONKIT_` and the path in capitals, `_` between words: `mqtt.homeAssistant.enabled` → `BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED`. */

@@ -122,6 +122,10 @@ const fleet = z
     survey: path.meta({ description: 'Calibration survey for positions (needs site).' }),
     occupancy: path.meta({ description: 'Occupancy grid (walkable cells) for positions (needs site).' }),
     record: path.meta({ description: 'Record the fused view to this file.' }),
+    inputs: z
+      .array(z.string().max(256))
+      .max(16)
+      .meta({ description: 'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.' }),
   })
   .partial()
   .strict()

@@ -16,6 +16,8 @@ import { startBroker } from '../mqtt/broker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { Site } from '../positioning/site.js'
+import { ForeignBridge } from '../inputs/bridge.js'
+import type { ForeignBridgeOptions } from '../inputs/bridge.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { MapServer } from '../web/map-server.js'
@@ -44,6 +46,11 @@ export interface FleetConfig {
   http?: HttpFlags
   /** Serve `/metrics` and `/healthz` on a server of their own (started last). */
   metrics?: MetricsFlags
+  /**
+   * Foreign inputs (OpenMQTTGateway, Theengs Gateway, ESPresense nodes on the same broker), fed
+   * into the fleet as gateways (src/inputs/bridge.ts); the broker settings are the fleet's.
+   */
+  inputs?: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
 
 /** A fleet started by {@link startFleet}. */
@@ -57,10 +64,26 @@ export interface RunningFleet {
   readonly metrics: MetricsEndpoint | undefined
   /** The metrics server of its own (`metrics`). */
   readonly metricsServer: MetricsServer | undefined
+  /** The foreign-input bridge, when inputs are configured. */
+  readonly inputs: ForeignBridge | undefined
   /** Connects and subscribes; resolves once the tracker runs. */
   start(): Promise<void>
   /** Stops the metrics server, the map, the tracker, the recorder and the broker, in that order; safe to call twice. */
   stop(): Promise<MqttCloseResult>
+}
+
+/** The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its warnings and errors become the fleet's warnings. */
+function foreignBridge(options: NonNullable<FleetConfig['inputs']>, url: string, m: MqttFlags, site: Site | undefined, warn: (text: string) => void): ForeignBridge {
+  const bridge = new ForeignBridge({
+    ...options,
+    url,
+    ...brokerSettings(m),
+    ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
+    ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
+  })
+  bridge.on('warning', (text) => warn(`inputs: ${text}`))
+  bridge.on('error', (e) => warn(`inputs: ${e.message}`))
+  return bridge
 }
 
 /** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
@@ -96,6 +119,12 @@ export async function startFleet(
       ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
     })
     recorder?.attach(tracker)
+    // Started before the tracker: the foreign nodes' gateways are on the broker by the time it listens.
+    const inputs = config.inputs === undefined ? undefined : foreignBridge(config.inputs, url, m, site, (text) => log.warn(text))
+    if (inputs !== undefined) {
+      started.push(inputs)
+      await inputs.start()
+    }
     // The details panel reads the gateways' retained beacon states through its own subscription.
     const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
     // Listens to the tracker's connection events from before its start, so /healthz knows.
@@ -112,6 +141,7 @@ export async function startFleet(
       web,
       metrics,
       metricsServer,
+      inputs,
       start: async () => {
         // The map's details connect on their own; a broker away is a warning there, not a stop.
         details?.start().catch((e: unknown) => log.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))
@@ -124,6 +154,7 @@ export async function startFleet(
           await web?.close()
           await details?.stop()
           const result = await tracker.stop(FLUSH_DEADLINE_MS)
+          await inputs?.close()
           await recorder?.close()
           await broker?.close()
           return result

@@ -28,6 +28,10 @@ import { bool, durationMs, fail, number, parseHttp, parseLog, parseMetrics, pars
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
+import { loadKeyring } from './keys.js'
+import { parseInputSpec } from '../../inputs/inputs-spec.js'
+import type { ForeignInput } from '../../inputs/foreign.js'
+import { InvalidOptionError } from '../../errors.js'
 import type { FleetForgetCommand } from './fleet-forget.js'
 
 /** What `beaconkit fleet` was given. */
@@ -55,6 +59,10 @@ export interface FleetFlags {
   force?: boolean
   /** `--log-level`, `--log-format`. */
   log?: LogFlags
+  /** `--input`: foreign nodes (ESPresense, OpenMQTTGateway, Theengs Gateway) fed in as gateways. */
+  inputs?: ForeignInput[]
+  /** `--keys-file`: broadcast keys, so private broadcasts relayed by a foreign node decrypt. */
+  keysFile?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -87,6 +95,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const positioner: PositionEstimator | undefined = site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
   const base = await openLog(flags.log, streams.stderr)
+  const keyring = flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
   // Lines before the table opens go to stderr; the screen holds them once it is up.
   let log: Logger = base
   const current = forwardingLogger((record) => logRecord(log, record))
@@ -100,6 +109,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
       ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
       ...(flags.http === undefined ? {} : { http: flags.http }),
       ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
+      ...(flags.inputs === undefined ? {} : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
     },
     { stderr: streams.stderr, log: current },
   )
@@ -221,6 +231,21 @@ function configJson(values: Values, name: string): unknown {
   return text === undefined ? undefined : (JSON.parse(text) as unknown)
 }
 
+/** Every `--input`, parsed; undefined when none was given. */
+function inputList(values: Values, command: string): ForeignInput[] | undefined {
+  const given = values.input
+  const list = Array.isArray(given) ? given.filter((v): v is string => typeof v === 'string') : typeof given === 'string' ? [given] : []
+  if (list.length === 0) return undefined
+  return list.map((text) => {
+    try {
+      return parseInputSpec(text)
+    } catch (error) {
+      if (error instanceof InvalidOptionError) fail('input', error.message, command)
+      throw error
+    }
+  })
+}
+
 /** What `beaconkit fleet` parses to. */
 export type FleetCommand = { command: 'fleet' } & FleetFlags
 
@@ -260,6 +285,8 @@ export const fleetCommand = defineCommand({
     record: { type: 'string' },
     force: { type: 'boolean' },
     ...LOG_OPTION_SPECS,
+    input: { type: 'string', multiple: true },
+    'keys-file': { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -310,6 +337,14 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
   --record <file>        record the fused view of the run; review it with
                          beaconkit replay <file> --http 8080
   --force                let --record replace an existing file (default: refuse, exit 2)
+  --input <format>[:<base>][@<dB>]
+                         ESP32 nodes on the same broker as gateways (repeatable):
+                         espresense (rooms are gateways), omg[:<base>] (OpenMQTTGateway,
+                         base default home), theengs[:<base>]; @<dB> adds an RSSI
+                         offset; their ids go under "gateways" in the site
+                         (docs/fleet.md "Mixed fleets")
+  --keys-file <file>     broadcast keys, so private broadcasts an --input node relays
+                         decrypt and verify (one key per line)
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -341,6 +376,9 @@ ${FLEET_TAIL}`,
     if (beaconNames !== undefined && site === undefined && siteJson === undefined) fail('beacon-names-json', 'beacons (names) need the site: add site: <site.json> to the config, or --site', command)
     const record = str(values, 'record')
     const force = bool(values, 'force')
+    const inputs = inputList(values, command)
+    const keysFile = str(values, 'keys-file')
+    if (keysFile !== undefined && inputs === undefined) fail('keys-file', '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt with their own keys)', command)
     if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
     return {
       command,
@@ -358,6 +396,8 @@ ${FLEET_TAIL}`,
       ...optional('record', record),
       ...optional('force', force ? true : undefined),
       ...optional('log', parseLog(values, command)),
+      ...optional('inputs', inputs),
+      ...optional('keysFile', keysFile),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),

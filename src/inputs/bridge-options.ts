@@ -1,0 +1,94 @@
+/**
+ * The options, counters and events of the ForeignBridge (bridge.ts), and the notes it gives the
+ * user once: the bridge's vocabulary, kept apart from its workings.
+ */
+import type { Clock } from '../clock.js'
+import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
+import type { Keyring } from '../secure/keyring.js'
+import type { ForeignInput, ForeignRejectReason } from './foreign.js'
+import { FORMAT_NAMES } from './inputs-spec.js'
+
+/** Options of {@link ForeignBridge}. */
+export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'> {
+  /** The inputs to listen to (at least one). */
+  inputs: readonly ForeignInput[]
+  /** beaconkit's topic prefix the nodes publish under (default `beaconkit`). */
+  topicPrefix?: string
+  /** Broadcast keys: private broadcasts relayed with their bytes decrypt and verify. */
+  keyring?: Keyring
+  /** The site's gateway ids: a node outside them is reported once (`warning`). */
+  knownNodes?: ReadonlySet<string>
+  /**
+   * Most foreign nodes at once (default 256); messages of further nodes are skipped and counted,
+   * but a site gateway (`knownNodes`) always gets a place (see `idleMs`).
+   */
+  maxNodes?: number
+  /** A node outside the site silent this long gives its place to a new node when the table is full (default 10 min). */
+  idleMs?: number
+  /** Largest payload parsed, bytes (default 4096; a foreign report is a few hundred). */
+  maxPayloadBytes?: number
+  /** Most address-only devices a node tracks at once (default 4096); further ones are skipped and counted. */
+  maxDevicesPerNode?: number
+  /** Each node's gone timeout, as a beaconkit gateway's `--gone` (default 8000 ms). */
+  goneTimeoutMs?: number
+  clock?: Clock
+}
+
+/** Counters of a {@link ForeignBridge}. */
+export interface ForeignBridgeStats {
+  /** Messages received on the inputs' topics. */
+  messages: number
+  /** Advertisements handed to a node's scanner, by what they carried. */
+  advertisements: { raw: number; ibeacon: number; address: number }
+  /** Availability messages applied. */
+  statuses: number
+  /** Valid messages without a sighting (tracker timeouts, sub-reports). */
+  ignored: number
+  /** Skipped, by reason. */
+  rejected: Record<ForeignRejectReason, number>
+  /** Payloads over `maxPayloadBytes`, skipped unparsed. */
+  oversized: number
+  /** Messages of nodes beyond `maxNodes`, skipped. */
+  nodesRefused: number
+  /** Address-only sightings of new devices beyond `maxDevicesPerNode`, skipped. */
+  devicesRefused: number
+  /** Nodes let go to make room (outside the site: for a site gateway, or silent for `idleMs`). */
+  nodesEvicted: number
+  /** Nodes now. */
+  nodes: number
+}
+
+/** Events of a {@link ForeignBridge}. */
+export interface ForeignBridgeEvents {
+  /** Something to tell the user once: a limitation of a node's format, an unknown node, the node bound reached. */
+  warning: [text: string]
+  /** A connection problem (retried). */
+  error: [error: Error]
+}
+
+/** What each format lacks when a node reports addresses only, said once per node. */
+export function addressOnlyNote(input: ForeignInput, node: string): string {
+  return input.format === 'espresense'
+    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they count for presence and rooms under their address; iBeacons by beaconID`
+    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: its devices count by address (presence and rooms), decoded iBeacons by beaconID; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
+}
+
+/** Counters at zero. */
+export function zeroStats(): Omit<ForeignBridgeStats, 'nodes'> {
+  return {
+    messages: 0,
+    advertisements: { raw: 0, ibeacon: 0, address: 0 },
+    statuses: 0,
+    ignored: 0,
+    rejected: { malformed: 0, absurd_rssi: 0, bad_address: 0, bad_node: 0 },
+    oversized: 0,
+    nodesRefused: 0,
+    devicesRefused: 0,
+    nodesEvicted: 0,
+  }
+}
+
+/** The note for a node outside the site, said once. */
+export function unknownNodeNote(input: ForeignInput, name: string): string {
+  return `${FORMAT_NAMES[input.format]} ${input.format === 'espresense' ? 'room' : 'node'} ${name} is not a gateway of the site: its readings give no room; add "${name}" under "gateways"`
+}
