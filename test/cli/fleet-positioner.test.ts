@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { join } from 'node:path'
 import { readFile } from 'node:fs/promises'
-import { fleetPositioner } from '../../src/cli/commands/fleet.js'
+import { fleetPositioner } from '../../src/cli/commands/fleet-view.js'
 import { readSurvey } from '../../src/cli/commands/locate.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { WalkableGrid } from '../../src/positioning/grid.js'

@@ -1,0 +1,201 @@
+/**
+ * The running side of `beaconkit fleet`: a FleetTracker on a broker (or on an embedded one it
+ * starts), shown as a live table on a terminal or as JSON lines of its events; positions when the
+ * site places the gateways. The command's options, help and parser are in fleet.ts.
+ */
+import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
+import { Site } from '../../positioning/site.js'
+import { Positioner } from '../../positioning/positioner.js'
+import { RadioMap } from '../../positioning/radio-map.js'
+import type { LogFlags, MqttFlags } from '../command-line.js'
+import { openLog } from '../log-setup.js'
+import { HeldLog } from '../ui/held-log.js'
+import { logFleetConditions } from './fleet-conditions.js'
+import { forwardingLogger, logRecord } from '../../log/logger.js'
+import type { Logger } from '../../log/logger.js'
+import { startFleet } from '../../gateway/start-fleet.js'
+import { EXIT } from '../exit.js'
+import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
+import type { FleetStatus } from '../ui/fleet-table.js'
+import type { LineSink } from '../ui/json-lines.js'
+import { readOccupancy, readSurvey } from './locate.js'
+import { TerminalScreen } from '../ui/screen.js'
+import type { TerminalLike } from '../ui/screen.js'
+import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
+import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
+import type { HttpFlags, MetricsFlags } from '../command-line.js'
+import { loadKeyring } from './keys.js'
+import type { ForeignInput } from '../../inputs/foreign.js'
+
+
+/** What `beaconkit fleet` was given. */
+export interface FleetFlags {
+  mqtt: MqttFlags
+  /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
+  embeddedBroker?: number
+  site?: string
+  /** The site itself, written into a config file (`site:` as an object). */
+  siteJson?: unknown
+  /** A config file's `beacons:` names: they replace the site's own list. */
+  beaconNames?: unknown
+  survey?: string
+  /** `--occupancy <grid.txt>`: walkable cells for the positioner, as `locate --occupancy`. */
+  occupancy?: string
+  json: boolean
+  durationMs?: number
+  /** `--http`: the live map of the fleet. */
+  http?: HttpFlags
+  /** `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own. */
+  metrics?: MetricsFlags
+  /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
+  record?: string
+  /** `--force`: let `--record` replace an existing file (default: refuse, exit 2). */
+  force?: boolean
+  /** `--log-level`, `--log-format`. */
+  log?: LogFlags
+  /** `--input`: foreign nodes (ESPresense, OpenMQTTGateway, Theengs Gateway) fed in as gateways. */
+  inputs?: ForeignInput[]
+  /** `--keys-file`: broadcast keys, so private broadcasts relayed by a foreign node decrypt. */
+  keysFile?: string
+}
+
+/** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
+export interface FleetStreams {
+  stdout: TerminalLike & { isTTY?: boolean }
+  stderr: { write(text: string): unknown }
+}
+
+/**
+ * A positioner when the site places every gateway: calibrated by the survey when there is one
+ * (at the survey's tag height when it records one), on the occupancy grid when there is one —
+ * the radio map `beaconkit locate` and bench:positioning build from the same files.
+ */
+export async function fleetPositioner(site: Site, survey: string | undefined, occupancy?: string): Promise<Positioner | undefined> {
+  const anchors = site.anchorList()
+  if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined)) return undefined
+  const grid = occupancy === undefined ? undefined : await readOccupancy(occupancy, 'fleet')
+  const read = survey === undefined ? undefined : await readSurvey(survey, 'fleet')
+  const options = { ...(grid === undefined ? {} : { grid }), ...(read?.tagHeight === undefined ? {} : { tagHeight: read.tagHeight }) }
+  const radioMap = read === undefined ? (grid === undefined ? undefined : RadioMap.defaultPhysics(site, options)) : RadioMap.fromSurvey(site, read.survey, options)
+  return new Positioner({ site, ...(radioMap === undefined ? {} : { radioMap }) })
+}
+
+/** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
+export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+  // Everything that can be wrong in the files fails before a broker starts.
+  const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
+  const siteJson = flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null ? fileJson : { ...fileJson, beacons: flags.beaconNames }
+  const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
+  const positioner: PositionEstimator | undefined = site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
+  const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
+  const base = await openLog(flags.log, streams.stderr)
+  const keyring = flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
+  // Lines before the table opens go to stderr; the screen holds them once it is up.
+  let log: Logger = base
+  const current = forwardingLogger((record) => logRecord(log, record))
+  const fleet = await startFleet(
+    {
+      mqtt: flags.mqtt,
+      ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
+      ...(site === undefined ? {} : { site }),
+      ...(image === undefined ? {} : { siteImage: image }),
+      ...(positioner === undefined ? {} : { positioner }),
+      ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
+      ...(flags.http === undefined ? {} : { http: flags.http }),
+      ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
+      ...(flags.inputs === undefined ? {} : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
+    },
+    { stderr: streams.stderr, log: current },
+  )
+  const { tracker, broker, web, url } = fleet
+  const clock = tracker.clock
+  const tty = !flags.json && streams.stdout.isTTY === true
+  const screen = tty ? new TerminalScreen(streams.stdout) : undefined
+  const out: LineSink | undefined = tty ? undefined : streams.stdout
+  let closed = false
+  const line = (event: Record<string, unknown>): void => {
+    if (!closed) out?.write(`${JSON.stringify(event)}\n`)
+  }
+  const held = screen === undefined ? undefined : new HeldLog(base, flags.log?.level ?? 'info')
+  if (held !== undefined) log = held.logger
+
+  // The site file's problems that do not stop the fleet (beaconkit site check lists them).
+  if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
+
+  let state = 'connecting'
+  const gateways = new FleetGatewayCounts()
+  let lastTick: { time: number; batches: number } | undefined
+  // One line when a condition starts and one when it clears, as a gateway's --mqtt does.
+  const stopConditions = logFleetConditions(tracker, current, flags.site)
+  tracker.on('connected', () => {
+    state = 'connected'
+  })
+  tracker.on('disconnected', () => {
+    state = 'disconnected'
+  })
+  tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
+  tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
+  tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
+  tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
+  tracker.on('gateway', (info) => {
+    gateways.apply(info)
+    line({ event: 'gateway', ...info })
+  })
+  const where = broker === undefined ? url : `${url} (embedded)`
+  const status = (now: number): FleetStatus => {
+    const batches = tracker.stats.batches
+    const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
+    lastTick = { time: now, batches }
+    const note = held?.note()
+    const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(note === undefined ? [] : [note])]
+    return { broker: where, state, gatewaysOnline: gateways.online, gatewaysKnown: gateways.known, batchesPerSecond: rate, notes }
+  }
+  const draw = (beacons: readonly FleetBeacon[], now: number): void => {
+    const s = status(now)
+    screen?.show((width, height) => renderFleetTable(beacons, s, { width, height, now }))
+  }
+  tracker.on('updated', (beacons) => {
+    const now = clock.now()
+    line({ event: 'updated', time: now, beacons })
+    draw(beacons, now)
+  })
+
+  let finish!: () => void
+  const done = new Promise<void>((resolve) => {
+    finish = resolve
+  })
+  const restore = (): void => screen?.close()
+  process.on('exit', restore)
+  const removeSignals = handleSignals(() => finish(), restore)
+  const timer = flags.durationMs === undefined ? undefined : setTimeout(() => finish(), flags.durationMs)
+  let found = 0
+  tracker.on('found', () => found++)
+  let undelivered: string | undefined
+  let disarm: (() => void) | undefined
+  try {
+    screen?.open()
+    draw([], clock.now())
+    if (broker !== undefined && screen === undefined) streams.stderr.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    // Ctrl-C while the broker is still unreachable must not wait for it.
+    await Promise.race([fleet.start(), done])
+    await done
+  } finally {
+    disarm = forceAfter(restore)
+    if (timer !== undefined) clearTimeout(timer)
+    closed = true
+    stopConditions()
+    undelivered = undeliveredLine(await fleet.stop(), where)
+    restore()
+    process.off('exit', restore)
+    removeSignals()
+    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
+    log = base
+    held?.flush()
+    disarm()
+  }
+  if (undelivered !== undefined) {
+    streams.stderr.write(undelivered)
+    return EXIT.failure
+  }
+  return EXIT.ok
+}
