@@ -80,6 +80,11 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
     return this.queue?.size ?? 0
   }
 
+  /** How close the queue is to its bound (0 … 1; 0 before it is open or when it cannot say). */
+  get queueFill(): number {
+    return this.queue?.fill ?? 0
+  }
+
   private get queue(): UploadQueue | undefined {
     return this.opener.queue
   }

@@ -16,6 +16,7 @@ import { ConditionLog } from '../log/condition-log.js'
 import type { Logger } from '../log/logger.js'
 import { connectionConditions } from './connection-conditions.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
+import { watchQueueFill } from './queue-fill.js'
 
 /** A running publisher: `note()` for the status line, `close()` publishes offline and disconnects. */
 export interface RunningMqtt {
@@ -45,14 +46,6 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
 
 /** Events the broker may hold before the oldest go (the publisher's bound, set here so the check below uses the same number). */
 export const MAX_QUEUED_EVENTS = 10_000
-
-/** The queue is "near its bound" from this fill on, and no longer once it is back under {@link QUEUE_CLEAR}. */
-export const QUEUE_NEAR = 0.8
-/** See {@link QUEUE_NEAR}: the gap keeps a queue hovering at the mark from logging at every check. */
-export const QUEUE_CLEAR = 0.5
-
-/** How often the queue's fill is looked at: the publisher's stats are cheap, and a queue fills in seconds, not milliseconds. */
-const QUEUE_CHECK_MS = 1000
 
 /** Starts publishing; waits up to `waitMs` for the first connection. */
 export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, log: Logger, waitMs = 10_000): Promise<RunningMqtt> {
@@ -92,11 +85,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     repeated.add(`${info.reason}${from}`, info.count, (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`)
   })
   // The event queue near its bound: the broker is away or slower than the beacons.
-  const queueTimer = setInterval(() => {
-    const fill = publisher.stats.pending / MAX_QUEUED_EVENTS
-    if (fill >= QUEUE_NEAR) conditions.start('mqtt.queue_near_bound', `mqtt: the event queue is ${Math.round(fill * 100)}% full (${formatCount(MAX_QUEUED_EVENTS)} events); the oldest go beyond it`, { pending: publisher.stats.pending })
-    else if (fill <= QUEUE_CLEAR) conditions.clear('mqtt.queue_near_bound', `mqtt: the event queue is back to ${Math.round(fill * 100)}% full`, { pending: publisher.stats.pending })
-  }, QUEUE_CHECK_MS).unref()
+  const stopWatching = watchQueueFill(conditions, 'mqtt.queue_near_bound', `mqtt: the event queue (${formatCount(MAX_QUEUED_EVENTS)} events)`, () => publisher.stats.pending / MAX_QUEUED_EVENTS, () => ({ pending: publisher.stats.pending }))
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))
@@ -109,7 +98,7 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
     publisher,
     note: () => `mqtt ${publisher.stats.state} (${publisher.gatewayId})`,
     close: async () => {
-      clearInterval(queueTimer)
+      stopWatching()
       problems.close()
       const result = await publisher.close(FLUSH_DEADLINE_MS)
       repeated.close()

@@ -12,6 +12,7 @@ import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './config.js'
 import { readPasswordFile } from '../password-file.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
+import { watchQueueFill } from './queue-fill.js'
 import { ConditionLog } from '../log/condition-log.js'
 import type { Logger } from '../log/logger.js'
 
@@ -81,6 +82,8 @@ export async function startUpload(
   uploader.on('dropped', (info) =>
     repeated.add(info.reason, info.count, (n) => `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`),
   )
+  // The queue near its bound: the account interface is away or slower than the beacons.
+  const stopWatching = watchQueueFill(conditions, 'upload.queue_near_bound', 'upload: the record queue', () => uploader.queueFill, () => ({ pending: uploader.pending }))
   const detach = uploader.attach(scanner)
   return {
     uploader,
@@ -88,6 +91,7 @@ export async function startUpload(
       return failure
     },
     async close() {
+      stopWatching()
       detach()
       // Flush before leaving: at-least-once delivery is the point of the queue.
       await uploader.close()

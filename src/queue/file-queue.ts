@@ -157,6 +157,11 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     return queue
   }
 
+  /** {@link RecordQueue.fill}: segment bytes on disk against `maxBytes`. */
+  get fill(): number {
+    return this.stats.bytes / this.maxBytes
+  }
+
   get size(): number {
     let n = 0
     for (const seg of this.segments) n += unacked(seg, this.acked)

@@ -65,6 +65,8 @@ export interface RecordQueue<R extends object> extends EventEmitter<UploadQueueE
   ack(seq: number): Promise<void>
   /** Records pushed (and durable) but not acknowledged or dropped. */
   readonly size: number
+  /** Optional: how close the queue is to its bound, 0 (empty) to 1 (the oldest go from here on). */
+  readonly fill?: number
   /** Releases resources; records still queued stay wherever the queue keeps them. */
   close(): Promise<void>
   /**
@@ -100,6 +102,11 @@ export class MemoryQueue extends EventEmitter<UploadQueueEvents> implements Uplo
 
   get size(): number {
     return this.items.length - this.head
+  }
+
+  /** {@link RecordQueue.fill}: records held against `maxRecords`. */
+  get fill(): number {
+    return this.size / this.maxRecords
   }
 
   push(record: BeaconLogRecord): Promise<number> {
