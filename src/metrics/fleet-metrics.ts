@@ -8,6 +8,7 @@
  */
 import type * as PromClient from 'prom-client'
 import type { FleetBeacon } from '../fleet/fusion.js'
+import { registerRefused } from './gateway-metrics.js'
 import type { Prom } from './gateway-metrics.js'
 import type { MetricsSources } from './sources.js'
 
@@ -93,14 +94,5 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
       this.inc(tracker.stats.published)
     },
   })
-  new prom.Counter({
-    name: 'beaconkit_mqtt_refused_total',
-    help: 'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; never retried.',
-    labelNames: ['reason'],
-    registers,
-    collect() {
-      this.reset()
-      for (const [reason, n] of Object.entries(tracker.stats.refused)) this.inc({ reason }, n)
-    },
-  })
+  registerRefused(prom, registers, () => tracker.stats.refused)
 }

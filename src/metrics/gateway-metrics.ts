@@ -77,16 +77,7 @@ export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry
         this.inc({ kind: 'rssi' }, d.rssi)
       },
     })
-    new prom.Counter({
-      name: 'beaconkit_mqtt_refused_total',
-      help: 'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; never retried.',
-      labelNames: ['reason'],
-      registers,
-      collect() {
-        this.reset()
-        for (const [reason, n] of Object.entries(mqtt.stats.refused)) this.inc({ reason }, n)
-      },
-    })
+    registerRefused(prom, registers, () => mqtt.stats.refused)
     new prom.Gauge({
       name: 'beaconkit_mqtt_connected',
       help: 'Whether the broker connection is up (1) or not (0).',
@@ -124,4 +115,21 @@ export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry
       },
     })
   }
+}
+
+/**
+ * `beaconkit_mqtt_refused_total{reason}`: what the broker will never take, read from a
+ * publisher's or a tracker's `stats.refused` at scrape time (both count refusals alike).
+ */
+export function registerRefused(prom: Prom, registers: PromClient.Registry[], refused: () => Readonly<Record<string, number>>): void {
+  new prom.Counter({
+    name: 'beaconkit_mqtt_refused_total',
+    help: 'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; never retried.',
+    labelNames: ['reason'],
+    registers,
+    collect() {
+      this.reset()
+      for (const [reason, n] of Object.entries(refused())) this.inc({ reason }, n)
+    },
+  })
 }

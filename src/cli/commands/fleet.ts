@@ -2,7 +2,7 @@
  * `beaconkit fleet`: its options, help and parser, and `fleet forget`'s; the running view is
  * fleet-view.ts.
  */
-import { LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
+import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
 import { bool, durationMs, fail, number, parseHttp, parseLog, parseMetrics, parseMqtt, positionals, str } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
@@ -67,19 +67,9 @@ export const fleetCommand = defineCommand({
   ],
   options: {
     json: { type: 'boolean' },
-    mqtt: { type: 'string' },
-    'mqtt-prefix': { type: 'string' },
-    ha: { type: 'boolean' },
-    'ha-dwell': { type: 'string' },
-    'ha-expire': { type: 'string' },
+    ...BROKER_OPTION_SPECS,
     // `fleet forget` only: the discovery prefix whose configs it empties.
     'ha-prefix': { type: 'string' },
-    'mqtt-user': { type: 'string' },
-    'mqtt-password-file': { type: 'string' },
-    'mqtt-ca': { type: 'string' },
-    'mqtt-cert': { type: 'string' },
-    'mqtt-key': { type: 'string' },
-    'client-id': { type: 'string' },
     config: { type: 'string' },
     // `--embedded-broker [port]`: a bare flag is given the default port before parsing (embeddedBrokerArg).
     'embedded-broker': { type: 'string' },

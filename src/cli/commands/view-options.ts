@@ -18,6 +18,21 @@ export const LOG_OPTIONS = `Logs (on standard error; docs/logging.md):
   --log-format <format>  auto (default: pretty on a terminal, JSON lines otherwise),
                          json (one JSON object per line: level, time, msg) or pretty`
 
+/** How a command reaches the broker and Home Assistant: the options a gateway and a fleet share. */
+export const BROKER_OPTION_SPECS: OptionSpecs = {
+  mqtt: { type: 'string' },
+  'mqtt-prefix': { type: 'string' },
+  ha: { type: 'boolean' },
+  'ha-dwell': { type: 'string' },
+  'ha-expire': { type: 'string' },
+  'mqtt-user': { type: 'string' },
+  'mqtt-password-file': { type: 'string' },
+  'mqtt-ca': { type: 'string' },
+  'mqtt-cert': { type: 'string' },
+  'mqtt-key': { type: 'string' },
+  'client-id': { type: 'string' },
+}
+
 /** The view options, as `util.parseArgs` takes them. */
 export const VIEW_OPTION_SPECS: OptionSpecs = {
   config: { type: 'string' },
@@ -34,19 +49,9 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   email: { type: 'string' },
   'password-file': { type: 'string' },
   'queue-dir': { type: 'string' },
-  mqtt: { type: 'string' },
+  ...BROKER_OPTION_SPECS,
   'gateway-id': { type: 'string' },
-  'mqtt-prefix': { type: 'string' },
-  ha: { type: 'boolean' },
-  'ha-dwell': { type: 'string' },
-  'ha-expire': { type: 'string' },
   'ha-beacons': { type: 'string' },
-  'mqtt-user': { type: 'string' },
-  'mqtt-password-file': { type: 'string' },
-  'mqtt-ca': { type: 'string' },
-  'mqtt-cert': { type: 'string' },
-  'mqtt-key': { type: 'string' },
-  'client-id': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
   metrics: { type: 'string' },
