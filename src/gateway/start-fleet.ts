@@ -7,7 +7,7 @@
  * to start closes those started before it.
  */
 
-import { silentLogger, textLogger } from '../log/logger.js'
+import { loggerOf } from '../log/logger.js'
 import type { Logger } from '../log/logger.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import type { PositionEstimator } from '../fleet/fusion.js'
@@ -22,10 +22,10 @@ import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { MapServer } from '../web/map-server.js'
 import { brokerSettings } from './config.js'
-import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { HttpFlags, MetricsFlags, MqttFlags } from './config.js'
-import { metricsEndpoint, startMetrics } from './metrics-sink.js'
+import { MetricsEndpoint } from '../metrics/endpoint.js'
+import { startMetrics } from './metrics-sink.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
@@ -97,7 +97,7 @@ export async function startFleet(
     warn?(text: string): void
   },
 ): Promise<RunningFleet> {
-  const log = hooks.log ?? (hooks.warn === undefined ? silentLogger : textLogger((text) => hooks.warn?.(text)))
+  const log = loggerOf(hooks)
   const started: { close(): Promise<unknown> }[] = []
   const rollback = async (error: unknown): Promise<never> => {
     for (const part of started.reverse()) await part.close().catch(() => undefined)
@@ -128,7 +128,7 @@ export async function startFleet(
     // The details panel reads the gateways' retained beacon states through its own subscription.
     const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
     // Listens to the tracker's connection events from before its start, so /healthz knows.
-    const metrics = config.http === undefined && config.metrics === undefined ? undefined : metricsEndpoint({ tracker })
+    const metrics = config.http === undefined && config.metrics === undefined ? undefined : new MetricsEndpoint({ tracker })
     if (metrics !== undefined) started.push({ close: async () => metrics.close() })
     const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details, metrics)
     if (web !== undefined) started.push(web)

@@ -16,16 +16,16 @@ import type { AdvertisementSource } from '../sources/source.js'
 import type { AccountError } from '../errors.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { MapServer } from '../web/map-server.js'
-import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from './config.js'
-import { metricsEndpoint, startMetrics } from './metrics-sink.js'
+import { MetricsEndpoint } from '../metrics/endpoint.js'
+import { startMetrics } from './metrics-sink.js'
 import { startMqtt } from './mqtt-sink.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import { startUpload } from './upload-sink.js'
 import type { RunningUpload } from './upload-sink.js'
 import { startWeb } from './web-sink.js'
-import { silentLogger, textLogger } from '../log/logger.js'
+import { loggerOf } from '../log/logger.js'
 import type { Logger } from '../log/logger.js'
 
 /** What {@link startGateway} builds. */
@@ -114,7 +114,7 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
     ...(config.keys === undefined ? {} : { keys: config.keys }),
     ...(config.filter === undefined ? {} : { filter: config.filter }),
   })
-  const log = hooks.log ?? (hooks.warn === undefined ? silentLogger : textLogger((text) => hooks.warn?.(text)))
+  const log = loggerOf(hooks)
   const started: Started[] = []
   const rollback = async (error: unknown): Promise<never> => {
     for (const part of started.reverse()) await part.close().catch(() => undefined)
@@ -143,7 +143,7 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
     }
     if (config.http !== undefined || config.metrics !== undefined) {
       // Built once the sinks it reads exist; it only listens to state changes until scraped.
-      const endpoint = metricsEndpoint({ scanner, source: config.source, ...(mqtt === undefined ? {} : { mqtt: mqtt.publisher }), ...(upload === undefined ? {} : { uploader: upload.uploader }) })
+      const endpoint = new MetricsEndpoint({ scanner, source: config.source, ...(mqtt === undefined ? {} : { mqtt: mqtt.publisher }), ...(upload === undefined ? {} : { uploader: upload.uploader }) })
       metrics = endpoint
       started.push({ close: async () => endpoint.close() })
     }

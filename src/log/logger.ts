@@ -91,6 +91,16 @@ export function textLogger(write: (text: string) => void): Logger {
   })
 }
 
+/**
+ * The logger a composition root was handed: `log` itself, else one over the plain `warn`
+ * callback ({@link textLogger}), else one that writes nothing.
+ */
+export function loggerOf(hooks: { log?: Logger; warn?(text: string): void }): Logger {
+  if (hooks.log !== undefined) return hooks.log
+  const { warn } = hooks
+  return warn === undefined ? silentLogger : textLogger((text) => warn.call(hooks, text))
+}
+
 /** Whether a logger at `threshold` writes a line at `level`. */
 export function levelEnabled(level: LogLevel, threshold: LogThreshold): boolean {
   return threshold !== 'silent' && LOG_LEVELS.indexOf(level) >= LOG_LEVELS.indexOf(threshold)
