@@ -4,16 +4,10 @@
  * before the gateway runs rather than at the first scrape. The address is printed once; a token
  * is printed only when it was generated here (the user's own is never echoed).
  */
-import { MetricsEndpoint } from '../metrics/endpoint.js'
-import type { MetricsSources } from '../metrics/sources.js'
+import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { startMetricsServer } from '../web/metrics-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsFlags } from './config.js'
-
-/** The endpoint of a gateway's or fleet's parts, served by the map and/or a server of its own. */
-export function metricsEndpoint(parts: MetricsSources): MetricsEndpoint {
-  return new MetricsEndpoint(parts)
-}
 
 /** Starts the metrics server for `endpoint` and says where it is. */
 export async function startMetrics(flags: MetricsFlags, endpoint: MetricsEndpoint, stderr: { write(text: string): unknown }): Promise<MetricsServer> {
