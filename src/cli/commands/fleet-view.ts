@@ -6,8 +6,7 @@
 import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
 import { Site } from '../../positioning/site.js'
 import { Positioner } from '../../positioning/positioner.js'
-import { RadioMap } from '../../positioning/radio-map.js'
-import type { LogFlags, MqttFlags } from '../command-line.js'
+import type { HttpFlags, LogFlags, MetricsFlags, MqttFlags } from '../command-line.js'
 import { openLog } from '../log-setup.js'
 import { HeldLog } from '../ui/held-log.js'
 import { logFleetConditions } from './fleet-conditions.js'
@@ -18,15 +17,13 @@ import { EXIT } from '../exit.js'
 import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
 import type { FleetStatus } from '../ui/fleet-table.js'
 import type { LineSink } from '../ui/json-lines.js'
-import { readOccupancy, readSurvey } from './locate.js'
+import { radioMapFromFiles } from './locate.js'
 import { TerminalScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
-import type { HttpFlags, MetricsFlags } from '../command-line.js'
 import { loadKeyring } from './keys.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
-
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -73,11 +70,9 @@ export interface FleetStreams {
 export async function fleetPositioner(site: Site, survey: string | undefined, occupancy?: string): Promise<Positioner | undefined> {
   const anchors = site.anchorList()
   if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined)) return undefined
-  const grid = occupancy === undefined ? undefined : await readOccupancy(occupancy, 'fleet')
-  const read = survey === undefined ? undefined : await readSurvey(survey, 'fleet')
-  const options = { ...(grid === undefined ? {} : { grid }), ...(read?.tagHeight === undefined ? {} : { tagHeight: read.tagHeight }) }
-  const radioMap = read === undefined ? (grid === undefined ? undefined : RadioMap.defaultPhysics(site, options)) : RadioMap.fromSurvey(site, read.survey, options)
-  return new Positioner({ site, ...(radioMap === undefined ? {} : { radioMap }) })
+  // Without a survey or a grid this is default physics, the map a Positioner makes of a site by itself.
+  const radioMap = await radioMapFromFiles(site, { ...(survey === undefined ? {} : { survey }), ...(occupancy === undefined ? {} : { occupancy }) }, 'fleet')
+  return new Positioner({ site, radioMap })
 }
 
 /** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */

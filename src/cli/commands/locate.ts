@@ -106,6 +106,19 @@ export function parseRecordingLine(line: string): Observation | undefined {
   return { time, anchor: f[1], beacon: f[2], rssi }
 }
 
+/**
+ * The radio map the files describe, as `locate` and `fleet` both build it: calibrated by the
+ * survey when there is one, default physics otherwise, on the occupancy grid when there is one,
+ * at `tagHeight` (default: the survey's, when it records one).
+ */
+export async function radioMapFromFiles(site: Site, files: { survey?: string; occupancy?: string; tagHeight?: number }, command = 'locate'): Promise<RadioMap> {
+  const grid = files.occupancy === undefined ? undefined : await readOccupancy(files.occupancy, command)
+  const survey = files.survey === undefined ? undefined : await readSurvey(files.survey, command)
+  const tagHeight = files.tagHeight ?? survey?.tagHeight
+  const options = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
+  return survey === undefined ? RadioMap.defaultPhysics(site, options) : RadioMap.fromSurvey(site, survey.survey, options)
+}
+
 /** An occupancy grid file (`WalkableGrid.parseOccupancy`); shared with `fleet --occupancy`. */
 export async function readOccupancy(path: string, command = 'locate'): Promise<WalkableGrid> {
   try {
@@ -126,11 +139,7 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
     throw new InvalidOptionError('invalid_option', `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
   }
   const site = Site.fromJSON(siteJson)
-  const grid = values.occupancy === undefined ? undefined : await readOccupancy(values.occupancy)
-  const survey = values.survey === undefined ? undefined : await readSurvey(values.survey)
-  const tagHeight = values.tagHeight ?? survey?.tagHeight
-  const mapOptions = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
-  const radioMap = survey === undefined ? RadioMap.defaultPhysics(site, mapOptions) : RadioMap.fromSurvey(site, survey.survey, mapOptions)
+  const radioMap = await radioMapFromFiles(site, values)
   const positioner = new Positioner({ site, radioMap, method })
 
   const lastHeard = new Map<string, number>()
