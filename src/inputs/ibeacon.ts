@@ -6,6 +6,8 @@
  * a Pi's adapter would, and the fleet sees one beacon whichever node heard it.
  */
 
+import { encodeIBeacon } from '../frames/ibeacon.js'
+
 const UUID_HEX = /^[0-9a-f]{32}$/
 
 /** A uuid with or without dashes as 32 lower-case hex digits, or undefined. */
@@ -28,18 +30,10 @@ function measuredPower(value: unknown): number {
   return typeof value === 'number' && Number.isFinite(value) && value >= -128 && value <= 127 ? Math.round(value) : -59
 }
 
-/** The manufacturer data of an iBeacon frame: 4C 00 02 15, uuid, major and minor big-endian, measured power. */
+/**
+ * The manufacturer data of an iBeacon frame (frames/ibeacon.ts's encoder): 4C 00 02 15, uuid,
+ * major and minor big-endian, measured power. The caller has checked uuid, major and minor.
+ */
 export function ibeaconManufacturerData(uuid32: string, major: number, minor: number, power: unknown): Uint8Array {
-  const out = new Uint8Array(25)
-  out[0] = 0x4c
-  out[1] = 0x00
-  out[2] = 0x02
-  out[3] = 0x15
-  out.set(Buffer.from(uuid32, 'hex'), 4)
-  out[20] = major >> 8
-  out[21] = major & 0xff
-  out[22] = minor >> 8
-  out[23] = minor & 0xff
-  out[24] = measuredPower(power) & 0xff
-  return out
+  return encodeIBeacon({ proximityUUID: uuid32, major, minor, measuredPower: measuredPower(power) })
 }
