@@ -48,8 +48,7 @@ export async function configuredOptions(command: Command, args: readonly string[
   }
   const envChecked = checkModel(fromEnv.data)
   // A wrong value in the environment is named by its variable, not by the model's path.
-  const byPath = new Map([...fromEnv.origins].map(([path, name]) => [path, name]))
-  problems.push(...envChecked.problems.map((p) => ({ path: byPath.get(p.path) ?? `environment: ${p.path}`, message: p.message })))
+  problems.push(...envChecked.problems.map((p) => ({ path: fromEnv.origins.get(p.path) ?? `environment: ${p.path}`, message: p.message })))
   if (problems.length > 0) throw configError(problems, file)
   const merged = mergeModels(fileModel, envChecked.model ?? {})
   return modelOptions(merged, (option) => command.acceptsSetting(option), (path) => fromEnv.origins.get(path) ?? `${basename(file ?? 'config')}: ${path}`)
