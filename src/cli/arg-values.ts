@@ -260,6 +260,11 @@ export function parseView(values: Values, command: string): ViewFlags {
   return view
 }
 
+/** A TCP port option (`--port`, `--embedded-broker`): a whole number 0–65535 (0: a free one), or undefined when not given. */
+export function tcpPort(values: Values, name: string, command: string): number | undefined {
+  return number(values, name, command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
+}
+
 /** Exactly `count` positional arguments, or a usage error. */
 export function positionals(list: string[], count: number, usage: string, command: string): string[] {
   if (list.length < count) fail('argument', `missing argument: ${usage}`, command)

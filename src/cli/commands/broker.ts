@@ -3,7 +3,7 @@
 import { startBroker } from '../../mqtt/broker.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
-import { number, parseLog, positionals, str } from '../arg-values.js'
+import { parseLog, positionals, str, tcpPort } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import type { LogFlags } from '../command-line.js'
 import { openLog } from '../log-setup.js'
@@ -70,7 +70,7 @@ ${BROKER_TAIL}`,
   parse(values, pos): BrokerCommand {
     const command = 'broker'
     positionals(pos, 0, 'beaconkit broker [options]', command)
-    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 1883
+    const port = tcpPort(values, 'port', command) ?? 1883
     return { command, port, host: str(values, 'host') ?? '127.0.0.1', ...optional('log', parseLog(values, command)) }
   },
   run: (parsed) => runBroker(parsed),

@@ -6,7 +6,7 @@ import { InvalidOptionError } from '../../errors.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
 import { readPasswordFile } from '../../password-file.js'
-import { bool, number, parseLog, positionals, str } from '../arg-values.js'
+import { bool, parseLog, positionals, str, tcpPort } from '../arg-values.js'
 import type { LogFlags } from '../command-line.js'
 import { openLog } from '../log-setup.js'
 import { defineCommand, optional } from './command.js'
@@ -108,7 +108,7 @@ ${COMMON_TAIL}`,
   parse(values, pos): EmulateCommand {
     const command = 'emulate'
     positionals(pos, 0, 'beaconkit emulate [options]', command)
-    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+    const port = tcpPort(values, 'port', command) ?? 8080
     return {
       command,
       port,

@@ -3,7 +3,7 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import { bool, durationMs, fail, number, parseHttp, parseLog, parseMetrics, parseMqtt, positionals, str } from '../arg-values.js'
+import { bool, durationMs, fail, parseHttp, parseLog, parseMetrics, parseMqtt, positionals, str, tcpPort } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
@@ -157,7 +157,7 @@ ${FLEET_TAIL}`,
     if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
     if (str(values, 'ha-prefix') !== undefined) fail('ha-prefix', '--ha-prefix goes with beaconkit fleet forget <id>; the fleet itself announces under homeassistant', command)
     positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)
-    const embedded = number(values, 'embedded-broker', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
+    const embedded = tcpPort(values, 'embedded-broker', command)
     const given = str(values, 'mqtt')
     if (embedded !== undefined && given !== undefined) fail('mqtt', '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours', command)
     if (embedded === undefined && given === undefined) fail('mqtt', 'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process', command)

@@ -23,7 +23,7 @@ import { ConditionLog } from '../../log/condition-log.js'
 import type { Logger } from '../../log/logger.js'
 import type { LogFlags } from '../command-line.js'
 import { openLog } from '../log-setup.js'
-import { bool, fail, number, parseLog, positionals, str } from '../arg-values.js'
+import { bool, fail, number, parseLog, positionals, str, tcpPort } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { COMMON_TAIL, LOG_OPTION_SPECS } from './view-options.js'
 
@@ -252,7 +252,7 @@ ${COMMON_TAIL}`,
   parse(values, pos): WebhookCommand {
     const command = 'webhook'
     positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>] [--handler-timeout <s>]', command)
-    const port = number(values, 'port', command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' }) ?? 8080
+    const port = tcpPort(values, 'port', command) ?? 8080
     const url = str(values, 'mqtt')
     for (const companion of ['mqtt-prefix', 'mqtt-user', 'mqtt-password-file']) {
       if (url === undefined && str(values, companion) !== undefined) fail(companion, `--${companion} needs --mqtt <url>`, command)
