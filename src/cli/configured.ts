@@ -55,7 +55,7 @@ export async function configuredOptions(command: Command, args: readonly string[
 }
 
 /** One error for every problem, each on its own line with where it is. */
-export function configError(problems: readonly ConfigProblem[], file: string | undefined): InvalidOptionError {
+function configError(problems: readonly ConfigProblem[], file: string | undefined): InvalidOptionError {
   const head = problems.length === 1 ? 'the configuration has a problem' : `the configuration has ${problems.length} problems`
   const check = file === undefined ? '' : ` (beaconkit config check ${file} lists them too)`
   return new InvalidOptionError('invalid_config', `${head}${check}:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`, { option: 'config' })
