@@ -35,6 +35,21 @@ export function isLoopbackHost(host: string): boolean {
   return false
 }
 
+/** The answer to a request whose `Host` header names no host (400), the same for every server here. */
+export const NO_HOST_TEXT = 'the request has no usable Host header (empty or malformed); send Host: 127.0.0.1'
+
+/**
+ * Why a server without a token (loopback only) refuses a request, or undefined when it may go on:
+ * `no_host` (answer 400) or `not_loopback` (403) — a web site rebinding its DNS name to 127.0.0.1
+ * must not reach a loopback server from a visitor's browser. With a token, the token decides.
+ */
+export function hostRefusal(req: IncomingMessage, token: string | undefined): 'no_host' | 'not_loopback' | undefined {
+  if (token !== undefined) return undefined
+  const hostname = requestHostname(req.headers.host)
+  if (hostname === undefined) return 'no_host'
+  return isLoopbackHost(hostname) ? undefined : 'not_loopback'
+}
+
 /** A fresh token: 24 random bytes, URL-safe, so it can sit in a fragment or query unescaped. */
 export function generateToken(): string {
   return randomBytes(24).toString('base64url')

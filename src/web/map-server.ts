@@ -16,7 +16,7 @@ import { InvalidOptionError } from '../errors.js'
 import type { BeaconScanner } from '../scanner/scanner.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { Site } from '../positioning/site.js'
-import { authorized, checkToken, generateToken, isLoopbackHost, requestHostname } from './auth.js'
+import { authorized, checkToken, generateToken, hostRefusal, isLoopbackHost, NO_HOST_TEXT } from './auth.js'
 import { imageType, pageAssets } from './assets.js'
 import { EventStreams } from './event-stream.js'
 import { LiveView } from './live-view.js'
@@ -157,9 +157,9 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://map.invalid')
     if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'only GET is served here')
-    const hostname = token === undefined ? requestHostname(req.headers.host) : undefined
-    if (token === undefined && hostname === undefined) return plain(res, 400, 'the request has no usable Host header (empty or malformed); send Host: 127.0.0.1')
-    if (token === undefined && !isLoopbackHost(hostname as string)) {
+    const refusal = hostRefusal(req, token)
+    if (refusal === 'no_host') return plain(res, 400, NO_HOST_TEXT)
+    if (refusal === 'not_loopback') {
       return plain(res, 403, 'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token')
     }
     if (options.metrics !== undefined && isMetricsPath(url.pathname)) return serveMetrics(req, res, options.metrics, token)

@@ -6,7 +6,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
-import { authorized, isLoopbackHost, requestHostname } from './auth.js'
+import { authorized, hostRefusal, NO_HOST_TEXT } from './auth.js'
 
 function plain(res: ServerResponse, status: number, text: string): void {
   const body = `${text}\n`
@@ -23,11 +23,9 @@ export function isMetricsPath(pathname: string): boolean {
 export async function serveMetrics(req: IncomingMessage, res: ServerResponse, endpoint: MetricsEndpoint, token: string | undefined): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://metrics.invalid')
   if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'only GET is served here')
-  if (token === undefined) {
-    const hostname = requestHostname(req.headers.host)
-    if (hostname === undefined) return plain(res, 400, 'the request has no usable Host header (empty or malformed); send Host: 127.0.0.1')
-    if (!isLoopbackHost(hostname)) return plain(res, 403, 'these metrics listen on loopback without a token and answer only requests for localhost or 127.0.0.1')
-  }
+  const refusal = hostRefusal(req, token)
+  if (refusal === 'no_host') return plain(res, 400, NO_HOST_TEXT)
+  if (refusal === 'not_loopback') return plain(res, 403, 'these metrics listen on loopback without a token and answer only requests for localhost or 127.0.0.1')
   if (!isMetricsPath(url.pathname)) return plain(res, 404, 'not found: /metrics and /healthz are served here')
   if (!authorized(req, url, token)) return plain(res, 401, 'these metrics need the access token: send Authorization: Bearer <token>')
   const answer = await endpoint.respond(url.pathname)
