@@ -19,7 +19,22 @@ export interface GatewayStatus {
    * the retained status is republished when it changes, at most every 5 s.
    */
   beacons?: number
+  /**
+   * The foreign-input bridge that publishes this gateway for a foreign node (docs/fleet.md
+   * "Mixed fleets"): its own liveness is `<p>/inputs/<via>/status`, which carries the will this
+   * status cannot have. Absent for a beaconkit gateway.
+   */
+  via?: string
 }
+
+/**
+ * Extra members of a gateway's status, set by its owner (MqttPublisher's `statusFields`), in both
+ * forms and the will. They never replace the contract's own members: those names are refused.
+ */
+export type StatusFields = Readonly<Record<string, string>>
+
+/** Members of the status a `StatusFields` may not set. */
+export const RESERVED_STATUS_FIELDS: readonly string[] = ['state', 'time', 'version', 'beacons']
 
 /** One beacon in an RSSI batch. */
 export interface RssiReading {
@@ -41,10 +56,18 @@ export interface RssiBatch {
   readings: RssiReading[]
 }
 
-/** The status payload as JSON text; `beacons` goes into the online form only (the will stays as it was). */
-export function statusPayload(state: GatewayStatus['state'], time: number, beacons?: number): string {
-  const status: GatewayStatus = { state, time, version: PACKAGE_VERSION }
+/**
+ * The status payload as JSON text; `beacons` goes into the online form only (the will stays as it
+ * was); `extra` members (checked by the caller: none of {@link RESERVED_STATUS_FIELDS}) into both.
+ */
+export function statusPayload(state: GatewayStatus['state'], time: number, beacons?: number, extra?: StatusFields): string {
+  const status: GatewayStatus & Record<string, unknown> = { state, time, version: PACKAGE_VERSION, ...extra }
+  // Written after the spread: a reserved name in `extra` can never change what readers rely on.
+  status.state = state
+  status.time = time
+  status.version = PACKAGE_VERSION
   if (state === 'online' && beacons !== undefined) status.beacons = beacons
+  else delete status.beacons
   return JSON.stringify(status)
 }
 

@@ -18,6 +18,8 @@ import { checkHaBeacons } from './ha-gateway.js'
 import type { GatewayHomeAssistantOptions } from './ha-gateway.js'
 import { MAX_RSSI_PARTITIONS } from './partition.js'
 import { DEFAULT_ACK_TIMEOUT_MS } from './inflight.js'
+import { RESERVED_STATUS_FIELDS } from './payloads.js'
+import type { StatusFields } from './payloads.js'
 
 /** Options of {@link MqttPublisher}. Give `url` or `client`. */
 export interface MqttPublisherOptions {
@@ -90,6 +92,12 @@ export interface MqttPublisherOptions {
    * Default 1: the unpartitioned `<p>/gateways/<gw>/rssi`.
    */
   rssiPartitions?: number
+  /**
+   * Extra string members of this gateway's retained status, in the online and offline forms and
+   * the will, e.g. `{ via: 'fleet-inputs' }` for a gateway the foreign-input bridge publishes.
+   * `state`, `time`, `version` and `beacons` are refused; at most 1 KiB of JSON.
+   */
+  statusFields?: StatusFields
 }
 
 function positive(value: number | undefined, fallback: number, option: string, integer = true): number {
@@ -140,6 +148,25 @@ function clientId(id: unknown): string | undefined {
  */
 export function defaultClientId(name: string): string {
   return `beaconkit-${name}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${randomBytes(3).toString('hex')}`
+}
+
+/** Bound on the JSON of `statusFields`: the status stays far below what readers accept (4 KiB). */
+const MAX_STATUS_FIELDS_BYTES = 1024
+
+function statusFields(fields: unknown): StatusFields | undefined {
+  if (fields === undefined) return undefined
+  const bad = (why: string): never => {
+    throw new InvalidOptionError('invalid_option', `statusFields ${why}, e.g. { via: 'fleet-inputs' }`, { option: 'statusFields' })
+  }
+  if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return bad('must be an object of strings')
+  const entries = Object.entries(fields as Record<string, unknown>)
+  for (const [key, value] of entries) {
+    if (RESERVED_STATUS_FIELDS.includes(key)) bad(`must not set '${key}' (the status's own member)`)
+    if (typeof value !== 'string') bad(`must hold strings only ('${key.slice(0, 40)}' is not one)`)
+  }
+  if (Buffer.byteLength(JSON.stringify(fields)) > MAX_STATUS_FIELDS_BYTES) bad(`must be at most ${MAX_STATUS_FIELDS_BYTES} bytes of JSON`)
+  // A copy: the caller changing its object later must not change what the will says.
+  return Object.freeze(Object.fromEntries(entries as [string, string][]))
 }
 
 function queueDir(dir: unknown): string | undefined {
@@ -195,6 +222,7 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     },
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),
     rssiPartitions: atMost(positive(options.rssiPartitions, 1, 'rssiPartitions'), MAX_RSSI_PARTITIONS, 'rssiPartitions'),
+    statusFields: statusFields(options.statusFields),
     clock: options.clock,
     /** Reads the password and TLS files now, for the connection only. */
     async readSecrets(): Promise<{ password?: string; tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } }> {

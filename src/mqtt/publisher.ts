@@ -163,7 +163,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
             retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
             status: (beacons, now) => {
               if (this.state !== 'connected' || this.#closing) return false
-              this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons))
+              this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons, o.statusFields))
               return true
             },
           })
@@ -208,7 +208,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
     // With Home Assistant on it listens (sweep, fleet watch): no packet larger than those need.
-    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now()) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
+    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now(), undefined, o.statusFields) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
@@ -256,7 +256,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     const ha = this.ha
     const beacons = this.scanner?.beacons()
     if (ha !== undefined && beacons !== undefined) ha.count(beacons.length, now, this.clock)
-    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now, ha?.beacons))
+    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now, ha?.beacons, this.#options.statusFields))
     ha?.statusSent(now)
     if (beacons !== undefined) this.feed.refresh(beacons, now)
     this.outbox.setClient(this.#link?.client)
@@ -344,7 +344,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
     let delivered = false
     if (this.#link !== undefined && this.#link.connected) {
-      this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now()))
+      this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now(), undefined, this.#options.statusFields))
       delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
     this.state = 'closed'

@@ -19,11 +19,15 @@ export const GATEWAY_ID = /^[A-Za-z0-9_-]{1,128}$/
 // Wildcards, NUL and empty levels would make every topic below the prefix unusable.
 const PREFIX_FORBIDDEN = ['#', '+', String.fromCharCode(0)]
 
-/** Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]{1,128}`. */
-export function checkGatewayId(id: unknown): string {
+/**
+ * Throws the InvalidOptionError for a gateway id outside `[A-Za-z0-9_-]{1,128}`; `option` names
+ * another id that becomes a topic level the same way (the foreign-input bridge's `bridgeId`).
+ */
+export function checkGatewayId(id: unknown, option = 'gatewayId'): string {
   if (typeof id !== 'string' || !GATEWAY_ID.test(id)) {
     const shown = typeof id === 'string' && id.length <= 40 ? `'${id}'` : typeof id
-    throw new InvalidOptionError('invalid_option', `gateway id ${shown} is not usable in a topic: use up to 128 letters, digits, '-' and '_', e.g. 'hall' or 'pi-3'`, { option: 'gatewayId' })
+    const what = option === 'gatewayId' ? 'gateway id' : option
+    throw new InvalidOptionError('invalid_option', `${what} ${shown} is not usable in a topic: use up to 128 letters, digits, '-' and '_', e.g. 'hall' or 'pi-3'`, { option })
   }
   return id
 }
@@ -77,6 +81,14 @@ export function anyGatewayBeaconTopic(prefix: string, id: string): string {
 /** `<p>/gateways/+/status`: the status of every gateway. */
 export function anyGatewayStatusTopic(prefix: string): string {
   return `${prefix}/gateways/+/status`
+}
+
+/**
+ * `<p>/inputs/<bridge>/status`: the liveness of a foreign-input bridge (retained, its last will
+ * the `offline` form), which the statuses of its foreign nodes point to with `via`.
+ */
+export function inputsStatusTopic(prefix: string, bridgeId: string): string {
+  return `${prefix}/inputs/${bridgeId}/status`
 }
 
 /** The `<obj>` of a Home Assistant object id: the beacon id lower-cased, every character outside `[a-z0-9]` replaced by `_`. */
