@@ -7,6 +7,8 @@ import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
 import type { Keyring } from '../secure/keyring.js'
 import type { ForeignInput, ForeignRejectReason } from './foreign.js'
 import { FORMAT_NAMES } from './inputs-spec.js'
+import { zeroSweepStats } from './stale-sweep.js'
+import type { StaleSweepStats } from './stale-sweep.js'
 
 /** Options of {@link ForeignBridge}. */
 export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'> {
@@ -31,6 +33,19 @@ export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' |
   maxDevicesPerNode?: number
   /** Each node's gone timeout, as a beaconkit gateway's `--gone` (default 8000 ms). */
   goneTimeoutMs?: number
+  /**
+   * The bridge's id: its status topic `<p>/inputs/<bridgeId>/status` (its connection's last will)
+   * and the `via` of every node's status; a topic level like a gateway id. Default: from
+   * `clientId` when given, else `beaconkit-inputs-<host>` — stable across restarts, so a
+   * restarted bridge finds the statuses its killed predecessor left `online`. Give two bridges on
+   * one broker and prefix different ids.
+   */
+  bridgeId?: string
+  /**
+   * After start, how long a node may stay unheard before the stale sweep sets its retained status
+   * `offline` when a previous run of this bridge left it `online` (default 30000 ms).
+   */
+  staleGraceMs?: number
   clock?: Clock
 }
 
@@ -54,6 +69,8 @@ export interface ForeignBridgeStats {
   devicesRefused: number
   /** Nodes let go to make room (outside the site: for a site gateway, or silent for `idleMs`). */
   nodesEvicted: number
+  /** The stale sweep after start (zeros until it has run; the `swept` event says when). */
+  sweep: StaleSweepStats
   /** Nodes now. */
   nodes: number
 }
@@ -64,6 +81,8 @@ export interface ForeignBridgeEvents {
   warning: [text: string]
   /** A connection problem (retried). */
   error: [error: Error]
+  /** The stale sweep after start is over: what it read, skipped and set `offline`. */
+  swept: [stats: StaleSweepStats]
 }
 
 /** What each format lacks when a node reports addresses only, said once per node. */
@@ -85,6 +104,7 @@ export function zeroStats(): Omit<ForeignBridgeStats, 'nodes'> {
     nodesRefused: 0,
     devicesRefused: 0,
     nodesEvicted: 0,
+    sweep: zeroSweepStats(),
   }
 }
 

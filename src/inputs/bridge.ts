@@ -8,6 +8,10 @@
  *
  * Bounded against hostile input: at most `maxNodes` nodes (beyond: skipped, counted), payloads
  * over `maxPayloadBytes` skipped before parsing, absurd RSSI and malformed JSON skipped and counted.
+ *
+ * One connection has one last will: the bridge's own status (`<p>/inputs/<bridgeId>/status`,
+ * bridge-liveness.ts); each node's status names it with `via`, and a restarted bridge sets
+ * `offline` what its killed predecessor left `online` (stale-sweep.ts).
  */
 import { EventEmitter } from 'eventemitter3'
 import { inspect } from 'node:util'
@@ -16,9 +20,12 @@ import type { Clock } from '../clock.js'
 import type { MqttLink } from '../mqtt/connection.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { checkTopicPrefix } from '../mqtt/topics.js'
 import { BeaconScanner } from '../scanner/scanner.js'
 import { espresenseFilters, espresenseParser } from './espresense.js'
 import { addressOnlyNote, unknownNodeNote, zeroStats } from './bridge-options.js'
+import { BridgeStatus, resolveBridgeId } from './bridge-liveness.js'
+import { checkGraceMs, isSweepTopic, sweepStaleNodes } from './stale-sweep.js'
 import type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
 import type { ForeignInput, ForeignMessage, ForeignParser } from './foreign.js'
 import { NodeBeacons } from './node-beacons.js'
@@ -58,6 +65,12 @@ function routeOf(input: ForeignInput): Route {
 /** Feeds foreign nodes' reports into the fleet as gateways (see the file comment). */
 export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   readonly clock: Clock
+  /** The id its nodes' statuses name as `via`, and of its own status `<p>/inputs/<bridgeId>/status`. */
+  readonly bridgeId: string
+  #status: BridgeStatus
+  #graceMs: number
+  /** Aborts the stale sweep when the bridge closes. */
+  #stopping = new AbortController()
   #options: ReturnType<typeof resolvePublisherOptions>
   #routes: Route[]
   #nodes = new Map<string, ForeignNode>()
@@ -79,6 +92,9 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (config.inputs.length === 0) throw new TypeError('ForeignBridge needs at least one input')
     this.#options = resolvePublisherOptions({ ...config, gatewayId: 'inputs' })
     this.clock = config.clock ?? new RealClock()
+    this.bridgeId = resolveBridgeId(config.bridgeId, config.clientId)
+    this.#status = new BridgeStatus(checkTopicPrefix(this.#options.topicPrefix), this.bridgeId, this.clock)
+    this.#graceMs = checkGraceMs(config.staleGraceMs)
     // OMG and Theengs under one base are one set of topics: listen once.
     const seen = new Set<string>()
     this.#routes = config.inputs.map(routeOf).filter((r) => {
@@ -95,18 +111,18 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
 
   /** Shows what it listens to, never the connection's options (they hold the password). */
   [inspect.custom](): string {
-    return `ForeignBridge { inputs: ${JSON.stringify(this.#routes.map((r) => `${r.input.format}:${r.input.base}`))}, nodes: ${this.#nodes.size} }`
+    return `ForeignBridge { bridgeId: '${this.bridgeId}', inputs: ${JSON.stringify(this.#routes.map((r) => `${r.input.format}:${r.input.base}`))}, nodes: ${this.#nodes.size} }`
   }
 
-  /** What JSON.stringify shows: the inputs and the counters; never credentials. */
-  toJSON(): { inputs: string[]; stats: ForeignBridgeStats } {
-    return { inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`), stats: this.stats }
+  /** What JSON.stringify shows: its id, the inputs and the counters; never credentials. */
+  toJSON(): { bridgeId: string; inputs: string[]; stats: ForeignBridgeStats } {
+    return { bridgeId: this.bridgeId, inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`), stats: this.stats }
   }
 
   /** Counters (a copy). */
   get stats(): ForeignBridgeStats {
     const s = this.#stats
-    return { ...s, advertisements: { ...s.advertisements }, rejected: { ...s.rejected }, nodes: this.#nodes.size }
+    return { ...s, advertisements: { ...s.advertisements }, rejected: { ...s.rejected }, sweep: { ...s.sweep }, nodes: this.#nodes.size }
   }
 
   /** The foreign nodes publishing as gateways now. */
@@ -114,26 +130,46 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     return [...this.#nodes.keys()]
   }
 
-  /** Loads mqtt.js, connects and subscribes on every connection; resolves once the client exists. */
+  /** Connects (the bridge's status the will), says `online` and subscribes on every connection, sweeps once (`swept`); resolves once the client exists. */
   async start(): Promise<void> {
     const o = this.#options
-    const link = await openLink(o, o.clientId ?? defaultClientId('inputs'), undefined, MAX_PACKET_BYTES)
+    // The grace runs from start, not from the connection: a node heard since then is alive.
+    const graceEnds = Date.now() + this.#graceMs
+    const link = await openLink(o, o.clientId ?? defaultClientId('inputs'), this.#status.will(), MAX_PACKET_BYTES)
     if (this.#closed) {
       await link.close()
       return
     }
     this.#link = link
     const filters = this.#routes.flatMap((r) => r.filters)
-    const subscribe = (): void => {
+    let swept = false
+    const connected = (): void => {
+      // In this order on the wire: the online status is the sweep's marker (stale-sweep.ts), and
+      // the inputs' retained availability creates the live nodes before the sweep decides.
+      void this.#status.online(link)
       // Foreign nodes publish at QoS 0: a sighting lost is replaced by the next one.
       link.subscribe(filters, 0).catch((e: unknown) => {
         if (!this.#closed) this.emit('error', e instanceof Error ? e : new Error(String(e)))
       })
+      if (swept) return
+      swept = true
+      void this.sweep(link, graceEnds)
     }
-    link.on('connected', subscribe)
+    link.on('connected', connected)
     link.on('error', (e) => this.emit('error', e))
-    link.on('message', (topic, payload) => this.onMessage(topic, payload))
-    if (link.connected) subscribe()
+    // Gateway statuses (the sweep's, and the nodes' own echoes meanwhile) are not foreign input.
+    link.on('message', (topic, payload) => {
+      if (!isSweepTopic(this.#options.topicPrefix, this.#status.topic, topic)) this.onMessage(topic, payload)
+    })
+    if (link.connected) connected()
+  }
+
+  private async sweep(link: MqttLink, graceEnds: number): Promise<void> {
+    const prefix = this.#options.topicPrefix
+    const live = (node: string): boolean => this.#nodes.has(node)
+    const result = await sweepStaleNodes(link, { prefix, bridgeId: this.bridgeId, markerTopic: this.#status.topic, maxNodes: this.#maxNodes, graceEnds, clock: this.clock, live, signal: this.#stopping.signal })
+    this.#stats.sweep = result
+    if (!this.#closed) this.emit('swept', { ...result })
   }
 
   /** Handles one message of the inputs' topics; public for benchmarks and tests that feed it directly. */
@@ -210,7 +246,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     const gone = this.#node.goneTimeoutMs
     const scanner = new BeaconScanner({ source, clock: this.clock, ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }), ...(gone === undefined ? {} : { goneTimeoutMs: gone }) })
     const beacons = new NodeBeacons(scanner, gone)
-    const publisher = new MqttPublisher({ client, gatewayId: name, ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }) })
+    const publisher = new MqttPublisher({ client, gatewayId: name, statusFields: { via: this.bridgeId }, ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }) })
     publisher.on('error', (e) => this.emit('error', e))
     scanner.on('error', (e) => this.emit('error', e))
     publisher.attach(beacons)
@@ -249,13 +285,18 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     await node.publisher.close(timeoutMs).catch(() => undefined)
   }
 
-  /** Says every node offline, stops their scanners and closes the connection; safe to call twice. */
+  /**
+   * Says every node offline, stops their scanners, says the bridge offline (a clean disconnect
+   * sends no will) and closes the connection; safe to call twice.
+   */
   async close(timeoutMs = 5000): Promise<void> {
     if (this.#closed) return
     this.#closed = true
+    this.#stopping.abort()
     const nodes = [...this.#nodes.values()]
     this.#nodes.clear()
     await Promise.all(nodes.map((n) => this.closeNode(n, timeoutMs)))
+    if (this.#link !== undefined) await this.#status.offline(this.#link, timeoutMs)
     await this.#link?.close()
   }
 }

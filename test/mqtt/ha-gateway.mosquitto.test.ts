@@ -58,7 +58,9 @@ async function startGateway(url: string, id: string, clock: VirtualClock, ha: Re
 
 describe.skipIf(!JINJA)(`The gateway device's templates through Jinja2${SKIP}`, () => {
   it('connectivity is ON only for an online status; beacons in range is the number, else None', () => {
-    const payloads = [statusPayload('online', T0, 3), statusPayload('online', T0), statusPayload('offline', T0), '', 'garbage', '{"state":"online","beacons":true}', '{"beacons":"7"}']
+    // The last two: a foreign node's status, which names its bridge (`via`): read as any other.
+    const via = { via: 'fleet-inputs' }
+    const payloads = [statusPayload('online', T0, 3), statusPayload('online', T0), statusPayload('offline', T0), '', 'garbage', '{"state":"online","beacons":true}', '{"beacons":"7"}', statusPayload('online', T0, 2, via), statusPayload('offline', T0, undefined, via)]
     const rendered = renderTemplatesSafe(payloads.flatMap((payload) => [{ template: HA_CONNECTIVITY_TEMPLATE, payload }, { template: HA_BEACONS_TEMPLATE, payload }]))
     expect(rendered).toEqual([
       { ok: 'ON' }, { ok: '3' },
@@ -67,6 +69,8 @@ describe.skipIf(!JINJA)(`The gateway device's templates through Jinja2${SKIP}`, 
       { ok: 'OFF' }, { ok: 'None' },
       { ok: 'OFF' }, { ok: 'None' },
       { ok: 'ON' }, { ok: 'None' },
+      { ok: 'OFF' }, { ok: 'None' },
+      { ok: 'ON' }, { ok: '2' },
       { ok: 'OFF' }, { ok: 'None' },
     ])
   })
