@@ -142,7 +142,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     }
     this.#link = link
     const filters = this.#routes.flatMap((r) => r.filters)
-    let swept = false
+    // The sweep runs once; again on a later connection only if the connection went during it.
+    let sweep: 'due' | 'running' | 'done' = 'due'
     const connected = (): void => {
       // In this order on the wire: the online status is the sweep's marker (stale-sweep.ts), and
       // the inputs' retained availability creates the live nodes before the sweep decides.
@@ -151,9 +152,9 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       link.subscribe(filters, 0).catch((e: unknown) => {
         if (!this.#closed) this.emit('error', e instanceof Error ? e : new Error(String(e)))
       })
-      if (swept) return
-      swept = true
-      void this.sweep(link, graceEnds)
+      if (sweep !== 'due') return
+      sweep = 'running'
+      void this.sweep(link, graceEnds).then((complete) => (sweep = complete ? 'done' : 'due'))
     }
     link.on('connected', connected)
     link.on('error', (e) => this.emit('error', e))
@@ -164,12 +165,13 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (link.connected) connected()
   }
 
-  private async sweep(link: MqttLink, graceEnds: number): Promise<void> {
+  private async sweep(link: MqttLink, graceEnds: number): Promise<boolean> {
     const prefix = this.#options.topicPrefix
     const live = (node: string): boolean => this.#nodes.has(node)
     const result = await sweepStaleNodes(link, { prefix, bridgeId: this.bridgeId, markerTopic: this.#status.topic, maxNodes: this.#maxNodes, graceEnds, clock: this.clock, live, signal: this.#stopping.signal })
-    this.#stats.sweep = result
-    if (!this.#closed) this.emit('swept', { ...result })
+    this.#stats.sweep = result.stats
+    if (!this.#closed && result.complete) this.emit('swept', { ...result.stats })
+    return result.complete
   }
 
   /** Handles one message of the inputs' topics; public for benchmarks and tests that feed it directly. */
