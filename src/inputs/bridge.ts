@@ -33,6 +33,7 @@ import { NodeSource } from './node-source.js'
 import { omgFilters, omgParser } from './omg.js'
 
 export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
+export type { StaleSweepStats } from './stale-sweep.js'
 
 interface Route {
   input: ForeignInput
