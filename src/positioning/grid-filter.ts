@@ -47,34 +47,101 @@ export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ s
  */
 const CONFIDENT_M = 1.5
 
+/**
+ * Anchors whose likelihood factors are multiplied before one logarithm. Each factor is at most
+ * 1 + (150 dB)² · k, and k ≤ 1 for ν ≥ 1 and the radio map's model spread of at least 1 dB:
+ * 16 of them stay below 10⁷⁰, far inside a double's range.
+ */
+const GROUP = 16
+
 /** Scratch arrays shared by every beacon's filter of one positioner (single-threaded, so safe). */
 export class FilterScratch {
   readonly tmp: Float64Array
+  /** A posterior's widened window during an update (see `GridFilter.own`). */
+  readonly work: Float32Array
+  /** Per cell: the product of an update's likelihood factors, before its logarithm. */
+  readonly prod: Float64Array
   readonly prior: Float64Array
+  /** The posterior's marginals over columns and rows, for trimming its window. */
+  readonly cols: Float64Array
+  readonly rows: Float64Array
+  private kernelOf?: { sigma: number; weights: Float64Array }
+
   constructor(readonly map: RadioMap, params: GridFilterParams) {
+    this.cols = new Float64Array(map.grid.nx)
+    this.rows = new Float64Array(map.grid.ny)
     this.tmp = new Float64Array(map.grid.size)
+    this.work = new Float32Array(map.grid.size)
+    this.prod = new Float64Array(map.grid.size)
     this.prior = Float64Array.from(map.grid.walkable, (w) => (w === 1 ? 1 : params.blockedWeight))
+  }
+
+  /** The walk's Gaussian weights at offsets −radius…radius cells; steps are usually a second, so the last one is kept. */
+  kernel(sigma: number, radius: number): Float64Array {
+    const known = this.kernelOf
+    if (known !== undefined && known.sigma === sigma && known.weights.length === 2 * radius + 1) return known.weights
+    const weights = new Float64Array(2 * radius + 1)
+    for (let i = -radius; i <= radius; i++) weights[i + radius] = Math.exp((-i * i) / (2 * sigma * sigma))
+    this.kernelOf = { sigma, weights }
+    return weights
   }
 }
 
-/** One beacon's posterior over the cells. */
+/**
+ * Cells whose probability falls below this share of the most probable cell's are let go: the
+ * posterior is kept on the smallest rectangle of cells holding the rest. On a large site a
+ * beacon's posterior covers a few metres, not the whole floor, and both its memory and its work
+ * per update follow the rectangle. Mass let go is below a millionth of the peak per cell, far
+ * below what moves an estimate; the walk widens the rectangle again every step, so a beacon
+ * that moves is followed. Fixed a priori (a cost setting, not fitted to a recording).
+ */
+const LET_GO = 1e-4
+
+/**
+ * One beacon's posterior over the cells, held on a window (a rectangle of the grid; cells
+ * outside it have probability 0).
+ */
 export class GridFilter {
-  /** Probability per cell, sums to 1. */
-  readonly p: Float32Array
+  /** Probability per cell of the window, row-major (`(ix - x0) + (iy - y0) * w`); sums to 1. */
+  private p: Float32Array
+  /**
+   * The beacon's own storage, sized to its window. During an update `p` is the shared scratch
+   * (the walk widens the window before the readings narrow it again); the result is copied
+   * back, so a beacon keeps only its narrowed window between updates.
+   */
+  private own: Float32Array
+  /** The window: first column and row, width and height in cells. */
+  private x0 = 0
+  private y0 = 0
+  private w: number
+  private h: number
   /** ms: the time of the last update, NaN before the first. */
   time = Number.NaN
   /** dB per anchor: how far its readings sit from the radio map, learned (see `biasTau`). */
-  private readonly bias: Float64Array
+  private readonly bias: Float32Array
 
   constructor(
     private readonly scratch: FilterScratch,
     private readonly params: GridFilterParams,
   ) {
-    const prior = scratch.prior
-    let s = 0
-    for (let i = 0; i < prior.length; i++) s += prior[i]
-    this.p = Float32Array.from(prior, (v) => v / s)
-    this.bias = new Float64Array(scratch.map.anchors.length)
+    const g = scratch.map.grid
+    this.w = g.nx
+    this.h = g.ny
+    this.own = new Float32Array(g.size)
+    this.p = this.own
+    // Float32: an offset is a few dB learned over tens of seconds; a site may have hundreds of anchors.
+    this.bias = new Float32Array(scratch.map.anchors.length)
+    this.fillPrior()
+  }
+
+  /** Cells in the window now (for memory and cost accounting). */
+  get cells(): number {
+    return this.w * this.h
+  }
+
+  /** Bytes of the posterior's storage. */
+  get bytes(): number {
+    return this.own.byteLength + this.bias.byteLength
   }
 
   /** Spreads the posterior over `dtMs` of walking, then weighs in one window of readings taken at `time`. */
@@ -84,36 +151,77 @@ export class GridFilter {
     if (dt > 0) this.predict(dt)
     this.time = Number.isNaN(this.time) ? time : Math.max(this.time, time)
     const { map, tmp } = this.scratch
-    const size = map.grid.size
-    tmp.fill(0)
+    const { nx, size } = map.grid
+    const { x0, y0, w: ww, h: wh } = this
+    const n = ww * wh
     const { nu, dynamicSd } = this.params
     const half = (nu + 1) / 2
+    // Σ log(1 + x) is taken as log Π (1 + x), a product per cell over up to GROUP anchors: one
+    // logarithm per cell instead of one per anchor and cell (it was most of the filter's cost).
+    // With one group and a half-integer exponent (ν = 4 gives 2.5) the posterior's factor
+    // (Π_best / Π)^half needs only a square root: no logarithm or exponential at all.
+    const prod = this.scratch.prod
+    tmp.fill(0, 0, n)
+    let heard = 0
     for (let a = 0; a < w.mean.length; a++) {
       if (Number.isNaN(w.mean[a]) || w.count[a] === 0) continue
+      if (heard % GROUP === 0) {
+        if (heard > 0) this.foldGroup(n, half)
+        prod.fill(1, 0, n)
+      }
+      heard++
       const m = map.anchors[a]
       const s2 = m.modelSd * m.modelSd + dynamicSd * dynamicSd + (m.packetSd * m.packetSd) / w.count[a]
       const k = 1 / (nu * s2)
       const kWeak = k / (map.skew * map.skew)
-      const base = a * size
       const obs = w.mean[a] - this.bias[a]
-      for (let c = 0; c < size; c++) {
-        const e = obs - map.mean[base + c]
-        tmp[c] -= half * Math.log1p(e * e * (e < 0 ? kWeak : k))
+      for (let iy = 0; iy < wh; iy++) {
+        const base = a * size + x0 + (y0 + iy) * nx
+        const row = iy * ww
+        for (let ix = 0; ix < ww; ix++) {
+          const e = obs - map.mean[base + ix]
+          prod[row + ix] *= 1 + e * e * (e < 0 ? kWeak : k)
+        }
       }
     }
-    let max = -Infinity
-    for (let c = 0; c < size; c++) if (tmp[c] > max) max = tmp[c]
+    const p = this.p
     let s = 0
-    for (let c = 0; c < size; c++) {
-      const v = this.p[c] * Math.exp(tmp[c] - max)
-      this.p[c] = v
-      s += v
+    const whole = Math.floor(half)
+    if (heard > 0 && heard <= GROUP && (half === whole || half - whole === 0.5)) {
+      let best = Infinity
+      for (let c = 0; c < n; c++) if (prod[c] < best) best = prod[c]
+      const root = half !== whole
+      for (let c = 0; c < n; c++) {
+        const r = best / prod[c]
+        let f = root ? Math.sqrt(r) : 1
+        for (let i = 0; i < whole; i++) f *= r
+        const v = p[c] * f
+        p[c] = v
+        s += v
+      }
+    } else {
+      if (heard > 0) this.foldGroup(n, half)
+      let max = -Infinity
+      for (let c = 0; c < n; c++) if (tmp[c] > max) max = tmp[c]
+      for (let c = 0; c < n; c++) {
+        const v = p[c] * Math.exp(tmp[c] - max)
+        p[c] = v
+        s += v
+      }
     }
     if (!(s > 0)) this.reset()
     else {
-      for (let c = 0; c < size; c++) this.p[c] /= s
+      for (let c = 0; c < n; c++) p[c] /= s
+      this.shrink()
+      this.settle()
       this.learnBias(w, dt)
     }
+  }
+
+  /** Adds one group's log-likelihood, −half · log Π, to the scratch sums. */
+  private foldGroup(n: number, half: number): void {
+    const { tmp, prod } = this.scratch
+    for (let c = 0; c < n; c++) tmp[c] -= half * Math.log(prod[c])
   }
 
   /**
@@ -126,13 +234,17 @@ export class GridFilter {
     if (!(biasTau > 0) || !(dt > 0)) return
     if (this.estimate(this.time).accuracy > CONFIDENT_M) return
     const { map } = this.scratch
-    const size = map.grid.size
+    const { nx, size } = map.grid
+    const { x0, y0, w: ww, h: wh, p } = this
     const alpha = 1 - Math.exp(-dt / biasTau)
     for (let a = 0; a < w.mean.length; a++) {
       if (Number.isNaN(w.mean[a]) || w.count[a] === 0) continue
       let expected = 0
-      const base = a * size
-      for (let c = 0; c < size; c++) expected += this.p[c] * map.mean[base + c]
+      for (let iy = 0; iy < wh; iy++) {
+        const base = a * size + x0 + (y0 + iy) * nx
+        const row = iy * ww
+        for (let ix = 0; ix < ww; ix++) expected += p[row + ix] * map.mean[base + ix]
+      }
       const b = this.bias[a] + alpha * (w.mean[a] - expected - this.bias[a])
       this.bias[a] = Math.max(-biasMax, Math.min(biasMax, b))
     }
@@ -140,32 +252,65 @@ export class GridFilter {
 
   /** Becomes a copy of `other` (same grid): the positioner's look-ahead over the newest packets. */
   copyFrom(other: GridFilter): void {
-    this.p.set(other.p)
+    const n = other.w * other.h
+    this.p = this.ownFor(n)
+    this.p.set(other.p.subarray(0, n))
+    this.x0 = other.x0
+    this.y0 = other.y0
+    this.w = other.w
+    this.h = other.h
     this.time = other.time
     this.bias.set(other.bias)
   }
 
   /** Back to the prior: nothing known. */
   reset(): void {
+    this.fillPrior()
+    this.bias.fill(0)
+  }
+
+  /** The window becomes the whole grid, holding the prior. */
+  private fillPrior(): void {
+    const { grid } = this.scratch.map
     const prior = this.scratch.prior
+    this.x0 = 0
+    this.y0 = 0
+    this.w = grid.nx
+    this.h = grid.ny
+    this.p = this.ownFor(grid.size)
     let s = 0
     for (let i = 0; i < prior.length; i++) s += prior[i]
     for (let i = 0; i < prior.length; i++) this.p[i] = prior[i] / s
-    this.bias.fill(0)
+  }
+
+  /** The own storage, resized when it cannot hold `n` cells or holds more than twice that. */
+  private ownFor(n: number): Float32Array {
+    if (this.own.length < n || this.own.length > 2 * n + 64) this.own = new Float32Array(n)
+    return this.own
+  }
+
+  /** Copies a window left in the shared scratch back into the beacon's own storage. */
+  private settle(): void {
+    if (this.p === this.own) return
+    const n = this.w * this.h
+    const from = this.p
+    this.p = this.ownFor(n)
+    this.p.set(from.subarray(0, n))
   }
 
   /** The posterior mean and the RMS radius around it, grown by the walk since the last update. */
   estimate(at: number): Fix {
     const g = this.scratch.map.grid
+    const { x0, y0, w: ww, h: wh, p } = this
     let sx = 0
     let sy = 0
     let sxx = 0
     let syy = 0
-    for (let iy = 0; iy < g.ny; iy++) {
-      const y = g.y(iy)
-      for (let ix = 0; ix < g.nx; ix++) {
-        const v = this.p[ix + iy * g.nx]
-        const x = g.x(ix)
+    for (let iy = 0; iy < wh; iy++) {
+      const y = g.y(y0 + iy)
+      for (let ix = 0; ix < ww; ix++) {
+        const v = p[ix + iy * ww]
+        const x = g.x(x0 + ix)
         sx += v * x
         sy += v * y
         sxx += v * x * x
@@ -179,6 +324,59 @@ export class GridFilter {
     return { x: sx, y: sy, accuracy: Math.sqrt(variance) }
   }
 
+  /**
+   * Lets go of the cells below {@link KEEP_RELATIVE} of the peak that lie outside the smallest
+   * rectangle holding the rest, and gives back storage the window no longer needs.
+   */
+  private shrink(): void {
+    const { x0, y0, w: ww, h: wh } = this
+    const p = this.p
+    // Marginals along x and y; each side is trimmed while the mass cut off stays within a
+    // quarter of the allowance, so at most KEEP_MASS is let go in all.
+    const cols = this.scratch.cols
+    const rows = this.scratch.rows
+    cols.fill(0, 0, ww)
+    for (let iy = 0; iy < wh; iy++) {
+      let r = 0
+      const row = iy * ww
+      for (let ix = 0; ix < ww; ix++) {
+        const v = p[row + ix]
+        r += v
+        cols[ix] += v
+      }
+      rows[iy] = r
+    }
+    const side = LET_GO / 4
+    let lx = 0
+    let hx = ww - 1
+    let ly = 0
+    let hy = wh - 1
+    for (let cut = cols[lx]; lx < hx && cut <= side; cut += cols[++lx]);
+    for (let cut = cols[hx]; hx > lx && cut <= side; cut += cols[--hx]);
+    for (let cut = rows[ly]; ly < hy && cut <= side; cut += rows[++ly]);
+    for (let cut = rows[hy]; hy > ly && cut <= side; cut += rows[--hy]);
+    if (lx === 0 && ly === 0 && hx === ww - 1 && hy === wh - 1) return
+    const nw = hx - lx + 1
+    const nh = hy - ly + 1
+    let s = 0
+    // Rows move toward the start of the array only (the new window is inside the old), so in place.
+    for (let iy = 0; iy < nh; iy++) {
+      const from = lx + (ly + iy) * ww
+      const to = iy * nw
+      for (let ix = 0; ix < nw; ix++) {
+        const v = p[from + ix]
+        p[to + ix] = v
+        s += v
+      }
+    }
+    for (let c = 0; c < nw * nh; c++) p[c] /= s
+    this.x0 = x0 + lx
+    this.y0 = y0 + ly
+    this.w = nw
+    this.h = nh
+    // A beacon's first update held the whole grid: hand that back once the posterior is local.
+  }
+
   private predict(dt: number): void {
     const g = this.scratch.map.grid
     const sigma = (this.params.speed * dt) / g.cell
@@ -188,35 +386,57 @@ export class GridFilter {
       this.reset()
       return
     }
-    const kernel = new Float64Array(2 * radius + 1)
-    for (let i = -radius; i <= radius; i++) kernel[i + radius] = Math.exp((-i * i) / (2 * sigma * sigma))
+    const kernel = this.scratch.kernel(sigma, radius)
     const { tmp, prior } = this.scratch
     const { nx, ny } = g
-    // Separable blur: rows into tmp, then columns back into p. Mass blurred off the edge is
-    // renormalised away, which is right: the beacon is on the site.
-    for (let iy = 0; iy < ny; iy++) {
-      const row = iy * nx
-      for (let ix = 0; ix < nx; ix++) {
+    // The walk reaches `radius` cells beyond the window: that is the new window.
+    const ox0 = this.x0
+    const oy0 = this.y0
+    const ow = this.w
+    const oh = this.h
+    const ox1 = ox0 + ow - 1
+    const oy1 = oy0 + oh - 1
+    const nx0 = Math.max(0, ox0 - radius)
+    const ny0 = Math.max(0, oy0 - radius)
+    const nw = Math.min(nx - 1, ox1 + radius) - nx0 + 1
+    const nh = Math.min(ny - 1, oy1 + radius) - ny0 + 1
+    const p = this.p
+    // Separable blur: the old window's rows into tmp (new columns, old rows), then columns into
+    // p (new window). Mass blurred off the grid's edge is renormalised away, which is right: the
+    // beacon is on the site.
+    for (let iy = 0; iy < oh; iy++) {
+      const row = iy * ow
+      const out = iy * nw
+      for (let cx = 0; cx < nw; cx++) {
+        const ix = nx0 + cx
         let s = 0
-        const lo = Math.max(0, ix - radius)
-        const hi = Math.min(nx - 1, ix + radius)
-        for (let j = lo; j <= hi; j++) s += this.p[row + j] * kernel[j - ix + radius]
-        tmp[row + ix] = s
+        const lo = Math.max(ox0, ix - radius)
+        const hi = Math.min(ox1, ix + radius)
+        for (let j = lo; j <= hi; j++) s += p[row + j - ox0] * kernel[j - ix + radius]
+        tmp[out + cx] = s
       }
     }
+    const q = this.scratch.work
+    this.p = q
     let total = 0
-    for (let ix = 0; ix < nx; ix++) {
-      for (let iy = 0; iy < ny; iy++) {
+    for (let cx = 0; cx < nw; cx++) {
+      const ix = nx0 + cx
+      for (let cy = 0; cy < nh; cy++) {
+        const iy = ny0 + cy
         let s = 0
-        const lo = Math.max(0, iy - radius)
-        const hi = Math.min(ny - 1, iy + radius)
-        for (let j = lo; j <= hi; j++) s += tmp[ix + j * nx] * kernel[j - iy + radius]
+        const lo = Math.max(oy0, iy - radius)
+        const hi = Math.min(oy1, iy + radius)
+        for (let j = lo; j <= hi; j++) s += tmp[(j - oy0) * nw + cx] * kernel[j - iy + radius]
         const v = s * prior[ix + iy * nx]
-        this.p[ix + iy * nx] = v
+        q[cx + cy * nw] = v
         total += v
       }
     }
+    this.x0 = nx0
+    this.y0 = ny0
+    this.w = nw
+    this.h = nh
     if (!(total > 0)) this.reset()
-    else for (let c = 0; c < this.p.length; c++) this.p[c] /= total
+    else for (let c = 0; c < nw * nh; c++) q[c] /= total
   }
 }
