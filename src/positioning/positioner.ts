@@ -57,6 +57,15 @@ interface Track {
   filter?: GridFilter
   /** ms: packets at or before this are in the filter. */
   foldedUntil: number
+  /**
+   * The last look-ahead: the filter with the packets in (from, until] folded in, `count` of
+   * them. When the filter is next folded over exactly that range and those packets (the usual
+   * case: ticks a second apart, nothing arrived late), the look-ahead is the answer and the
+   * update is not done twice.
+   */
+  ahead?: { filter: GridFilter; from: number; until: number; count: number }
+  /** A filter's storage to reuse for the next look-ahead. */
+  spare?: GridFilter
   /** Estimates already given, for questions about an earlier time than the filter has reached. */
   history: { time: number; fix: Fix }[]
 }
@@ -102,7 +111,6 @@ export class Positioner {
   private readonly maxBeacons: number
   private readonly params: GridFilterParams
   private scratch?: FilterScratch
-  private preview?: GridFilter
   private readonly lagMs: number
   private readonly means: WindowMeans
   private readonly sums: Float64Array
@@ -192,17 +200,19 @@ export class Positioner {
     // gateway's batch that arrives a little after this estimate still counts for the next.
     this.fold(t, time - this.lagMs)
     let filter = t.filter
-    const next = t.buffer.firstAfter(t.foldedUntil)
-    if (next < t.buffer.length && t.buffer.time(next) <= time) {
-      const scratch = (this.scratch ??= new FilterScratch(this.radioMap, this.params))
-      const preview = (this.preview ??= new GridFilter(scratch, this.params))
-      if (t.filter !== undefined) preview.copyFrom(t.filter)
+    const b = t.buffer
+    const next = b.firstAfter(t.foldedUntil)
+    if (next < b.length && b.time(next) <= time) {
+      const ahead = t.ahead?.filter ?? t.spare ?? this.newFilter()
+      t.spare = undefined
+      if (t.filter !== undefined) ahead.copyFrom(t.filter)
       else {
-        preview.reset()
-        preview.time = Number.NaN
+        ahead.reset()
+        ahead.time = Number.NaN
       }
-      this.foldInto(preview, t.buffer, t.foldedUntil, time)
-      filter = preview
+      this.foldInto(ahead, b, t.foldedUntil, time)
+      t.ahead = { filter: ahead, from: t.foldedUntil, until: time, count: b.firstAfter(time) - next }
+      filter = ahead
     }
     if (filter === undefined || Number.isNaN(filter.time)) return undefined
     const fix = filter.estimate(time)
@@ -218,9 +228,28 @@ export class Positioner {
     t.foldedUntil = until
     const b = t.buffer
     const i = b.firstAfter(from)
-    if (i >= b.length || b.time(i) > until) return
-    t.filter ??= new GridFilter((this.scratch ??= new FilterScratch(this.radioMap, this.params)), this.params)
+    const ahead = t.ahead
+    t.ahead = undefined
+    if (i >= b.length || b.time(i) > until) {
+      if (ahead !== undefined) t.spare = ahead.filter
+      return
+    }
+    // Packets only ever join the ring (the oldest leave only once folded), and an update depends
+    // on its packets alone: when (from, until] and the look-ahead's range hold the same packets
+    // it folded (none arrived since, none lies between the two ends), it already holds this
+    // fold's result. The ends differ by a tick's jitter when a live tracker asks.
+    if (ahead !== undefined && ahead.from === from && b.firstAfter(until) - i === ahead.count && b.firstAfter(ahead.until) - i === ahead.count) {
+      if (t.filter !== undefined) t.spare = t.filter
+      t.filter = ahead.filter
+      return
+    }
+    if (ahead !== undefined) t.spare = ahead.filter
+    t.filter ??= this.newFilter()
     this.foldInto(t.filter, b, from, until)
+  }
+
+  private newFilter(): GridFilter {
+    return new GridFilter((this.scratch ??= new FilterScratch(this.radioMap, this.params)), this.params)
   }
 
   /** Updates `filter` with the packets in (from, until], one update per step of packets. */
