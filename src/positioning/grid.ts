@@ -10,6 +10,9 @@ function bad(what: string, fix: string): InvalidOptionError {
   return new InvalidOptionError('invalid_option', `walkable grid: ${what}; ${fix}`, { option: 'grid' })
 }
 
+/** Cells of a grid {@link WalkableGrid.fromArea} sizes by itself: 1 m cells up to 4,096 m². */
+export const AUTO_MAX_CELLS = 4096
+
 /** A rectangular grid of square cells over the plan, with a walkable flag per cell. */
 export class WalkableGrid {
   /** Cells along x and y. */
@@ -36,8 +39,19 @@ export class WalkableGrid {
     if (this.walkable.length !== nx * ny) throw bad('the walkable flags do not match the grid size', 'give one flag per cell')
   }
 
-  /** All cells walkable over a rectangle, centres `cell / 2` inside its edges. */
-  static fromArea(area: Area, cell = 0.5): WalkableGrid {
+  /**
+   * All cells walkable over a rectangle, centres `cell / 2` inside its edges. Without a cell
+   * size: 0.5 m, doubled until the grid has at most {@link AUTO_MAX_CELLS} cells — a site
+   * without a plan is positioned to metres, and past ~1,000 m² half-metre cells would only
+   * multiply the filter's work and memory per beacon.
+   */
+  static fromArea(area: Area, cell?: number): WalkableGrid {
+    if (cell === undefined) {
+      cell = 0.5
+      const w = area.maxX - area.minX
+      const h = area.maxY - area.minY
+      while (Math.round(w / cell) * Math.round(h / cell) > AUTO_MAX_CELLS) cell *= 2
+    }
     const nx = Math.max(1, Math.round((area.maxX - area.minX) / cell))
     const ny = Math.max(1, Math.round((area.maxY - area.minY) / cell))
     return new WalkableGrid(area.minX + cell / 2, area.minY + cell / 2, cell, nx, ny)
