@@ -6,7 +6,7 @@
 import { Positioner } from '../positioning/positioner.js'
 import type { RadioMap } from '../positioning/radio-map.js'
 import type { PositioningMethod } from '../positioning/types.js'
-import type { FleetStateOptions } from './fusion.js'
+import { DEFAULT_MAX_BEACONS, type FleetStateOptions } from './fusion.js'
 
 /** How the fleet tracker positions beacons by itself (`FleetTrackerOptions.positioning`). */
 export interface FleetPositioning {
@@ -27,6 +27,12 @@ export function withSitePositioner<T extends FleetStateOptions>(options: T & { p
   if (!site.anchorList().some((a) => a.x !== undefined && a.y !== undefined)) return options
   const positioner = new Positioner({
     site,
+    // A fleet hears a beacon once per gateway and batch: 64 packets are seconds of every gateway
+    // around it, and 12,500 beacons × the default 256 would hold 44 MB of packets the filter has folded.
+    bufferSize: 64,
+    // One track per fused beacon: a positioner holding fewer would evict and restart filters
+    // (a whole-grid update each) every second once the fleet tracks more than it.
+    maxBeacons: options.maxBeacons ?? DEFAULT_MAX_BEACONS,
     ...(positioning?.radioMap === undefined ? {} : { radioMap: positioning.radioMap }),
     ...(positioning?.method === undefined ? {} : { method: positioning.method }),
   })
