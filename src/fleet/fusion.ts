@@ -158,6 +158,12 @@ export interface FleetStateStats {
   gateways: number
   /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
   clockRejected: number
+  /**
+   * Ticks' room decisions made from a beacon's previous position because the tick's time for
+   * positioning was spent (see `FleetState.beginTick`): a tracker short of CPU updates positions
+   * less often instead of falling behind its messages.
+   */
+  positionsDeferred: number
 }
 
 interface Fused extends RoomState {
@@ -175,7 +181,9 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0, positionsDeferred: 0 }
+  /** Where the next tick starts placing: just past the last beacon a tick positioned. */
+  private placeCursor = 0
   private readonly beacons = new Map<string, Fused>()
   private readonly gateways: GatewayRegistry
   private readonly maxBeacons: number
@@ -378,7 +386,21 @@ export class FleetState {
    * positions are decided again, and beacons no gateway heard for the gone timeout go.
    */
   tick(now: number): void {
+    this.beginTick(now)()
+  }
+
+  /**
+   * {@link tick} in steps: drops the gone beacons and the stale readings at once, and returns
+   * a step that decides the rooms and positions of the next `chunk` beacons (all as of `now`),
+   * true once every beacon is done. With a positioner a beacon's decision is a filter update
+   * (tens of µs), so a fleet of 12,500 beacons in one step would hold the event loop for most
+   * of a second; the tracker runs the steps with its own messages in between. A step told not
+   * to `estimate` decides rooms from the previous positions (counted in `positionsDeferred`);
+   * the next tick starts with those beacons, so every one is positioned in turn.
+   */
+  beginTick(now: number, chunk = Infinity): (estimate?: boolean) => boolean {
     this.gateways.sweep(now)
+    const due: Fused[] = []
     for (const b of this.beacons.values()) {
       if (now - b.lastSeen >= this.goneTimeoutMs) {
         this.drop(b, now)
@@ -387,7 +409,26 @@ export class FleetState {
       let kept = 0
       for (const g of b.gateways) if (now - g.lastSeen < this.hearingMs) b.gateways[kept++] = g
       b.gateways.length = kept
-      this.place(b, now)
+      due.push(b)
+    }
+    const n = due.length
+    const start = n === 0 ? 0 : this.placeCursor % n
+    let i = 0
+    let estimated = 0
+    const positioned = this.options.positioner !== undefined
+    return (estimate = true) => {
+      const end = Math.min(n, i + chunk)
+      for (; i < end; i++) {
+        const b = due[(start + i) % n]
+        // A beacon released or forgotten between steps is not placed again.
+        if (this.beacons.get(b.id) !== b) continue
+        if (estimate) estimated++
+        else if (positioned) this.counters.positionsDeferred++
+        this.place(b, now, estimate)
+      }
+      if (i < n) return false
+      this.placeCursor = start + estimated
+      return true
     }
   }
 
@@ -412,12 +453,12 @@ export class FleetState {
     return b === undefined ? undefined : this.view(b, now)
   }
 
-  private place(b: Fused, now: number): void {
+  private place(b: Fused, now: number, estimate = true): void {
     const site = this.options.site
-    const estimate = this.options.positioner?.estimate(b.id, now)
-    if (estimate !== undefined) {
+    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate ? this.options.positioner?.estimate(b.id, now) : b.position
+    if (fix !== undefined) {
       const was = b.reported
-      const position = { x: estimate.x, y: estimate.y, accuracy: estimate.accuracy }
+      const position = { x: fix.x, y: fix.y, accuracy: fix.accuracy }
       b.position = position
       if (was === undefined) b.reported = position
       else if (Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) {
@@ -435,7 +476,7 @@ export class FleetState {
       const room = site.anchor(g.gateway)?.room
       if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)
     }
-    const at = estimate === undefined || estimate.accuracy > this.roomAccuracyM ? undefined : (estimate.room ?? site.roomAt(estimate.x, estimate.y))
+    const at = fix === undefined || fix.accuracy > this.roomAccuracyM ? undefined : (fix.room ?? site.roomAt(fix.x, fix.y))
     if (at !== undefined) {
       let best = -Infinity
       for (const v of evidence.values()) if (v > best) best = v

@@ -5,6 +5,8 @@
  */
 
 import type { EventEmitter } from 'eventemitter3'
+import { setImmediate } from 'node:timers'
+import { performance } from 'node:perf_hooks'
 import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
@@ -40,6 +42,19 @@ export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, Fleet
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
+/**
+ * Beacons placed per step of a tick: about 30 ms of filter updates on a large site, so a batch
+ * waits at most that long behind a tick (see `tick`). A fleet below it ticks in one go.
+ */
+const PLACE_STEP = 1000
+
+/**
+ * ms of each 1 s tick that positioning may take. Half the tick: the rest is for the messages
+ * (50,000 readings a second cost about a quarter of a core). A tracker short of CPU then
+ * positions each beacon less often instead of falling behind its messages — behind them, its
+ * packets arrive late for the filter, whose steps then grow and cost more: a spiral.
+ */
+const POSITION_BUDGET_MS = 500
 /**
  * Default `maxPayloadBytes`: a gateway's batch at 10,000 beacons is about 880 KiB (docs/mqtt.md),
  * and `maxBatchReadings` (20,000) readings of long ids with measured power take about 4 MiB.
@@ -87,6 +102,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
   private stopped = false
+  /** A tick's steps are running (see `tick`). */
+  private ticking = false
+  /** A tick fell due while one was running. */
+  private tickDue = false
   private swept = false
   private wakeStart: (() => void) | undefined
 
@@ -417,9 +436,50 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     else if (this.state.gatewayStatus(m.gateway, state, now)) this.emit('gateway', { gateway: m.gateway, state, time: now })
   }
 
+  /**
+   * The 1 s tick. Beacons are placed {@link PLACE_STEP} at a time with the tracker's messages
+   * in between, so a large positioned fleet does not stall ingest for the whole tick; a tick
+   * that falls due while one is still running starts when it ends.
+   */
   private tick(): void {
+    if (this.ticking) {
+      this.tickDue = true
+      return
+    }
     const now = this.clock.now()
-    this.state.tick(now)
+    const place = this.state.beginTick(now, PLACE_STEP)
+    // Positioning may take POSITION_BUDGET_MS of each tick (CPU time of the steps, not the
+    // wall clock between them); past it the tick's remaining beacons keep their positions.
+    let spent = 0
+    const step = (): boolean => {
+      const t0 = performance.now()
+      const done = place(spent < POSITION_BUDGET_MS)
+      spent += performance.now() - t0
+      return done
+    }
+    if (step()) {
+      this.endTick(now)
+      return
+    }
+    this.ticking = true
+    const next = (): void => {
+      if (this.stopped) return
+      if (!step()) {
+        setImmediate(next)
+        return
+      }
+      this.ticking = false
+      this.endTick(now)
+      if (this.tickDue) {
+        this.tickDue = false
+        this.tick()
+      }
+    }
+    setImmediate(next)
+  }
+
+  /** The rest of a tick once every beacon is placed: publishing and events. */
+  private endTick(now: number): void {
     this.scaleOut?.tick(now)
     this.ghosts.tick(now)
     this.presence.tick(now)
