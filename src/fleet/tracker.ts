@@ -43,10 +43,10 @@ export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
 /**
- * Beacons placed per step of a tick: about 30 ms of filter updates on a large site, so a batch
- * waits at most that long behind a tick (see `tick`). A fleet below it ticks in one go.
+ * Beacons placed per step of a tick: 10–30 ms of filter updates on a large site, so a batch
+ * waits about that long behind a tick (see `tick`). A fleet below it ticks in one go.
  */
-const PLACE_STEP = 1000
+const PLACE_STEP = 250
 
 /**
  * ms of each 1 s tick that positioning may take. Half the tick: the rest is for the messages
