@@ -5,9 +5,10 @@
 // process of its own too. Reported: sustained observations/s at real time and pushed faster
 // (to find the ceiling), tracker CPU, heap per tracked beacon, and the delay from a batch's
 // publish to the fused state holding it (p50/p99); then the same with two scale-out trackers
-// sharing 16 partitions.
+// sharing 16 partitions. The site places its gateways, so the tracker positions every beacon
+// (its default, the grid filter) from readings that fit where each beacon stands.
 //   npm run bench:fleet          (builds first; skips with a message when mosquitto is missing)
-//   node --expose-gc bench/fleet.bench.mjs [--quick]
+//   node --expose-gc bench/fleet.bench.mjs [--quick] [--positioning off|filter|nearest|centroid|multilateration|knn]
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -52,12 +53,34 @@ function site() {
   return { gateways, rooms }
 }
 
+/** A number in [0, 1) from two integers (a fixed hash: the same run every time). */
+function unit(a, b) {
+  let h = Math.imul(a ^ 0x9e3779b9, 0x85ebca6b) ^ Math.imul(b + 0x632be5ab, 0xc2b2ae35)
+  h = Math.imul(h ^ (h >>> 15), 0x2c1b3c6d)
+  return ((h ^ (h >>> 13)) >>> 0) / 4294967296
+}
+
+/**
+ * What gateway `g` hears of beacon `b`: the default path loss (−59 dBm at 1 m, exponent 2.2)
+ * from where the beacon stands — inside its grid cell, between the gateways that hear it — to
+ * the gateway, 1.2 m above the floor, plus a fixed departure of up to ±6 dB per pair (a room's
+ * multipath). Readings that fit a place, so the fleet's positioner (on by default) works as on
+ * a real site; the edge beacons' fourth gateway wraps round the grid and hears them weakly.
+ */
+function rssiOf(b, g) {
+  const cell = b % GATEWAYS
+  const x = ((cell % GRID) + 0.1 + 0.8 * unit(b, 1)) * SPACING_M
+  const y = (Math.floor(cell / GRID) + 0.1 + 0.8 * unit(b, 2)) * SPACING_M
+  const d = Math.hypot(x - (g % GRID) * SPACING_M, y - Math.floor(g / GRID) * SPACING_M, 1.2)
+  return Math.round(-59 - 22 * Math.log10(d) + 12 * (unit(b, g + 3) - 0.5))
+}
+
 // ---------------------------------------------------------------- generator (a child process)
 async function generator(url, rate, seconds, partitions) {
   const { default: mqtt } = await import('mqtt')
   const { rssiPartition } = await import('../dist/index.js').then((m) => ({ rssiPartition: m.rssiPartition }))
   const client = await mqtt.connectAsync(url, { clientId: `bench-gateways-${process.pid}`, reconnectPeriod: 0 })
-  const lists = Array.from({ length: GATEWAYS }, (_, g) => beaconsOf(g).map((b) => ({ id: beaconId(b), rssi: -55 - ((b * 7 + g * 13) % 30) })))
+  const lists = Array.from({ length: GATEWAYS }, (_, g) => beaconsOf(g).map((b) => ({ id: beaconId(b), rssi: rssiOf(b, g) })))
   const batchesPerSecond = rate / PER_GATEWAY
   const start = Date.now()
   let sent = 0
@@ -94,13 +117,15 @@ async function generator(url, rate, seconds, partitions) {
 }
 
 // ---------------------------------------------------------------- tracker (a child process)
-async function tracker(url, partitions, trackerId) {
+async function tracker(url, partitions, trackerId, positioning) {
   const { FleetTracker, Site } = await import('../dist/index.js')
   const t = new FleetTracker({
     url,
     site: Site.fromJSON(site()),
     clientId: `bench-tracker-${trackerId}`,
     maxBeacons: 100_000,
+    // The site places its gateways, so the tracker positions every beacon (the grid filter) unless told not to.
+    ...(positioning === 'off' ? { positioning: false } : { positioning: { method: positioning } }),
     ...(partitions > 1 ? { scaleOut: { partitions, trackerId } } : {}),
   })
   t.on('error', () => undefined)
@@ -121,7 +146,7 @@ async function tracker(url, partitions, trackerId) {
     tick()
     ticks.push(Number(process.hrtime.bigint() - t0) / 1e6)
   }
-  let mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), obs: 0 }
+  let mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), obs: 0, deferred: 0 }
   const ready = new Promise((resolve) => {
     if (partitions > 1) t.on('partitions', (p) => p.partitions.length > 0 && resolve(p.partitions))
     else resolve([])
@@ -134,13 +159,13 @@ async function tracker(url, partitions, trackerId) {
     if (line === 'reset') {
       delays = []
       ticks = []
-      mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), obs: t.stats.observations }
+      mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), obs: t.stats.observations, deferred: t.stats.positionsDeferred }
     } else if (line === 'report') {
       const wall = Number(process.hrtime.bigint() - mark.at) / 1e9
       const cpu = process.cpuUsage(mark.cpu)
       const sorted = delays.sort((a, b) => a - b)
       const pct = (p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))])
-      out({ obsPerSecond: (t.stats.observations - mark.obs) / wall, cpu: (cpu.user + cpu.system) / 1e6 / wall, p50: pct(0.5), p99: pct(0.99), beacons: t.beacons().length, batches: sorted.length, tickMax: Math.max(...ticks) })
+      out({ deferredPerSecond: (t.stats.positionsDeferred - mark.deferred) / wall, obsPerSecond: (t.stats.observations - mark.obs) / wall, cpu: (cpu.user + cpu.system) / 1e6 / wall, p50: pct(0.5), p99: pct(0.99), beacons: t.beacons().length, batches: sorted.length, tickMax: Math.max(...ticks) })
     } else if (line === 'heap') {
       out({ heap: settledHeap(), beacons: t.stats.observations > 0 ? t.beacons().length : 0 })
     } else if (line === 'exit') break
@@ -210,18 +235,23 @@ async function main() {
   }
   const quick = process.argv.includes('--quick')
   const profile = process.argv.includes('--profile')
+  // --positioning off|filter|nearest|…: the tracker's positioning (default: the filter, as a FleetTracker does by itself).
+  const at = process.argv.indexOf('--positioning')
+  const positioning = at > 0 ? process.argv[at + 1] : 'filter'
+  // A positioned beacon's first seconds cost most (a whole-grid update, a wide posterior that narrows): 12,500 found at once take ~15 s to settle.
+  const warmUp = positioning === 'off' ? 4 : 20
   const seconds = quick ? 4 : 8
   const broker = await startMosquitto()
   try {
-    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback) | value | target |`)
+    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback, positioning ${positioning}) | value | target |`)
     console.log('|---|---|---|')
     // One tracker, unpartitioned batches.
-    const one = child('tracker', [broker.url, 1, 'solo'], profile)
+    const one = child('tracker', [broker.url, 1, 'solo', positioning], profile)
     await one.next()
     one.send('heap')
     const base = await one.next()
     // Warm-up (not reported): every beacon found, its first state published, the JIT settled.
-    await phase(broker.url, [one], REAL_TIME, 4, 1, broker.pid)
+    await phase(broker.url, [one], REAL_TIME, warmUp, 1, broker.pid)
     let ceiling = 0
     for (const factor of quick ? [1, 4] : [1, 2, 4, 6, 8]) {
       const r = await phase(broker.url, [one], REAL_TIME * factor, seconds, 1, broker.pid)
@@ -236,6 +266,7 @@ async function main() {
       row(`one tracker, ${label}: publish → fused delay p50`, t.p50, 'ms')
       row(`one tracker, ${label}: publish → fused delay p99`, t.p99, 'ms', 'target < 200 ms')
       row(`one tracker, ${label}: longest 1 s tick`, t.tickMax, 'ms')
+      if (positioning !== 'off') row(`one tracker, ${label}: positions deferred (of 12,500 a second)`, t.deferredPerSecond, 'per second')
       if (t.obsPerSecond >= 0.98 * r.sent && t.p99 < 200) ceiling = Math.max(ceiling, t.obsPerSecond)
       if (factor === 1) {
         one.send('heap')
@@ -250,11 +281,11 @@ async function main() {
 
     // Two scale-out trackers sharing 16 partitions.
     const P = 16
-    const a = child('tracker', [broker.url, P, 'a'])
+    const a = child('tracker', [broker.url, P, 'a', positioning])
     await a.next()
-    const b = child('tracker', [broker.url, P, 'b'])
+    const b = child('tracker', [broker.url, P, 'b', positioning])
     await b.next()
-    await phase(broker.url, [a, b], REAL_TIME, 4, P, broker.pid)
+    await phase(broker.url, [a, b], REAL_TIME, warmUp, P, broker.pid)
     for (const factor of quick ? [1] : [1, 4, 8]) {
       const r = await phase(broker.url, [a, b], REAL_TIME * factor, seconds, P, broker.pid)
       const label = factor === 1 ? 'real time' : `${factor}× real time`
@@ -265,6 +296,7 @@ async function main() {
       console.log(`| two trackers (P=${P}), ${label}: tracker CPU (each) | ${r.reports.map((x) => Math.round(x.cpu * 100)).join(' / ')} % of a core | |`)
       row(`two trackers (P=${P}), ${label}: Mosquitto CPU`, r.broker * 100, '% of a core')
       row(`two trackers (P=${P}), ${label}: delay p99 (worst)`, Math.max(...r.reports.map((x) => x.p99)), 'ms')
+      if (positioning !== 'off') row(`two trackers (P=${P}), ${label}: positions deferred (sum, of 12,500 a second)`, r.reports.reduce((s, x) => s + x.deferredPerSecond, 0), 'per second')
     }
     a.send('exit')
     b.send('exit')
@@ -276,5 +308,5 @@ async function main() {
 
 const [role, ...args] = process.argv.slice(2)
 if (role === 'generator') await generator(args[0], Number(args[1]), Number(args[2]), Number(args[3]))
-else if (role === 'tracker') await tracker(args[0], Number(args[1]), args[2])
+else if (role === 'tracker') await tracker(args[0], Number(args[1]), args[2], args[3])
 else await main()
