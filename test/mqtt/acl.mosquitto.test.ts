@@ -19,10 +19,12 @@ import { Subscriber } from '../support/mqtt-subscriber.js'
 import { discoveryProblems } from '../support/ha-schema.js'
 import { waitFor } from '../integration/wait.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
+import { ForeignBridge } from '../../src/inputs/bridge.js'
+import { OMG_PUBADVDATA } from '../inputs/fixtures.js'
 
 const ACL = fileURLToPath(new URL('../../examples/mosquitto/acl', import.meta.url))
 const PASSWD_TOOL = ['/usr/bin/mosquitto_passwd', '/usr/local/bin/mosquitto_passwd'].find((p) => existsSync(p))
-const USERS = ['gw1', 'gw2', 'fleet', 'homeassistant', 'reader'] as const
+const USERS = ['gw1', 'gw2', 'fleet', 'fleet-inputs', 'esp32', 'homeassistant', 'reader'] as const
 const SPOOF = '{"state":"offline","time":0,"version":"spoofed by gw1"}'
 const password = (user: string): string => `pw-${user}-0123456789`
 
@@ -133,6 +135,34 @@ describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosqu
       for (const topic of denied) await expect(gw.publishAsync(topic, SPOOF, { qos: 1, retain: true }), topic).rejects.toMatchObject({ code: 0x87 })
     } finally {
       await publisher.close()
+      await reader.close()
+    }
+  })
+
+  it('lets a fleet with inputs (user fleet-inputs) publish an ESP32 node (user esp32) as a gateway, and refuses the node beaconkit topics', async () => {
+    const reader = await Subscriber.connect(url, ['beaconkit/#'], { username: 'reader', password: password('reader'), protocolVersion: 5 })
+    const bridge = new ForeignBridge({ url, username: 'fleet-inputs', passwordFile: await passwordFile('fleet-inputs'), inputs: [{ format: 'omg', base: 'home' }], bridgeId: 'acl-bridge', staleGraceMs: 200 })
+    bridge.on('error', () => undefined)
+    const node = await login('esp32')
+    try {
+      await bridge.start()
+      await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/inputs/acl-bridge/status'), 'the bridge status')
+      const report = OMG_PUBADVDATA.topic.replace('/OpenMQTTGateway/', '/esp-hall/')
+      // The node reports until the bridge has subscribed and made it a gateway (QoS 0 input: a report may come too early).
+      const pump = setInterval(() => void node.publishAsync(report, OMG_PUBADVDATA.payload).catch(() => undefined), 200)
+      try {
+        await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/esp-hall/status'), "the node's gateway status")
+      } finally {
+        clearInterval(pump)
+      }
+      const status = reader.on('beaconkit/gateways/esp-hall/status').at(-1)
+      expect(JSON.parse(status?.payload ?? '{}')).toMatchObject({ state: 'online', via: 'acl-bridge' })
+      expect(JSON.parse(reader.on('beaconkit/inputs/acl-bridge/status').at(-1)?.payload ?? '{}')).toMatchObject({ state: 'online' })
+      // The node's own user may not speak for a gateway.
+      await expect(node.publishAsync('beaconkit/gateways/esp-hall/status', '{"state":"offline"}', { qos: 1 })).rejects.toMatchObject({ code: 0x87 })
+    } finally {
+      await bridge.close(2000)
+      node.end(true)
       await reader.close()
     }
   })
