@@ -163,8 +163,14 @@ export class Positioner {
       this.stats.late++
       return
     }
-    // The ring is about to drop a packet the filter has not seen yet: fold it in first.
-    if (this.method === 'filter' && t.buffer.full && t.buffer.time(0) > t.foldedUntil) this.fold(t, t.buffer.time(0))
+    // The ring is about to drop a packet the filter has not seen yet: fold it in first, with
+    // the rest of its step and the whole steps lagMs older than this packet. Folding the oldest
+    // packet alone made every packet of a beacon not asked about for a while an update of its
+    // own (and cut steps in two).
+    if (this.method === 'filter' && t.buffer.full && t.buffer.time(0) > t.foldedUntil) {
+      const step = this.stepMs
+      this.fold(t, Math.max((Math.floor(t.buffer.time(0) / step) + 1) * step, Math.floor((o.time - this.lagMs) / step) * step))
+    }
     t.buffer.push(o.time, a, o.rssi)
     this.stats.observations++
   }

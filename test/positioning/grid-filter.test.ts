@@ -180,3 +180,32 @@ describe('Positioner look-ahead reuse', () => {
     expect(Math.hypot((a?.x ?? 0) - (b?.x ?? 0), (a?.y ?? 0) - (b?.y ?? 0))).toBeLessThan(1e-6)
   })
 })
+
+describe('Positioner with a full ring', () => {
+  it('a beacon not asked about folds its old packets a step at a time, and then answers as one asked every second', () => {
+    const { site } = hall(8)
+    const map = RadioMap.defaultPhysics(site)
+    const noise = gaussian(9)
+    const packets = []
+    for (let t = 0; t < 40_000; t += 250) {
+      const anchor = `g${(t / 250) % 8}`
+      packets.push({ time: t + 7, anchor, beacon: 'tag', rssi: map.pathLossAt(map.index(anchor), 6 + t / 4000, 5) + 3 * noise() })
+    }
+    // A 16-packet ring holds 4 s: the silent positioner must fold as the ring fills.
+    const silent = new Positioner({ site, radioMap: map, bufferSize: 16 })
+    const asked = new Positioner({ site, radioMap: map })
+    let i = 0
+    for (let s = 1; s <= 39; s++) {
+      for (; i < packets.length && packets[i].time <= s * 1000; i++) {
+        silent.observe(packets[i])
+        asked.observe(packets[i])
+      }
+      asked.estimate('tag', s * 1000)
+    }
+    const a = silent.estimate('tag', 39_000)
+    const b = asked.estimate('tag', 39_000)
+    expect(a).toBeDefined()
+    expect(Math.hypot((a?.x ?? 0) - (b?.x ?? 0), (a?.y ?? 0) - (b?.y ?? 0))).toBeLessThan(1e-6)
+    expect(silent.stats.late).toBe(0)
+  })
+})

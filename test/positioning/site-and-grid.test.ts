@@ -77,9 +77,11 @@ describe('Site.fromDeploymentMap', () => {
     }
     const e = p.estimate('forklift', 30_000)
     // Default physics trusts no reading to better than ~7 dB, so three beacons 11–30 m away
-    // pin the scanner to metres, and the accuracy radius says so.
+    // pin the scanner to metres (2.1 m here, asked only at the end), and the accuracy radius
+    // says so. (Below 2 m before #28 only because a full ring folded each packet as an update
+    // of its own, counting the same evidence many times over.)
     const err = Math.hypot((e?.x ?? 99) - at.x, (e?.y ?? 99) - at.y)
-    expect(err).toBeLessThan(2)
+    expect(err).toBeLessThan(3)
     expect(err).toBeLessThan(e?.accuracy ?? 0)
   })
 
