@@ -448,8 +448,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const now = this.clock.now()
     const place = this.state.beginTick(now, PLACE_STEP)
-    // Positioning may take POSITION_BUDGET_MS of each tick (CPU time of the steps, not the
-    // wall clock between them); past it the tick's remaining beacons keep their positions.
+    // Positioning may take POSITION_BUDGET_MS of each tick (the steps' own time, not the time
+    // between them, when messages are handled); past it the tick's remaining beacons keep their
+    // positions.
     let spent = 0
     const step = (): boolean => {
       const t0 = performance.now()
