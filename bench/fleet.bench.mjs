@@ -138,13 +138,20 @@ async function tracker(url, partitions, trackerId, positioning) {
     ingest(batch, arrival, from)
     if (typeof batch?.time === 'number') delays.push(Date.now() - batch.time)
   }
-  // The 1 s tick, timed: it holds the event loop while it re-decides every beacon.
+  // A tick runs in steps (250 beacons each, messages in between): timed from its start to its
+  // end (endTick), so the figure is how long a tick takes to decide every beacon, not one step.
   const tick = t.tick.bind(t)
+  const endTick = t.endTick.bind(t)
   let ticks = []
+  let started
   t.tick = () => {
-    const t0 = process.hrtime.bigint()
+    started ??= process.hrtime.bigint()
     tick()
-    ticks.push(Number(process.hrtime.bigint() - t0) / 1e6)
+  }
+  t.endTick = (now) => {
+    endTick(now)
+    if (started !== undefined) ticks.push(Number(process.hrtime.bigint() - started) / 1e6)
+    started = undefined
   }
   let mark = { at: process.hrtime.bigint(), cpu: process.cpuUsage(), obs: 0, deferred: 0 }
   const ready = new Promise((resolve) => {
@@ -265,7 +272,7 @@ async function main() {
       row(`one tracker, ${label}: Mosquitto CPU`, r.broker * 100, '% of a core')
       row(`one tracker, ${label}: publish → fused delay p50`, t.p50, 'ms')
       row(`one tracker, ${label}: publish → fused delay p99`, t.p99, 'ms', 'target < 200 ms')
-      row(`one tracker, ${label}: longest 1 s tick`, t.tickMax, 'ms')
+      row(`one tracker, ${label}: longest 1 s tick (first step to last, messages between)`, t.tickMax, 'ms')
       if (positioning !== 'off') row(`one tracker, ${label}: positions deferred (of 12,500 a second)`, t.deferredPerSecond, 'per second')
       if (t.obsPerSecond >= 0.98 * r.sent && t.p99 < 200) ceiling = Math.max(ceiling, t.obsPerSecond)
       if (factor === 1) {

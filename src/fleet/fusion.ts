@@ -239,6 +239,11 @@ export class FleetState {
     return { ...this.counters, droppedBeacons: a.full, refusedBeacons: a.overQuota, evictedBeacons: a.evicted, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
   }
 
+  /** Whether beacons are positioned (a positioner was given): placing one is then a filter update, not a few comparisons. */
+  get positioned(): boolean {
+    return this.options.positioner !== undefined
+  }
+
   /** Number of beacons present. */
   get size(): number {
     return this.beacons.size
@@ -415,7 +420,7 @@ export class FleetState {
     const start = n === 0 ? 0 : this.placeCursor % n
     let i = 0
     let estimated = 0
-    const positioned = this.options.positioner !== undefined
+    const positioned = this.positioned
     return (estimate = true) => {
       const end = Math.min(n, i + chunk)
       for (; i < end; i++) {
