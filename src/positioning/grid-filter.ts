@@ -211,8 +211,7 @@ export class GridFilter {
     }
     if (!(s > 0)) this.reset()
     else {
-      for (let c = 0; c < n; c++) p[c] /= s
-      this.shrink()
+      this.shrink(s)
       this.settle()
       this.learnBias(w, dt)
     }
@@ -325,14 +324,15 @@ export class GridFilter {
   }
 
   /**
-   * Lets go of the cells below {@link KEEP_RELATIVE} of the peak that lie outside the smallest
-   * rectangle holding the rest, and gives back storage the window no longer needs.
+   * Normalises the posterior (its cells sum to `total`) and narrows the window to the smallest
+   * rectangle holding all but {@link LET_GO} of the mass, letting go of the rest: one pass of
+   * marginals, one of division (over the kept cells only).
    */
-  private shrink(): void {
+  private shrink(total: number): void {
     const { x0, y0, w: ww, h: wh } = this
     const p = this.p
     // Marginals along x and y; each side is trimmed while the mass cut off stays within a
-    // quarter of the allowance, so at most KEEP_MASS is let go in all.
+    // quarter of the allowance, so at most LET_GO is let go in all.
     const cols = this.scratch.cols
     const rows = this.scratch.rows
     cols.fill(0, 0, ww)
@@ -346,7 +346,7 @@ export class GridFilter {
       }
       rows[iy] = r
     }
-    const side = LET_GO / 4
+    const side = (total * LET_GO) / 4
     let lx = 0
     let hx = ww - 1
     let ly = 0
@@ -355,7 +355,10 @@ export class GridFilter {
     for (let cut = cols[hx]; hx > lx && cut <= side; cut += cols[--hx]);
     for (let cut = rows[ly]; ly < hy && cut <= side; cut += rows[++ly]);
     for (let cut = rows[hy]; hy > ly && cut <= side; cut += rows[--hy]);
-    if (lx === 0 && ly === 0 && hx === ww - 1 && hy === wh - 1) return
+    if (lx === 0 && ly === 0 && hx === ww - 1 && hy === wh - 1) {
+      for (let c = 0; c < ww * wh; c++) p[c] /= total
+      return
+    }
     const nw = hx - lx + 1
     const nh = hy - ly + 1
     let s = 0
@@ -374,7 +377,6 @@ export class GridFilter {
     this.y0 = y0 + ly
     this.w = nw
     this.h = nh
-    // A beacon's first update held the whole grid: hand that back once the posterior is local.
   }
 
   private predict(dt: number): void {
@@ -436,7 +438,7 @@ export class GridFilter {
     this.y0 = ny0
     this.w = nw
     this.h = nh
+    // Not normalised here: the update that follows always is (in `shrink`).
     if (!(total > 0)) this.reset()
-    else for (let c = 0; c < nw * nh; c++) q[c] /= total
   }
 }
