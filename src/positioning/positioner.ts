@@ -236,20 +236,18 @@ export class Positioner {
     const i = b.firstAfter(from)
     const ahead = t.ahead
     t.ahead = undefined
-    if (i >= b.length || b.time(i) > until) {
-      if (ahead !== undefined) t.spare = ahead.filter
-      return
-    }
     // Packets only ever join the ring (the oldest leave only once folded), and an update depends
     // on its packets alone: when (from, until] and the look-ahead's range hold the same packets
     // it folded (none arrived since, none lies between the two ends), it already holds this
-    // fold's result. The ends differ by a tick's jitter when a live tracker asks.
+    // fold's result. The ends differ by a tick's jitter when a live tracker asks. (A look-ahead
+    // folded at least one packet, so an empty range never matches.)
     if (ahead !== undefined && ahead.from === from && b.firstAfter(until) - i === ahead.count && b.firstAfter(ahead.until) - i === ahead.count) {
       if (t.filter !== undefined) t.spare = t.filter
       t.filter = ahead.filter
       return
     }
     if (ahead !== undefined) t.spare = ahead.filter
+    if (i >= b.length || b.time(i) > until) return
     t.filter ??= this.newFilter()
     this.foldInto(t.filter, b, from, until)
   }
