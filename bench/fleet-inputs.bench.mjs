@@ -12,7 +12,7 @@ import { spawn } from 'node:child_process'
 import { createInterface } from 'node:readline'
 import { setImmediate, setTimeout } from 'node:timers'
 import { fileURLToPath } from 'node:url'
-import { MOSQUITTO_BINARY, startMosquitto } from './lib.mjs'
+import { beaconsHeardBy, MOSQUITTO_BINARY, startMosquitto } from './lib.mjs'
 
 const NODES = 100
 const GRID = 10
@@ -21,18 +21,7 @@ const PER_NODE = 500
 const UUID = 'fda50693-a4e2-4fb1-afcf-c6eb07647825'
 
 /** Node `g`'s tags: a tag is heard by the node at its grid cell and the 3 to its right and below. */
-function tagsOf(g) {
-  const gx = g % GRID
-  const gy = Math.floor(g / GRID)
-  const out = []
-  for (let b = 0; b < TAGS; b++) {
-    const cell = b % NODES
-    const cx = cell % GRID
-    const cy = Math.floor(cell / GRID)
-    if ((gx === cx || gx === (cx + 1) % GRID) && (gy === cy || gy === (cy + 1) % GRID)) out.push(b)
-  }
-  return out
-}
+const tagsOf = (g) => beaconsHeardBy(g, GRID, TAGS)
 
 const nodeId = (g) => (g % 2 === 0 ? `omg${g}` : `esp_${g}`)
 const mac = (b) => `c0ffee${b.toString(16).padStart(6, '0')}`

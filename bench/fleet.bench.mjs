@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { setImmediate, setTimeout } from 'node:timers'
 import { fileURLToPath } from 'node:url'
-import { MOSQUITTO_BINARY, row, settledHeap, startMosquitto } from './lib.mjs'
+import { beaconsHeardBy, MOSQUITTO_BINARY, row, settledHeap, startMosquitto } from './lib.mjs'
 
 const GATEWAYS = 100
 const GRID = 10
@@ -24,18 +24,7 @@ const SPACING_M = 5
 const REAL_TIME = GATEWAYS * PER_GATEWAY // observations per second at one batch per gateway per second
 
 /** Gateway `g`'s beacons: a beacon is heard by the gateway at its grid cell and the 3 to its right and below. */
-function beaconsOf(g) {
-  const gx = g % GRID
-  const gy = Math.floor(g / GRID)
-  const out = []
-  for (let b = 0; b < BEACONS; b++) {
-    const cell = b % GATEWAYS
-    const cx = cell % GRID
-    const cy = Math.floor(cell / GRID)
-    if ((gx === cx || gx === (cx + 1) % GRID) && (gy === cy || gy === (cy + 1) % GRID)) out.push(b)
-  }
-  return out
-}
+const beaconsOf = (g) => beaconsHeardBy(g, GRID, BEACONS)
 
 const beaconId = (b) => `0117C5${b.toString(16).toUpperCase().padStart(6, '0')}`
 

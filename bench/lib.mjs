@@ -132,6 +132,24 @@ export function feed(source, clock, advs, from = 0, to = advs.length) {
 }
 
 /** The mosquitto binary, when installed (the fleet bench skips without it). */
+/**
+ * The fleet benches' layout: `grid` × `grid` gateways (or ESP32 nodes); beacon `b` stands in cell
+ * `b mod grid²` and is heard by the gateway of that cell and the 3 to its right and below
+ * (wrapping round the grid), so each beacon is heard by 4. The beacons gateway `g` hears.
+ */
+export function beaconsHeardBy(g, grid, beacons) {
+  const gx = g % grid
+  const gy = Math.floor(g / grid)
+  const out = []
+  for (let b = 0; b < beacons; b++) {
+    const cell = b % (grid * grid)
+    const cx = cell % grid
+    const cy = Math.floor(cell / grid)
+    if ((gx === cx || gx === (cx + 1) % grid) && (gy === cy || gy === (cy + 1) % grid)) out.push(b)
+  }
+  return out
+}
+
 export const MOSQUITTO_BINARY = ['/usr/sbin/mosquitto', '/usr/bin/mosquitto', '/usr/local/sbin/mosquitto'].find((p) => existsSync(p))
 
 /**
