@@ -174,15 +174,7 @@ export class GridFilter {
       const s2 = m.modelSd * m.modelSd + dynamicSd * dynamicSd + (m.packetSd * m.packetSd) / w.count[a]
       const k = 1 / (nu * s2)
       const kWeak = k / (map.skew * map.skew)
-      const obs = w.mean[a] - this.bias[a]
-      for (let iy = 0; iy < wh; iy++) {
-        const base = a * size + x0 + (y0 + iy) * nx
-        const row = iy * ww
-        for (let ix = 0; ix < ww; ix++) {
-          const e = obs - map.mean[base + ix]
-          prod[row + ix] *= 1 + e * e * (e < 0 ? kWeak : k)
-        }
-      }
+      multiplyFactors(prod, map.mean, a * size + x0 + y0 * nx, nx, ww, wh, w.mean[a] - this.bias[a], k, kWeak)
     }
     const p = this.p
     let s = 0
@@ -253,7 +245,7 @@ export class GridFilter {
   copyFrom(other: GridFilter): void {
     const n = other.w * other.h
     this.p = this.ownFor(n)
-    this.p.set(other.p.subarray(0, n))
+    copyCells(other.p, this.p, n)
     this.x0 = other.x0
     this.y0 = other.y0
     this.w = other.w
@@ -282,9 +274,13 @@ export class GridFilter {
     for (let i = 0; i < prior.length; i++) this.p[i] = prior[i] / s
   }
 
-  /** The own storage, resized when it cannot hold `n` cells or holds more than twice that. */
+  /**
+   * The own storage, reallocated when it cannot hold `n` cells (then with a quarter to spare:
+   * windows breathe by a row or two every second, and a window one row larger than any before
+   * should not cost an allocation) or holds more than twice that.
+   */
   private ownFor(n: number): Float32Array {
-    if (this.own.length < n || this.own.length > 2 * n + 64) this.own = new Float32Array(n)
+    if (this.own.length < n || this.own.length > 2 * n + 64) this.own = new Float32Array(n + (n >> 2) + 16)
     return this.own
   }
 
@@ -294,7 +290,7 @@ export class GridFilter {
     const n = this.w * this.h
     const from = this.p
     this.p = this.ownFor(n)
-    this.p.set(from.subarray(0, n))
+    copyCells(from, this.p, n)
   }
 
   /** The posterior mean and the RMS radius around it, grown by the walk since the last update. */
@@ -396,44 +392,18 @@ export class GridFilter {
     const oy0 = this.y0
     const ow = this.w
     const oh = this.h
-    const ox1 = ox0 + ow - 1
-    const oy1 = oy0 + oh - 1
     const nx0 = Math.max(0, ox0 - radius)
     const ny0 = Math.max(0, oy0 - radius)
-    const nw = Math.min(nx - 1, ox1 + radius) - nx0 + 1
-    const nh = Math.min(ny - 1, oy1 + radius) - ny0 + 1
-    const p = this.p
-    // Separable blur: the old window's rows into tmp (new columns, old rows), then columns into
-    // p (new window). Mass blurred off the grid's edge is renormalised away, which is right: the
-    // beacon is on the site.
-    for (let iy = 0; iy < oh; iy++) {
-      const row = iy * ow
-      const out = iy * nw
-      for (let cx = 0; cx < nw; cx++) {
-        const ix = nx0 + cx
-        let s = 0
-        const lo = Math.max(ox0, ix - radius)
-        const hi = Math.min(ox1, ix + radius)
-        for (let j = lo; j <= hi; j++) s += p[row + j - ox0] * kernel[j - ix + radius]
-        tmp[out + cx] = s
-      }
-    }
+    const nw = Math.min(nx - 1, ox0 + ow - 1 + radius) - nx0 + 1
+    const nh = Math.min(ny - 1, oy0 + oh - 1 + radius) - ny0 + 1
+    // Separable blur: the old window's rows into tmp (new columns, old rows), then tmp's rows
+    // into the new window. Mass blurred off the grid's edge is renormalised away, which is right:
+    // the beacon is on the site.
+    blurRows(this.p, ow, oh, tmp, nw, kernel, radius, ox0 - nx0)
     const q = this.scratch.work
     this.p = q
-    let total = 0
-    for (let cx = 0; cx < nw; cx++) {
-      const ix = nx0 + cx
-      for (let cy = 0; cy < nh; cy++) {
-        const iy = ny0 + cy
-        let s = 0
-        const lo = Math.max(oy0, iy - radius)
-        const hi = Math.min(oy1, iy + radius)
-        for (let j = lo; j <= hi; j++) s += tmp[(j - oy0) * nw + cx] * kernel[j - iy + radius]
-        const v = s * prior[ix + iy * nx]
-        q[cx + cy * nw] = v
-        total += v
-      }
-    }
+    blurColumns(tmp, nw, oh, q, nh, kernel, radius, oy0 - ny0)
+    const total = weighByPrior(q, nw, nh, prior, nx0 + ny0 * nx, nx)
     this.x0 = nx0
     this.y0 = ny0
     this.w = nw
@@ -441,4 +411,80 @@ export class GridFilter {
     // Not normalised here: the update that follows always is (in `shrink`).
     if (!(total > 0)) this.reset()
   }
+}
+
+// The filter's inner loops, as small functions of typed arrays: each is called with the same
+// shapes every time, so the JIT optimises it once and keeps it (inside one large method, a loop
+// first reached after the method was optimised deoptimised it, again and again).
+
+/**
+ * Blurs each of `oh` rows of `from` (width `ow`) along x into `to` (width `nw`): old column i
+ * lands in new column i + shift + t with weight kernel[t + radius]; columns outside `to` are dropped.
+ */
+function blurRows(from: Float32Array, ow: number, oh: number, to: Float64Array, nw: number, kernel: Float64Array, radius: number, shift: number): void {
+  to.fill(0, 0, oh * nw)
+  for (let iy = 0; iy < oh; iy++) {
+    const src = iy * ow
+    for (let t = -radius; t <= radius; t++) {
+      const k = kernel[t + radius]
+      const s = shift + t
+      const dst = iy * nw + s
+      const hi = Math.min(ow, nw - s)
+      for (let i = Math.max(0, -s); i < hi; i++) to[dst + i] += k * from[src + i]
+    }
+  }
+}
+
+/**
+ * Blurs `oh` rows of `from` (width `nw`) along y into the `nh` rows of `to`: old row iy lands in
+ * new row iy + shift + t with weight kernel[t + radius], whole rows at a time.
+ */
+function blurColumns(from: Float64Array, nw: number, oh: number, to: Float32Array, nh: number, kernel: Float64Array, radius: number, shift: number): void {
+  to.fill(0, 0, nw * nh)
+  for (let iy = 0; iy < oh; iy++) {
+    const src = iy * nw
+    const at = iy + shift
+    const hi = Math.min(nh - 1, at + radius)
+    for (let cy = Math.max(0, at - radius); cy <= hi; cy++) {
+      const k = kernel[cy - at + radius]
+      const dst = cy * nw
+      for (let cx = 0; cx < nw; cx++) to[dst + cx] += k * from[src + cx]
+    }
+  }
+}
+
+/** Multiplies the window `p` (nw × nh) by the grid's `prior` from cell `start` (grid width `nx`); returns the sum. */
+function weighByPrior(p: Float32Array, nw: number, nh: number, prior: Float64Array, start: number, nx: number): number {
+  let total = 0
+  for (let cy = 0; cy < nh; cy++) {
+    const row = cy * nw
+    const cell = start + cy * nx
+    for (let cx = 0; cx < nw; cx++) {
+      const v = p[row + cx] * prior[cell + cx]
+      p[row + cx] = v
+      total += v
+    }
+  }
+  return total
+}
+
+/**
+ * One anchor's Student-t factors into `prod` over the window (ww × wh): 1 + e²·k per cell, with
+ * e the reading `obs` less the radio map's mean from `base` (grid width `nx`), `kWeak` where the
+ * reading is the weaker.
+ */
+function multiplyFactors(prod: Float64Array, mean: Float32Array, base: number, nx: number, ww: number, wh: number, obs: number, k: number, kWeak: number): void {
+  for (let iy = 0; iy < wh; iy++) {
+    const from = base + iy * nx
+    const row = iy * ww
+    for (let ix = 0; ix < ww; ix++) {
+      const e = obs - mean[from + ix]
+      prod[row + ix] *= 1 + e * e * (e < 0 ? kWeak : k)
+    }
+  }
+}
+
+/** Copies the first `n` cells of `from` to `to` (a loop: no subarray view allocated per call). */
+function copyCells(from: Float32Array, to: Float32Array, n: number): void {
+  for (let c = 0; c < n; c++) to[c] = from[c]
 }
