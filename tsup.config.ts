@@ -21,6 +21,14 @@ export default defineConfig([
     },
   },
   {
+    // The positioner's worker thread: a file of its own, which the library finds next to itself
+    // (src/positioning/positioner-thread.ts). ESM only: a worker is started from its file.
+    entry: { 'positioner-worker': 'src/positioning/positioner-worker.ts' },
+    format: ['esm'],
+    sourcemap: true,
+    target: 'node20',
+  },
+  {
     // The command line: one ESM file with a shebang, importing the library build.
     entry: { 'cli/main': 'src/cli/main.ts' },
     format: ['esm'],

@@ -6,9 +6,10 @@
 // (to find the ceiling), tracker CPU, heap per tracked beacon, and the delay from a batch's
 // publish to the fused state holding it (p50/p99); then the same with two scale-out trackers
 // sharing 16 partitions. The site places its gateways, so the tracker positions every beacon
-// (its default, the grid filter) from readings that fit where each beacon stands.
+// (its default, the grid filter, on a worker thread when the machine has two cores or more)
+// from readings that fit where each beacon stands. Tracker CPU counts all its threads.
 //   npm run bench:fleet          (builds first; skips with a message when mosquitto is missing)
-//   node --expose-gc bench/fleet.bench.mjs [--quick] [--positioning off|filter|nearest|centroid|multilateration|knn]
+//   node --expose-gc bench/fleet.bench.mjs [--quick] [--positioning off|filter|nearest|centroid|multilateration|knn] [--no-thread] [--warm-up s]
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
 import { createInterface } from 'node:readline'
@@ -106,7 +107,7 @@ async function generator(url, rate, seconds, partitions) {
 }
 
 // ---------------------------------------------------------------- tracker (a child process)
-async function tracker(url, partitions, trackerId, positioning) {
+async function tracker(url, partitions, trackerId, positioning, thread) {
   const { FleetTracker, Site } = await import('../dist/index.js')
   const t = new FleetTracker({
     url,
@@ -114,7 +115,7 @@ async function tracker(url, partitions, trackerId, positioning) {
     clientId: `bench-tracker-${trackerId}`,
     maxBeacons: 100_000,
     // The site places its gateways, so the tracker positions every beacon (the grid filter) unless told not to.
-    ...(positioning === 'off' ? { positioning: false } : { positioning: { method: positioning } }),
+    ...(positioning === 'off' ? { positioning: false } : { positioning: { method: positioning, thread } }),
     ...(partitions > 1 ? { scaleOut: { partitions, trackerId } } : {}),
   })
   t.on('error', () => undefined)
@@ -234,15 +235,19 @@ async function main() {
   // --positioning off|filter|nearest|…: the tracker's positioning (default: the filter, as a FleetTracker does by itself).
   const at = process.argv.indexOf('--positioning')
   const positioning = at > 0 ? process.argv[at + 1] : 'filter'
-  // A positioned beacon's first seconds cost most (a whole-grid update, a wide posterior that narrows): 12,500 found at once take ~15 s to settle.
-  const warmUp = positioning === 'off' ? 4 : 20
+  // --no-thread: the grid filter in the tracker's own thread (as on a one-core machine).
+  const thread = !process.argv.includes('--no-thread')
+  // A positioned beacon's first seconds cost most (whole-grid updates while its posterior
+  // narrows): 12,500 found at once take ~40 s before every one is positioned each second.
+  const w = process.argv.indexOf('--warm-up')
+  const warmUp = w > 0 ? Number(process.argv[w + 1]) : positioning === 'off' ? 4 : 45
   const seconds = quick ? 4 : 8
   const broker = await startMosquitto()
   try {
-    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback, positioning ${positioning}) | value | target |`)
+    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback, positioning ${positioning}${positioning === 'filter' ? (thread ? ' on its thread' : ' in the tracker thread') : ''}, warm-up ${warmUp} s) | value | target |`)
     console.log('|---|---|---|')
     // One tracker, unpartitioned batches.
-    const one = child('tracker', [broker.url, 1, 'solo', positioning], profile)
+    const one = child('tracker', [broker.url, 1, 'solo', positioning, thread], profile)
     await one.next()
     one.send('heap')
     const base = await one.next()
@@ -277,9 +282,9 @@ async function main() {
 
     // Two scale-out trackers sharing 16 partitions.
     const P = 16
-    const a = child('tracker', [broker.url, P, 'a', positioning])
+    const a = child('tracker', [broker.url, P, 'a', positioning, thread])
     await a.next()
-    const b = child('tracker', [broker.url, P, 'b', positioning])
+    const b = child('tracker', [broker.url, P, 'b', positioning, thread])
     await b.next()
     await phase(broker.url, [a, b], REAL_TIME, warmUp, P, broker.pid)
     for (const factor of quick ? [1] : [1, 4, 8]) {
@@ -304,5 +309,5 @@ async function main() {
 
 const [role, ...args] = process.argv.slice(2)
 if (role === 'generator') await generator(args[0], Number(args[1]), Number(args[2]), Number(args[3]))
-else if (role === 'tracker') await tracker(args[0], Number(args[1]), args[2], args[3])
+else if (role === 'tracker') await tracker(args[0], Number(args[1]), args[2], args[3], args[4] === 'true')
 else await main()

@@ -167,6 +167,12 @@ export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_
 /** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
 export class MqttError extends BeaconkitError<MqttErrorCode> {}
 
+/** Why positioning left its worker thread. */
+export type PositioningThreadErrorCode = 'positioning_thread_failed'
+
+/** The positioning thread stopped (it could not start, or it crashed); positions go on without it. */
+export class PositioningThreadError extends BeaconkitError<PositioningThreadErrorCode> {}
+
 /**
  * Reasons a call to the developer interface failed. The spec's own error codes (part 7) map to
  * `system_busy` (-1), `server_error` (500), `parser_rejected` (704), `sns_required` (5010101),

@@ -60,6 +60,17 @@ export interface PositionEstimator {
   estimate(beacon: string, time: number): (FleetPosition & { room?: string }) | undefined
   /** Lets go of a beacon's state. */
   forget?(beacon: string): void
+  /**
+   * Estimates `beacons` at `time` elsewhere (another thread), in this order, as far as
+   * `budgetMs` allows; resolves with how many, from the first, were estimated — `estimate` then
+   * returns theirs. Undefined when it cannot (then `estimate` does the work itself).
+   */
+  prepare?(beacons: readonly string[], time: number, budgetMs: number): Promise<number> | undefined
+  /**
+   * ms of the steps its estimates are cut into, if it has them: the fused state then asks for
+   * positions at whole steps (see {@link FleetState.positionTime}).
+   */
+  readonly stepMs?: number
 }
 
 /** How long a new beacon's first room waits for the other gateways' batches (one batch interval). */
@@ -401,9 +412,11 @@ export class FleetState {
    * (tens of µs), so a fleet of 12,500 beacons in one step would hold the event loop for most
    * of a second; the tracker runs the steps with its own messages in between. A step told not
    * to `estimate` decides rooms from the previous positions (counted in `positionsDeferred`);
-   * the next tick starts with those beacons, so every one is positioned in turn.
+   * the next tick starts with those beacons, so every one is positioned in turn. A step given
+   * a `count` places that many instead of `chunk` (a positioner on another thread answered for
+   * the first `count` of {@link tickOrder}).
    */
-  beginTick(now: number, chunk = Infinity): (estimate?: boolean) => boolean {
+  beginTick(now: number, chunk = Infinity): (estimate?: boolean, count?: number) => boolean {
     this.gateways.sweep(now)
     const due: Fused[] = []
     for (const b of this.beacons.values()) {
@@ -421,8 +434,8 @@ export class FleetState {
     let i = 0
     let estimated = 0
     const positioned = this.positioned
-    return (estimate = true) => {
-      const end = Math.min(n, i + chunk)
+    return (estimate = true, count = chunk) => {
+      const end = Math.min(n, i + count)
       for (; i < end; i++) {
         const b = due[(start + i) % n]
         // A beacon released or forgotten between steps is not placed again.
@@ -435,6 +448,30 @@ export class FleetState {
       this.placeCursor = start + estimated
       return true
     }
+  }
+
+  /**
+   * The time a tick at `now` asks positions for: the last whole step of the positioner (a
+   * second, for the grid filter) at or before `now`. An estimate's newest packets then make one
+   * whole step, which the next tick folds in for good by taking the estimate over; at any other
+   * time they straddle two steps, and every beacon cost two updates for each estimate and two
+   * more to fold them for good. A tracker's tick falls just after a whole second (see
+   * `FleetTracker.start`), so the position is as of a few ms before the tick.
+   */
+  positionTime(now: number): number {
+    const step = this.options.positioner?.stepMs
+    return step === undefined || !(step > 0) ? now : Math.floor(now / step) * step
+  }
+
+  /**
+   * The beacons a tick at `now` would place, in the order it would place them (the gone ones
+   * left out): what to ask a positioner on another thread for before the tick (see `prepare`).
+   */
+  tickOrder(now: number): string[] {
+    const ids: string[] = []
+    for (const b of this.beacons.values()) if (now - b.lastSeen < this.goneTimeoutMs) ids.push(b.id)
+    const start = ids.length === 0 ? 0 : this.placeCursor % ids.length
+    return [...ids.slice(start), ...ids.slice(0, start)]
   }
 
   /** The beacon goes: forgotten everywhere, then reported (`evicted`: for a stronger claim, not by the timeout). */
@@ -460,7 +497,7 @@ export class FleetState {
 
   private place(b: Fused, now: number, estimate = true): void {
     const site = this.options.site
-    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate ? this.options.positioner?.estimate(b.id, now) : b.position
+    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate ? this.options.positioner?.estimate(b.id, this.positionTime(now)) : b.position
     if (fix !== undefined) {
       const was = b.reported
       const position = { x: fix.x, y: fix.y, accuracy: fix.accuracy }

@@ -11,6 +11,7 @@ import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetPositioning } from './site-positioner.js'
+import type { ThreadedPositionerStats } from '../positioning/positioner-thread.js'
 import type { BeaconFactsStats } from './beacon-facts.js'
 import type { FleetPresenceStats } from './fleet-presence.js'
 
@@ -189,4 +190,10 @@ export interface FleetTrackerStats extends FleetStateStats {
   released: number
   /** With Home Assistant: beacons announced, refused at the cap, and whose configs were removed. */
   homeAssistant?: HaGateStats
+  /**
+   * The positioning thread's counters, when positions are worked out on one
+   * (`positioning.thread`): readings handed to it, dropped because it fell behind, invalid, and
+   * whether it failed (positions then go on in the tracker's own thread).
+   */
+  positioningThread?: ThreadedPositionerStats
 }

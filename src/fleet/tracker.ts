@@ -27,7 +27,7 @@ import { DEFAULT_FORGET_AFTER_MS, FleetPresence } from './fleet-presence.js'
 import { DEFAULT_GONE_TIMEOUT_MS, DEFAULT_MAX_BEACONS, FleetState } from './fusion.js'
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
-import { withSitePositioner } from './site-positioner.js'
+import { sitePositioner, type SitePositioner } from './site-positioner.js'
 import { readGatewayMessage, statusState } from './gateway-messages.js'
 import type { FleetBeacon } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
@@ -56,6 +56,11 @@ const PLACE_STEP = 250
  * packets arrive late for the filter, whose steps then grow and cost more: a spiral.
  */
 const POSITION_BUDGET_MS = 500
+/**
+ * ms of its own time a positioning thread may take for a tick's estimates. It delays no
+ * message, so most of the tick; the rest is for taking in the readings between requests.
+ */
+const THREAD_BUDGET_MS = 800
 /**
  * Default `maxPayloadBytes`: a gateway's batch at 10,000 beacons is about 880 KiB (docs/mqtt.md),
  * and `maxBatchReadings` (20,000) readings of long ids with measured power take about 4 MiB.
@@ -108,6 +113,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** A tick fell due while one was running. */
   private tickDue = false
   private swept = false
+  /** The positioner the tracker made for itself (see site-positioner.ts), if any. */
+  private readonly own: SitePositioner | undefined
   private wakeStart: (() => void) | undefined
 
   constructor(options: FleetTrackerOptions) {
@@ -148,8 +155,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? DEFAULT_MAX_BEACONS, forgetAfterMs)
     this.presence = presence
     this.facts = new BeaconFacts(options.site, (gateway) => this.state.offsetOf(gateway) !== undefined)
+    this.own = sitePositioner(options, (error) => this.emit('error', error))
     this.state = new FleetState(
-      withSitePositioner(options),
+      this.own === undefined ? options : { ...options, positioner: this.own.positioner },
       {
         found: (b) => {
           topics.found(b.id, b.time)
@@ -270,6 +278,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
+    const thread = this.own?.threadStats?.()
+    if (thread !== undefined) stats.positioningThread = thread
     return stats
   }
 
@@ -354,7 +364,13 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     link.on('error', (error) => this.emit('error', error))
     link.on('message', (topic, payload, retained) => this.onMessage(topic, payload, retained))
     if (link.connected) void this.onConnected(link.protocolVersion)
-    this.cancelTick = this.clock.setInterval(() => this.tick(), TICK_MS)
+    // Ticks fall on whole seconds of the clock (a few ms after, as timers do), where the fleet's
+    // positioner is cheapest to ask (FleetState.positionTime) and its answer newest.
+    const cancelFirst = this.clock.setTimeout(() => {
+      this.tick()
+      this.cancelTick = this.clock.setInterval(() => this.tick(), TICK_MS)
+    }, TICK_MS - (((this.clock.now() % TICK_MS) + TICK_MS) % TICK_MS))
+    this.cancelTick = cancelFirst
     await subscribed
   }
 
@@ -448,6 +464,21 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       return
     }
     const now = this.clock.now()
+    // A positioner on its own thread estimates this tick's beacons there first; placing them is
+    // then a few comparisons each, in one step.
+    const positioner = this.own?.positioner
+    const ready = positioner?.prepare?.(this.state.tickOrder(now), this.state.positionTime(now), THREAD_BUDGET_MS)
+    if (ready !== undefined) {
+      this.ticking = true
+      void ready.then((estimated) => {
+        if (this.stopped) return
+        const place = this.state.beginTick(now)
+        if (estimated > 0) place(true, estimated)
+        place(false)
+        this.tickDone(now)
+      })
+      return
+    }
     // Without positions a beacon's room is a few comparisons: 12,500 take ~40 ms, one step.
     const place = this.state.beginTick(now, this.state.positioned ? PLACE_STEP : Infinity)
     // Positioning may take POSITION_BUDGET_MS of each tick (the steps' own time, not the time
@@ -471,14 +502,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
         setImmediate(next)
         return
       }
-      this.ticking = false
-      this.endTick(now)
-      if (this.tickDue) {
-        this.tickDue = false
-        this.tick()
-      }
+      this.tickDone(now)
     }
     setImmediate(next)
+  }
+
+  /** A tick that ran in steps has placed every beacon: its end, and the tick that fell due meanwhile. */
+  private tickDone(now: number): void {
+    this.ticking = false
+    this.endTick(now)
+    if (this.tickDue) {
+      this.tickDue = false
+      this.tick()
+    }
   }
 
   /** The rest of a tick once every beacon is placed: publishing and events. */
@@ -528,7 +564,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const { lost, kept } = this.outbox.abandon()
     this.outbox.setClient(undefined)
-    await link?.close()
+    await Promise.all([link?.close(), this.own?.close()])
     this.streams.endAll()
     return { delivered: delivered || lost === 0, lost, kept }
   }

@@ -105,7 +105,8 @@ export class Positioner {
   private readonly site: Site
   private readonly tracks = new Map<string, Track>()
   private readonly windowMs: number
-  private readonly stepMs: number
+  /** ms of packets the filter folds into one update: an estimate at a whole multiple of it is the cheapest (see `FleetState.positionTime`). */
+  readonly stepMs: number
   private readonly k: number
   private readonly bufferSize: number
   private readonly maxBeacons: number

@@ -51,6 +51,17 @@ export interface Interpolation {
   looRmsDb: number
 }
 
+/** A {@link RadioMap} as plain data (see `RadioMap.toParts`). @internal */
+export interface RadioMapParts {
+  grid: { originX: number; originY: number; cell: number; nx: number; ny: number; walkable: Uint8Array }
+  anchors: AnchorModel[]
+  tagHeight: number
+  references: ReferencePoint[]
+  interpolation?: Interpolation
+  skew: number
+  mean: Float32Array
+}
+
 const DEFAULT_PACKET_SD = 4
 
 function siteArea(site: Site): Area {
@@ -91,11 +102,17 @@ export class RadioMap {
     readonly interpolation?: Interpolation,
     residualAt?: (a: number, x: number, y: number) => number,
     skew = 1,
+    /** The expected RSSI already worked out (a map moved to another thread): not computed again. */
+    mean?: Float32Array,
   ) {
     this.skew = skew
     this.anchors = anchors
     anchors.forEach((a, i) => this.indexOf.set(a.id, i))
     const size = grid.size
+    if (mean !== undefined) {
+      this.mean = mean
+      return
+    }
     this.mean = new Float32Array(anchors.length * size)
     for (let a = 0; a < anchors.length; a++) {
       for (let iy = 0; iy < grid.ny; iy++) {
@@ -127,6 +144,38 @@ export class RadioMap {
   /** Expected RSSI of anchor `a` at (x, y) from its path loss alone. */
   pathLossAt(a: number, x: number, y: number): number {
     return rssiAt(this.anchors[a].pathLoss, this.distance(a, x, y))
+  }
+
+  /**
+   * The map as plain data (typed arrays and plain objects, safe to post to a worker thread).
+   * @internal
+   */
+  toParts(): RadioMapParts {
+    const g = this.grid
+    const parts: RadioMapParts = {
+      grid: { originX: g.originX, originY: g.originY, cell: g.cell, nx: g.nx, ny: g.ny, walkable: g.walkable },
+      anchors: this.anchors.map((a) => ({ ...a, pathLoss: { ...a.pathLoss } })),
+      tagHeight: this.tagHeight,
+      references: this.references.map((r) => ({ x: r.x, y: r.y, mean: r.mean })),
+      skew: this.skew,
+      mean: this.mean,
+    }
+    if (this.interpolation !== undefined) parts.interpolation = { ...this.interpolation }
+    return parts
+  }
+
+  /**
+   * The map again from {@link toParts} (on a worker thread). Throws `InvalidOptionError` when
+   * the parts do not fit together.
+   * @internal
+   */
+  static fromParts(parts: RadioMapParts): RadioMap {
+    const { grid: g, anchors, mean } = parts
+    const grid = new WalkableGrid(g.originX, g.originY, g.cell, g.nx, g.ny, g.walkable)
+    if (!(mean instanceof Float32Array) || mean.length !== anchors.length * grid.size) {
+      throw new InvalidOptionError('invalid_option', `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; give the parts of one map`, { option: 'radioMap' })
+    }
+    return new RadioMap(grid, [...anchors], parts.tagHeight, parts.references, parts.interpolation, undefined, parts.skew, mean)
   }
 
   /**

@@ -37,7 +37,10 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
     await broker?.close()
   })
 
-  it('publishes, second by second, the positions the offline Positioner gives (median difference ≤ 0.1 m)', async () => {
+  it.each([
+    ['on a worker thread', true],
+    ['in the tracker’s thread', false],
+  ])('publishes, second by second, the positions the offline Positioner gives (median difference ≤ 0.1 m), positioning %s', async (_, thread) => {
     const { site, map, track } = loadFixture()
     const beacon = track[0].beacon
     const first = Math.ceil(track[0].time / 1000) * 1000
@@ -57,10 +60,18 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
     // per packet, stamped on the tracker's clock), then the tracker's tick at the whole second
     // positions and publishes.
     const clock = new VirtualClock(first - 1000)
-    const t = new FleetTracker({ url: broker.url, clientId: 'replay-tracker', topicPrefix: 'replay', site, clock, publishIntervalMs: 1000, positioning: { radioMap: map } })
+    await tracker?.stop()
+    await gateways?.endAsync()
+    await sub?.close()
+    const prefix = thread ? 'replay-thread' : 'replay'
+    const t = new FleetTracker({ url: broker.url, clientId: `${prefix}-tracker`, topicPrefix: prefix, site, clock, publishIntervalMs: 1000, positioning: { radioMap: map, thread } })
     tracker = t
+    // A tick ends with `updated`; with positioning on its own thread (the default on a machine
+    // of more than one core) it ends once the thread has answered, after the clock moved.
+    let ticks = 0
+    t.on('updated', () => ticks++)
     await t.start()
-    const topic = `replay/fleet/beacons/${beacon}`
+    const topic = `${prefix}/fleet/beacons/${beacon}`
     const s0 = await Subscriber.connect(broker.url, [topic, 'beaconkit-test/marker/#'])
     sub = s0
     const client = await mqtt.connectAsync(broker.url, { clientId: 'replay-gateways', reconnectPeriod: 0 })
@@ -79,11 +90,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
         byGateway.set(p.anchor, list)
       }
       for (const [gateway, readings] of byGateway) {
-        await client.publishAsync(`replay/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: clock.now(), readings }), { qos: 1 })
+        await client.publishAsync(`${prefix}/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: clock.now(), readings }), { qos: 1 })
         batches++
       }
       await waitFor(() => t.stats.batches >= batches, `the batches of second ${(s - first) / 1000}`, 20_000)
+      const before = ticks
       clock.advanceTo(s)
+      await waitFor(() => ticks > before, `the tick of second ${(s - first) / 1000}`, 20_000)
       await t.flush()
       await s0.sync()
       const latest = s0.on(topic).at(-1)
@@ -92,6 +105,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
     }
 
     expect(t.stats.clockRejected).toBe(0)
+    // The thread was used, and took every reading, when asked for.
+    if (thread) expect(t.stats.positioningThread).toMatchObject({ dropped: 0, invalid: 0, failed: false })
+    else expect(t.stats.positioningThread).toBeUndefined()
     expect(t.stats.malformed).toBe(0)
     const seconds = [...offline.keys()].filter((s) => published.has(s))
     // Every second the engine could answer, the fleet published a position too.

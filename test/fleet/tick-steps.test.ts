@@ -9,19 +9,21 @@ import { Site } from '../../src/positioning/site.js'
 const site = Site.fromJSON({ gateways: { a: { x: 0, y: 0 }, b: { x: 10, y: 0 }, c: { x: 5, y: 8 } } })
 
 /** The real positioner, with each estimate's beacon written down. */
-function counted(): { positioner: Positioner; asked: string[] } {
+function counted(): { positioner: Positioner; asked: string[]; times: number[] } {
   const positioner = new Positioner({ site })
   const asked: string[] = []
   const estimate = positioner.estimate.bind(positioner)
+  const times: number[] = []
   positioner.estimate = (beacon, time) => {
     asked.push(beacon)
+    times.push(time)
     return estimate(beacon, time)
   }
-  return { positioner, asked }
+  return { positioner, asked, times }
 }
 
 function fleet(beacons: number) {
-  const { positioner, asked } = counted()
+  const { positioner, asked, times } = counted()
   const state = new FleetState({ site, positioner }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
   const ids = Array.from({ length: beacons }, (_, i) => `tag-${i}`)
   const feed = (time: number): void => {
@@ -29,7 +31,7 @@ function fleet(beacons: number) {
       state.ingest({ gateway, time, readings: ids.map((id, i) => ({ id, rssi: -60 - ((i + gateway.charCodeAt(0)) % 20), lastSeen: time, count: 1 })) }, time, gateway)
     }
   }
-  return { state, asked, ids, feed }
+  return { state, asked, times, ids, feed }
 }
 
 describe('FleetState.beginTick', () => {
@@ -78,5 +80,47 @@ describe('FleetState.beginTick', () => {
     state.release((id) => id === 'tag-3')
     expect(step()).toBe(true)
     expect(asked).not.toContain('tag-3')
+  })
+
+  it('asks positions at the last whole step of the positioner, where its estimate is reused the next tick', () => {
+    const { state, times, feed } = fleet(3)
+    feed(1000)
+    expect(state.positionTime(2437)).toBe(2000)
+    expect(state.positionTime(3000)).toBe(3000)
+    times.length = 0
+    state.tick(2437)
+    expect(new Set(times)).toEqual(new Set([2000]))
+    // Without a positioner (or one without steps) a tick's time is its own.
+    const plain = new FleetState({ site }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
+    expect(plain.positionTime(2437)).toBe(2437)
+  })
+
+  it('tickOrder lists the beacons in the order the tick places them, the gone ones left out', () => {
+    const { state, asked, ids, feed } = fleet(12)
+    feed(1000)
+    // Rotate the cursor: a tick that estimates only 5, so the next starts with the sixth.
+    const step = state.beginTick(2000, 5)
+    step(true)
+    while (!step(false));
+    const order = state.tickOrder(3000)
+    expect(order).toHaveLength(12)
+    expect(order[0]).toBe(ids[5])
+    asked.length = 0
+    state.tick(3000)
+    expect(asked).toEqual(order)
+    // 30 s without a reading: gone at the next tick, so not asked for.
+    expect(state.tickOrder(1000 + 30_000)).toEqual([])
+  })
+
+  it('a step given a count places that many, whatever the chunk', () => {
+    const { state, asked, feed } = fleet(10)
+    feed(1000)
+    asked.length = 0
+    const step = state.beginTick(2000)
+    expect(step(true, 4)).toBe(false)
+    expect(asked).toHaveLength(4)
+    expect(step(false)).toBe(true)
+    expect(asked).toHaveLength(4)
+    expect(state.stats.positionsDeferred).toBe(6)
   })
 })

@@ -1,0 +1,298 @@
+/**
+ * The positioner on a worker thread. A fleet of thousands of positioned beacons spends most of
+ * its CPU in the grid filter (every beacon, every second); on the thread that reads the broker,
+ * that work competes with the readings themselves. Here the filter runs on another core: readings
+ * are handed over in columns, and once per tick the owner asks for the beacons it is about to
+ * place, in its order, within a time budget. The estimates are the in-thread `Positioner`'s own
+ * (the same code over the same readings in the same order).
+ */
+import { existsSync } from 'node:fs'
+import { fileURLToPath } from 'node:url'
+import { Worker } from 'node:worker_threads'
+import { InvalidOptionError, PositioningThreadError } from '../errors.js'
+import { Positioner, type PositionerOptions } from './positioner.js'
+import type { RadioMap } from './radio-map.js'
+import type { Site } from './site.js'
+import type { EstimateMessage, FixesMessage, ObserveMessage, WorkerStart } from './thread-messages.js'
+import type { Observation, PositionEstimate } from './types.js'
+
+/** Options of {@link ThreadedPositioner}: the positioner's, and two of its own. */
+export interface ThreadedPositionerOptions extends PositionerOptions {
+  /**
+   * Readings handed to the thread and not yet taken in, at most (default 250,000: five seconds
+   * of 100 gateways × 500 beacons). Past it new readings are dropped and counted
+   * (`stats.dropped`): a thread that cannot keep up must not grow its queue without end.
+   */
+  maxPending?: number
+  /** Told once when the thread fails; positioning then goes on in this thread, from scratch. */
+  onError?: (error: PositioningThreadError) => void
+  /** @internal The worker's script (tests give one that fails). */
+  script?: URL
+}
+
+/** Counters of a {@link ThreadedPositioner}. */
+export interface ThreadedPositionerStats {
+  /** Readings handed to the thread. */
+  sent: number
+  /** Readings dropped because `maxPending` were waiting. */
+  dropped: number
+  /** Not finite, RSSI outside −130…20 dBm, or from an anchor the site does not place (as `Positioner` counts them). */
+  invalid: number
+  /** Whether the thread failed and positioning runs in this thread. */
+  failed: boolean
+}
+
+/** Readings gathered before they are handed over (a few ms of a large fleet's traffic). */
+const CHUNK = 4096
+/** ms an estimate request may take beyond its budget before the tick goes on without it. */
+const REPLY_GRACE_MS = 5000
+
+/** The build's worker script: next to this module in dist, or dist's from the sources (tests). */
+function workerScript(): URL {
+  const sibling = new URL('./positioner-worker.js', import.meta.url)
+  if (existsSync(fileURLToPath(sibling))) return sibling
+  return new URL('../../dist/positioner-worker.js', import.meta.url)
+}
+
+/** Columns of readings waiting to be handed over. */
+class Pending {
+  n = 0
+  slot = new Int32Array(CHUNK)
+  anchor = new Int32Array(CHUNK)
+  time = new Float64Array(CHUNK)
+  rssi = new Float64Array(CHUNK)
+}
+
+/**
+ * A {@link Positioner} on a worker thread, for a fleet tracker: `observe` and `forget` as
+ * usual; `prepare(beacons, time, budgetMs)` estimates those beacons on the thread, after which
+ * `estimate` answers from what it returned (the latest fix of each beacon, whatever the time
+ * asked). Started on the first reading; `close()` stops the thread.
+ */
+export class ThreadedPositioner {
+  readonly #counters = { sent: 0, dropped: 0, invalid: 0 }
+  readonly #site: Site
+  readonly #map: RadioMap
+  readonly #options: ThreadedPositionerOptions
+  readonly #maxPending: number
+  /** Validates the options at once, and positions in this thread if the worker fails. */
+  readonly #local: Positioner
+  #worker: Worker | undefined
+  #failed = false
+  #closed = false
+  #pending = new Pending()
+  #forget: number[] = []
+  #flushQueued = false
+  /** Readings the worker has taken in (from its latest answer). */
+  #applied = 0
+  readonly #slots = new Map<string, number>()
+  /** Slots free for a new beacon; forgotten ones wait in #resting for the next answer. */
+  readonly #free: number[] = []
+  #resting: number[] = []
+  #nextSlot = 0
+  /** x, y, accuracy per slot; NaN x: no fix. */
+  #fixes = new Float64Array(3 * 1024).fill(Number.NaN)
+  #requestId = 0
+  #waiting: { id: number; slots: Int32Array; resolve: (done: number) => void; timer: NodeJS.Timeout } | undefined
+
+  constructor(options: ThreadedPositionerOptions) {
+    this.#local = new Positioner(options)
+    this.#site = options.site
+    this.#map = this.#local.radioMap
+    this.#options = options
+    const max = options.maxPending ?? 250_000
+    if (!Number.isInteger(max) || max < CHUNK) throw new InvalidOptionError('invalid_option', `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`, { option: 'maxPending' })
+    this.#maxPending = max
+  }
+
+  /** ms of packets the filter folds into one update (the positioner's `stepMs`). */
+  get stepMs(): number {
+    return this.#local.stepMs
+  }
+
+  /** Counters (a copy). */
+  get stats(): ThreadedPositionerStats {
+    return { ...this.#counters, failed: this.#failed }
+  }
+
+  /** Takes one reading; bad ones are counted, never thrown. */
+  observe(o: Observation): void {
+    if (this.#failed) return this.#local.observe(o)
+    const a = this.#map.index(o.anchor)
+    if (!Number.isFinite(o.time) || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20 || typeof o.beacon !== 'string' || a < 0) {
+      this.#counters.invalid++
+      return
+    }
+    if (this.#counters.sent - this.#applied + this.#pending.n >= this.#maxPending) {
+      this.#counters.dropped++
+      return
+    }
+    let slot = this.#slots.get(o.beacon)
+    if (slot === undefined) {
+      slot = this.#free.pop() ?? this.#nextSlot++
+      this.#slots.set(o.beacon, slot)
+      if (3 * slot >= this.#fixes.length) {
+        const grown = new Float64Array(2 * this.#fixes.length).fill(Number.NaN)
+        grown.set(this.#fixes)
+        this.#fixes = grown
+      }
+    }
+    const p = this.#pending
+    p.slot[p.n] = slot
+    p.anchor[p.n] = a
+    p.time[p.n] = o.time
+    p.rssi[p.n] = o.rssi
+    p.n++
+    if (p.n === CHUNK) this.#flush()
+    else if (!this.#flushQueued) {
+      this.#flushQueued = true
+      setImmediate(() => this.#flush())
+    }
+  }
+
+  /** The latest fix `prepare` brought for `beacon` (or, after a failure, this thread's estimate at `time`). */
+  estimate(beacon: string, time: number): PositionEstimate | undefined {
+    if (this.#failed) return this.#local.estimate(beacon, time)
+    const slot = this.#slots.get(beacon)
+    if (slot === undefined || Number.isNaN(this.#fixes[3 * slot])) return undefined
+    const out: PositionEstimate = { x: this.#fixes[3 * slot], y: this.#fixes[3 * slot + 1], accuracy: this.#fixes[3 * slot + 2] }
+    const room = this.#site.roomAt(out.x, out.y)
+    if (room !== undefined) out.room = room
+    return out
+  }
+
+  /** Lets go of a beacon's state. */
+  forget(beacon: string): void {
+    if (this.#failed) return this.#local.forget(beacon)
+    const slot = this.#slots.get(beacon)
+    if (slot === undefined) return
+    this.#slots.delete(beacon)
+    this.#fixes[3 * slot] = Number.NaN
+    this.#forget.push(slot)
+    this.#resting.push(slot)
+    if (!this.#flushQueued) {
+      this.#flushQueued = true
+      setImmediate(() => this.#flush())
+    }
+  }
+
+  /**
+   * Estimates `beacons` at `time` on the thread, in this order, until `budgetMs` of its time
+   * is spent; resolves with how many (from the first) were estimated — `estimate` then returns
+   * their new fixes, and the rest keep their previous ones. Undefined when the thread failed
+   * (`estimate` then works in this thread).
+   */
+  prepare(beacons: readonly string[], time: number, budgetMs: number): Promise<number> | undefined {
+    if (this.#failed || this.#closed) return undefined
+    const worker = this.#start()
+    if (worker === undefined) return undefined
+    this.#flush()
+    const slots = Int32Array.from(beacons, (id) => this.#slots.get(id) ?? -1)
+    const id = ++this.#requestId
+    // A request still unanswered is given up: its answer will be ignored.
+    this.#settle(0)
+    return new Promise<number>((resolve) => {
+      const timer = setTimeout(() => this.#settle(0), budgetMs + REPLY_GRACE_MS)
+      timer.unref()
+      this.#waiting = { id, slots, resolve, timer }
+      const message: EstimateMessage = { type: 'estimate', id, time, slots: slots.slice(), budgetMs }
+      worker.postMessage(message, [message.slots.buffer as ArrayBuffer])
+    })
+  }
+
+  /** Stops the thread; its state is let go. */
+  async close(): Promise<void> {
+    this.#closed = true
+    this.#settle(0)
+    const worker = this.#worker
+    this.#worker = undefined
+    await worker?.terminate()
+  }
+
+  #start(): Worker | undefined {
+    if (this.#worker !== undefined || this.#failed || this.#closed) return this.#worker
+    const o = this.#options
+    const start: WorkerStart = {
+      map: this.#map.toParts(),
+      options: {
+        ...(o.method === undefined ? {} : { method: o.method }),
+        ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
+        ...(o.stepMs === undefined ? {} : { stepMs: o.stepMs }),
+        ...(o.lagMs === undefined ? {} : { lagMs: o.lagMs }),
+        ...(o.filter === undefined ? {} : { filter: { ...o.filter } as Record<string, number> }),
+        ...(o.k === undefined ? {} : { k: o.k }),
+        ...(o.bufferSize === undefined ? {} : { bufferSize: o.bufferSize }),
+        ...(o.maxBeacons === undefined ? {} : { maxBeacons: o.maxBeacons }),
+      },
+    }
+    let worker: Worker
+    try {
+      worker = new Worker(o.script ?? workerScript(), { workerData: start })
+    } catch (error) {
+      this.#fail(error)
+      return undefined
+    }
+    // The thread must not keep a program alive that has nothing else to do.
+    worker.unref()
+    worker.on('message', (m: FixesMessage) => this.#answer(m))
+    worker.on('error', (error) => this.#fail(error))
+    worker.on('exit', (code) => {
+      if (!this.#closed) this.#fail(new Error(`exited with code ${code}`))
+    })
+    this.#worker = worker
+    return worker
+  }
+
+  #flush(): void {
+    this.#flushQueued = false
+    const p = this.#pending
+    if (p.n === 0 && this.#forget.length === 0) return
+    const worker = this.#start()
+    if (worker === undefined) return
+    const message: ObserveMessage = { type: 'observe', n: p.n, slot: p.slot, anchor: p.anchor, time: p.time, rssi: p.rssi, forget: Int32Array.from(this.#forget) }
+    worker.postMessage(message, [p.slot.buffer, p.anchor.buffer, p.time.buffer, p.rssi.buffer, message.forget.buffer] as ArrayBuffer[])
+    this.#counters.sent += p.n
+    this.#pending = new Pending()
+    this.#forget = []
+  }
+
+  #answer(m: FixesMessage): void {
+    this.#applied = m.applied
+    const w = this.#waiting
+    if (w !== undefined && w.id === m.id) {
+      for (let i = 0; i < m.done; i++) {
+        const slot = w.slots[i]
+        if (slot < 0) continue
+        this.#fixes[3 * slot] = m.fix[3 * i]
+        this.#fixes[3 * slot + 1] = m.fix[3 * i + 1]
+        this.#fixes[3 * slot + 2] = m.fix[3 * i + 2]
+      }
+      this.#settle(m.done)
+    }
+    // Every slot forgotten before this answer was sent is forgotten by the worker too: free for
+    // a new beacon now, and without the fix the request may just have written to it.
+    for (const slot of this.#resting) {
+      this.#fixes[3 * slot] = Number.NaN
+      this.#free.push(slot)
+    }
+    this.#resting = []
+  }
+
+  /** Ends the request being waited for (if any): `done` of its beacons have new fixes. */
+  #settle(done: number): void {
+    const w = this.#waiting
+    if (w === undefined) return
+    this.#waiting = undefined
+    clearTimeout(w.timer)
+    w.resolve(done)
+  }
+
+  #fail(error: unknown): void {
+    if (this.#failed) return
+    this.#failed = true
+    this.#worker = undefined
+    this.#settle(0)
+    const reason = error instanceof Error ? error.message : String(error)
+    this.#options.onError?.(new PositioningThreadError('positioning_thread_failed', `positioning thread stopped (${reason}); positions go on in the main thread from scratch, using more of its CPU — check that dist/positioner-worker.js is installed with the package`, { cause: error }))
+  }
+}

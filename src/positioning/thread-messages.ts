@@ -1,0 +1,60 @@
+/**
+ * What the positioner's worker thread and its owner say to each other (positioner-thread.ts,
+ * positioner-worker.ts). Columns of typed arrays, not objects: tens of thousands of readings a
+ * second cross the thread boundary, and a typed array's buffer moves without being copied.
+ */
+import type { RadioMapParts } from './radio-map.js'
+
+/** The worker's start: the radio map and the positioner's settings (everything but the site). */
+export interface WorkerStart {
+  map: RadioMapParts
+  options: {
+    method?: string
+    windowMs?: number
+    stepMs?: number
+    lagMs?: number
+    filter?: Record<string, number>
+    k?: number
+    bufferSize?: number
+    maxBeacons?: number
+  }
+}
+
+/**
+ * Readings (row i: `slot[i]`, `anchor[i]` as the radio map's index, `time[i]`, `rssi[i]`) for
+ * the first `n` rows, then beacon slots to forget. A slot is the owner's number for a beacon; a
+ * forgotten slot is not used again before the owner has seen a later `Fixes`, so its old readings
+ * and its new ones never meet.
+ */
+export interface ObserveMessage {
+  type: 'observe'
+  n: number
+  slot: Int32Array
+  anchor: Int32Array
+  time: Float64Array
+  rssi: Float64Array
+  forget: Int32Array
+}
+
+/** Estimate these slots at `time`, in this order, for at most `budgetMs` of the worker's time. */
+export interface EstimateMessage {
+  type: 'estimate'
+  id: number
+  time: number
+  slots: Int32Array
+  budgetMs: number
+}
+
+/**
+ * The answer to `EstimateMessage` `id`: the first `done` slots were estimated; `fix` holds x,
+ * y and accuracy per slot (NaN: nothing to say yet). `applied` counts every reading taken so far.
+ */
+export interface FixesMessage {
+  type: 'fixes'
+  id: number
+  done: number
+  fix: Float64Array
+  applied: number
+}
+
+export type ToWorker = ObserveMessage | EstimateMessage
