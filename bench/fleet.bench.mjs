@@ -164,7 +164,10 @@ async function tracker(url, partitions, trackerId, positioning, thread) {
       const pct = (p) => (sorted.length === 0 ? NaN : sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))])
       out({ deferredPerSecond: (t.stats.positionsDeferred - mark.deferred) / wall, obsPerSecond: (t.stats.observations - mark.obs) / wall, cpu: (cpu.user + cpu.system) / 1e6 / wall, p50: pct(0.5), p99: pct(0.99), beacons: t.beacons().length, batches: sorted.length, tickMax: Math.max(...ticks) })
     } else if (line === 'heap') {
-      out({ heap: settledHeap(), beacons: t.stats.observations > 0 ? t.beacons().length : 0 })
+      // rss covers every thread (the positioner's worker keeps its filters in its own heap).
+      // The positioner's thread (when it has one) reports its own heap, collected first (--expose-gc reaches workers).
+      const thread = (await t.own?.positioner?.heapBytes?.()) ?? 0
+      out({ heap: settledHeap(), thread, rss: process.memoryUsage().rss, beacons: t.stats.observations > 0 ? t.beacons().length : 0 })
     } else if (line === 'exit') break
   }
   // A tracker still digesting a backlog (pushed past its ceiling) need not finish it.
@@ -272,7 +275,9 @@ async function main() {
       if (factor === 1) {
         one.send('heap')
         const h = await one.next()
-        row('heap per tracked beacon', (h.heap - base.heap) / h.beacons, 'bytes', 'target < 2048')
+        row('heap per tracked beacon (the tracker thread)', (h.heap - base.heap) / h.beacons, 'bytes', 'target < 2048')
+        if (h.thread > 0) row('heap per tracked beacon (the positioning thread)', h.thread / h.beacons, 'bytes')
+        row('resident memory per tracked beacon (all threads, RSS)', (h.rss - base.rss) / h.beacons, 'bytes')
         row('beacons tracked', h.beacons, '')
       }
     }

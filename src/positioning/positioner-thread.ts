@@ -13,7 +13,7 @@ import { InvalidOptionError, PositioningThreadError } from '../errors.js'
 import { Positioner, type PositionerOptions } from './positioner.js'
 import type { RadioMap } from './radio-map.js'
 import type { Site } from './site.js'
-import type { EstimateMessage, FixesMessage, ObserveMessage, WorkerStart } from './thread-messages.js'
+import type { EstimateMessage, FixesMessage, FromWorker, MemoryMessage, ObserveMessage, WorkerStart } from './thread-messages.js'
 import type { Observation, PositionEstimate } from './types.js'
 
 /** Options of {@link ThreadedPositioner}: the positioner's, and two of its own. */
@@ -40,6 +40,8 @@ export interface ThreadedPositionerStats {
   invalid: number
   /** Whether the thread failed and positioning runs in this thread. */
   failed: boolean
+  /** Bytes of the thread's heap and typed arrays at its latest answer (garbage not yet collected included). */
+  heapBytes: number
 }
 
 /** Readings gathered before they are handed over (a few ms of a large fleet's traffic). */
@@ -70,7 +72,7 @@ class Pending {
  * asked). Started on the first reading; `close()` stops the thread.
  */
 export class ThreadedPositioner {
-  readonly #counters = { sent: 0, dropped: 0, invalid: 0 }
+  readonly #counters = { sent: 0, dropped: 0, invalid: 0, heapBytes: 0 }
   readonly #site: Site
   readonly #map: RadioMap
   readonly #options: ThreadedPositionerOptions
@@ -93,6 +95,7 @@ export class ThreadedPositioner {
   /** x, y, accuracy per slot; NaN x: no fix. */
   #fixes = new Float64Array(3 * 1024).fill(Number.NaN)
   #requestId = 0
+  readonly #memoryWaiting = new Map<number, (bytes: number | undefined) => void>()
   #waiting: { id: number; slots: Int32Array; resolve: (done: number) => void; timer: NodeJS.Timeout } | undefined
 
   constructor(options: ThreadedPositionerOptions) {
@@ -200,6 +203,28 @@ export class ThreadedPositioner {
     })
   }
 
+  /**
+   * Bytes of the thread's heap and typed arrays now, after a collection when the process runs
+   * with `--expose-gc` (what a benchmark reports); undefined without a thread.
+   */
+  heapBytes(): Promise<number | undefined> {
+    const worker = this.#worker
+    if (worker === undefined || this.#failed) return Promise.resolve(undefined)
+    const id = ++this.#requestId
+    return new Promise((resolve) => {
+      const timer = setTimeout(() => done(undefined), REPLY_GRACE_MS)
+      timer.unref()
+      const done = (bytes: number | undefined): void => {
+        clearTimeout(timer)
+        this.#memoryWaiting.delete(id)
+        resolve(bytes)
+      }
+      this.#memoryWaiting.set(id, done)
+      const message: MemoryMessage = { type: 'memory', id }
+      worker.postMessage(message)
+    })
+  }
+
   /** Stops the thread; its state is let go. */
   async close(): Promise<void> {
     this.#closed = true
@@ -234,7 +259,10 @@ export class ThreadedPositioner {
     }
     // The thread must not keep a program alive that has nothing else to do.
     worker.unref()
-    worker.on('message', (m: FixesMessage) => this.#answer(m))
+    worker.on('message', (m: FromWorker) => {
+      if (m.type === 'fixes') this.#answer(m)
+      else this.#memoryWaiting.get(m.id)?.(m.heapBytes)
+    })
     worker.on('error', (error) => this.#fail(error))
     worker.on('exit', (code) => {
       if (!this.#closed) this.#fail(new Error(`exited with code ${code}`))
@@ -258,6 +286,7 @@ export class ThreadedPositioner {
 
   #answer(m: FixesMessage): void {
     this.#applied = m.applied
+    this.#counters.heapBytes = m.heapBytes
     const w = this.#waiting
     if (w !== undefined && w.id === m.id) {
       for (let i = 0; i < m.done; i++) {

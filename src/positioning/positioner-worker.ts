@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { Positioner, type PositionerOptions } from './positioner.js'
 import { RadioMap } from './radio-map.js'
 import { Site } from './site.js'
-import type { FixesMessage, ToWorker, WorkerStart } from './thread-messages.js'
+import type { FixesMessage, MemoryAnswer, ToWorker, WorkerStart } from './thread-messages.js'
 import type { PositioningMethod } from './types.js'
 
 /** Beacons estimated between two looks at the clock (and at least, whatever the budget: a request always moves on). */
@@ -24,11 +24,24 @@ const site = new Site({ anchors: map.anchors.map(({ id, x, y, z }) => ({ id, x, 
 const positioner = new Positioner({ ...start.options, method: start.options.method as PositioningMethod | undefined, filter: start.options.filter as PositionerOptions['filter'], site, radioMap: map })
 let applied = 0
 
+/** This thread's heap and typed arrays (in a worker, `process.memoryUsage` counts its own isolate's). */
+function heapBytes(): number {
+  const m = process.memoryUsage()
+  return m.heapUsed + m.arrayBuffers
+}
+
 port.on('message', (m: ToWorker) => {
   if (m.type === 'observe') {
     for (let i = 0; i < m.n; i++) positioner.observe({ time: m.time[i], anchor: anchorIds[m.anchor[i]] ?? '', beacon: String(m.slot[i]), rssi: m.rssi[i] })
     for (const slot of m.forget) positioner.forget(String(slot))
     applied += m.n
+    return
+  }
+  if (m.type === 'memory') {
+    // Only a process started with --expose-gc (benchmarks) has gc: a settled figure then.
+    ;(globalThis as { gc?: () => void }).gc?.()
+    const reply: MemoryAnswer = { type: 'memory', id: m.id, heapBytes: heapBytes() }
+    port.postMessage(reply)
     return
   }
   const t0 = performance.now()
@@ -43,6 +56,6 @@ port.on('message', (m: ToWorker) => {
     fix[3 * done + 1] = e.y
     fix[3 * done + 2] = e.accuracy
   }
-  const reply: FixesMessage = { type: 'fixes', id: m.id, done, fix, applied }
+  const reply: FixesMessage = { type: 'fixes', id: m.id, done, fix, applied, heapBytes: heapBytes() }
   port.postMessage(reply, [fix.buffer])
 })

@@ -45,6 +45,12 @@ export interface EstimateMessage {
   budgetMs: number
 }
 
+/** How much memory the worker holds: its heap and its typed arrays, after a collection if the process allows one (`--expose-gc`). */
+export interface MemoryMessage {
+  type: 'memory'
+  id: number
+}
+
 /**
  * The answer to `EstimateMessage` `id`: the first `done` slots were estimated; `fix` holds x,
  * y and accuracy per slot (NaN: nothing to say yet). `applied` counts every reading taken so far.
@@ -55,6 +61,16 @@ export interface FixesMessage {
   done: number
   fix: Float64Array
   applied: number
+  /** Bytes of the worker's heap and typed arrays when it answered. */
+  heapBytes: number
 }
 
-export type ToWorker = ObserveMessage | EstimateMessage
+/** The answer to `MemoryMessage` `id`. */
+export interface MemoryAnswer {
+  type: 'memory'
+  id: number
+  heapBytes: number
+}
+
+export type ToWorker = ObserveMessage | EstimateMessage | MemoryMessage
+export type FromWorker = FixesMessage | MemoryAnswer

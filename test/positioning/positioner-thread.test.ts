@@ -59,7 +59,14 @@ describe('ThreadedPositioner', () => {
     expect(compared).toBeGreaterThan(100)
     expect(worst).toBe(0)
     await new Promise((resolve) => setImmediate(resolve))
-    expect(t.stats).toEqual({ sent: track.length * 3, dropped: 0, invalid: 0, failed: false })
+    expect(t.stats).toMatchObject({ sent: track.length * 3, dropped: 0, invalid: 0, failed: false })
+    // The thread's memory: in every answer, and on request.
+    expect(t.stats.heapBytes).toBeGreaterThan(0)
+    expect(await t.heapBytes()).toBeGreaterThan(0)
+  })
+
+  it('has no memory to report before its thread starts', async () => {
+    expect(await threaded().heapBytes()).toBeUndefined()
   })
 
   it('forgets a beacon on the thread too, and a slot used again starts from nothing', async () => {
