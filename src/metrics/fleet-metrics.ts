@@ -77,6 +77,24 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
       setQuantiles(this, radii)
     },
   })
+  new prom.Counter({
+    name: 'beaconkit_fleet_positions_deferred_total',
+    help: 'Ticks\' room decisions made from a beacon\'s previous position because positioning ran out of its time (rate() above 0: the tracker is short of CPU for its positions).',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(tracker.stats.positionsDeferred)
+    },
+  })
+  new prom.Counter({
+    name: 'beaconkit_fleet_positioning_dropped_total',
+    help: 'Readings the positioning thread did not take because too many were waiting for it (only with positioning on a worker thread).',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(tracker.stats.positioningThread?.dropped ?? 0)
+    },
+  })
   new prom.Gauge({
     name: 'beaconkit_mqtt_connected',
     help: 'Whether the broker connection is up (1) or not (0).',

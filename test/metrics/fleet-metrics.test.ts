@@ -68,6 +68,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
       expect(accuracy).toBeGreaterThan(0)
       expect(sample(text, 'beaconkit_fleet_position_accuracy_meters{quantile="1"}')).toBe(accuracy)
       expect(sample(text, 'beaconkit_fleet_reading_age_seconds{quantile="0.5"}')).toBeGreaterThanOrEqual(0)
+      expect(sample(text, 'beaconkit_fleet_positions_deferred_total')).toBe(0)
+      expect(sample(text, 'beaconkit_fleet_positioning_dropped_total')).toBe(0)
       expect(text).toContain('# TYPE beaconkit_fleet_observations_total counter')
       expect(text).not.toContain('beaconkit_advertisements_total')
 
