@@ -77,6 +77,7 @@ export class ThreadedPositioner {
   readonly #map: RadioMap
   readonly #options: ThreadedPositionerOptions
   readonly #maxPending: number
+  readonly #maxBeacons: number
   /** Validates the options at once, and positions in this thread if the worker fails. */
   readonly #local: Positioner
   #worker: Worker | undefined
@@ -106,6 +107,7 @@ export class ThreadedPositioner {
     const max = options.maxPending ?? 250_000
     if (!Number.isInteger(max) || max < CHUNK) throw new InvalidOptionError('invalid_option', `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`, { option: 'maxPending' })
     this.#maxPending = max
+    this.#maxBeacons = Math.round(options.maxBeacons ?? 10_000)
   }
 
   /** ms of packets the filter folds into one update (the positioner's `stepMs`). */
@@ -121,6 +123,7 @@ export class ThreadedPositioner {
   /** Takes one reading; bad ones are counted, never thrown. */
   observe(o: Observation): void {
     if (this.#failed) return this.#local.observe(o)
+    if (this.#closed) return
     const a = this.#map.index(o.anchor)
     if (!Number.isFinite(o.time) || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20 || typeof o.beacon !== 'string' || a < 0) {
       this.#counters.invalid++
@@ -131,7 +134,13 @@ export class ThreadedPositioner {
       return
     }
     let slot = this.#slots.get(o.beacon)
-    if (slot === undefined) {
+    if (slot !== undefined) {
+      // Re-inserted, so the map stays in order of last reading (as the positioner's tracks).
+      this.#slots.delete(o.beacon)
+      this.#slots.set(o.beacon, slot)
+    } else {
+      // At the positioner's bound the beacon heard least recently is let go, here and there.
+      if (this.#slots.size >= this.#maxBeacons) this.forget(this.#slots.keys().next().value as string)
       slot = this.#free.pop() ?? this.#nextSlot++
       this.#slots.set(o.beacon, slot)
       if (3 * slot >= this.#fixes.length) {

@@ -113,6 +113,16 @@ describe('ThreadedPositioner', () => {
     expect(t.stats.dropped).toBe(10_000 - 4096)
   })
 
+  it('holds at most maxBeacons, letting go of the one heard least recently (as the positioner does)', async () => {
+    const t = threaded({ maxBeacons: 3 })
+    const r = track[0]
+    for (const [i, beacon] of ['a', 'b', 'c', 'a', 'd'].entries()) t.observe({ ...r, beacon, time: r.time + i })
+    // "b" was heard least recently when "d" came: let go; "a" was heard again and stays.
+    expect(await t.prepare(['a', 'b', 'c', 'd'], r.time + 10, 1000)).toBe(4)
+    expect(t.estimate('b', r.time + 10)).toBeUndefined()
+    for (const id of ['a', 'c', 'd']) expect(t.estimate(id, r.time + 10)).toBeDefined()
+  })
+
   it('counts bad readings without handing them over', () => {
     const t = threaded()
     t.observe({ time: Number.NaN, anchor: track[0].anchor, beacon: 'x', rssi: -70 })
