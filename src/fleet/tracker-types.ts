@@ -69,8 +69,9 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   homeAssistant?: boolean | HomeAssistantOptions
   /**
    * Without a `positioner`, a site that places its gateways (x, y) gets one made by the tracker,
-   * and `<p>/fleet/beacons/<id>` carries `position`: choose its `method` or give a `radioMap`
-   * (from a survey) here, or `false` for none.
+   * and `<p>/fleet/beacons/<id>` carries `position`: choose its `method`, give a `radioMap`
+   * (from a survey), or say whether the grid filter runs on a worker thread (`thread`, default
+   * with more than one core) here, or `false` for none.
    */
   positioning?: false | FleetPositioning
   /**

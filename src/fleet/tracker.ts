@@ -29,7 +29,7 @@ import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
 import { sitePositioner, type SitePositioner } from './site-positioner.js'
 import { readGatewayMessage, statusState } from './gateway-messages.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon, PositionEstimator } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
 import { UnknownGateways } from './unknown-gateways.js'
 import { FleetEventStreams } from './tracker-events.js'
@@ -115,6 +115,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private swept = false
   /** The positioner the tracker made for itself (see site-positioner.ts), if any. */
   private readonly own: SitePositioner | undefined
+  /** Its own or the one given (`options.positioner`). */
+  private readonly positioner: PositionEstimator | undefined
   private wakeStart: (() => void) | undefined
 
   constructor(options: FleetTrackerOptions) {
@@ -156,6 +158,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.presence = presence
     this.facts = new BeaconFacts(options.site, (gateway) => this.state.offsetOf(gateway) !== undefined)
     this.own = sitePositioner(options, (error) => this.emit('error', error))
+    this.positioner = this.own?.positioner ?? options.positioner
     this.state = new FleetState(
       this.own === undefined ? options : { ...options, positioner: this.own.positioner },
       {
@@ -466,8 +469,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const now = this.clock.now()
     // A positioner on its own thread estimates this tick's beacons there first; placing them is
     // then a few comparisons each, in one step.
-    const positioner = this.own?.positioner
-    const ready = positioner?.prepare?.(this.state.tickOrder(now), this.state.positionTime(now), THREAD_BUDGET_MS)
+    const ready = this.positioner?.prepare?.(this.state.tickOrder(now), this.state.positionTime(now), THREAD_BUDGET_MS)
     if (ready !== undefined) {
       this.ticking = true
       void ready.then((estimated) => {
@@ -507,7 +509,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     setImmediate(next)
   }
 
-  /** A tick that ran in steps has placed every beacon: its end, and the tick that fell due meanwhile. */
+  /** A tick that ran in steps (or waited for its positioning thread) has placed every beacon: its end, and the tick that fell due meanwhile. */
   private tickDone(now: number): void {
     this.ticking = false
     this.endTick(now)
