@@ -469,7 +469,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const now = this.clock.now()
     // A positioner on its own thread estimates this tick's beacons there first; placing them is
     // then a few comparisons each, in one step.
-    const ready = this.positioner?.prepare?.(this.state.tickOrder(now), this.state.positionTime(now), THREAD_BUDGET_MS)
+    const order = this.positioner?.prepare === undefined ? [] : this.state.tickOrder(now)
+    const ready = order.length === 0 ? undefined : this.positioner?.prepare?.(order, this.state.positionTime(now), THREAD_BUDGET_MS)
     if (ready !== undefined) {
       this.ticking = true
       void ready.then((estimated) => {

@@ -2,7 +2,9 @@
 // test/fixtures/positioning; Daniş et al., CC0) replayed as gateway RSSI batches through a real
 // Mosquitto into a FleetTracker calibrated with the same survey, on a virtual clock. What the
 // tracker publishes each second must match the offline Positioner's estimate for that second
-// within 0.1 m median, so what bench:positioning measures is what a fleet's users get.
+// within 0.1 m median, so what bench:positioning measures is what a fleet's users get: with the
+// filter on its worker thread and in the tracker's thread. The tracker ticks on whole seconds of
+// its clock (where the filter is asked for one whole step), whenever it starts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
@@ -35,6 +37,23 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
     await tracker?.stop()
     await gateways?.endAsync()
     await broker?.close()
+  })
+
+  it('ticks on whole seconds of its clock, whenever it starts', async () => {
+    const clock = new VirtualClock(12_345)
+    const t = new FleetTracker({ url: broker.url, clientId: 'whole-seconds', topicPrefix: 'whole-seconds', clock, positioning: false })
+    const at: number[] = []
+    t.on('updated', () => at.push(clock.now()))
+    try {
+      await t.start()
+      clock.advanceTo(12_999)
+      expect(at).toEqual([])
+      clock.advanceTo(13_000)
+      clock.advanceTo(15_500)
+      expect(at).toEqual([13_000, 14_000, 15_000])
+    } finally {
+      await t.stop()
+    }
   })
 
   it.each([
