@@ -10,7 +10,7 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { InvalidOptionError, PositioningThreadError } from '../errors.js'
-import { Positioner, type PositionerOptions } from './positioner.js'
+import { Positioner, usableObservation, type PositionerOptions } from './positioner.js'
 import type { RadioMap } from './radio-map.js'
 import type { Site } from './site.js'
 import type { EstimateMessage, FixesMessage, FromWorker, MemoryMessage, ObserveMessage, WorkerStart } from './thread-messages.js'
@@ -77,7 +77,6 @@ export class ThreadedPositioner {
   readonly #map: RadioMap
   readonly #options: ThreadedPositionerOptions
   readonly #maxPending: number
-  readonly #maxBeacons: number
   /** Validates the options at once, and positions in this thread if the worker fails. */
   readonly #local: Positioner
   #worker: Worker | undefined
@@ -107,7 +106,6 @@ export class ThreadedPositioner {
     const max = options.maxPending ?? 250_000
     if (!Number.isInteger(max) || max < CHUNK) throw new InvalidOptionError('invalid_option', `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`, { option: 'maxPending' })
     this.#maxPending = max
-    this.#maxBeacons = Math.round(options.maxBeacons ?? 10_000)
   }
 
   /** ms of packets the filter folds into one update (the positioner's `stepMs`). */
@@ -125,7 +123,7 @@ export class ThreadedPositioner {
     if (this.#failed) return this.#local.observe(o)
     if (this.#closed) return
     const a = this.#map.index(o.anchor)
-    if (!Number.isFinite(o.time) || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20 || typeof o.beacon !== 'string' || a < 0) {
+    if (a < 0 || !usableObservation(o)) {
       this.#counters.invalid++
       return
     }
@@ -140,7 +138,7 @@ export class ThreadedPositioner {
       this.#slots.set(o.beacon, slot)
     } else {
       // At the positioner's bound the beacon heard least recently is let go, here and there.
-      if (this.#slots.size >= this.#maxBeacons) this.forget(this.#slots.keys().next().value as string)
+      if (this.#slots.size >= this.#local.maxBeacons) this.forget(this.#slots.keys().next().value as string)
       slot = this.#free.pop() ?? this.#nextSlot++
       this.#slots.set(o.beacon, slot)
       if (3 * slot >= this.#fixes.length) {
@@ -156,10 +154,7 @@ export class ThreadedPositioner {
     p.rssi[p.n] = o.rssi
     p.n++
     if (p.n === CHUNK) this.#flush()
-    else if (!this.#flushQueued) {
-      this.#flushQueued = true
-      setImmediate(() => this.#flush())
-    }
+    else this.#flushSoon()
   }
 
   /** The latest fix `prepare` brought for `beacon` (or, after a failure, this thread's estimate at `time`). */
@@ -182,10 +177,7 @@ export class ThreadedPositioner {
     this.#fixes[3 * slot] = Number.NaN
     this.#forget.push(slot)
     this.#resting.push(slot)
-    if (!this.#flushQueued) {
-      this.#flushQueued = true
-      setImmediate(() => this.#flush())
-    }
+    this.#flushSoon()
   }
 
   /**
@@ -245,23 +237,12 @@ export class ThreadedPositioner {
 
   #start(): Worker | undefined {
     if (this.#worker !== undefined || this.#failed || this.#closed) return this.#worker
-    const o = this.#options
-    const start: WorkerStart = {
-      map: this.#map.toParts(),
-      options: {
-        ...(o.method === undefined ? {} : { method: o.method }),
-        ...(o.windowMs === undefined ? {} : { windowMs: o.windowMs }),
-        ...(o.stepMs === undefined ? {} : { stepMs: o.stepMs }),
-        ...(o.lagMs === undefined ? {} : { lagMs: o.lagMs }),
-        ...(o.filter === undefined ? {} : { filter: { ...o.filter } as Record<string, number> }),
-        ...(o.k === undefined ? {} : { k: o.k }),
-        ...(o.bufferSize === undefined ? {} : { bufferSize: o.bufferSize }),
-        ...(o.maxBeacons === undefined ? {} : { maxBeacons: o.maxBeacons }),
-      },
-    }
+    // Everything but what cannot cross threads (the site, the map: sent as parts) or is this side's own.
+    const { site: _site, radioMap: _map, maxPending: _pending, onError: _onError, script, ...options } = this.#options
+    const start: WorkerStart = { map: this.#map.toParts(), options }
     let worker: Worker
     try {
-      worker = new Worker(o.script ?? workerScript(), { workerData: start })
+      worker = new Worker(script ?? workerScript(), { workerData: start })
     } catch (error) {
       this.#fail(error)
       return undefined
@@ -278,6 +259,13 @@ export class ThreadedPositioner {
     })
     this.#worker = worker
     return worker
+  }
+
+  /** Hands what waits over once this turn of the event loop is done (its other readings with it). */
+  #flushSoon(): void {
+    if (this.#flushQueued) return
+    this.#flushQueued = true
+    setImmediate(() => this.#flush())
   }
 
   #flush(): void {

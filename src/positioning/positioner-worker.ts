@@ -5,11 +5,10 @@
  * CPU is spent on another core than the one that reads the broker.
  */
 import { parentPort, workerData } from 'node:worker_threads'
-import { Positioner, type PositionerOptions } from './positioner.js'
+import { Positioner } from './positioner.js'
 import { RadioMap } from './radio-map.js'
 import { Site } from './site.js'
 import type { FixesMessage, MemoryAnswer, ToWorker, WorkerStart } from './thread-messages.js'
-import type { PositioningMethod } from './types.js'
 
 /** Beacons estimated between two looks at the clock (and at least, whatever the budget: a request always moves on). */
 const CLOCK_EVERY = 16
@@ -21,7 +20,7 @@ const map = RadioMap.fromParts(start.map)
 const anchorIds = map.anchors.map((a) => a.id)
 // Rooms are the owner's business (it has the whole site); the positioner needs only the anchors.
 const site = new Site({ anchors: map.anchors.map(({ id, x, y, z }) => ({ id, x, y, z })) })
-const positioner = new Positioner({ ...start.options, method: start.options.method as PositioningMethod | undefined, filter: start.options.filter as PositionerOptions['filter'], site, radioMap: map })
+const positioner = new Positioner({ ...start.options, site, radioMap: map })
 let applied = 0
 
 /** This thread's heap and typed arrays (in a worker, `process.memoryUsage` counts its own isolate's). */

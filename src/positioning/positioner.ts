@@ -72,6 +72,11 @@ interface Track {
 
 const HISTORY = 16
 
+/** Whether an observation can be taken at all: finite time and RSSI, RSSI within −130…20 dBm, a beacon id. */
+export function usableObservation(o: Observation): boolean {
+  return Number.isFinite(o.time) && Number.isFinite(o.rssi) && o.rssi >= -130 && o.rssi <= 20 && typeof o.beacon === 'string'
+}
+
 function positiveOption(v: number | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback
   if (!(v > 0) || !Number.isFinite(v)) throw new InvalidOptionError('invalid_option', `positioner: ${name} is ${v}; give a positive number`, { option: name })
@@ -109,7 +114,8 @@ export class Positioner {
   readonly stepMs: number
   private readonly k: number
   private readonly bufferSize: number
-  private readonly maxBeacons: number
+  /** Beacons tracked at once (`maxBeacons`). */
+  readonly maxBeacons: number
   private readonly params: GridFilterParams
   private scratch?: FilterScratch
   private readonly lagMs: number
@@ -140,7 +146,7 @@ export class Positioner {
 
   /** Takes one packet; bad ones are skipped and counted in `stats`, never thrown. */
   observe(o: Observation): void {
-    if (!Number.isFinite(o.time) || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20 || typeof o.beacon !== 'string') {
+    if (!usableObservation(o)) {
       this.stats.invalid++
       return
     }

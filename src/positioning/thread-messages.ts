@@ -3,21 +3,13 @@
  * positioner-worker.ts). Columns of typed arrays, not objects: tens of thousands of readings a
  * second cross the thread boundary, and a typed array's buffer moves without being copied.
  */
+import type { PositionerOptions } from './positioner.js'
 import type { RadioMapParts } from './radio-map.js'
 
-/** The worker's start: the radio map and the positioner's settings (everything but the site). */
+/** The worker's start: the radio map and the positioner's settings (everything but the site and the map). */
 export interface WorkerStart {
   map: RadioMapParts
-  options: {
-    method?: string
-    windowMs?: number
-    stepMs?: number
-    lagMs?: number
-    filter?: Record<string, number>
-    k?: number
-    bufferSize?: number
-    maxBeacons?: number
-  }
+  options: Omit<PositionerOptions, 'site' | 'radioMap'>
 }
 
 /**
