@@ -430,7 +430,7 @@ export class FleetState {
       due.push(b)
     }
     const n = due.length
-    const start = n === 0 ? 0 : this.placeCursor % n
+    const start = this.firstPlaced(n)
     let i = 0
     let estimated = 0
     const positioned = this.positioned
@@ -470,8 +470,13 @@ export class FleetState {
   tickOrder(now: number): string[] {
     const ids: string[] = []
     for (const b of this.beacons.values()) if (now - b.lastSeen < this.goneTimeoutMs) ids.push(b.id)
-    const start = ids.length === 0 ? 0 : this.placeCursor % ids.length
+    const start = this.firstPlaced(ids.length)
     return [...ids.slice(start), ...ids.slice(0, start)]
+  }
+
+  /** Where among `n` beacons due a tick starts placing (`beginTick` and `tickOrder` must agree). */
+  private firstPlaced(n: number): number {
+    return n === 0 ? 0 : this.placeCursor % n
   }
 
   /** The beacon goes: forgotten everywhere, then reported (`evicted`: for a stronger claim, not by the timeout). */
