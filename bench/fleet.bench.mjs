@@ -12,6 +12,7 @@
 //   node --expose-gc bench/fleet.bench.mjs [--quick] [--positioning off|filter|nearest|centroid|multilateration|knn] [--no-thread] [--warm-up s]
 import { spawn } from 'node:child_process'
 import { readFileSync } from 'node:fs'
+import { availableParallelism } from 'node:os'
 import { createInterface } from 'node:readline'
 import { setImmediate, setTimeout } from 'node:timers'
 import { fileURLToPath } from 'node:url'
@@ -115,7 +116,8 @@ async function tracker(url, partitions, trackerId, positioning, thread) {
     clientId: `bench-tracker-${trackerId}`,
     maxBeacons: 100_000,
     // The site places its gateways, so the tracker positions every beacon (the grid filter) unless told not to.
-    ...(positioning === 'off' ? { positioning: false } : { positioning: { method: positioning, thread } }),
+    // Without --no-thread the tracker's own default (a thread with two cores or more).
+    ...(positioning === 'off' ? { positioning: false } : { positioning: { method: positioning, ...(thread ? {} : { thread: false }) } }),
     ...(partitions > 1 ? { scaleOut: { partitions, trackerId } } : {}),
   })
   t.on('error', () => undefined)
@@ -247,7 +249,7 @@ async function main() {
   const seconds = quick ? 4 : 8
   const broker = await startMosquitto()
   try {
-    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback, positioning ${positioning}${positioning === 'filter' ? (thread ? ' on its thread' : ' in the tracker thread') : ''}, warm-up ${warmUp} s) | value | target |`)
+    console.log(`| measurement (100 gateways × 500 beacons, ${BEACONS} beacons, Mosquitto on loopback, positioning ${positioning}${positioning === 'filter' ? (thread && availableParallelism() > 1 ? ' on its thread' : ' in the tracker thread') : ''}, warm-up ${warmUp} s) | value | target |`)
     console.log('|---|---|---|')
     // One tracker, unpartitioned batches.
     const one = child('tracker', [broker.url, 1, 'solo', positioning, thread], profile)

@@ -1,5 +1,5 @@
 // What the filter costs on the fleet bench's site (bench/fleet.bench.mjs): 100 gateways on a
-// 5 m grid (45 m × 45 m, default physics, no survey: 94 × 94 cells of 0.5 m), 12,500 tags, each
+// 5 m grid (45 m × 45 m, default physics, no survey: 47 × 47 cells of 1 m), 12,500 tags, each
 // heard by the 4 gateways around it once a second (a fleet sees one smoothed reading per
 // gateway and beacon per batch), every tag estimated every second as the fleet's tick does.
 // The readings are drawn from the default path loss with 6 dB of noise around a tag that walks
