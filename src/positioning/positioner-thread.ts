@@ -42,6 +42,11 @@ export interface ThreadedPositionerStats {
   failed: boolean
   /** Bytes of the thread's heap and typed arrays at its latest answer (garbage not yet collected included). */
   heapBytes: number
+  /**
+   * Beacon slots this side holds: its beacons' and those of forgotten beacons the thread has not
+   * yet confirmed; at most `maxBeacons`.
+   */
+  slots: number
 }
 
 /** Readings gathered before they are handed over (a few ms of a large fleet's traffic). */
@@ -115,7 +120,12 @@ export class ThreadedPositioner {
 
   /** Counters (a copy). */
   get stats(): ThreadedPositionerStats {
-    return { ...this.#counters, failed: this.#failed }
+    return { ...this.#counters, failed: this.#failed, slots: this.#nextSlot - this.#free.length }
+  }
+
+  /** Beacons with state (as the positioner's `size`): at most `maxBeacons`. */
+  get size(): number {
+    return this.#failed ? this.#local.size : this.#slots.size
   }
 
   /** Takes one reading; bad ones are counted, never thrown. */

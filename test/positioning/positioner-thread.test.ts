@@ -123,6 +123,20 @@ describe('ThreadedPositioner', () => {
     for (const id of ['a', 'c', 'd']) expect(t.estimate(id, r.time + 10)).toBeDefined()
   })
 
+  it('ignores readings after close()', async () => {
+    const t = threaded({ maxPending: 4096 })
+    const r = track[0]
+    t.observe(r)
+    expect(await t.prepare([r.beacon], r.time, 1000)).toBe(1)
+    await t.close()
+    const before = t.stats
+    for (let i = 0; i < 5000; i++) t.observe({ ...r, beacon: `late-${i}`, time: r.time + i })
+    t.observe({ ...r, rssi: 99 })
+    expect(t.stats).toEqual(before)
+    expect(t.size).toBe(1)
+    expect(t.estimate('late-0', r.time + 5000)).toBeUndefined()
+  })
+
   it('counts bad readings without handing them over', () => {
     const t = threaded()
     t.observe({ time: Number.NaN, anchor: track[0].anchor, beacon: 'x', rssi: -70 })
