@@ -13,15 +13,19 @@ import { InvalidOptionError, PositioningThreadError } from '../errors.js'
 import { Positioner, usableObservation, type PositionerOptions } from './positioner.js'
 import type { RadioMap } from './radio-map.js'
 import type { Site } from './site.js'
-import type { EstimateMessage, FixesMessage, FromWorker, MemoryMessage, ObserveMessage, WorkerStart } from './thread-messages.js'
+import type {
+  EstimateMessage, FixesMessage, ForgottenMessage, FromWorker, MemoryMessage, ObserveMessage, WorkerStart,
+} from './thread-messages.js'
+import { SlotTable } from './thread-slots.js'
 import type { Observation, PositionEstimate } from './types.js'
 
 /** Options of {@link ThreadedPositioner}: the positioner's, and two of its own. */
 export interface ThreadedPositionerOptions extends PositionerOptions {
   /**
-   * Readings handed to the thread and not yet taken in, at most (default 250,000: five seconds
-   * of 100 gateways × 500 beacons). Past it new readings are dropped and counted
-   * (`stats.dropped`): a thread that cannot keep up must not grow its queue without end.
+   * Readings handed to the thread and not yet taken in (or held for a beacon waiting for a
+   * slot), at most (default 250,000: five seconds of 100 gateways × 500 beacons). Past it new
+   * readings are dropped and counted (`stats.dropped`): a thread that cannot keep up must not
+   * grow its queue without end.
    */
   maxPending?: number
   /** Told once when the thread fails; positioning then goes on in this thread, from scratch. */
@@ -42,6 +46,13 @@ export interface ThreadedPositionerStats {
   failed: boolean
   /** Bytes of the thread's heap and typed arrays at its latest answer (garbage not yet collected included). */
   heapBytes: number
+  /**
+   * Beacon slots this side holds: its beacons' and those of forgotten beacons the thread has not
+   * yet confirmed; at most `maxBeacons`.
+   */
+  slots: number
+  /** Beacons waiting for a slot (their readings held here) until the thread confirms a forgotten one. */
+  waiting: number
 }
 
 /** Readings gathered before they are handed over (a few ms of a large fleet's traffic). */
@@ -54,6 +65,17 @@ function workerScript(): URL {
   const sibling = new URL('./positioner-worker.js', import.meta.url)
   if (existsSync(fileURLToPath(sibling))) return sibling
   return new URL('../../dist/positioner-worker.js', import.meta.url)
+}
+
+/** An estimate request: its slots are read, and it is sent, once no beacon waits for a slot. */
+interface Request {
+  id: number
+  beacons: readonly string[]
+  time: number
+  budgetMs: number
+  slots?: Int32Array
+  resolve: (done: number) => void
+  timer: NodeJS.Timeout
 }
 
 /** Columns of readings waiting to be handed over. */
@@ -69,7 +91,8 @@ class Pending {
  * A {@link Positioner} on a worker thread, for a fleet tracker: `observe` and `forget` as
  * usual; `prepare(beacons, time, budgetMs)` estimates those beacons on the thread, after which
  * `estimate` answers from what it returned (the latest fix of each beacon, whatever the time
- * asked). Started on the first reading; `close()` stops the thread.
+ * asked). Started on the first reading; `close()` stops the thread, and readings after it are
+ * ignored. At most `maxBeacons` beacons are held on either thread (thread-slots.ts).
  */
 export class ThreadedPositioner {
   readonly #counters = { sent: 0, dropped: 0, invalid: 0, heapBytes: 0 }
@@ -87,22 +110,21 @@ export class ThreadedPositioner {
   #flushQueued = false
   /** Readings the worker has taken in (from its latest answer). */
   #applied = 0
-  readonly #slots = new Map<string, number>()
-  /** Slots free for a new beacon; forgotten ones wait in #resting for the next answer. */
-  readonly #free: number[] = []
-  #resting: number[] = []
-  #nextSlot = 0
-  /** x, y, accuracy per slot; NaN x: no fix. */
-  #fixes = new Float64Array(3 * 1024).fill(Number.NaN)
+  readonly #table: SlotTable
   #requestId = 0
   readonly #memoryWaiting = new Map<number, (bytes: number | undefined) => void>()
-  #waiting: { id: number; slots: Int32Array; resolve: (done: number) => void; timer: NodeJS.Timeout } | undefined
+  #waiting: Request | undefined
 
   constructor(options: ThreadedPositionerOptions) {
     this.#local = new Positioner(options)
     this.#site = options.site
     this.#map = this.#local.radioMap
     this.#options = options
+    // A slot let go of is told to the worker with the next hand-over, which confirms it.
+    this.#table = new SlotTable(this.#local.maxBeacons, (slot) => {
+      this.#forget.push(slot)
+      this.#flushSoon()
+    })
     const max = options.maxPending ?? 250_000
     if (!Number.isInteger(max) || max < CHUNK) throw new InvalidOptionError('invalid_option', `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`, { option: 'maxPending' })
     this.#maxPending = max
@@ -115,7 +137,12 @@ export class ThreadedPositioner {
 
   /** Counters (a copy). */
   get stats(): ThreadedPositionerStats {
-    return { ...this.#counters, failed: this.#failed }
+    return { ...this.#counters, failed: this.#failed, slots: this.#table.slots, waiting: this.#table.waiting }
+  }
+
+  /** Beacons with state (as the positioner's `size`): at most `maxBeacons`. */
+  get size(): number {
+    return this.#failed ? this.#local.size : this.#table.size
   }
 
   /** Takes one reading; bad ones are counted, never thrown. */
@@ -127,42 +154,22 @@ export class ThreadedPositioner {
       this.#counters.invalid++
       return
     }
-    if (this.#counters.sent - this.#applied + this.#pending.n >= this.#maxPending) {
+    if (this.#counters.sent - this.#applied + this.#pending.n + this.#table.heldRows >= this.#maxPending) {
       this.#counters.dropped++
       return
     }
-    let slot = this.#slots.get(o.beacon)
-    if (slot !== undefined) {
-      // Re-inserted, so the map stays in order of last reading (as the positioner's tracks).
-      this.#slots.delete(o.beacon)
-      this.#slots.set(o.beacon, slot)
-    } else {
-      // At the positioner's bound the beacon heard least recently is let go, here and there.
-      if (this.#slots.size >= this.#local.maxBeacons) this.forget(this.#slots.keys().next().value as string)
-      slot = this.#free.pop() ?? this.#nextSlot++
-      this.#slots.set(o.beacon, slot)
-      if (3 * slot >= this.#fixes.length) {
-        const grown = new Float64Array(2 * this.#fixes.length).fill(Number.NaN)
-        grown.set(this.#fixes)
-        this.#fixes = grown
-      }
-    }
-    const p = this.#pending
-    p.slot[p.n] = slot
-    p.anchor[p.n] = a
-    p.time[p.n] = o.time
-    p.rssi[p.n] = o.rssi
-    p.n++
-    if (p.n === CHUNK) this.#flush()
-    else this.#flushSoon()
+    // At the positioner's bound the beacon heard least recently is let go, here and there; a new
+    // beacon may have to wait for a slot (its reading is then held in the table).
+    const slot = this.#table.reading(o.beacon, a, o.time, o.rssi)
+    if (slot >= 0) this.#push(slot, a, o.time, o.rssi)
   }
 
   /** The latest fix `prepare` brought for `beacon` (or, after a failure, this thread's estimate at `time`). */
   estimate(beacon: string, time: number): PositionEstimate | undefined {
     if (this.#failed) return this.#local.estimate(beacon, time)
-    const slot = this.#slots.get(beacon)
-    if (slot === undefined || Number.isNaN(this.#fixes[3 * slot])) return undefined
-    const out: PositionEstimate = { x: this.#fixes[3 * slot], y: this.#fixes[3 * slot + 1], accuracy: this.#fixes[3 * slot + 2] }
+    const slot = this.#table.slotOf(beacon)
+    const out: PositionEstimate | undefined = slot < 0 ? undefined : this.#table.fix(slot)
+    if (out === undefined) return undefined
     const room = this.#site.roomAt(out.x, out.y)
     if (room !== undefined) out.room = room
     return out
@@ -171,36 +178,30 @@ export class ThreadedPositioner {
   /** Lets go of a beacon's state. */
   forget(beacon: string): void {
     if (this.#failed) return this.#local.forget(beacon)
-    const slot = this.#slots.get(beacon)
-    if (slot === undefined) return
-    this.#slots.delete(beacon)
-    this.#fixes[3 * slot] = Number.NaN
-    this.#forget.push(slot)
-    this.#resting.push(slot)
-    this.#flushSoon()
+    this.#table.forget(beacon)
   }
 
   /**
    * Estimates `beacons` at `time` on the thread, in this order, until `budgetMs` of its time
    * is spent; resolves with how many (from the first) were estimated — `estimate` then returns
    * their new fixes, and the rest keep their previous ones. Undefined when the thread failed
-   * (`estimate` then works in this thread).
+   * (`estimate` then works in this thread). Beacons waiting for a slot are given one first
+   * (a hand-over and its confirmation), so their readings count.
    */
   prepare(beacons: readonly string[], time: number, budgetMs: number): Promise<number> | undefined {
     if (this.#failed || this.#closed) return undefined
-    const worker = this.#start()
-    if (worker === undefined) return undefined
+    if (this.#start() === undefined) return undefined
+    // Hands over the forgotten slots the waiting beacons need, as well as the readings.
     this.#flush()
-    const slots = Int32Array.from(beacons, (id) => this.#slots.get(id) ?? -1)
     const id = ++this.#requestId
     // A request still unanswered is given up: its answer will be ignored.
     this.#settle(0)
     return new Promise<number>((resolve) => {
       const timer = setTimeout(() => this.#settle(0), budgetMs + REPLY_GRACE_MS)
       timer.unref()
-      this.#waiting = { id, slots, resolve, timer }
-      const message: EstimateMessage = { type: 'estimate', id, time, slots: slots.slice(), budgetMs }
-      worker.postMessage(message, [message.slots.buffer as ArrayBuffer])
+      // The caller's list may change before a deferred request is sent.
+      this.#waiting = { id, beacons: this.#table.waiting > 0 ? [...beacons] : beacons, time, budgetMs, resolve, timer }
+      this.#ask()
     })
   }
 
@@ -235,6 +236,30 @@ export class ThreadedPositioner {
     await worker?.terminate()
   }
 
+  /** Sends the request waited for, once no beacon waits for a slot (else `#confirmed` calls again). */
+  #ask(): void {
+    const w = this.#waiting
+    const worker = this.#worker
+    if (w === undefined || w.slots !== undefined || worker === undefined || this.#table.waiting > 0) return
+    this.#flush()
+    w.slots = Int32Array.from(w.beacons, (id) => this.#table.slotOf(id))
+    const { id, time, budgetMs } = w
+    const message: EstimateMessage = { type: 'estimate', id, time, slots: w.slots.slice(), budgetMs }
+    worker.postMessage(message, [message.slots.buffer as ArrayBuffer])
+  }
+
+  /** One reading into the columns for the thread. */
+  #push(slot: number, anchor: number, time: number, rssi: number): void {
+    const p = this.#pending
+    p.slot[p.n] = slot
+    p.anchor[p.n] = anchor
+    p.time[p.n] = time
+    p.rssi[p.n] = rssi
+    p.n++
+    if (p.n === CHUNK) this.#flush()
+    else this.#flushSoon()
+  }
+
   #start(): Worker | undefined {
     if (this.#worker !== undefined || this.#failed || this.#closed) return this.#worker
     // Everything but what cannot cross threads (the site, the map: sent as parts) or is this side's own.
@@ -251,6 +276,7 @@ export class ThreadedPositioner {
     worker.unref()
     worker.on('message', (m: FromWorker) => {
       if (m.type === 'fixes') this.#answer(m)
+      else if (m.type === 'forgotten') this.#confirmed(m)
       else this.#memoryWaiting.get(m.id)?.(m.heapBytes)
     })
     worker.on('error', (error) => this.#fail(error))
@@ -285,23 +311,21 @@ export class ThreadedPositioner {
     this.#applied = m.applied
     this.#counters.heapBytes = m.heapBytes
     const w = this.#waiting
-    if (w !== undefined && w.id === m.id) {
-      for (let i = 0; i < m.done; i++) {
-        const slot = w.slots[i]
-        if (slot < 0) continue
-        this.#fixes[3 * slot] = m.fix[3 * i]
-        this.#fixes[3 * slot + 1] = m.fix[3 * i + 1]
-        this.#fixes[3 * slot + 2] = m.fix[3 * i + 2]
-      }
-      this.#settle(m.done)
+    if (w?.slots === undefined || w.id !== m.id) return
+    for (let i = 0; i < m.done; i++) {
+      const slot = w.slots[i]
+      if (slot >= 0) this.#table.setFix(slot, m.fix[3 * i], m.fix[3 * i + 1], m.fix[3 * i + 2])
     }
-    // Every slot forgotten before this answer was sent is forgotten by the worker too: free for
-    // a new beacon now, and without the fix the request may just have written to it.
-    for (const slot of this.#resting) {
-      this.#fixes[3 * slot] = Number.NaN
-      this.#free.push(slot)
+    this.#settle(m.done)
+  }
+
+  /** The worker let go of forgotten slots: beacons waiting get them, and their held readings go over. */
+  #confirmed(m: ForgottenMessage): void {
+    this.#applied = m.applied
+    for (const { slot, rows } of this.#table.confirm(m.slots)) {
+      for (let i = 0; i < rows.length; i += 3) this.#push(slot, rows[i], rows[i + 1], rows[i + 2])
     }
-    this.#resting = []
+    this.#ask()
   }
 
   /** Ends the request being waited for (if any): `done` of its beacons have new fixes. */

@@ -8,7 +8,7 @@ import { parentPort, workerData } from 'node:worker_threads'
 import { Positioner } from './positioner.js'
 import { RadioMap } from './radio-map.js'
 import { Site } from './site.js'
-import type { FixesMessage, MemoryAnswer, ToWorker, WorkerStart } from './thread-messages.js'
+import type { FixesMessage, ForgottenMessage, MemoryAnswer, ToWorker, WorkerStart } from './thread-messages.js'
 
 /** Beacons estimated between two looks at the clock (and at least, whatever the budget: a request always moves on). */
 const CLOCK_EVERY = 16
@@ -34,6 +34,11 @@ port.on('message', (m: ToWorker) => {
     for (let i = 0; i < m.n; i++) positioner.observe({ time: m.time[i], anchor: anchorIds[m.anchor[i]] ?? '', beacon: String(m.slot[i]), rssi: m.rssi[i] })
     for (const slot of m.forget) positioner.forget(String(slot))
     applied += m.n
+    if (m.forget.length > 0) {
+      // The owner gives these slots to new beacons only once this arrives.
+      const reply: ForgottenMessage = { type: 'forgotten', slots: m.forget, applied }
+      port.postMessage(reply, [m.forget.buffer as ArrayBuffer])
+    }
     return
   }
   if (m.type === 'memory') {

@@ -15,8 +15,8 @@ export interface WorkerStart {
 /**
  * Readings (row i: `slot[i]`, `anchor[i]` as the radio map's index, `time[i]`, `rssi[i]`) for
  * the first `n` rows, then beacon slots to forget. A slot is the owner's number for a beacon; a
- * forgotten slot is not used again before the owner has seen a later `Fixes`, so its old readings
- * and its new ones never meet.
+ * forgotten slot is not used again before the owner has seen the worker's `Forgotten` for it, so
+ * its old readings and its new ones never meet.
  */
 export interface ObserveMessage {
   type: 'observe'
@@ -57,6 +57,16 @@ export interface FixesMessage {
   heapBytes: number
 }
 
+/**
+ * The answer to an `ObserveMessage` that forgot slots: the worker has let go of them (and
+ * answered every request sent before), so the owner may give them to new beacons.
+ */
+export interface ForgottenMessage {
+  type: 'forgotten'
+  slots: Int32Array
+  applied: number
+}
+
 /** The answer to `MemoryMessage` `id`. */
 export interface MemoryAnswer {
   type: 'memory'
@@ -65,4 +75,4 @@ export interface MemoryAnswer {
 }
 
 export type ToWorker = ObserveMessage | EstimateMessage | MemoryMessage
-export type FromWorker = FixesMessage | MemoryAnswer
+export type FromWorker = FixesMessage | ForgottenMessage | MemoryAnswer

@@ -56,6 +56,26 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('the fleet positions a replayed track
     }
   })
 
+  it('does not start its positioning thread for a tick with no beacon', async () => {
+    const { site, map } = loadFixture()
+    const clock = new VirtualClock(20_000)
+    const t = new FleetTracker({ url: broker.url, clientId: 'no-beacon', topicPrefix: 'no-beacon', site, clock, positioning: { radioMap: map, thread: true } })
+    let ticks = 0
+    t.on('updated', () => ticks++)
+    try {
+      await t.start()
+      // A tick that asked the thread would end only once it answered (with its heap's size).
+      for (let s = 21_000; s <= 23_000; s += 1000) {
+        const before = ticks
+        clock.advanceTo(s)
+        await waitFor(() => ticks > before, `the tick at ${s}`, 20_000)
+      }
+      expect(t.stats.positioningThread).toMatchObject({ sent: 0, heapBytes: 0, slots: 0, failed: false })
+    } finally {
+      await t.stop()
+    }
+  })
+
   it.each([
     ['on a worker thread', true],
     ['in the tracker’s thread', false],

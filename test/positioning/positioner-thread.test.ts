@@ -123,6 +123,73 @@ describe('ThreadedPositioner', () => {
     for (const id of ['a', 'c', 'd']) expect(t.estimate(id, r.time + 10)).toBeDefined()
   })
 
+  it('holds at most maxBeacons slots on this side too, however many beacons come and go before the thread answers', async () => {
+    const t = threaded({ maxBeacons: 3 })
+    const local = new Positioner({ site, radioMap: map, maxBeacons: 3 })
+    const r = track[0]
+    // All in one turn of the event loop: the thread answers nothing in between.
+    for (let i = 0; i < 1000; i++) {
+      const o = { ...r, beacon: `tag-${i}`, time: r.time + i }
+      t.observe(o)
+      local.observe(o)
+    }
+    expect(t.size).toBe(3)
+    expect(t.stats.slots).toBeLessThanOrEqual(3)
+    const ids = ['tag-996', 'tag-997', 'tag-998', 'tag-999']
+    const end = r.time + 1000
+    expect(await t.prepare(ids, end, 1000)).toBe(ids.length)
+    // The three heard last are kept, there as here, with the same estimates.
+    expect(t.estimate('tag-996', end)).toBeUndefined()
+    for (const id of ids.slice(1)) {
+      expect(t.estimate(id, end)).toBeDefined()
+      expect(t.estimate(id, end)).toEqual(local.estimate(id, end))
+    }
+    expect(t.size).toBe(3)
+    expect(t.stats.slots).toBeLessThanOrEqual(3)
+  })
+
+  it('gives the in-thread positioner’s estimates to the last bit while beacons are let go and come back', async () => {
+    // Three beacons taking turns for two places: nearly every reading lets one go.
+    const t = threaded({ maxBeacons: 2 })
+    const { compared, worst } = await replay(t, new Positioner({ site, radioMap: map, maxBeacons: 2 }))
+    expect(compared).toBeGreaterThan(10)
+    expect(worst).toBe(0)
+    expect(t.stats).toMatchObject({ dropped: 0, failed: false })
+    expect(t.stats.slots).toBeLessThanOrEqual(2)
+  })
+
+  it('a beacon forgotten and a new one heard in the same turn: the thread lets go of that one, not of another', async () => {
+    const t = threaded({ maxBeacons: 3 })
+    const local = new Positioner({ site, radioMap: map, maxBeacons: 3 })
+    const r = track[0]
+    const feed = (beacon: string, time: number): void => {
+      t.observe({ ...r, beacon, time })
+      local.observe({ ...r, beacon, time })
+    }
+    for (const [i, beacon] of ['a', 'b', 'c'].entries()) feed(beacon, r.time + i)
+    t.forget('b')
+    local.forget('b')
+    feed('d', r.time + 3)
+    const end = r.time + 10
+    expect(await t.prepare(['a', 'b', 'c', 'd'], end, 1000)).toBe(4)
+    expect(local.estimate('a', end)).toBeDefined()
+    for (const id of ['a', 'b', 'c', 'd']) expect(t.estimate(id, end)).toEqual(local.estimate(id, end))
+  })
+
+  it('ignores readings after close()', async () => {
+    const t = threaded({ maxPending: 4096 })
+    const r = track[0]
+    t.observe(r)
+    expect(await t.prepare([r.beacon], r.time, 1000)).toBe(1)
+    await t.close()
+    const before = t.stats
+    for (let i = 0; i < 5000; i++) t.observe({ ...r, beacon: `late-${i}`, time: r.time + i })
+    t.observe({ ...r, rssi: 99 })
+    expect(t.stats).toEqual(before)
+    expect(t.size).toBe(1)
+    expect(t.estimate('late-0', r.time + 5000)).toBeUndefined()
+  })
+
   it('counts bad readings without handing them over', () => {
     const t = threaded()
     t.observe({ time: Number.NaN, anchor: track[0].anchor, beacon: 'x', rssi: -70 })
