@@ -22,6 +22,14 @@ export const CONFIRMATIONS = 3
 /** How close (ms) differences must be to confirm each other: transit jitter on a loaded network. */
 export const AGREEMENT_MS = 1000
 
+/**
+ * How far before its batch's arrival a reading's time may lie (ms). A batch carries the beacons
+ * heard since the gateway's previous batch, a second ago normally; a minute covers a gateway
+ * whose publisher stalled. A reading's `lastSeen` comes from the network: bounded to this window
+ * before anything uses it, so no time from a gateway can be absurd (−1e20 stalled the positioner).
+ */
+export const READING_WINDOW_MS = 60_000
+
 /** The offset estimate of one gateway. */
 export class ClockOffset {
   /** The window's differences, sorted ascending (insertion: WINDOW is small). */
@@ -82,9 +90,14 @@ export class ClockOffset {
     return Number.isNaN(this.best) ? 0 : this.best
   }
 
-  /** A gateway time on the tracker's clock, never later than `arrival` (the batch cannot describe the future). */
+  /**
+   * A gateway time on the tracker's clock, within the batch's arrival window: never later than
+   * `arrival` (the batch cannot describe the future), never more than {@link READING_WINDOW_MS}
+   * before it. A time that is not a number at all is taken as the arrival.
+   */
   toTracker(gatewayTime: number, arrival: number): number {
     const t = gatewayTime + this.offsetMs
-    return t > arrival ? arrival : t
+    if (!(t <= arrival)) return arrival
+    return t < arrival - READING_WINDOW_MS ? arrival - READING_WINDOW_MS : t
   }
 }

@@ -4,7 +4,7 @@
 // clock step is still followed within a few batches.
 import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
-import { ClockOffset, CONFIRMATIONS } from '../../src/fleet/clock-offset.js'
+import { ClockOffset, CONFIRMATIONS, READING_WINDOW_MS } from '../../src/fleet/clock-offset.js'
 
 const IDS = ['a', 'b', 'c', 'd', 'e']
 const TRANSIT = 20
@@ -103,5 +103,24 @@ describe('clock offsets from hostile batch times', () => {
     // A window later, only the later (slower) batches remain.
     for (let i = 0; i < 64; i++) o.sample(200_000 + i * 1000, 200_000 + i * 1000 + 300)
     expect(o.offsetMs).toBe(300)
+  })
+})
+
+describe('reading times bounded to their batch', () => {
+  it.each([
+    ['-1e20', -1e20],
+    ['1e20', 1e20],
+    ['an hour before its batch', -3_600_000],
+  ])('a reading with lastSeen %s reaches the positioner within the arrival window', (_, lastSeen) => {
+    const seen: number[] = []
+    const positioner = { observe: (o: { time: number }) => void seen.push(o.time), estimate: () => undefined }
+    const state = new FleetState({ positioner }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
+    const arrival = 1_700_000_000_000
+    const stamp = arrival - TRANSIT
+    state.ingest({ gateway: 'g', time: stamp, readings: [{ id: 'P6', rssi: -60, lastSeen: Math.abs(lastSeen) > 1e15 ? lastSeen : stamp + lastSeen, count: 1 }] }, arrival, 'g')
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeLessThanOrEqual(arrival)
+    expect(seen[0]).toBeGreaterThanOrEqual(arrival - READING_WINDOW_MS)
+    expect(state.get('P6', arrival)?.lastSeen).toBe(seen[0])
   })
 })
