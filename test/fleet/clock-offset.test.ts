@@ -4,7 +4,7 @@
 // clock step is still followed within a few batches.
 import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
-import { ClockOffset, CONFIRMATIONS, READING_WINDOW_MS } from '../../src/fleet/clock-offset.js'
+import { ClockOffset, READING_WINDOW_MS, STEP_AGREEING } from '../../src/fleet/clock-offset.js'
 
 const IDS = ['a', 'b', 'c', 'd', 'e']
 const TRANSIT = 20
@@ -71,7 +71,7 @@ describe('clock offsets from hostile batch times', () => {
     const { state, log, run } = fleet()
     let now = run(0, 10)
     // NTP steps the gateway's clock 5 s forward: stamps are 5 s later from now on.
-    now = run(now, CONFIRMATIONS, 5000)
+    now = run(now, STEP_AGREEING, 5000)
     expect(state.offsetOf('g')).toBe(TRANSIT - 5000)
     now = run(now, 20, 5000)
     expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
@@ -82,6 +82,31 @@ describe('clock offsets from hostile batch times', () => {
     expect(late.state.offsetOf('g')).toBe(TRANSIT + 2 * 3600_000)
     expect(late.log).toEqual(IDS.map((id) => `found ${id}`))
     expect(late.state.stats.clockRejected).toBe(0)
+  })
+
+  it('three agreeing batches stamped 29 days ahead, each minute, move nothing (they beat the window minimum)', () => {
+    const { state, log, run } = fleet()
+    const ahead = 29 * 24 * 3600_000
+    let now = run(0, 60)
+    for (let minute = 0; minute < 3; minute++) {
+      now = run(now, 60, 0, (t) => {
+        if (t % 60_000 !== 30_000) return
+        for (let k = 0; k < 3; k++) state.ingest({ gateway: 'g', time: t + ahead + k, readings: IDS.map((id) => ({ id, rssi: -60, lastSeen: t + ahead + k, count: 1 })) }, t, 'g')
+      })
+    }
+    expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
+    expect(state.offsetOf('g')).toBe(TRANSIT)
+    expect(state.get('a', now)?.gateways).toHaveLength(1)
+  })
+
+  it('a flood of hostile batches inside one second is one vote, not a window', () => {
+    const { state, log, run } = fleet()
+    const now = run(run(0, 30), 30, 0, (t) => {
+      if (t === 40_000) for (let k = 0; k < 200; k++) state.ingest({ gateway: 'g', time: t + 3600_000, readings: [] }, t, 'g')
+    })
+    expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
+    expect(state.offsetOf('g')).toBe(TRANSIT)
+    expect(state.get('a', now)?.gateways).toHaveLength(1)
   })
 
   it('rejects batches further than maxClockOffsetMs from arrival (a clock at 1970)', () => {
