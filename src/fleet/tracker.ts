@@ -190,6 +190,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
           this.emit('moved', b)
         },
         gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
+        gatewayClock: (gateway, refused, offsetMs) => this.emit('gatewayClock', { gateway, refused, offsetMs, time: this.clock.now() }),
       },
       (id) => this.facts.describe(id),
     )

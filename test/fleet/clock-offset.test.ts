@@ -149,3 +149,27 @@ describe('reading times bounded to their batch', () => {
     expect(state.get('P6', arrival)?.lastSeen).toBe(seen[0])
   })
 })
+
+describe('batches refused for their clock', () => {
+  it('says once per gateway when it refuses its batches for their clock, counts it, and says when it takes them again', () => {
+    const said: [string, boolean, number][] = []
+    const state = new FleetState({}, {
+      found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined,
+      gatewayClock: (gateway, refused, offsetMs) => said.push([gateway, refused, offsetMs]),
+    })
+    // A recording of 2026-01-01 published 331 days later, from two gateways.
+    const recorded = 1_767_254_400_000
+    const now = recorded + 331 * 24 * 3600_000
+    for (let i = 0; i < 3; i++) {
+      for (const gateway of ['demo-pi', 'hall-pi']) state.ingest({ gateway, time: recorded + i * 1000, readings: [{ id: 'a', rssi: -60, lastSeen: recorded + i * 1000, count: 1 }] }, now + i * 1000, gateway)
+    }
+    expect(said).toEqual([['demo-pi', true, 331 * 24 * 3600_000], ['hall-pi', true, 331 * 24 * 3600_000]])
+    expect(state.stats).toMatchObject({ clockRejected: 6, clockRefusedGateways: 2, gateways: 0 })
+    expect(state.size).toBe(0)
+    // Its clock set (NTP answered): taken again, and said so.
+    state.ingest({ gateway: 'demo-pi', time: now + 5000, readings: [{ id: 'a', rssi: -60, lastSeen: now + 5000, count: 1 }] }, now + 5020, 'demo-pi')
+    expect(said.at(-1)).toEqual(['demo-pi', false, 20])
+    expect(state.stats).toMatchObject({ clockRejected: 6, clockRefusedGateways: 1 })
+    expect(state.size).toBe(1)
+  })
+})
