@@ -38,7 +38,7 @@ import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from 
 import { isTopicLevel } from '../util/topic-level.js'
 import { forgetCommandTopic, readForgetCommand } from './forget-command.js'
 
-export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetGatewayClock, FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
