@@ -8,6 +8,7 @@
 import { accuracy } from '../decode/distance.js'
 import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
+import { ClockRefusals } from './clock-refusals.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from '../positioning/site.js'
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
@@ -147,6 +148,11 @@ export interface FleetStateEvents {
    * gateway (its readings no longer count). Lists of gateways kept elsewhere drop it too.
    */
   gatewayForgotten?(gateway: string): void
+  /**
+   * A gateway's batches are refused for their clock (`refused`, its first such batch; `offsetMs`
+   * is arrival minus stamp) or, after that, taken again. Once each way per gateway.
+   */
+  gatewayClock?(gateway: string, refused: boolean, offsetMs: number): void
 }
 
 /** Counters of the fused state. */
@@ -169,6 +175,8 @@ export interface FleetStateStats {
   gateways: number
   /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
   clockRejected: number
+  /** Gateways whose batches are refused for their clock now (their latest batch was; at most 100 known). */
+  clockRefusedGateways: number
   /**
    * Ticks' room decisions made from a beacon's previous position because the tick's time for
    * positioning was spent (see `FleetState.beginTick`): a tracker short of CPU updates positions
@@ -208,6 +216,7 @@ export class FleetState {
   private readonly moveThresholdM: number
   private readonly roomAccuracyM: number
   private readonly maxClockOffsetMs: number
+  private readonly clockRefusals = new ClockRefusals()
 
   constructor(
     private readonly options: FleetStateOptions,
@@ -247,7 +256,7 @@ export class FleetState {
   /** Counters (a copy). */
   get stats(): FleetStateStats {
     const a = this.admission.counters
-    return { ...this.counters, droppedBeacons: a.full, refusedBeacons: a.overQuota, evictedBeacons: a.evicted, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
+    return { ...this.counters, clockRefusedGateways: this.clockRefusals.size, droppedBeacons: a.full, refusedBeacons: a.overQuota, evictedBeacons: a.evicted, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
   }
 
   /** Whether beacons are positioned (a positioner was given): placing one is then a filter update, not a few comparisons. */
@@ -283,10 +292,12 @@ export class FleetState {
     // Checked before the gateway is touched: a rejected batch makes no registry entry.
     if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
       this.counters.clockRejected++
+      if (this.clockRefusals.refuse(gateway)) this.on.gatewayClock?.(gateway, true, arrival - time)
       return
     }
     const record = this.gateways.touch(gateway, arrival)
     if (record === undefined) return
+    if (this.clockRefusals.accept(gateway)) this.on.gatewayClock?.(gateway, false, arrival - time)
     this.counters.batches++
     const offset = record.offset
     offset.sample(time, arrival)

@@ -8,7 +8,7 @@ import { EventStream } from '../scanner/event-stream.js'
 import type { EventIterator } from '../scanner/event-stream.js'
 import type { FleetBeacon } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
-import type { FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
+import type { FleetGatewayClock, FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
 
 /** One tracker event as an object; `time` is the tracker's clock (ms). */
@@ -18,6 +18,7 @@ export type FleetEvent =
   | { event: 'updated'; time: number; beacons: FleetBeacon[] }
   | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' | 'forgotten' }
   | { event: 'unknownGateway'; time: number; gateway: string }
+  | { event: 'gatewayClock'; time: number; gateway: string; refused: boolean; offsetMs: number }
   | { event: 'connected'; time: number; protocolVersion: 4 | 5 }
   | { event: 'partitions'; time: number; partitions: number[]; trackers: string[] }
   | { event: 'disconnected'; time: number }
@@ -42,6 +43,10 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'unknownGateway': {
       const g = args[0] as { gateway: string; time: number }
       return { event, time: g.time, gateway: g.gateway }
+    }
+    case 'gatewayClock': {
+      const g = args[0] as FleetGatewayClock
+      return { event, time: g.time, gateway: g.gateway, refused: g.refused, offsetMs: g.offsetMs }
     }
     case 'connected':
       return { event, time, protocolVersion: (args[0] as { protocolVersion: 4 | 5 }).protocolVersion }

@@ -135,6 +135,12 @@ export interface FleetTrackerEvents {
    * Once per gateway id, for the first 100 ids (with a site of gateways only).
    */
   unknownGateway: [info: { gateway: string; time: number }]
+  /**
+   * A gateway's RSSI batches are refused because their `time` is more than `maxClockOffsetMs`
+   * from their arrival (`refused: true`, at its first such batch; `offsetMs` is arrival minus
+   * stamp), or are taken again after that (`refused: false`). Once each way per gateway.
+   */
+  gatewayClock: [info: FleetGatewayClock]
   /** Every second: the beacons present. */
   updated: [beacons: FleetBeacon[]]
   /** Scale-out: the partitions this tracker holds changed (sorted), and the live trackers it counted. */
@@ -154,6 +160,15 @@ export interface FleetTrackerEvents {
 }
 
 /** Counters of a {@link FleetTracker}. */
+/** What a `gatewayClock` event says. */
+export interface FleetGatewayClock {
+  gateway: string
+  refused: boolean
+  /** Arrival minus the batch's stamp, ms (tracker clock minus gateway clock). */
+  offsetMs: number
+  time: number
+}
+
 export interface FleetTrackerStats extends FleetStateStats {
   /** Gateway messages that were not JSON, or a status of another shape (skipped; also counted in `malformed`). */
   unparsable: number

@@ -38,7 +38,7 @@ import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from 
 import { isTopicLevel } from '../util/topic-level.js'
 import { forgetCommandTopic, readForgetCommand } from './forget-command.js'
 
-export type { FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type { FleetGatewayClock, FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
@@ -190,6 +190,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
           this.emit('moved', b)
         },
         gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
+        gatewayClock: (gateway, refused, offsetMs) => this.emit('gatewayClock', { gateway, refused, offsetMs, time: this.clock.now() }),
       },
       (id) => this.facts.describe(id),
     )

@@ -95,6 +95,23 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
       this.inc(tracker.stats.positioningThread?.dropped ?? 0)
     },
   })
+  new prom.Counter({
+    name: 'beaconkit_fleet_clock_rejected_total',
+    help: 'RSSI batches refused because their time was more than maxClockOffsetMs from their arrival (a gateway clock NTP has not set, or a recording replayed on its own clock).',
+    registers,
+    collect() {
+      this.reset()
+      this.inc(tracker.stats.clockRejected)
+    },
+  })
+  new prom.Gauge({
+    name: 'beaconkit_fleet_gateways_clock_refused',
+    help: 'Gateways whose RSSI batches are refused for their clock now (above 0: none of their beacons shows; the fleet log says which).',
+    registers,
+    collect() {
+      this.set(tracker.stats.clockRefusedGateways)
+    },
+  })
   new prom.Gauge({
     name: 'beaconkit_mqtt_connected',
     help: 'Whether the broker connection is up (1) or not (0).',

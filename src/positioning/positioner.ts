@@ -44,7 +44,7 @@ export interface PositionerStats {
   observations: number
   /** From anchors the site does not place. */
   unknownAnchor: number
-  /** Not finite, or RSSI outside −130…20 dBm. */
+  /** A time beyond the range of a Date (±8.64e15 ms) or not finite, or RSSI outside −130…20 dBm. */
   invalid: number
   /** Older than what the filter had already folded in for good (see `lagMs`). */
   late: number
@@ -72,9 +72,15 @@ interface Track {
 
 const HISTORY = 16
 
-/** Whether an observation can be taken at all: finite time and RSSI, RSSI within −130…20 dBm, a beacon id. */
+/**
+ * Latest |time| (ms) taken: the range of a `Date`. Times come from gateways over the network; far
+ * beyond it a double cannot tell a time from the next step's (−1e20 + 1000 is −1e20).
+ */
+export const MAX_TIME_MS = 8.64e15
+
+/** Whether an observation can be taken at all: a time within ±{@link MAX_TIME_MS}, RSSI within −130…20 dBm, a beacon id. */
 export function usableObservation(o: Observation): boolean {
-  return Number.isFinite(o.time) && Number.isFinite(o.rssi) && o.rssi >= -130 && o.rssi <= 20 && typeof o.beacon === 'string'
+  return Math.abs(o.time) <= MAX_TIME_MS && Number.isFinite(o.rssi) && o.rssi >= -130 && o.rssi <= 20 && typeof o.beacon === 'string'
 }
 
 function positiveOption(v: number | undefined, name: string, fallback: number): number {
@@ -274,7 +280,11 @@ export class Positioner {
       this.sums.fill(0)
       count.fill(0)
       let last = b.time(i)
-      for (; i < b.length && b.time(i) <= until && b.time(i) < chunkEnd; i++) {
+      // The step's first packet is always taken: where the arithmetic rounds chunkEnd back to
+      // this packet's own time (a step below the time's resolution), the loop still advances, so
+      // it runs at most once per packet.
+      const first = i
+      for (; i < b.length && b.time(i) <= until && (i === first || b.time(i) < chunkEnd); i++) {
         const a = b.anchor(i)
         this.sums[a] += b.value(i)
         if (count[a] < 65535) count[a]++

@@ -26,6 +26,13 @@ export interface ReplayOptions {
   /** Real-time mode: the clock to pace playback with. Default real time. */
   clock?: Clock
   /**
+   * Real-time mode: move the recording's time line to the present, so its first advertisement
+   * is stamped with the pacing clock's now and the rest keep their spacing. For a replay others
+   * consume live (published to a fleet, which refuses batches stamped a month away from their
+   * arrival). Default false: event times are recording times.
+   */
+  presentTime?: boolean
+  /**
    * Longest line kept, in bytes (default 64 KiB; a real advertisement line is under 1 KiB).
    * A longer line is skipped and counted as malformed as it streams by, so a corrupt file or
    * an endless stream without line breaks cannot exhaust memory.
@@ -87,6 +94,11 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   readonly stats: ReplayStats = { lines: 0, advertisements: 0, malformed: 0, malformedLines: [], outOfOrder: 0 }
   private readonly input: ReplayInput
   private readonly maxLineBytes: number
+  /** The pacing clock (real mode), which `presentTime` reads the present from. */
+  private readonly pace: Clock | undefined
+  private readonly presentTime: boolean
+  /** ms added to every advertisement's time (`presentTime`); 0 otherwise. */
+  private shift = 0
   /** Lines come from readLines (a file or stream), not from an array the caller gave. */
   private fromStream = false
   private running = false
@@ -124,9 +136,15 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     } else if (!isReadable(input) && (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')) {
       throw new InvalidOptionError('invalid_option', 'ReplaySource needs a file path, an array of JSONL lines or a readable stream.', { option: 'input' })
     }
+    if (options.presentTime !== undefined && typeof options.presentTime !== 'boolean') throw new InvalidOptionError('invalid_option', 'presentTime must be true or false.', { option: 'presentTime' })
+    if (options.presentTime === true && options.virtual === true) {
+      throw new InvalidOptionError('invalid_option', 'presentTime is for a replay in real time; a virtual replay runs on the recording\'s clock. Drop one of them.', { option: 'presentTime' })
+    }
     this.input = input
     this.maxLineBytes = maxLineBytes
-    this.clock = options.virtual === true ? new VirtualClock(0) : new PacedClock(options.clock ?? new RealClock(), speed)
+    this.presentTime = options.presentTime === true
+    this.pace = options.virtual === true ? undefined : (options.clock ?? new RealClock())
+    this.clock = this.pace === undefined ? new VirtualClock(0) : new PacedClock(this.pace, speed)
   }
 
   /** Opens the recording and sets the clock to the first advertisement's time (in real mode, pinned to the pacing clock's now). */
@@ -136,6 +154,10 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     this.running = true
     this.open()
     this.pending = await this.nextAdvertisement()
+    if (this.pending !== undefined && this.presentTime && this.pace !== undefined) {
+      this.shift = this.pace.now() - this.pending.timestamp
+      this.pending = { ...this.pending, timestamp: this.pending.timestamp + this.shift }
+    }
     if (this.pending !== undefined) {
       if (this.clock instanceof VirtualClock) this.clock.advanceTo(this.pending.timestamp)
       else this.clock.anchor(this.pending.timestamp)
@@ -212,7 +234,7 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
       switch (parsed.kind) {
         case 'advertisement':
           this.stats.advertisements++
-          return parsed.advertisement
+          return this.shift === 0 ? parsed.advertisement : { ...parsed.advertisement, timestamp: parsed.advertisement.timestamp + this.shift }
         case 'header':
           if (this.header === undefined) this.header = parsed.header
           break

@@ -49,6 +49,21 @@ describe('beaconkit locate', () => {
     expect(json.stderr).toMatch(/skipped 3 unreadable lines/)
   }, 60_000)
 
+  it('a reading at −1e20 ms is skipped and counted, not stepped through (it used to step forever)', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'locate-'))
+    const jsonl = track.map((f) => JSON.stringify({ time: Number(f[0]) * 1000, gateway: f[1], id: f[2], rssi: Number(f[3]) }))
+    jsonl.unshift(JSON.stringify({ time: -1e20, gateway: track[0][1], id: track[0][2], rssi: -60 }))
+    writeFileSync(join(dir, 'rec.jsonl'), `${jsonl.join('\n')}\n`)
+    const run = startCli([...BASE, join(dir, 'rec.jsonl')])
+    // A regression loops for good: end the child so the test fails instead of hanging.
+    const timer = setTimeout(() => run.child.kill('SIGKILL'), 40_000)
+    const [r, csv] = await Promise.all([run.done, startCli([...BASE, `${FIX}/track-straight_01-40s.csv`]).done])
+    clearTimeout(timer)
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe(csv.stdout)
+    expect(r.stderr).toMatch(/skipped 1 unreadable lines/)
+  }, 60_000)
+
   it('without --site: exit code 2 and what to give', async () => {
     const r = await startCli(['locate', `${FIX}/track-straight_01-40s.csv`]).done
     expect(r.code).toBe(2)

@@ -4,7 +4,7 @@
 // clock step is still followed within a few batches.
 import { describe, expect, it } from 'vitest'
 import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
-import { ClockOffset, CONFIRMATIONS } from '../../src/fleet/clock-offset.js'
+import { ClockOffset, READING_WINDOW_MS, STEP_AGREEING } from '../../src/fleet/clock-offset.js'
 
 const IDS = ['a', 'b', 'c', 'd', 'e']
 const TRANSIT = 20
@@ -71,7 +71,7 @@ describe('clock offsets from hostile batch times', () => {
     const { state, log, run } = fleet()
     let now = run(0, 10)
     // NTP steps the gateway's clock 5 s forward: stamps are 5 s later from now on.
-    now = run(now, CONFIRMATIONS, 5000)
+    now = run(now, STEP_AGREEING, 5000)
     expect(state.offsetOf('g')).toBe(TRANSIT - 5000)
     now = run(now, 20, 5000)
     expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
@@ -82,6 +82,31 @@ describe('clock offsets from hostile batch times', () => {
     expect(late.state.offsetOf('g')).toBe(TRANSIT + 2 * 3600_000)
     expect(late.log).toEqual(IDS.map((id) => `found ${id}`))
     expect(late.state.stats.clockRejected).toBe(0)
+  })
+
+  it('three agreeing batches stamped 29 days ahead, each minute, move nothing (they beat the window minimum)', () => {
+    const { state, log, run } = fleet()
+    const ahead = 29 * 24 * 3600_000
+    let now = run(0, 60)
+    for (let minute = 0; minute < 3; minute++) {
+      now = run(now, 60, 0, (t) => {
+        if (t % 60_000 !== 30_000) return
+        for (let k = 0; k < 3; k++) state.ingest({ gateway: 'g', time: t + ahead + k, readings: IDS.map((id) => ({ id, rssi: -60, lastSeen: t + ahead + k, count: 1 })) }, t, 'g')
+      })
+    }
+    expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
+    expect(state.offsetOf('g')).toBe(TRANSIT)
+    expect(state.get('a', now)?.gateways).toHaveLength(1)
+  })
+
+  it('a flood of hostile batches inside one second is one vote, not a window', () => {
+    const { state, log, run } = fleet()
+    const now = run(run(0, 30), 30, 0, (t) => {
+      if (t === 40_000) for (let k = 0; k < 200; k++) state.ingest({ gateway: 'g', time: t + 3600_000, readings: [] }, t, 'g')
+    })
+    expect(log.filter((l) => l.startsWith('gone'))).toEqual([])
+    expect(state.offsetOf('g')).toBe(TRANSIT)
+    expect(state.get('a', now)?.gateways).toHaveLength(1)
   })
 
   it('rejects batches further than maxClockOffsetMs from arrival (a clock at 1970)', () => {
@@ -103,5 +128,48 @@ describe('clock offsets from hostile batch times', () => {
     // A window later, only the later (slower) batches remain.
     for (let i = 0; i < 64; i++) o.sample(200_000 + i * 1000, 200_000 + i * 1000 + 300)
     expect(o.offsetMs).toBe(300)
+  })
+})
+
+describe('reading times bounded to their batch', () => {
+  it.each([
+    ['-1e20', -1e20],
+    ['1e20', 1e20],
+    ['an hour before its batch', -3_600_000],
+  ])('a reading with lastSeen %s reaches the positioner within the arrival window', (_, lastSeen) => {
+    const seen: number[] = []
+    const positioner = { observe: (o: { time: number }) => void seen.push(o.time), estimate: () => undefined }
+    const state = new FleetState({ positioner }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
+    const arrival = 1_700_000_000_000
+    const stamp = arrival - TRANSIT
+    state.ingest({ gateway: 'g', time: stamp, readings: [{ id: 'P6', rssi: -60, lastSeen: Math.abs(lastSeen) > 1e15 ? lastSeen : stamp + lastSeen, count: 1 }] }, arrival, 'g')
+    expect(seen).toHaveLength(1)
+    expect(seen[0]).toBeLessThanOrEqual(arrival)
+    expect(seen[0]).toBeGreaterThanOrEqual(arrival - READING_WINDOW_MS)
+    expect(state.get('P6', arrival)?.lastSeen).toBe(seen[0])
+  })
+})
+
+describe('batches refused for their clock', () => {
+  it('says once per gateway when it refuses its batches for their clock, counts it, and says when it takes them again', () => {
+    const said: [string, boolean, number][] = []
+    const state = new FleetState({}, {
+      found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined,
+      gatewayClock: (gateway, refused, offsetMs) => said.push([gateway, refused, offsetMs]),
+    })
+    // A recording of 2026-01-01 published 331 days later, from two gateways.
+    const recorded = 1_767_254_400_000
+    const now = recorded + 331 * 24 * 3600_000
+    for (let i = 0; i < 3; i++) {
+      for (const gateway of ['demo-pi', 'hall-pi']) state.ingest({ gateway, time: recorded + i * 1000, readings: [{ id: 'a', rssi: -60, lastSeen: recorded + i * 1000, count: 1 }] }, now + i * 1000, gateway)
+    }
+    expect(said).toEqual([['demo-pi', true, 331 * 24 * 3600_000], ['hall-pi', true, 331 * 24 * 3600_000]])
+    expect(state.stats).toMatchObject({ clockRejected: 6, clockRefusedGateways: 2, gateways: 0 })
+    expect(state.size).toBe(0)
+    // Its clock set (NTP answered): taken again, and said so.
+    state.ingest({ gateway: 'demo-pi', time: now + 5000, readings: [{ id: 'a', rssi: -60, lastSeen: now + 5000, count: 1 }] }, now + 5020, 'demo-pi')
+    expect(said.at(-1)).toEqual(['demo-pi', false, 20])
+    expect(state.stats).toMatchObject({ clockRejected: 6, clockRefusedGateways: 1 })
+    expect(state.size).toBe(1)
   })
 })

@@ -70,6 +70,16 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
       expect(sample(text, 'beaconkit_fleet_reading_age_seconds{quantile="0.5"}')).toBeGreaterThanOrEqual(0)
       expect(sample(text, 'beaconkit_fleet_positions_deferred_total')).toBe(0)
       expect(sample(text, 'beaconkit_fleet_positioning_dropped_total')).toBe(0)
+      expect(sample(text, 'beaconkit_fleet_clock_rejected_total')).toBe(0)
+      expect(sample(text, 'beaconkit_fleet_gateways_clock_refused')).toBe(0)
+
+      // A gateway replaying a recording of 2026-01-01 on its own clock: refused, and counted.
+      const recorded = 1_767_254_400_000
+      for (let i = 0; i < 2; i++) raw.publish('beaconkit/gateways/replayed/rssi', JSON.stringify({ gateway: 'replayed', time: recorded + i, readings: [{ id: 'tag-9', rssi: -60, lastSeen: recorded + i, count: 1 }] }), { qos: 1 })
+      await waitFor(() => tracker.stats.clockRejected === 2, 'the tracker refuses both batches', 10_000)
+      const refused = (await get(url)).body
+      expect(sample(refused, 'beaconkit_fleet_clock_rejected_total')).toBe(2)
+      expect(sample(refused, 'beaconkit_fleet_gateways_clock_refused')).toBe(1)
       expect(text).toContain('# TYPE beaconkit_fleet_observations_total counter')
       expect(text).not.toContain('beaconkit_advertisements_total')
 

@@ -98,6 +98,24 @@ describe('ReplaySource', () => {
     expect(source.clock.now()).toBe(T0 + 1000)
   })
 
+  it('presentTime: a real-time replay moves the recording onto the present, spacing kept (what a live replay publishes)', async () => {
+    const pace = new VirtualClock(1_800_000_000_000)
+    const source = new ReplaySource(lines, { clock: pace, presentTime: true })
+    const got: number[] = []
+    source.on('advertisement', (a) => got.push(a.timestamp))
+    const ended = new Promise<void>((r) => source.on('end', r))
+    await source.start()
+    while (got.length < 4) {
+      await new Promise((r) => setImmediate(r))
+      const due = pace.nextDue()
+      if (due !== undefined) pace.advanceTo(due)
+    }
+    await ended
+    expect(got).toEqual([0, 1, 250, 1000].map((d) => 1_800_000_000_000 + d))
+    expect(source.clock.now()).toBe(1_800_000_001_000)
+    expect(() => new ReplaySource(lines, { virtual: true, presentTime: true })).toThrow(expect.objectContaining({ code: 'invalid_option', option: 'presentTime' }))
+  })
+
   it('refuses a missing file and bad options with typed errors', () => {
     expect(() => new ReplaySource('/nonexistent/x.jsonl')).toThrow(expect.objectContaining({ code: 'file_not_found' }))
     expect(() => new ReplaySource(tmpdir())).toThrow(expect.objectContaining({ code: 'unreadable_file' }))

@@ -1,7 +1,7 @@
 /**
  * What `beaconkit fleet` logs about the tracker: its broker connection (unreachable, session
  * taken over), each gateway that goes offline and comes back, gateways the site does not
- * declare, and the tracker's own warnings; each condition once when it starts and once when it
+ * declare, gateways whose batches it refuses for their clock, and the tracker's own warnings; each condition once when it starts and once when it
  * clears (log/condition-log.ts).
  */
 
@@ -30,6 +30,21 @@ export function logFleetConditions(tracker: FleetTracker, log: Logger, sitePath:
       { gateway },
     ),
   )
+  tracker.on('gatewayClock', ({ gateway, refused, offsetMs }) => {
+    const key = `gateway.clock_refused:${gateway}`
+    if (!refused) {
+      conditions.clear(key, `gateway ${gateway}'s RSSI batches are on time again: its beacons count`, { gateway })
+      return
+    }
+    const days = Math.round(Math.abs(offsetMs) / 86_400_000)
+    const way = offsetMs > 0 ? 'behind' : 'ahead of'
+    conditions.start(
+      key,
+      `gateway ${gateway} stamps its RSSI batches ${days} days ${way} the fleet's clock, more than maxClockOffsetMs allows: the fleet refuses them and shows none of its beacons; ` +
+        'set the gateway\'s clock (NTP), or replay a recording in real time (not --virtual), which publishes on the current clock',
+      { gateway, offsetMs },
+    )
+  })
   tracker.on('gateway', ({ gateway, state }) => {
     const key = `gateway.offline:${gateway}`
     if (state === 'offline') conditions.start(key, `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`, { gateway })

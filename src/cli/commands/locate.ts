@@ -12,7 +12,7 @@ import { createGunzip } from 'node:zlib'
 import { InvalidOptionError } from '../../errors.js'
 import { Site } from '../../positioning/site.js'
 import { WalkableGrid } from '../../positioning/grid.js'
-import { Positioner } from '../../positioning/positioner.js'
+import { MAX_TIME_MS, Positioner } from '../../positioning/positioner.js'
 import { RadioMap } from '../../positioning/radio-map.js'
 import { SurveyPoints } from '../../positioning/survey.js'
 import type { Observation, PositioningMethod } from '../../positioning/types.js'
@@ -129,6 +129,9 @@ export async function readOccupancy(path: string, command = 'locate'): Promise<W
   }
 }
 
+/** Steps a beacon is written out after it was last heard. */
+const SILENT_STEPS = 10
+
 /** Runs `beaconkit locate` (its flags parsed by the shared command-line parser). */
 export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
   const { method, everyMs: every } = values
@@ -149,7 +152,7 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
   const emit = (time: number): void => {
     for (const [beacon, heard] of lastHeard) {
       // A beacon unheard for ten steps has left: stop writing it out.
-      if (time - heard > 10 * every) continue
+      if (time - heard > SILENT_STEPS * every) continue
       const e = positioner.estimate(beacon, time)
       if (e === undefined) continue
       estimates++
@@ -172,12 +175,20 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
         continue
       }
       for (const o of got) {
+        // Beyond a Date's range a step is below the time's resolution (−1e20 + 1000 is −1e20).
+        if (!(Math.abs(o.time) <= MAX_TIME_MS)) {
+          skipped++
+          continue
+        }
         readings++
         if (Number.isNaN(next)) next = Math.ceil(o.time / every) * every
-        while (o.time > next) {
+        // Every beacon was heard at or before `next`, so none is written more than
+        // SILENT_STEPS + 1 steps on: a gap (a day, or a wild time) is jumped, not stepped through.
+        for (let n = 0; o.time > next && n <= SILENT_STEPS; n++) {
           emit(next)
           next += every
         }
+        if (o.time > next) next = Math.ceil(o.time / every) * every
         positioner.observe(o)
         lastHeard.set(o.beacon, o.time)
       }

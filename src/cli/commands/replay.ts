@@ -28,7 +28,10 @@ export interface ReplayCommand {
 export async function replayRecording(file: string, view: ViewFlags, speed: number, virtual: boolean): Promise<number> {
   const stdin = file === '-'
   const name = stdin ? 'standard input' : basename(file)
-  const source = new ReplaySource(stdin ? process.stdin : file, { virtual, speed })
+  // Published live, a replay is on the current clock: a fleet refuses batches stamped a month
+  // from their arrival, and the demo recording is of 2026-01-01.
+  const presentTime = !virtual && view.mqtt !== undefined
+  const source = new ReplaySource(stdin ? process.stdin : file, { virtual, speed, presentTime })
   let ended = false
   source.once('end', () => {
     ended = true
@@ -64,7 +67,9 @@ export const replayCommand = defineCommand({
 Replays a recording (made with \`beaconkit record\` or AdvertisementRecorder) through
 the same views as \`scan\`. The file may be a FIFO. At the end of the input the beacons
 age out (8 s without adverts), then the command exits 0. Timers run on the recording's
-clock at any speed, and event times are recording times. Malformed lines are skipped
+clock at any speed, and event times are recording times, except with --mqtt in real
+time: what a live replay publishes is on the current clock (a fleet refuses batches
+stamped a month from their arrival), its first advertisement now. Malformed lines are skipped
 with a warning naming the line; an input without a single advertisement line (empty,
 not JSONL) exits 2.
 
