@@ -144,7 +144,7 @@ export interface FleetStateEvents {
   moved(b: FleetBeacon): void
   /**
    * A gateway was forgotten: silent for `gatewayForgetMs`, or evicted to make room for a site
-   * gateway (its readings no longer count). Lists of gateways kept elsewhere drop it too.
+   * gateway or one that sends batches (its readings no longer count). Lists of gateways kept elsewhere drop it too.
    */
   gatewayForgotten?(gateway: string): void
 }
@@ -285,7 +285,7 @@ export class FleetState {
       this.counters.clockRejected++
       return
     }
-    const record = this.gateways.touch(gateway, arrival)
+    const record = this.gateways.touch(gateway, arrival, 'batch')
     if (record === undefined) return
     this.counters.batches++
     const offset = record.offset
@@ -338,7 +338,7 @@ export class FleetState {
    * timeout like any other.
    */
   gatewayStatus(gateway: string, state: 'online' | 'offline', now: number): boolean {
-    const record = this.gateways.touch(gateway, now)
+    const record = this.gateways.touch(gateway, now, 'status')
     if (record === undefined) return false
     if (state === 'offline') this.gatewayOffline(gateway, now)
     if (record.status === state) return false

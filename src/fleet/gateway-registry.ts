@@ -4,7 +4,11 @@
  * no status) for `forgetMs` is forgotten whatever its last status (by then it holds no beacon:
  * a reading counts for `hearingMs` only), and beyond `max` gateways a new one is refused and
  * counted, unless it is one of the site's: then the gateway silent longest that is not the
- * site's makes room for it (a flood of fake ids cannot lock the site's own gateways out).
+ * site's makes room for it (a flood of fake ids cannot lock the site's own gateways out). Without
+ * a site the same holds for a gateway that sends RSSI batches: it evicts the gateway silent
+ * longest that is known only by a status (a status is one retained message anyone can publish
+ * under any id; a gateway that hears beacons is what the fleet is for), so a flood of fake
+ * `online` statuses cannot keep a real gateway out for `forgetMs`.
  *
  * An online gateway that hears no beacon sends no batch, and its retained status arrives once:
  * it is forgotten after `forgetMs` like a silent one. Nothing is lost that matters: it holds no
@@ -19,6 +23,8 @@ export interface GatewayRecord {
   offset: ClockOffset
   /** Last status seen; undefined until one arrives. */
   status?: 'online' | 'offline'
+  /** It sent an RSSI batch (not only a status): it outranks status-only gateways when the map is full. */
+  batched: boolean
   /** Tracker time of its latest batch or status. */
   lastHeard: number
 }
@@ -32,7 +38,7 @@ export class GatewayRegistry {
 
   /**
    * @param isSiteGateway True for a gateway of the site: always admitted.
-   * @param forgotten Told of every gateway let go: silent for `forgetMs`, or `evicted` to make room for a site gateway (its readings may still count).
+   * @param forgotten Told of every gateway let go: silent for `forgetMs`, or `evicted` to make room (its readings may still count).
    */
   constructor(
     private readonly max: number,
@@ -45,17 +51,24 @@ export class GatewayRegistry {
     return this.records.size
   }
 
-  /** The record of `gateway`, made on first sight; undefined when the map is full (counted). */
-  touch(gateway: string, now: number): GatewayRecord | undefined {
+  /**
+   * The record of `gateway`, made on first sight; undefined when the map is full (counted).
+   * `kind`: what arrived, an RSSI batch or a status.
+   */
+  touch(gateway: string, now: number, kind: 'batch' | 'status'): GatewayRecord | undefined {
+    const batch = kind === 'batch'
     let r = this.records.get(gateway)
     if (r === undefined) {
-      if (this.records.size >= this.max && !this.makeRoom(gateway, now)) {
+      if (this.records.size >= this.max && !this.makeRoom(gateway, now, batch)) {
         this.refused++
         return undefined
       }
-      r = { offset: new ClockOffset(), lastHeard: now }
+      r = { offset: new ClockOffset(), lastHeard: now, batched: batch }
       this.records.set(gateway, r)
-    } else if (now > r.lastHeard) {
+      return r
+    }
+    if (batch) r.batched = true
+    if (now > r.lastHeard) {
       r.lastHeard = now
       // Kept in order of last heard: the first one that is not the site's is the one to evict.
       this.records.delete(gateway)
@@ -64,11 +77,15 @@ export class GatewayRegistry {
     return r
   }
 
-  /** Full: a site gateway evicts the gateway silent longest that is not the site's. */
-  private makeRoom(gateway: string, now: number): boolean {
-    if (!this.isSiteGateway(gateway)) return false
-    for (const id of this.records.keys()) {
-      if (this.isSiteGateway(id)) continue
+  /**
+   * Full: a site gateway evicts the gateway silent longest that is not the site's; a gateway that
+   * sends a batch evicts the one silent longest that is known only by a status (and not the site's).
+   */
+  private makeRoom(gateway: string, now: number, batch: boolean): boolean {
+    const site = this.isSiteGateway(gateway)
+    if (!site && !batch) return false
+    for (const [id, r] of this.records) {
+      if (this.isSiteGateway(id) || (!site && r.batched)) continue
       this.records.delete(id)
       this.forgotten(id, now, true)
       return true

@@ -108,7 +108,7 @@ export interface FleetScaleOutOptions {
 
 /**
  * A gateway's status as the tracker saw it change; `forgotten` when the tracker let it go
- * (silent for `gatewayForgetMs`, or evicted for a site gateway when `maxGateways` were known):
+ * (silent for `gatewayForgetMs`, or evicted for a site gateway or a batch when `maxGateways` were known):
  * a list of gateways kept from these events drops it, so it stays bounded by the tracker's.
  */
 export interface FleetGatewayEvent {

@@ -79,6 +79,23 @@ describe('bounded maps', () => {
     expect(log).toContain('found t')
   })
 
+  it('without a site, a gateway that sends RSSI batches outranks gateways known only by a status (#35)', () => {
+    const { state, log, batch, forgotten } = harness()
+    // 12,000 forged `online` statuses fill the registry (10,000 by default) and are refused beyond.
+    for (let i = 0; i < 12_000; i++) state.gatewayStatus(`fake-${i}`, 'online', i)
+    expect(state.stats).toMatchObject({ gateways: 10_000, droppedGateways: 2000 })
+    // A real gateway's batch is taken at once: the oldest status-only gateway makes room.
+    state.ingest(batch('real', 12_000, ['t']), 12_000)
+    expect(forgotten).toEqual(['fake-0'])
+    expect(state.get('t', 12_000)?.gateways.map((g) => g.gateway)).toEqual(['real'])
+    expect(log).toEqual(['found t'])
+    // Another status-only gateway is still refused; a second real one evicts the next oldest.
+    expect(state.gatewayStatus('fake-x', 'online', 12_001)).toBe(false)
+    state.ingest(batch('real-2', 12_002, ['u']), 12_002)
+    expect(forgotten).toEqual(['fake-0', 'fake-1'])
+    expect(state.stats).toMatchObject({ gateways: 10_000, droppedGateways: 2001 })
+  })
+
   it('a status or batch of a gateway id that is not one never reaches the registry (tracker: readGatewayMessage)', () => {
     const base = 'beaconkit/gateways/'
     const body = Buffer.from('{"state":"online"}')
