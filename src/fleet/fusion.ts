@@ -8,6 +8,7 @@
 import { accuracy } from '../decode/distance.js'
 import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
+import type { GatewayState } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from '../positioning/site.js'
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
@@ -167,6 +168,8 @@ export interface FleetStateStats {
   droppedGateways: number
   /** Gateways known now. */
   gateways: number
+  /** Statuses skipped because they were sent `gatewayForgetMs` or more before they arrived (retained leftovers). */
+  staleStatuses: number
   /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
   clockRejected: number
   /**
@@ -192,7 +195,7 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0, positionsDeferred: 0 }
+  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0, positionsDeferred: 0, staleStatuses: 0 }
   /** Where the next tick starts placing: just past the last beacon a tick positioned. */
   private placeCursor = 0
   private readonly beacons = new Map<string, Fused>()
@@ -258,6 +261,16 @@ export class FleetState {
   /** Number of beacons present. */
   get size(): number {
     return this.beacons.size
+  }
+
+  /** What the fleet can say of `gateway` now (gateway-registry.ts, `stateOf`). */
+  gatewayState(gateway: string, now: number): GatewayState {
+    return this.gateways.stateOf(gateway, now)
+  }
+
+  /** The gateways known now, silent longest first. */
+  gatewayIds(): IterableIterator<string> {
+    return this.gateways.ids()
   }
 
   /** The gateway's clock offset estimate (tracker minus gateway, ms). */
@@ -335,9 +348,14 @@ export class FleetState {
    * A gateway's status arrived; true when it changed. Offline (its last will, or a clean
    * close): its readings stop counting at once and its beacons are re-decided from the gateways
    * that remain. None is dropped for it: a beacon only that gateway heard goes by the gone
-   * timeout like any other.
+   * timeout like any other. `sentAt`: the status's own `time`; one sent `gatewayForgetMs` or more
+   * before `now` (a retained status of an earlier run) is skipped and counted.
    */
-  gatewayStatus(gateway: string, state: 'online' | 'offline', now: number): boolean {
+  gatewayStatus(gateway: string, state: 'online' | 'offline', now: number, sentAt?: number): boolean {
+    if (sentAt !== undefined && this.gateways.stale(gateway, sentAt, now)) {
+      this.counters.staleStatuses++
+      return false
+    }
     const record = this.gateways.touch(gateway, now, 'status')
     if (record === undefined) return false
     if (state === 'offline') this.gatewayOffline(gateway, now)

@@ -14,6 +14,10 @@
  * it is forgotten after `forgetMs` like a silent one. Nothing is lost that matters: it holds no
  * beacon, and its next batch makes it known again (its clock offset is learnt afresh). Keeping
  * it for its status alone would let anyone who can publish a status fill the registry for good.
+ *
+ * A status is a retained message: one left by a run long gone arrives at every start. A status
+ * sent `forgetMs` or more before it arrives says nothing about now, so it is not taken at all
+ * (`stale`), and a gateway is `online` only while it was heard within `forgetMs` (see `stateOf`).
  */
 
 import { ClockOffset } from './clock-offset.js'
@@ -28,6 +32,9 @@ export interface GatewayRecord {
   /** Tracker time of its latest batch or status. */
   lastHeard: number
 }
+
+/** What the fleet can say of a gateway now. */
+export type GatewayState = 'online' | 'offline' | 'unknown'
 
 /** The bounded map of gateways. */
 export class GatewayRegistry {
@@ -91,6 +98,33 @@ export class GatewayRegistry {
       return true
     }
     return false
+  }
+
+  /**
+   * Whether a status the gateway stamped `sentAt` (its own clock, corrected when its batches taught
+   * the offset; never later than arrival) was sent `forgetMs` or more before it arrived at `now`.
+   */
+  stale(gateway: string, sentAt: number, now: number): boolean {
+    const r = this.records.get(gateway)
+    const sent = r?.batched === true ? r.offset.toTracker(sentAt, now) : Math.min(sentAt, now)
+    return now - sent >= this.forgetMs
+  }
+
+  /**
+   * `online` while heard within `forgetMs` and its last status says so, or, without a status, it
+   * sends batches (its retained status was stale); `offline` when its last status says so.
+   */
+  stateOf(gateway: string, now: number): GatewayState {
+    const r = this.records.get(gateway)
+    if (r === undefined) return 'unknown'
+    if (r.status === 'offline') return 'offline'
+    const up = r.status === 'online' || (r.status === undefined && r.batched)
+    return up && now - r.lastHeard < this.forgetMs ? 'online' : 'unknown'
+  }
+
+  /** The ids known now, silent longest first. */
+  ids(): IterableIterator<string> {
+    return this.records.keys()
   }
 
   /** The record, if known (never makes one). */

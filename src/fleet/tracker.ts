@@ -28,10 +28,13 @@ import { DEFAULT_GONE_TIMEOUT_MS, DEFAULT_MAX_BEACONS, FleetState } from './fusi
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
 import { sitePositioner, type SitePositioner } from './site-positioner.js'
-import { readGatewayMessage, statusState } from './gateway-messages.js'
+import { readGatewayMessage, statusState, statusTime } from './gateway-messages.js'
 import type { FleetBeacon, PositionEstimator } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
+import type { Site } from '../positioning/site.js'
 import { UnknownGateways } from './unknown-gateways.js'
+import { summarizeGateways } from './gateway-summary.js'
+import type { FleetGatewaySummary } from './gateway-summary.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
@@ -104,6 +107,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly reader: RetainedReader
   private readonly ghosts: GhostStates
   private readonly unknownGateways: UnknownGateways
+  /** The site, if given: its gateways are the ones counted (gateway-summary.ts). */
+  private readonly site: Site | undefined
   private ghostsRead = false
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
@@ -150,6 +155,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       },
     )
     this.unknownGateways = new UnknownGateways(options.site)
+    this.site = options.site
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
     const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
@@ -321,6 +327,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     return this.state.offsetOf(gateway)
   }
 
+  /**
+   * The gateways counted now and the others known (gateway-summary.ts): with a site, its gateways
+   * (heard or not) and, apart, any other gateway the tracker holds; without one, every gateway it holds.
+   */
+  gatewaySummary(): FleetGatewaySummary {
+    return summarizeGateways(this.state, this.site, this.clock.now())
+  }
+
   /** Shows where it listens, never the client (whose options hold the password). */
   [inspect.custom](): string {
     return `FleetTracker { topicPrefix: '${this.topicPrefix}', beacons: ${this.state.size} }`
@@ -453,7 +467,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const state = statusState(m.body)
     if (state === undefined) this.counters.unparsable++
-    else if (this.state.gatewayStatus(m.gateway, state, now)) this.emit('gateway', { gateway: m.gateway, state, time: now })
+    else if (this.state.gatewayStatus(m.gateway, state, now, statusTime(m.body))) this.emit('gateway', { gateway: m.gateway, state, time: now })
   }
 
   /**

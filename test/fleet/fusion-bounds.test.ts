@@ -96,6 +96,27 @@ describe('bounded maps', () => {
     expect(state.stats).toMatchObject({ gateways: 10_000, droppedGateways: 2001 })
   })
 
+  it('a status older than gatewayForgetMs (a retained leftover of an earlier run) says nothing about now (#35)', () => {
+    const { state, batch } = harness({ gatewayForgetMs: 600_000 })
+    const now = 10_000_000
+    // Retained statuses of a run an hour ago: not online, not offline, not even known.
+    expect(state.gatewayStatus('old-1', 'online', now, now - 3_600_000)).toBe(false)
+    expect(state.gatewayStatus('old-2', 'offline', now, now - 3_600_000)).toBe(false)
+    expect(state.gatewayState('old-1', now)).toBe('unknown')
+    expect(state.gatewayState('old-2', now)).toBe('unknown')
+    expect(state.stats).toMatchObject({ gateways: 0, staleStatuses: 2 })
+    // A fresh one counts; one stamped in the future counts as sent on arrival.
+    expect(state.gatewayStatus('gw', 'online', now, now - 1000)).toBe(true)
+    expect(state.gatewayStatus('ahead', 'online', now, now + 3_600_000)).toBe(true)
+    expect(state.gatewayState('gw', now)).toBe('online')
+    // A gateway started long before the fleet: its retained status is stale, its batches say it is up.
+    expect(state.gatewayStatus('idle', 'online', now, now - 3_600_000)).toBe(false)
+    state.ingest(batch('idle', now, ['t']), now)
+    expect(state.gatewayState('idle', now)).toBe('online')
+    // Online, then silent past the forget time: no longer online.
+    expect(state.gatewayState('gw', now + 600_000)).toBe('unknown')
+  })
+
   it('a status or batch of a gateway id that is not one never reaches the registry (tracker: readGatewayMessage)', () => {
     const base = 'beaconkit/gateways/'
     const body = Buffer.from('{"state":"online"}')
