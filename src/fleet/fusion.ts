@@ -281,25 +281,26 @@ export class FleetState {
   /**
    * Takes one RSSI batch that arrived at `arrival` (tracker clock), from the topic of gateway
    * `from` when known. Anything not of the published shape (or naming another gateway than its
-   * topic) is skipped and counted, never thrown: batches come from the network.
+   * topic) is skipped and counted, never thrown: batches come from the network. True when the
+   * batch was taken (its gateway known to the registry), whatever its readings held.
    */
-  ingest(batch: unknown, arrival: number, from?: string): void {
+  ingest(batch: unknown, arrival: number, from?: string): boolean {
     if (typeof batch !== 'object' || batch === null) {
       this.counters.malformed++
-      return
+      return false
     }
     const { gateway, time, readings } = batch as Partial<RssiBatch>
     if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
       this.counters.malformed++
-      return
+      return false
     }
     // Checked before the gateway is touched: a rejected batch makes no registry entry.
     if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
       this.counters.clockRejected++
-      return
+      return false
     }
     const record = this.gateways.touch(gateway, arrival, 'batch')
-    if (record === undefined) return
+    if (record === undefined) return false
     this.counters.batches++
     const offset = record.offset
     offset.sample(time, arrival)
@@ -314,6 +315,7 @@ export class FleetState {
       }
       this.observe(gateway, r, offset.toTracker(r.lastSeen, arrival))
     }
+    return true
   }
 
   private observe(gateway: string, r: RssiReading, seen: number): void {

@@ -161,6 +161,11 @@ export interface FleetTrackerStats extends FleetStateStats {
   oversized: number
   /** Retained `present` states that no gateway confirmed within the gone timeout of the tracker's start, cleared. */
   ghostsCleared: number
+  /**
+   * RSSI batches that arrived retained (skipped): the contract never retains a batch, so one is a
+   * leftover of an earlier run (or a forgery) whose readings and clock stamp are stale.
+   */
+  retainedBatches: number
   /** Statuses and batches on a topic whose gateway id is not `[A-Za-z0-9_-]{1,128}` (skipped). */
   invalidIds: number
   /**
