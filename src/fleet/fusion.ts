@@ -195,7 +195,15 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0, positionsDeferred: 0, staleStatuses: 0 }
+  private readonly counters = {
+    batches: 0,
+    observations: 0,
+    malformed: 0,
+    skippedReadings: 0,
+    clockRejected: 0,
+    positionsDeferred: 0,
+    staleStatuses: 0,
+  }
   /** Where the next tick starts placing: just past the last beacon a tick positioned. */
   private placeCursor = 0
   private readonly beacons = new Map<string, Fused>()

@@ -45,7 +45,8 @@ export class GatewayRegistry {
 
   /**
    * @param isSiteGateway True for a gateway of the site: always admitted.
-   * @param forgotten Told of every gateway let go: silent for `forgetMs`, or `evicted` to make room (its readings may still count).
+   * @param forgotten Told of every gateway let go: silent for `forgetMs`, or `evicted` to make
+   *   room (its readings may still count).
    */
   constructor(
     private readonly max: number,

@@ -18,7 +18,10 @@ export interface GatewaySummaryEntry {
 
 /** The gateways a fleet counts, and the others it knows. */
 export interface FleetGatewaySummary {
-  /** Counted: the site's gateways in the site's order (each, heard or not), or without a site every gateway the tracker knows. */
+  /**
+   * Counted: the site's gateways in the site's order (each, heard or not), or without a site
+   * every gateway the tracker knows.
+   */
   counted: GatewaySummaryEntry[]
   /** Gateways the tracker knows that the site does not list (empty without a site): shown apart, never counted. */
   others: GatewaySummaryEntry[]

@@ -101,7 +101,15 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0, oversized: 0, invalidIds: 0, forgetCommands: 0, invalidForgetCommands: 0, retainedBatches: 0 }
+  private readonly counters = {
+    unparsable: 0,
+    published: 0,
+    oversized: 0,
+    invalidIds: 0,
+    forgetCommands: 0,
+    invalidForgetCommands: 0,
+    retainedBatches: 0,
+  }
   private readonly maxPayloadBytes: number
   /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
   private readonly reader: RetainedReader
@@ -284,7 +292,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
     const f = this.facts.stats
-    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, retainedBatches: c.retainedBatches, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared, retainedBatches: c.retainedBatches }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
     const thread = this.own?.threadStats?.()
@@ -464,12 +472,16 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // Never retained by a gateway: a retained one is an earlier run's, its readings and stamp stale.
       if (retained) this.counters.retainedBatches++
       // Only a batch the fleet took says a gateway is there (not one it refused: malformed, clock).
-      else if (this.state.ingest(m.body, now, m.gateway) && this.unknownGateways.firstSight(m.gateway)) this.emit('unknownGateway', { gateway: m.gateway, time: now })
+      else if (this.state.ingest(m.body, now, m.gateway) && this.unknownGateways.firstSight(m.gateway)) {
+        this.emit('unknownGateway', { gateway: m.gateway, time: now })
+      }
       return
     }
     const state = statusState(m.body)
     if (state === undefined) this.counters.unparsable++
-    else if (this.state.gatewayStatus(m.gateway, state, now, statusTime(m.body))) this.emit('gateway', { gateway: m.gateway, state, time: now })
+    else if (this.state.gatewayStatus(m.gateway, state, now, statusTime(m.body))) {
+      this.emit('gateway', { gateway: m.gateway, state, time: now })
+    }
   }
 
   /**

@@ -97,7 +97,9 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
   })
   new prom.Gauge({
     name: 'beaconkit_fleet_gateway_up',
-    help: 'Whether each of the site\'s gateways is online (1) or not (0: offline, or not heard within gatewayForgetMs); labels from the site file only, none without a site.',
+    help:
+      'Whether each of the site\'s gateways is online (1) or not (0: offline, or not heard within gatewayForgetMs); ' +
+      'labels from the site file only, none without a site.',
     labelNames: ['gateway'],
     registers,
     collect() {

@@ -109,10 +109,13 @@ export class Health {
       checks.mqtt = { ok: this.#trackerConnected, state }
       if (!this.#trackerConnected) reasons.push('mqtt: broker not connected (fleet tracker)')
     }
-    const report: HealthReport = reasons.length === 0 ? { status: 'ok', checks } : { status: 'unhealthy', checks, reasons }
+    const report: HealthReport =
+      reasons.length === 0 ? { status: 'ok', checks } : { status: 'unhealthy', checks, reasons }
     // Ids from the site file only, never from the network (a forged status names any id).
     const gateways = this.parts.tracker?.gatewaySummary()
-    if (gateways?.fromSite === true) report.offlineGateways = gateways.counted.filter((g) => g.state !== 'online').map((g) => g.id)
+    if (gateways?.fromSite === true) {
+      report.offlineGateways = gateways.counted.filter((g) => g.state !== 'online').map((g) => g.id)
+    }
     return report
   }
 

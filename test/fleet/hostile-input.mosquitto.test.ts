@@ -144,14 +144,16 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker against hostile gateway
     const next = `hostile-${process.pid}-${prefixes + 1}`
     const old = await client()
     const hourAgo = Date.now() - 3_600_000
-    await old.publishAsync(`${next}/gateways/old-gw/rssi`, JSON.stringify({ gateway: 'old-gw', time: hourAgo, readings: [{ id: 'old-tag', rssi: -60, lastSeen: hourAgo, count: 1 }] }), { qos: 1, retain: true })
+    const leftover = { gateway: 'old-gw', time: hourAgo, readings: [{ id: 'old-tag', rssi: -60, lastSeen: hourAgo, count: 1 }] }
+    await old.publishAsync(`${next}/gateways/old-gw/rssi`, JSON.stringify(leftover), { qos: 1, retain: true })
     const unknown: string[] = []
     const { t, prefix } = await tracker({ site })
     expect(prefix).toBe(next)
     t.on('unknownGateway', (e) => unknown.push(e.gateway))
     const live = await client()
     // Stamped at 1970: refused (clockRejected), so it says nothing about a gateway.
-    await live.publishAsync(`${prefix}/gateways/junk-gw/rssi`, JSON.stringify({ gateway: 'junk-gw', time: 0, readings: [{ id: 'j', rssi: -60, lastSeen: 0, count: 1 }] }), { qos: 1 })
+    const junk = { gateway: 'junk-gw', time: 0, readings: [{ id: 'j', rssi: -60, lastSeen: 0, count: 1 }] }
+    await live.publishAsync(`${prefix}/gateways/junk-gw/rssi`, JSON.stringify(junk), { qos: 1 })
     await gateway(prefix, 'stranger', () => ['s'])
     await waitFor(() => t.get('s') !== undefined && t.stats.clockRejected >= 1, 'the stranger\'s beacon and the refused batch', 10_000)
     await sleep(500)

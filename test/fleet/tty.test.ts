@@ -39,13 +39,16 @@ describe('the fleet table', () => {
     // Retained statuses of an earlier run (an hour old) and a gateway the site does not list (#35):
     // the status line counts the site's four, and the stranger apart.
     const leftovers = await connectWhenUp(`mqtt://127.0.0.1:${port}`)
-    await leftovers.publishAsync('beaconkit/gateways/old-pi/status', JSON.stringify({ state: 'online', time: Date.now() - 3_600_000, version: '0.0.1' }), { qos: 1, retain: true })
-    await leftovers.publishAsync('beaconkit/gateways/stray-pi/status', JSON.stringify({ state: 'online', time: Date.now(), version: '0.0.1' }), { qos: 1, retain: true })
+    const status = (time: number): string => JSON.stringify({ state: 'online', time, version: '0.0.1' })
+    await leftovers.publishAsync('beaconkit/gateways/old-pi/status', status(Date.now() - 3_600_000), { qos: 1, retain: true })
+    await leftovers.publishAsync('beaconkit/gateways/stray-pi/status', status(Date.now()), { qos: 1, retain: true })
     await leftovers.endAsync()
     try {
-      const text = await tmux.waitFor('fleet', (s) => s.includes('4/4 gateways online (1 other not in the site)') && /0117C5D00003\s+laptop\s+Office\s/.test(s), 'the laptop in the office, four gateways online')
+      const counted = '4/4 gateways online (1 other not in the site)'
+      const text = await tmux.waitFor('fleet', (s) => s.includes(counted) && /0117C5D00003\s+laptop\s+Office\s/.test(s), 'the laptop in the office, four gateways online')
       const lines = text.split('\n')
-      expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected │ 4/4 gateways online \\(1 other not in the site\\) │ \\d+ batches/s`))
+      const broker = `broker mqtt://127\\.0\\.0\\.1:${port} \\(embedded\\) connected`
+      expect(lines[0]).toMatch(new RegExp(`^beaconkit fleet │ ${broker} │ 4/4 gateways online \\(1 other not in the site\\) │ \\d+ batches/s`))
       // The site file names its beacons (its `beacons` list): the table shows the names.
       expect(lines[1]).toMatch(/^BEACON\s+NAME\s+ROOM\s+POSITION\s+GW\s+BEST RSSI\s+NEAREST/)
       expect(text).toMatch(/0117C5D00003\s+laptop\s+Office\s+[\d.]+,[\d.]+ ±[\d.]+m\s+[1-4]\s+-\d+\s+\S+-pi/)

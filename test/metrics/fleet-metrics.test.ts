@@ -91,7 +91,11 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
       await down
       const away = await get(healthz)
       expect(away.status).toBe(503)
-      expect(JSON.parse(away.body)).toMatchObject({ status: 'unhealthy', checks: { mqtt: { ok: false, state: 'not connected' } }, reasons: ['mqtt: broker not connected (fleet tracker)'] })
+      expect(JSON.parse(away.body)).toMatchObject({
+        status: 'unhealthy',
+        checks: { mqtt: { ok: false, state: 'not connected' } },
+        reasons: ['mqtt: broker not connected (fleet tracker)'],
+      })
       expect(sample((await get(url)).body, 'beaconkit_mqtt_connected')).toBe(0)
       const back = new Promise<void>((resolve) => tracker.once('connected', () => resolve()))
       await broker.restart()

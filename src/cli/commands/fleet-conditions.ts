@@ -15,7 +15,12 @@ import type { Site } from '../../positioning/site.js'
 import { siteGatewayIds } from '../../fleet/gateway-summary.js'
 
 /** Wires the tracker's events to `log`; returns what stops the timers it holds. */
-export function logFleetConditions(tracker: FleetTracker, log: Logger, sitePath: string | undefined, site?: Site): () => void {
+export function logFleetConditions(
+  tracker: FleetTracker,
+  log: Logger,
+  sitePath: string | undefined,
+  site?: Site,
+): () => void {
   const conditions = new ConditionLog(log)
   const listed = siteGatewayIds(site)
   const watched = listed === undefined ? undefined : new Set(listed)

@@ -146,7 +146,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(note === undefined ? [] : [note])]
     // The site's gateways when there is a site: retained statuses of earlier runs are not counted.
     const g = tracker.gatewaySummary()
-    return { broker: where, state, gatewaysOnline: g.online, gatewaysKnown: g.counted.length, gatewaysOther: g.others.length, batchesPerSecond: rate, notes }
+    const counts = { gatewaysOnline: g.online, gatewaysKnown: g.counted.length, gatewaysOther: g.others.length }
+    return { broker: where, state, ...counts, batchesPerSecond: rate, notes }
   }
   const draw = (beacons: readonly FleetBeacon[], now: number): void => {
     const s = status(now)
@@ -186,7 +187,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     restore()
     process.off('exit', restore)
     removeSignals()
-    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen${otherGateways(gateways.others)}, ${tracker.stats.batches} RSSI batches\n`)
+    const seen = `${gateways.known} gateways seen${otherGateways(gateways.others)}`
+    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${seen}, ${tracker.stats.batches} RSSI batches\n`)
     log = base
     held?.flush()
     disarm()

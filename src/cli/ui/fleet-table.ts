@@ -13,7 +13,10 @@ export interface FleetStatus {
   broker: string
   /** `connected`, `connecting`, `disconnected`. */
   state: string
-  /** Online among the gateways counted: the site's with a site, else every gateway the tracker knows (`tracker.gatewaySummary()`). */
+  /**
+   * Online among the gateways counted: the site's with a site, else every gateway the tracker
+   * knows (`tracker.gatewaySummary()`).
+   */
   gatewaysOnline: number
   gatewaysKnown: number
   /** Gateways the tracker knows that the site does not list: shown apart, never in the count. */

@@ -101,7 +101,8 @@ function gatewayCounts() {
   const others = site.length > 0 ? all.filter((g) => g.site !== true) : []
   const online = counted.filter((g) => g.state === 'online').length
   let text = `${online}/${counted.length} gateways online`
-  if (others.length > 0) text += ` · ${others.length} other ${others.length === 1 ? 'gateway' : 'gateways'} not in the site`
+  const noun = others.length === 1 ? 'gateway' : 'gateways'
+  if (others.length > 0) text += ` · ${others.length} other ${noun} not in the site`
   const named = others.slice(0, OTHERS_NAMED).map((g) => `${g.id} (${g.state})`).join(', ')
   const title = others.length === 0 ? '' : `not in the site: ${named}${others.length > OTHERS_NAMED ? ', …' : ''}`
   return { text, title }
