@@ -9,6 +9,7 @@ import { accuracy } from '../decode/distance.js'
 import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
 import { ClockRefusals } from './clock-refusals.js'
+import type { GatewayState } from './gateway-registry.js'
 import { decideRoom, type RoomChange, type RoomOptions, type RoomState } from './room-choice.js'
 import type { Site } from '../positioning/site.js'
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
@@ -145,7 +146,7 @@ export interface FleetStateEvents {
   moved(b: FleetBeacon): void
   /**
    * A gateway was forgotten: silent for `gatewayForgetMs`, or evicted to make room for a site
-   * gateway (its readings no longer count). Lists of gateways kept elsewhere drop it too.
+   * gateway or one that sends batches (its readings no longer count). Lists of gateways kept elsewhere drop it too.
    */
   gatewayForgotten?(gateway: string): void
   /**
@@ -173,6 +174,8 @@ export interface FleetStateStats {
   droppedGateways: number
   /** Gateways known now. */
   gateways: number
+  /** Statuses skipped because they were sent `gatewayForgetMs` or more before they arrived (retained leftovers). */
+  staleStatuses: number
   /** Batches skipped because their `time` was more than `maxClockOffsetMs` from their arrival. */
   clockRejected: number
   /** Gateways whose batches are refused for their clock now (their latest batch was; at most 100 known). */
@@ -200,7 +203,15 @@ interface Fused extends RoomState {
 
 /** The fused state of a fleet. */
 export class FleetState {
-  private readonly counters = { batches: 0, observations: 0, malformed: 0, skippedReadings: 0, clockRejected: 0, positionsDeferred: 0 }
+  private readonly counters = {
+    batches: 0,
+    observations: 0,
+    malformed: 0,
+    skippedReadings: 0,
+    clockRejected: 0,
+    positionsDeferred: 0,
+    staleStatuses: 0,
+  }
   /** Where the next tick starts placing: just past the last beacon a tick positioned. */
   private placeCursor = 0
   private readonly beacons = new Map<string, Fused>()
@@ -269,6 +280,16 @@ export class FleetState {
     return this.beacons.size
   }
 
+  /** What the fleet can say of `gateway` now (gateway-registry.ts, `stateOf`). */
+  gatewayState(gateway: string, now: number): GatewayState {
+    return this.gateways.stateOf(gateway, now)
+  }
+
+  /** The gateways known now, silent longest first. */
+  gatewayIds(): IterableIterator<string> {
+    return this.gateways.ids()
+  }
+
   /** The gateway's clock offset estimate (tracker minus gateway, ms). */
   offsetOf(gateway: string): number | undefined {
     return this.gateways.get(gateway)?.offset.offsetMs
@@ -277,26 +298,27 @@ export class FleetState {
   /**
    * Takes one RSSI batch that arrived at `arrival` (tracker clock), from the topic of gateway
    * `from` when known. Anything not of the published shape (or naming another gateway than its
-   * topic) is skipped and counted, never thrown: batches come from the network.
+   * topic) is skipped and counted, never thrown: batches come from the network. True when the
+   * batch was taken (its gateway known to the registry), whatever its readings held.
    */
-  ingest(batch: unknown, arrival: number, from?: string): void {
+  ingest(batch: unknown, arrival: number, from?: string): boolean {
     if (typeof batch !== 'object' || batch === null) {
       this.counters.malformed++
-      return
+      return false
     }
     const { gateway, time, readings } = batch as Partial<RssiBatch>
     if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
       this.counters.malformed++
-      return
+      return false
     }
     // Checked before the gateway is touched: a rejected batch makes no registry entry.
     if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
       this.counters.clockRejected++
       if (this.clockRefusals.refuse(gateway)) this.on.gatewayClock?.(gateway, true, arrival - time)
-      return
+      return false
     }
-    const record = this.gateways.touch(gateway, arrival)
-    if (record === undefined) return
+    const record = this.gateways.touch(gateway, arrival, 'batch')
+    if (record === undefined) return false
     if (this.clockRefusals.accept(gateway)) this.on.gatewayClock?.(gateway, false, arrival - time)
     this.counters.batches++
     const offset = record.offset
@@ -312,6 +334,7 @@ export class FleetState {
       }
       this.observe(gateway, r, offset.toTracker(r.lastSeen, arrival))
     }
+    return true
   }
 
   private observe(gateway: string, r: RssiReading, seen: number): void {
@@ -346,10 +369,15 @@ export class FleetState {
    * A gateway's status arrived; true when it changed. Offline (its last will, or a clean
    * close): its readings stop counting at once and its beacons are re-decided from the gateways
    * that remain. None is dropped for it: a beacon only that gateway heard goes by the gone
-   * timeout like any other.
+   * timeout like any other. `sentAt`: the status's own `time`; one sent `gatewayForgetMs` or more
+   * before `now` (a retained status of an earlier run) is skipped and counted.
    */
-  gatewayStatus(gateway: string, state: 'online' | 'offline', now: number): boolean {
-    const record = this.gateways.touch(gateway, now)
+  gatewayStatus(gateway: string, state: 'online' | 'offline', now: number, sentAt?: number): boolean {
+    if (sentAt !== undefined && this.gateways.stale(gateway, sentAt, now)) {
+      this.counters.staleStatuses++
+      return false
+    }
+    const record = this.gateways.touch(gateway, now, 'status')
     if (record === undefined) return false
     if (state === 'offline') this.gatewayOffline(gateway, now)
     if (record.status === state) return false

@@ -37,6 +37,12 @@ export function readGatewayMessage(base: string, topic: string, payload: Buffer,
   }
 }
 
+/** The `time` of a gateway status body (ms, the gateway's clock), or undefined when it is not a finite number. */
+export function statusTime(body: unknown): number | undefined {
+  const time = typeof body === 'object' && body !== null ? (body as { time?: unknown }).time : undefined
+  return typeof time === 'number' && Number.isFinite(time) ? time : undefined
+}
+
 /** The `state` of a gateway status body, or undefined when it is not of the contract's shape. */
 export function statusState(body: unknown): 'online' | 'offline' | undefined {
   const state = typeof body === 'object' && body !== null ? (body as { state?: unknown }).state : undefined

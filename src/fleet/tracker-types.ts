@@ -108,7 +108,7 @@ export interface FleetScaleOutOptions {
 
 /**
  * A gateway's status as the tracker saw it change; `forgotten` when the tracker let it go
- * (silent for `gatewayForgetMs`, or evicted for a site gateway when `maxGateways` were known):
+ * (silent for `gatewayForgetMs`, or evicted for a site gateway or a batch when `maxGateways` were known):
  * a list of gateways kept from these events drops it, so it stays bounded by the tracker's.
  */
 export interface FleetGatewayEvent {
@@ -176,6 +176,11 @@ export interface FleetTrackerStats extends FleetStateStats {
   oversized: number
   /** Retained `present` states that no gateway confirmed within the gone timeout of the tracker's start, cleared. */
   ghostsCleared: number
+  /**
+   * RSSI batches that arrived retained (skipped): the contract never retains a batch, so one is a
+   * leftover of an earlier run (or a forgery) whose readings and clock stamp are stale.
+   */
+  retainedBatches: number
   /** Statuses and batches on a topic whose gateway id is not `[A-Za-z0-9_-]{1,128}` (skipped). */
   invalidIds: number
   /**

@@ -28,10 +28,13 @@ import { DEFAULT_GONE_TIMEOUT_MS, DEFAULT_MAX_BEACONS, FleetState } from './fusi
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
 import { sitePositioner, type SitePositioner } from './site-positioner.js'
-import { readGatewayMessage, statusState } from './gateway-messages.js'
+import { readGatewayMessage, statusState, statusTime } from './gateway-messages.js'
 import type { FleetBeacon, PositionEstimator } from './fusion.js'
 import { ScaleOut } from './scale-out.js'
+import type { Site } from '../positioning/site.js'
 import { UnknownGateways } from './unknown-gateways.js'
+import { summarizeGateways } from './gateway-summary.js'
+import type { FleetGatewaySummary } from './gateway-summary.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
@@ -98,12 +101,22 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** Scale-out coordination, when this tracker shares the beacons with others. */
   private readonly scaleOut: ScaleOut | undefined
   private readonly streams: FleetEventStreams
-  private readonly counters = { unparsable: 0, published: 0, oversized: 0, invalidIds: 0, forgetCommands: 0, invalidForgetCommands: 0 }
+  private readonly counters = {
+    unparsable: 0,
+    published: 0,
+    oversized: 0,
+    invalidIds: 0,
+    forgetCommands: 0,
+    invalidForgetCommands: 0,
+    retainedBatches: 0,
+  }
   private readonly maxPayloadBytes: number
   /** Reads the retained fleet states: ghosts at start, seeds of a scale-out takeover. */
   private readonly reader: RetainedReader
   private readonly ghosts: GhostStates
   private readonly unknownGateways: UnknownGateways
+  /** The site, if given: its gateways are the ones counted (gateway-summary.ts). */
+  private readonly site: Site | undefined
   private ghostsRead = false
   private cancelTick: CancelTimer | undefined
   private starting: Promise<void> | undefined
@@ -150,6 +163,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       },
     )
     this.unknownGateways = new UnknownGateways(options.site)
+    this.site = options.site
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
     const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
@@ -279,7 +293,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
     const f = this.facts.stats
-    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared }
+    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared, retainedBatches: c.retainedBatches }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
     const thread = this.own?.threadStats?.()
@@ -320,6 +334,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   /** The gateway's estimated clock offset (tracker minus gateway, ms) while the tracker holds a record of it (a batch or a status). */
   clockOffset(gateway: string): number | undefined {
     return this.state.offsetOf(gateway)
+  }
+
+  /**
+   * The gateways counted now and the others known (gateway-summary.ts): with a site, its gateways
+   * (heard or not) and, apart, any other gateway the tracker holds; without one, every gateway it holds.
+   */
+  gatewaySummary(): FleetGatewaySummary {
+    return summarizeGateways(this.state, this.site, this.clock.now())
   }
 
   /** Shows where it listens, never the client (whose options hold the password). */
@@ -448,13 +470,19 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     }
     const now = this.clock.now()
     if (m.kind === 'rssi') {
-      if (this.unknownGateways.firstSight(m.gateway)) this.emit('unknownGateway', { gateway: m.gateway, time: now })
-      this.state.ingest(m.body, now, m.gateway)
+      // Never retained by a gateway: a retained one is an earlier run's, its readings and stamp stale.
+      if (retained) this.counters.retainedBatches++
+      // Only a batch the fleet took says a gateway is there (not one it refused: malformed, clock).
+      else if (this.state.ingest(m.body, now, m.gateway) && this.unknownGateways.firstSight(m.gateway)) {
+        this.emit('unknownGateway', { gateway: m.gateway, time: now })
+      }
       return
     }
     const state = statusState(m.body)
     if (state === undefined) this.counters.unparsable++
-    else if (this.state.gatewayStatus(m.gateway, state, now)) this.emit('gateway', { gateway: m.gateway, state, time: now })
+    else if (this.state.gatewayStatus(m.gateway, state, now, statusTime(m.body))) {
+      this.emit('gateway', { gateway: m.gateway, state, time: now })
+    }
   }
 
   /**

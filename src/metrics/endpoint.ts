@@ -6,7 +6,7 @@
  */
 import type * as PromClient from 'prom-client'
 import { registerFleetMetrics } from './fleet-metrics.js'
-import { registerGatewayMetrics } from './gateway-metrics.js'
+import { registerBuildInfo, registerGatewayMetrics } from './gateway-metrics.js'
 import { Health } from './health.js'
 import type { MetricsSources } from './sources.js'
 
@@ -37,6 +37,7 @@ export class MetricsEndpoint {
       const prom = await import('prom-client')
       const registry = new prom.Registry()
       prom.collectDefaultMetrics({ register: registry, prefix: 'beaconkit_' })
+      registerBuildInfo(prom, registry)
       registerGatewayMetrics(prom, registry, this.parts)
       registerFleetMetrics(prom, registry, this.parts, () => this.health.trackerConnected)
       return registry

@@ -113,6 +113,21 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
     },
   })
   new prom.Gauge({
+    name: 'beaconkit_fleet_gateway_up',
+    help:
+      'Whether each of the site\'s gateways is online (1) or not (0: offline, or not heard within gatewayForgetMs); ' +
+      'labels from the site file only, none without a site.',
+    labelNames: ['gateway'],
+    registers,
+    collect() {
+      this.reset()
+      const gateways = tracker.gatewaySummary()
+      // A gateway id off the network is never a label: anyone can publish a status under any id.
+      if (!gateways.fromSite) return
+      for (const g of gateways.counted) this.set({ gateway: g.id }, g.state === 'online' ? 1 : 0)
+    },
+  })
+  new prom.Gauge({
     name: 'beaconkit_mqtt_connected',
     help: 'Whether the broker connection is up (1) or not (0).',
     registers,

@@ -5,11 +5,23 @@
  * Prometheus scrapes; nothing is counted twice and the ingest path is untouched.
  */
 import type * as PromClient from 'prom-client'
+import { PACKAGE_VERSION } from '../mqtt/payloads.js'
 import type { MetricsSources } from './sources.js'
 import { sourceLabel } from './sources.js'
 
 /** prom-client as loaded by `await import('prom-client')`. */
 export type Prom = typeof PromClient
+
+/** `beaconkit_build_info{version}` 1: which build runs, on a gateway's metrics and a fleet's alike. */
+export function registerBuildInfo(prom: Prom, registry: PromClient.Registry): void {
+  const info = new prom.Gauge({
+    name: 'beaconkit_build_info',
+    help: 'Always 1; the version label is the running beaconkit package\'s version.',
+    labelNames: ['version'],
+    registers: [registry],
+  })
+  info.set({ version: PACKAGE_VERSION }, 1)
+}
 
 /** Registers the scanner, MQTT and upload metrics of `parts` that exist in `registry`. */
 export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry, parts: MetricsSources): void {

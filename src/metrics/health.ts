@@ -20,6 +20,12 @@ export interface HealthReport {
   checks: Record<string, HealthCheck>
   /** Why it is unhealthy, one line per failing check (`mqtt: broker not connected`); only when unhealthy. */
   reasons?: string[]
+  /**
+   * A fleet with a site that lists its gateways: the site's gateways not online now (offline, or
+   * not heard within `gatewayForgetMs`), in the site's order. Information only: they do not make
+   * the fleet unhealthy (the status code stays the broker connection's).
+   */
+  offlineGateways?: string[]
 }
 
 type SourcePhase = 'not started' | 'running' | 'ended' | 'stopped'
@@ -103,7 +109,14 @@ export class Health {
       checks.mqtt = { ok: this.#trackerConnected, state }
       if (!this.#trackerConnected) reasons.push('mqtt: broker not connected (fleet tracker)')
     }
-    return reasons.length === 0 ? { status: 'ok', checks } : { status: 'unhealthy', checks, reasons }
+    const report: HealthReport =
+      reasons.length === 0 ? { status: 'ok', checks } : { status: 'unhealthy', checks, reasons }
+    // Ids from the site file only, never from the network (a forged status names any id).
+    const gateways = this.parts.tracker?.gatewaySummary()
+    if (gateways?.fromSite === true) {
+      report.offlineGateways = gateways.counted.filter((g) => g.state !== 'online').map((g) => g.id)
+    }
+    return report
   }
 
   /** Stops watching. */

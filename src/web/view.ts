@@ -57,6 +57,8 @@ export interface ViewBeacon {
 export interface ViewGateway {
   id: string
   state: 'online' | 'offline' | 'unknown'
+  /** One of the site's gateways: with a site, the header counts these and shows the others apart. */
+  site?: true
   x?: number
   y?: number
   room?: string
@@ -148,7 +150,7 @@ export function planOf(site: Site | undefined, image: string | undefined): ViewP
 export function gatewaysOf(site: Site | undefined): ViewGateway[] {
   if (site === undefined || site.kind !== 'receivers') return []
   return site.anchorList().map((a) => {
-    const g: ViewGateway = { id: a.id, state: 'unknown' }
+    const g: ViewGateway = { id: a.id, state: 'unknown', site: true }
     if (a.x !== undefined) g.x = a.x
     if (a.y !== undefined) g.y = a.y
     if (a.room !== undefined) g.room = a.room

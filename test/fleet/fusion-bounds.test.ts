@@ -79,6 +79,44 @@ describe('bounded maps', () => {
     expect(log).toContain('found t')
   })
 
+  it('without a site, a gateway that sends RSSI batches outranks gateways known only by a status (#35)', () => {
+    const { state, log, batch, forgotten } = harness()
+    // 12,000 forged `online` statuses fill the registry (10,000 by default) and are refused beyond.
+    for (let i = 0; i < 12_000; i++) state.gatewayStatus(`fake-${i}`, 'online', i)
+    expect(state.stats).toMatchObject({ gateways: 10_000, droppedGateways: 2000 })
+    // A real gateway's batch is taken at once: the oldest status-only gateway makes room.
+    state.ingest(batch('real', 12_000, ['t']), 12_000)
+    expect(forgotten).toEqual(['fake-0'])
+    expect(state.get('t', 12_000)?.gateways.map((g) => g.gateway)).toEqual(['real'])
+    expect(log).toEqual(['found t'])
+    // Another status-only gateway is still refused; a second real one evicts the next oldest.
+    expect(state.gatewayStatus('fake-x', 'online', 12_001)).toBe(false)
+    state.ingest(batch('real-2', 12_002, ['u']), 12_002)
+    expect(forgotten).toEqual(['fake-0', 'fake-1'])
+    expect(state.stats).toMatchObject({ gateways: 10_000, droppedGateways: 2001 })
+  })
+
+  it('a status older than gatewayForgetMs (a retained leftover of an earlier run) says nothing about now (#35)', () => {
+    const { state, batch } = harness({ gatewayForgetMs: 600_000 })
+    const now = 10_000_000
+    // Retained statuses of a run an hour ago: not online, not offline, not even known.
+    expect(state.gatewayStatus('old-1', 'online', now, now - 3_600_000)).toBe(false)
+    expect(state.gatewayStatus('old-2', 'offline', now, now - 3_600_000)).toBe(false)
+    expect(state.gatewayState('old-1', now)).toBe('unknown')
+    expect(state.gatewayState('old-2', now)).toBe('unknown')
+    expect(state.stats).toMatchObject({ gateways: 0, staleStatuses: 2 })
+    // A fresh one counts; one stamped in the future counts as sent on arrival.
+    expect(state.gatewayStatus('gw', 'online', now, now - 1000)).toBe(true)
+    expect(state.gatewayStatus('ahead', 'online', now, now + 3_600_000)).toBe(true)
+    expect(state.gatewayState('gw', now)).toBe('online')
+    // A gateway started long before the fleet: its retained status is stale, its batches say it is up.
+    expect(state.gatewayStatus('idle', 'online', now, now - 3_600_000)).toBe(false)
+    state.ingest(batch('idle', now, ['t']), now)
+    expect(state.gatewayState('idle', now)).toBe('online')
+    // Online, then silent past the forget time: no longer online.
+    expect(state.gatewayState('gw', now + 600_000)).toBe('unknown')
+  })
+
   it('a status or batch of a gateway id that is not one never reaches the registry (tracker: readGatewayMessage)', () => {
     const base = 'beaconkit/gateways/'
     const body = Buffer.from('{"state":"online"}')

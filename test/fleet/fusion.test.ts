@@ -179,7 +179,7 @@ describe('clock skew and bad input', () => {
     const junk: unknown[] = [null, 42, 'x', {}, { gateway: 'a/b', time: 1, readings: [] }, { gateway: 'g', time: Number.NaN, readings: [] },
       { gateway: 'g', time: 1, readings: [null, { id: 5 }, { id: 'x', rssi: 99, lastSeen: 1 }, { id: 'ok', rssi: -50, lastSeen: 1 }] }]
     for (const j of junk) state.ingest(j, 1)
-    expect(state.stats).toEqual({ batches: 1, observations: 1, malformed: 9, droppedBeacons: 0, refusedBeacons: 0, evictedBeacons: 0, skippedReadings: 0, droppedGateways: 0, gateways: 1, clockRejected: 0, clockRefusedGateways: 0, positionsDeferred: 0 })
+    expect(state.stats).toEqual({ batches: 1, observations: 1, malformed: 9, droppedBeacons: 0, refusedBeacons: 0, evictedBeacons: 0, skippedReadings: 0, droppedGateways: 0, gateways: 1, clockRejected: 0, clockRefusedGateways: 0, positionsDeferred: 0, staleStatuses: 0 })
     expect(log).toEqual(['found ok'])
   })
 })

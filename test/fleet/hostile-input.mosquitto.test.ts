@@ -138,6 +138,31 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker against hostile gateway
     expect(t.stats.gateways).toBe(100)
   })
 
+  it('a retained RSSI batch an earlier run left, or a batch the fleet refuses, is no "not in the site" warning (#35)', async () => {
+    const site = Site.fromJSON({ gateways: { 'site-gw': {} }, rooms: { Hall: ['site-gw'] } })
+    // The prefix the next tracker() takes: the leftover is there before the tracker subscribes.
+    const next = `hostile-${process.pid}-${prefixes + 1}`
+    const old = await client()
+    const hourAgo = Date.now() - 3_600_000
+    const leftover = { gateway: 'old-gw', time: hourAgo, readings: [{ id: 'old-tag', rssi: -60, lastSeen: hourAgo, count: 1 }] }
+    await old.publishAsync(`${next}/gateways/old-gw/rssi`, JSON.stringify(leftover), { qos: 1, retain: true })
+    const unknown: string[] = []
+    const { t, prefix } = await tracker({ site })
+    expect(prefix).toBe(next)
+    t.on('unknownGateway', (e) => unknown.push(e.gateway))
+    const live = await client()
+    // Stamped at 1970: refused (clockRejected), so it says nothing about a gateway.
+    const junk = { gateway: 'junk-gw', time: 0, readings: [{ id: 'j', rssi: -60, lastSeen: 0, count: 1 }] }
+    await live.publishAsync(`${prefix}/gateways/junk-gw/rssi`, JSON.stringify(junk), { qos: 1 })
+    await gateway(prefix, 'stranger', () => ['s'])
+    await waitFor(() => t.get('s') !== undefined && t.stats.clockRejected >= 1, 'the stranger\'s beacon and the refused batch', 10_000)
+    await sleep(500)
+    expect(unknown).toEqual(['stranger'])
+    expect(t.get('old-tag')).toBeUndefined()
+    expect(t.stats.retainedBatches).toBe(1)
+    await old.publishAsync(`${next}/gateways/old-gw/rssi`, '', { qos: 1, retain: true })
+  })
+
   it('gateways the tracker forgets leave the map\'s snapshot and the CLI\'s counts too', async () => {
     const { t, prefix } = await tracker({ hearingMs: 1000, gatewayForgetMs: 1000 })
     const counts = new FleetGatewayCounts()

@@ -10,6 +10,7 @@ import { DEFAULT_PATH_LOSS, rssiAt } from '../../src/positioning/path-loss.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { waitFor } from '../integration/wait.js'
 import { get, sample } from './scrape.js'
+import { PACKAGE_VERSION } from '../../src/mqtt/payloads.js'
 
 const GATEWAYS = { nw: { x: 0, y: 10, z: 2.5 }, ne: { x: 12, y: 10, z: 2.5 }, sw: { x: 0, y: 0, z: 2.5 }, se: { x: 12, y: 0, z: 2.5 } }
 const TRUTH = { x: 4, y: 6 }
@@ -39,10 +40,15 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
       const before = await get(healthz)
       expect(before.status).toBe(503)
       expect(JSON.parse(before.body)).toMatchObject({ reasons: ['mqtt: broker not connected (fleet tracker)'] })
+      // A forged status of a gateway the site does not list: never a label, never in /healthz (#35).
+      await raw.publishAsync('beaconkit/gateways/forged/status', JSON.stringify({ state: 'online', time: Date.now(), version: '0' }), { qos: 1, retain: true })
       await fleet.start()
       const up = await get(healthz)
+      // The site's gateways not heard yet are listed; the status code stays the broker's (docs/metrics.md).
       expect(up.status).toBe(200)
-      expect(JSON.parse(up.body)).toEqual({ status: 'ok', checks: { mqtt: { ok: true, state: 'connected' } } })
+      expect(JSON.parse(up.body)).toEqual({ status: 'ok', checks: { mqtt: { ok: true, state: 'connected' } }, offlineGateways: ['nw', 'ne', 'sw', 'se'] })
+      const idle = (await get(url)).body
+      for (const id of Object.keys(GATEWAYS)) expect(sample(idle, `beaconkit_fleet_gateway_up{gateway="${id}"}`)).toBe(0)
 
       pusher = setInterval(() => {
         const now = Date.now()
@@ -82,13 +88,24 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
       expect(sample(refused, 'beaconkit_fleet_gateways_clock_refused')).toBe(1)
       expect(text).toContain('# TYPE beaconkit_fleet_observations_total counter')
       expect(text).not.toContain('beaconkit_advertisements_total')
+      // Each site gateway up (its batches say so), labels from the site only; the build's version.
+      for (const id of Object.keys(GATEWAYS)) expect(sample(text, `beaconkit_fleet_gateway_up{gateway="${id}"}`)).toBe(1)
+      await waitFor(() => tracker.gatewaySummary().others.length === 1, 'the forged status read', 10_000)
+      expect((await get(url)).body).not.toContain('forged')
+      expect(sample(text, `beaconkit_build_info{version="${PACKAGE_VERSION}"}`)).toBe(1)
+      const healthy = JSON.parse((await get(healthz)).body) as { offlineGateways?: string[] }
+      expect(healthy.offlineGateways).toEqual([])
 
       const down = new Promise<void>((resolve) => tracker.once('disconnected', () => resolve()))
       await broker.stop()
       await down
       const away = await get(healthz)
       expect(away.status).toBe(503)
-      expect(JSON.parse(away.body)).toEqual({ status: 'unhealthy', checks: { mqtt: { ok: false, state: 'not connected' } }, reasons: ['mqtt: broker not connected (fleet tracker)'] })
+      expect(JSON.parse(away.body)).toMatchObject({
+        status: 'unhealthy',
+        checks: { mqtt: { ok: false, state: 'not connected' } },
+        reasons: ['mqtt: broker not connected (fleet tracker)'],
+      })
       expect(sample((await get(url)).body, 'beaconkit_mqtt_connected')).toBe(0)
       const back = new Promise<void>((resolve) => tracker.once('connected', () => resolve()))
       await broker.restart()

@@ -8,6 +8,7 @@ import { ReplaySource } from '../../src/sources/replay.js'
 import { freePort, Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { PushSource } from '../support/push-source.js'
 import { get, sample } from './scrape.js'
+import { PACKAGE_VERSION } from '../../src/mqtt/payloads.js'
 
 const DEMO = fileURLToPath(new URL('../../fixtures/demo.jsonl', import.meta.url))
 const quiet = { warn: () => undefined, stderr: { write: () => true } }
@@ -34,6 +35,9 @@ describe('metrics of a gateway', () => {
       expect(answer.body).toContain('# HELP beaconkit_advertisements_total Advertisements the scanner received')
       expect(answer.body).toContain('# TYPE beaconkit_advertisements_total counter')
       expect(sample(answer.body, 'beaconkit_process_cpu_user_seconds_total')).toBeGreaterThan(0)
+      // Which build runs (#35): one series, the package's version as its label.
+      expect(sample(answer.body, `beaconkit_build_info{version="${PACKAGE_VERSION}"}`)).toBe(1)
+      expect(answer.body).toContain('# TYPE beaconkit_build_info gauge')
       // No MQTT or upload configured: none of their series.
       expect(answer.body).not.toContain('beaconkit_mqtt_')
       expect(answer.body).not.toContain('beaconkit_upload_')

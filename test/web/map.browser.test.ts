@@ -15,6 +15,8 @@ import type { MapServer } from '../../src/web/map-server.js'
 import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import { BEACONS, SITE, SiteDriver } from './fleet-driver.js'
 import { waitFor } from '../integration/wait.js'
+import mqtt from 'mqtt'
+import { statusPayload } from '../../src/mqtt/payloads.js'
 
 const T0 = Date.UTC(2026, 10, 24, 9, 0, 0)
 const WAIT = { timeout: 20_000 }
@@ -32,6 +34,13 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
 
   beforeAll(async () => {
     broker = await startBroker({ port: 0 })
+    // Retained statuses an earlier run left (#35): two gateways of an old site, an hour old, and a
+    // gateway up now that this site does not list. None of them is one of the site's four.
+    const leftovers = await mqtt.connectAsync(broker.url, { clientId: 'map-test-leftovers', reconnectPeriod: 0 })
+    await leftovers.publishAsync('beaconkit/gateways/old-hall/status', statusPayload('online', T0 - 3_600_000), { qos: 1, retain: true })
+    await leftovers.publishAsync('beaconkit/gateways/old-lab/status', statusPayload('offline', T0 - 3_600_000), { qos: 1, retain: true })
+    await leftovers.publishAsync('beaconkit/gateways/stray/status', statusPayload('online', T0), { qos: 1, retain: true })
+    await leftovers.endAsync()
     tracker = new FleetTracker({ url: broker.url, site: SITE, clock, goneTimeoutMs: 20_000, dwellMs: 2000 })
     // The map listens before the tracker subscribes, so it sees every gateway's retained status.
     details = new MqttBeaconDetails({ url: broker.url, gateways: new FleetGateways(tracker, SITE), clock })
@@ -63,6 +72,9 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
       await page.locator(`#rooms li[data-room="${room}"] li[data-beacon="${id}"]`).waitFor(WAIT)
     }
     await expect.poll(() => page.locator('#plan g.gateway[data-state="online"]').count(), WAIT).toBe(4)
+    // The header counts the site's four gateways, not leftovers of an earlier run; others apart.
+    await expect.poll(() => page.locator('#counts').textContent(), WAIT).toBe('8 beacons · 4/4 gateways online · 1 other gateway not in the site')
+    expect(await page.locator('#counts').getAttribute('title')).toBe('not in the site: stray (online)')
     expect(await page.locator('#plan g.beacon').count()).toBe(Object.keys(BEACONS).length)
     await page.locator('#connection[data-state="live"]').waitFor(WAIT)
     await screenshot(page, 'map-fleet.png')
@@ -104,6 +116,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('live map of a four-gatewa
     await page.locator('#plan g.gateway[data-id="gw-office"][data-state="offline"]').waitFor(WAIT)
     await driver.run(2)
     await page.locator('#log li[data-event="offline"][data-id="gw-office"]').waitFor(WAIT)
+    await expect.poll(() => page.locator('#counts').textContent(), WAIT).toMatch(/ · 3\/4 gateways online · 1 other gateway not in the site$/)
     await screenshot(page, 'map-gateway-offline.png')
   })
 

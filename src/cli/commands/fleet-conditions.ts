@@ -1,18 +1,30 @@
 /**
  * What `beaconkit fleet` logs about the tracker: its broker connection (unreachable, session
  * taken over), each gateway that goes offline and comes back, gateways the site does not
- * declare, gateways whose batches it refuses for their clock, and the tracker's own warnings; each condition once when it starts and once when it
- * clears (log/condition-log.ts).
+ * declare, gateways whose batches it refuses for their clock, and the tracker's own warnings; each
+ * condition once when it starts and once when it clears (log/condition-log.ts). With a site that
+ * lists its gateways, only those are watched for going offline: the retained `offline` of a gateway
+ * the site does not list (an earlier run's, or a made-up id) is no warning; the status line counts
+ * such gateways apart.
  */
 
 import type { FleetTracker } from '../../fleet/tracker.js'
 import { connectionConditions } from '../../gateway/connection-conditions.js'
 import { ConditionLog } from '../../log/condition-log.js'
 import type { Logger } from '../../log/logger.js'
+import type { Site } from '../../positioning/site.js'
+import { siteGatewayIds } from '../../fleet/gateway-summary.js'
 
 /** Wires the tracker's events to `log`; returns what stops the timers it holds. */
-export function logFleetConditions(tracker: FleetTracker, log: Logger, sitePath: string | undefined): () => void {
+export function logFleetConditions(
+  tracker: FleetTracker,
+  log: Logger,
+  sitePath: string | undefined,
+  site?: Site,
+): () => void {
   const conditions = new ConditionLog(log)
+  const listed = siteGatewayIds(site)
+  const watched = listed === undefined ? undefined : new Set(listed)
   const connection = connectionConditions(log, conditions)
   tracker.on('connected', () => connection.connected())
   tracker.on('disconnected', () => connection.disconnected())
@@ -46,6 +58,7 @@ export function logFleetConditions(tracker: FleetTracker, log: Logger, sitePath:
     )
   })
   tracker.on('gateway', ({ gateway, state }) => {
+    if (watched !== undefined && !watched.has(gateway)) return
     const key = `gateway.offline:${gateway}`
     if (state === 'offline') conditions.start(key, `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`, { gateway })
     else if (state === 'online') conditions.clear(key, `gateway ${gateway} is online again`, { gateway })

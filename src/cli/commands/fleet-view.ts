@@ -14,7 +14,8 @@ import { forwardingLogger, logRecord } from '../../log/logger.js'
 import type { Logger } from '../../log/logger.js'
 import { startFleet } from '../../gateway/start-fleet.js'
 import { EXIT } from '../exit.js'
-import { FleetGatewayCounts, renderFleetTable } from '../ui/fleet-table.js'
+import { FleetGatewayCounts, otherGateways, renderFleetTable } from '../ui/fleet-table.js'
+import { siteGatewayIds } from '../../fleet/gateway-summary.js'
 import type { FleetStatus } from '../ui/fleet-table.js'
 import type { LineSink } from '../ui/json-lines.js'
 import { radioMapFromFiles } from './locate.js'
@@ -118,10 +119,10 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
 
   let state = 'connecting'
-  const gateways = new FleetGatewayCounts()
+  const gateways = new FleetGatewayCounts(siteGatewayIds(site))
   let lastTick: { time: number; batches: number } | undefined
   // One line when a condition starts and one when it clears, as a gateway's --mqtt does.
-  const stopConditions = logFleetConditions(tracker, current, flags.site)
+  const stopConditions = logFleetConditions(tracker, current, flags.site, site)
   tracker.on('connected', () => {
     state = 'connected'
   })
@@ -143,7 +144,10 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     lastTick = { time: now, batches }
     const note = held?.note()
     const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(note === undefined ? [] : [note])]
-    return { broker: where, state, gatewaysOnline: gateways.online, gatewaysKnown: gateways.known, batchesPerSecond: rate, notes }
+    // The site's gateways when there is a site: retained statuses of earlier runs are not counted.
+    const g = tracker.gatewaySummary()
+    const counts = { gatewaysOnline: g.online, gatewaysKnown: g.counted.length, gatewaysOther: g.others.length }
+    return { broker: where, state, ...counts, batchesPerSecond: rate, notes }
   }
   const draw = (beacons: readonly FleetBeacon[], now: number): void => {
     const s = status(now)
@@ -183,7 +187,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     restore()
     process.off('exit', restore)
     removeSignals()
-    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${gateways.known} gateways seen, ${tracker.stats.batches} RSSI batches\n`)
+    const seen = `${gateways.known} gateways seen${otherGateways(gateways.others)}`
+    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${seen}, ${tracker.stats.batches} RSSI batches\n`)
     log = base
     held?.flush()
     disarm()

@@ -13,8 +13,14 @@ export interface FleetStatus {
   broker: string
   /** `connected`, `connecting`, `disconnected`. */
   state: string
+  /**
+   * Online among the gateways counted: the site's with a site, else every gateway the tracker
+   * knows (`tracker.gatewaySummary()`).
+   */
   gatewaysOnline: number
   gatewaysKnown: number
+  /** Gateways the tracker knows that the site does not list: shown apart, never in the count. */
+  gatewaysOther?: number
   /** RSSI batches per second over the last tick. */
   batchesPerSecond: number
   /** More status, appended in order (the latest warning). */
@@ -27,6 +33,12 @@ export interface FleetStatus {
  */
 export class FleetGatewayCounts {
   private readonly states = new Map<string, 'online' | 'offline'>()
+  private readonly site: ReadonlySet<string> | undefined
+
+  /** @param siteGateways The site's gateway ids, when it lists them: only those are `known`, the rest are `others`. */
+  constructor(siteGateways?: readonly string[]) {
+    this.site = siteGateways === undefined ? undefined : new Set(siteGateways)
+  }
 
   /** One `gateway` event of the tracker. */
   apply(e: FleetGatewayEvent): void {
@@ -41,9 +53,18 @@ export class FleetGatewayCounts {
     return n
   }
 
-  /** Gateways the tracker knows by their status. */
+  /** Gateways the tracker knows by their status (with a site: the site's only). */
   get known(): number {
-    return this.states.size
+    return this.states.size - this.others
+  }
+
+  /** Gateways known by their status that the site does not list (0 without a site). */
+  get others(): number {
+    const site = this.site
+    if (site === undefined) return 0
+    let n = 0
+    for (const id of this.states.keys()) if (!site.has(id)) n++
+    return n
   }
 }
 
@@ -77,12 +98,17 @@ const COLUMNS: Column<FleetBeacon, FleetContext>[] = [
   { header: 'AGE', priority: 70, align: 'right', cell: (b, o) => age(b, o.now) },
 ]
 
+/** ` (n others not in the site)`, or nothing when there are none. */
+export function otherGateways(n: number): string {
+  return n === 0 ? '' : ` (${n} ${n === 1 ? 'other' : 'others'} not in the site)`
+}
+
 /** The status line of the fleet view. */
 export function renderFleetStatus(status: FleetStatus): string {
   return statusLine([
     'beaconkit fleet',
     `broker ${status.broker} ${status.state}`,
-    `${status.gatewaysOnline}/${status.gatewaysKnown} gateways online`,
+    `${status.gatewaysOnline}/${status.gatewaysKnown} gateways online${otherGateways(status.gatewaysOther ?? 0)}`,
     `${Math.round(status.batchesPerSecond)} batches/s`,
     ...(status.notes ?? []),
   ])

@@ -26,6 +26,8 @@ const state = {
 const HISTORY = 60
 const TRAIL = 12
 const LOG = 200
+/** Gateways outside the site named in the header's title, at most (the rest are counted). */
+const OTHERS_NAMED = 20
 
 function $(id) {
   return document.getElementById(id)
@@ -90,10 +92,28 @@ function select(id) {
   render()
 }
 
+// With a site, the site's gateways are the ones counted: retained statuses of an earlier run's
+// gateways (or made-up ids) are listed apart, in the title, never in "n/m gateways online".
+function gatewayCounts() {
+  const all = [...state.gateways.values()]
+  const site = all.filter((g) => g.site === true)
+  const counted = site.length > 0 ? site : all
+  const others = site.length > 0 ? all.filter((g) => g.site !== true) : []
+  const online = counted.filter((g) => g.state === 'online').length
+  let text = `${online}/${counted.length} gateways online`
+  const noun = others.length === 1 ? 'gateway' : 'gateways'
+  if (others.length > 0) text += ` · ${others.length} other ${noun} not in the site`
+  const named = others.slice(0, OTHERS_NAMED).map((g) => `${g.id} (${g.state})`).join(', ')
+  const title = others.length === 0 ? '' : `not in the site: ${named}${others.length > OTHERS_NAMED ? ', …' : ''}`
+  return { text, title }
+}
+
 function render() {
   const present = state.beacons.size
-  const online = [...state.gateways.values()].filter((g) => g.state === 'online').length
-  $('counts').textContent = state.mode === 'fleet' ? `${present} beacons · ${online}/${state.gateways.size} gateways online` : `${present} beacons in range`
+  const counts = state.mode === 'fleet' ? gatewayCounts() : undefined
+  $('counts').textContent = counts === undefined ? `${present} beacons in range` : `${present} beacons · ${counts.text}`
+  if (counts?.title) $('counts').title = counts.title
+  else $('counts').removeAttribute('title')
   $('clock').textContent = state.time > 1e11 ? new Date(state.time).toLocaleTimeString() : ''
   if (state.mode === 'fleet') {
     drawPlan($('plan'), $('legend'), state, select)
