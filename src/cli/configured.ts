@@ -36,7 +36,10 @@ export async function configuredOptions(command: Command, args: readonly string[
   const file = configArg(args)
   const { readEnvironment } = await import('../config/env.js')
   const fromEnv = readEnvironment(env)
-  for (const name of fromEnv.unknown) warn(`${name} is not a beaconkit setting and is ignored (the variables are listed in docs/configuration.md)`)
+  for (const name of fromEnv.unknown) {
+    const close = fromEnv.suggestions.get(name)
+    warn(`${name} is not a beaconkit setting and is ignored${close === undefined ? '' : `; did you mean ${close}?`} (the variables are listed in docs/configuration.md)`)
+  }
   if (file === undefined && fromEnv.origins.size === 0 && fromEnv.problems.length === 0) return undefined
   const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../config/values.js')])
   const problems: ConfigProblem[] = [...fromEnv.problems]
