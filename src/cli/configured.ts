@@ -15,14 +15,19 @@ export type ConfigWarn = (text: string) => void
 
 /** The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins, as for any flag). */
 export function configArg(args: readonly string[]): string | undefined {
-  let file: string | undefined
+  return flagArg(args, 'config')
+}
+
+/** The value of `--<name> <value>` / `--<name>=<value>` in a command's arguments, read before they are parsed (the last one wins). */
+export function flagArg(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     if (arg === '--') break
-    if (arg === '--config' && i + 1 < args.length) file = args[++i]
-    else if (arg.startsWith('--config=')) file = arg.slice('--config='.length)
+    if (arg === `--${name}` && i + 1 < args.length) value = args[++i]
+    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
   }
-  return file
+  return value
 }
 
 /**
