@@ -49,7 +49,12 @@ function valueOf(flag: string, help: string): string {
 }
 
 /** Node's own parse errors, reworded to point at the help. */
-function parseWith(argv: string[], command: CommandName, options: OptionSpecs, help = ''): { values: Values; positionals: string[] } {
+function parseWith(
+  argv: string[],
+  command: CommandName,
+  options: OptionSpecs,
+  help = '',
+): { values: Values; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals: true, strict: true })
     return { values: parsed.values as Values, positionals: parsed.positionals }
@@ -63,7 +68,9 @@ function parseWith(argv: string[], command: CommandName, options: OptionSpecs, h
     const ambiguous = /Option '(-[^' ]*)[^']*' argument is ambiguous/.exec(message)
     const needs = missing?.[1] ?? ambiguous?.[1]
     const dash = ambiguous === null ? '' : ` (a value that starts with - is written ${needs ?? ''}=-…)`
-    if (needs !== undefined) fail(needs.replace(/^-+/, ''), `option ${needs} needs a value: ${needs} ${valueOf(needs, help)}${dash}`, command)
+    if (needs !== undefined) {
+      fail(needs.replace(/^-+/, ''), `option ${needs} needs a value: ${needs} ${valueOf(needs, help)}${dash}`, command)
+    }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       // `--virtual=yes`: a value given to a flag. The value is not echoed (it may be a secret typed in the wrong place).
       const flag = /Option '(-[^' ]*)'/.exec(message)?.[1] ?? 'this option'
@@ -95,7 +102,8 @@ export function parseInvocation(argv: readonly string[], configured?: ModelOptio
   if (first.startsWith('-')) fail('command', `put the command first: beaconkit <${COMMANDS.join('|')}> [options]`)
   const command = findCommand(first)
   if (command === undefined) fail('command', `unknown command ${quote(first)}: commands are ${COMMANDS.join(', ')}`)
-  const { values, positionals } = parseWith(command.prepareArgs(rest), command.name, { ...HELP, ...command.options }, command.help)
+  const options = { ...HELP, ...command.options }
+  const { values, positionals } = parseWith(command.prepareArgs(rest), command.name, options, command.help)
   if (values.help === true) return { parsed: { command: 'help', topic: command.name } }
   if (configured === undefined) return command.invoke(values, positionals)
   try {

@@ -18,7 +18,10 @@ export function configArg(args: readonly string[]): string | undefined {
   return flagArg(args, 'config')
 }
 
-/** The value of `--<name> <value>` / `--<name>=<value>` in a command's arguments, read before they are parsed (the last one wins). */
+/**
+ * The value of `--<name> <value>` / `--<name>=<value>` in a command's arguments, read before they
+ * are parsed (the last one wins).
+ */
 export function flagArg(args: readonly string[], name: string): string | undefined {
   let value: string | undefined
   for (let i = 0; i < args.length; i++) {
@@ -43,7 +46,8 @@ export async function configuredOptions(command: Command, args: readonly string[
   const fromEnv = readEnvironment(env)
   for (const name of fromEnv.unknown) {
     const close = fromEnv.suggestions.get(name)
-    warn(`${name} is not a beaconkit setting and is ignored${close === undefined ? '' : `; did you mean ${close}?`} (the variables are listed in docs/configuration.md)`)
+    const hint = close === undefined ? '' : `; did you mean ${close}?`
+    warn(`${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in docs/configuration.md)`)
   }
   if (file === undefined && fromEnv.origins.size === 0 && fromEnv.problems.length === 0) return undefined
   const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../config/values.js')])

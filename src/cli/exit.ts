@@ -1,6 +1,13 @@
 /** How failures reach the user: one line on stderr and an exit code a script can branch on. */
 
-import { AccountError, BeaconkitError, BluetoothUnavailableError, BroadcastKeyError, InvalidOptionError, TemporaryFailureError } from '../errors.js'
+import {
+  AccountError,
+  BeaconkitError,
+  BluetoothUnavailableError,
+  BroadcastKeyError,
+  InvalidOptionError,
+  TemporaryFailureError,
+} from '../errors.js'
 
 /** Exit codes of `beaconkit` (also listed in the help). */
 export const EXIT = {

@@ -32,7 +32,12 @@ export function logIsJson(flags: LogFlags | undefined, stream: LogStream): boole
  * they are in the pretty format, each line a JSON record at `level` in the JSON format (without
  * the `beaconkit: ` of a plain line; the record says whose it is).
  */
-export function noticeStream(flags: LogFlags | undefined, stream: LogStream, level: LogLevel = 'info', fields: LogFields = {}): LineStream {
+export function noticeStream(
+  flags: LogFlags | undefined,
+  stream: LogStream,
+  level: LogLevel = 'info',
+  fields: LogFields = {},
+): LineStream {
   if (!logIsJson(flags, stream)) return stream
   return {
     write(text: string) {
@@ -58,7 +63,8 @@ export function answerStream(flags: LogFlags | undefined, stream: LogStream): Li
       const answer = text.trimEnd()
       if (answer === '') return true
       const code = /\[([a-z_]+)\]$/.exec(answer)?.[1]
-      return stream.write(jsonLogLine('error', answer.replace(/^beaconkit(?: [a-z-]+)?: /, ''), code === undefined ? {} : { code }))
+      const msg = answer.replace(/^beaconkit(?: [a-z-]+)?: /, '')
+      return stream.write(jsonLogLine('error', msg, code === undefined ? {} : { code }))
     },
   }
 }

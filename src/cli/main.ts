@@ -55,7 +55,8 @@ async function main(argv: string[]): Promise<number> {
     // Warnings about the configuration are said once the log's format is known (the file may set it).
     const warnings: string[] = []
     try {
-      configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, (text) => warnings.push(text))
+      const warn = (text: string): void => void warnings.push(text)
+      configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, warn)
     } finally {
       const notices = noticeStream(logFlags(command, argv.slice(1), configured), process.stderr, 'warn')
       for (const text of warnings) notices.write(`beaconkit: warning: ${text}\n`)
@@ -73,7 +74,11 @@ async function main(argv: string[]): Promise<number> {
  * entry point writes itself: the flag, else the config file or the environment. None for a
  * command without logs (`config check` answers in plain lines).
  */
-function logFlags(command: Command | undefined, args: readonly string[], configured: ModelOptions | undefined): LogFlags | undefined {
+function logFlags(
+  command: Command | undefined,
+  args: readonly string[],
+  configured: ModelOptions | undefined,
+): LogFlags | undefined {
   if (command?.options['log-format'] === undefined) return undefined
   const given = flagArg(args, 'log-format') ?? configured?.values['log-format'] ?? process.env.BEACONKIT_LOGGING_FORMAT
   const format = LOG_FORMATS.find((f) => f === given)

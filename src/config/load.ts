@@ -31,7 +31,8 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   if (first !== undefined) {
     // The first error only: a file that is not YAML at all (a binary) has one per line, all alike.
     const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : ''
-    return { problems: [{ path: `line ${lines.linePos(first.pos[0]).line}`, message: `not YAML or JSON: ${first.code.toLowerCase().replace(/_/g, ' ')}${more}` }] }
+    const what = first.code.toLowerCase().replace(/_/g, ' ')
+    return { problems: [{ path: `line ${lines.linePos(first.pos[0]).line}`, message: `not YAML or JSON: ${what}${more}` }] }
   }
   let data: unknown
   try {
@@ -41,11 +42,13 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   } catch (error) {
     // yaml throws a plain ReferenceError for it: a file problem like any other (exit 2), not a crash.
     if (!(error instanceof ReferenceError)) throw error
-    return { problems: [{ path: '(file)', message: `not a config file: its YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} uses of one)` }] }
+    const message = `not a config file: its YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} uses of one)`
+    return { problems: [{ path: '(file)', message }] }
   }
   // An empty file is an empty configuration (everything from the environment and the flags).
   if (data !== null && data !== undefined && notAConfigFile(data)) {
-    return { problems: [{ path: '(file)', message: 'not a config file: expected settings by name at the top (gateway:, mqtt:, …; see `beaconkit config example`)' }] }
+    const message = 'not a config file: expected settings by name at the top (gateway:, mqtt:, …; see `beaconkit config example`)'
+    return { problems: [{ path: '(file)', message }] }
   }
   const checked = checkModel(data ?? {})
   const problems = [...checked.problems]

@@ -183,17 +183,21 @@ export const SETTING_NAME = /^\$?[A-Za-z][A-Za-z0-9_-]{0,63}$/
 
 const SCHEMA_HINT = '(see `beaconkit config schema`)'
 
-/** One problem per unknown key that could be a setting's name (with the setting it may be a typo of); one for the rest, counted. */
+/**
+ * One problem per unknown key that could be a setting's name (with the setting it may be a typo
+ * of); one for the rest, counted.
+ */
 function unknownKeys(at: string, keys: readonly string[], known: readonly string[]): ConfigProblem[] {
   const named = keys.filter((k) => SETTING_NAME.test(k))
   const problems: ConfigProblem[] = named.map((key) => {
     const close = closestName(key, known)
     const where = (k: string): string => (at === '' ? k : `${at}.${k}`)
-    return { path: where(key), message: `unknown key${close === undefined ? '' : `; did you mean ${where(close)}?`} ${SCHEMA_HINT}` }
+    const hint = close === undefined ? '' : `; did you mean ${where(close)}?`
+    return { path: where(key), message: `unknown key${hint} ${SCHEMA_HINT}` }
   })
   const hidden = keys.length - named.length
   if (hidden > 0) {
-    const what = hidden === 1 ? "1 unknown key that is no setting's name" : `${hidden} unknown keys that are no setting's name`
+    const what = `${hidden} unknown key${hidden === 1 ? ' that is' : 's that are'} no setting's name`
     problems.push({ path: at === '' ? '(file)' : at, message: `${what} (not shown) ${SCHEMA_HINT}` })
   }
   return problems

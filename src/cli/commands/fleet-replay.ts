@@ -32,7 +32,8 @@ export async function replayFleet(file: string, view: ViewFlags, stderr: { write
   const minutes = Math.round((timeline.end - timeline.start) / 60_000)
   // In the log's format: JSON records for a service, as every other line on stderr.
   const notices = noticeStream(view.log, stderr)
-  notices.write(`beaconkit: fleet recording of ${minutes} min${timeline.malformed > 0 ? `, ${timeline.malformed} lines skipped as not of the format` : ''}\n`)
+  const skipped = timeline.malformed > 0 ? `, ${timeline.malformed} lines skipped as not of the format` : ''
+  notices.write(`beaconkit: fleet recording of ${minutes} min${skipped}\n`)
   const server = await startWeb(view.http, { timeline }, notices)
   await new Promise<void>((resolve) => {
     const remove = handleSignals(() => {

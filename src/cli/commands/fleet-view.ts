@@ -172,7 +172,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   try {
     screen?.open()
     draw([], clock.now())
-    if (broker !== undefined && screen === undefined) notices.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    if (broker !== undefined && screen === undefined) {
+      notices.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    }
     // Ctrl-C while the broker is still unreachable must not wait for it.
     await Promise.race([fleet.start(), done])
     await done

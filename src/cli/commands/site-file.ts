@@ -25,7 +25,8 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
     const offset = /at position (\d+)/.exec(reason)?.[1]
     const { line, column } = lineColumn(text, offset === undefined ? text.length : Number(offset))
     const why = reason.replace(/ in JSON at position \d+.*$/s, '')
-    throw new InvalidOptionError('invalid_option', `${command}: the site file ${path} is not JSON at line ${line}, column ${column} (${why}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
+    const message = `${command}: the site file ${path} is not JSON at line ${line}, column ${column} (${why}); see docs/fleet.md for the shape`
+    throw new InvalidOptionError('invalid_option', message, { option: 'site', cause: error })
   }
 }
 

@@ -87,7 +87,11 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
     { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
-    { log, stderr: pending === undefined ? notices : { write: (text: string) => pending.push(text) }, onUploadRefused: () => finish(EXIT.account) },
+    {
+      log,
+      stderr: pending === undefined ? notices : { write: (text: string) => pending.push(text) },
+      onUploadRefused: () => finish(EXIT.account),
+    },
   )
   const { scanner, upload, mqtt } = gateway
   const clock = scanner.clock

@@ -174,7 +174,10 @@ export async function runWebhook(
   } catch (error) {
     await link?.close()
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new TemporaryFailureError('port_in_use', `port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`, { cause: error })
+    if (code === 'EADDRINUSE') {
+      const where = `port ${options.port} on ${options.host}`
+      throw new TemporaryFailureError('port_in_use', `${where} is in use; choose another with --port (0 picks a free one)`, { cause: error })
+    }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
       throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })
     }
