@@ -107,6 +107,16 @@ export class InvalidOptionError extends BeaconkitError<InvalidOptionCode> {
   }
 }
 
+/** Reasons a command could not start now, though nothing it was given is wrong: `port_in_use`. */
+export type TemporaryFailureCode = 'port_in_use'
+
+/**
+ * A transient failure: the same command may well succeed a little later (another process still
+ * holds the port). The CLI exits 75 (EX_TEMPFAIL) for it, a status systemd restarts, where a bad
+ * option or config (exit 2) is left failed.
+ */
+export class TemporaryFailureError extends BeaconkitError<TemporaryFailureCode> {}
+
 /** Reasons a durable upload queue cannot be used. */
 export type QueueErrorCode = 'queue_locked' | 'seq_exhausted'
 

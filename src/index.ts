@@ -31,8 +31,10 @@ export {
   InvalidOptionError,
   QueueError,
   MqttError,
+  TemporaryFailureError,
 } from './errors.js'
 export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, MqttErrorCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export type { TemporaryFailureCode } from './errors.js'
 export { DeveloperApiError, PositioningThreadError, WebhookError } from './errors.js'
 export type { DeveloperApiErrorCode, PositioningThreadErrorCode, WebhookErrorCode } from './errors.js'
 export { UNHEARD_ERROR_WARNING, UNHEARD_WARNING } from './util/unheard.js'

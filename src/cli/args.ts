@@ -39,8 +39,22 @@ function joinNegativeValues(argv: string[], options: OptionSpecs): string[] {
   return out
 }
 
+/**
+ * What an option takes, as its command's help writes it (`--fallback-replay <file.jsonl>` →
+ * `<file.jsonl>`), so a missing value is named by what to give.
+ */
+function valueOf(flag: string, help: string): string {
+  const escaped = flag.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  return new RegExp(`${escaped} (<[^>\\n]{1,40}>)`).exec(help)?.[1] ?? '<value>'
+}
+
 /** Node's own parse errors, reworded to point at the help. */
-function parseWith(argv: string[], command: CommandName, options: OptionSpecs): { values: Values; positionals: string[] } {
+function parseWith(
+  argv: string[],
+  command: CommandName,
+  options: OptionSpecs,
+  help = '',
+): { values: Values; positionals: string[] } {
   try {
     const parsed = parseArgs({ args: joinNegativeValues(argv, options), options, allowPositionals: true, strict: true })
     return { values: parsed.values as Values, positionals: parsed.positionals }
@@ -50,7 +64,13 @@ function parseWith(argv: string[], command: CommandName, options: OptionSpecs): 
     const unknown = /Unknown option '([^']*)'/.exec(message)
     if (unknown !== null) fail(unknown[1], `unknown option ${unknown[1]} for \`beaconkit ${command}\``, command)
     const missing = /Option '(-[^' ]*)[^']*' argument missing/.exec(message)
-    if (missing !== null) fail(missing[1], `option ${missing[1]} needs a value`, command)
+    // `--fallback-replay --json`: Node calls the value ambiguous (it starts with a dash); the value was forgotten.
+    const ambiguous = /Option '(-[^' ]*)[^']*' argument is ambiguous/.exec(message)
+    const needs = missing?.[1] ?? ambiguous?.[1]
+    const dash = ambiguous === null ? '' : ` (a value that starts with - is written ${needs ?? ''}=-…)`
+    if (needs !== undefined) {
+      fail(needs.replace(/^-+/, ''), `option ${needs} needs a value: ${needs} ${valueOf(needs, help)}${dash}`, command)
+    }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
       // `--virtual=yes`: a value given to a flag. The value is not echoed (it may be a secret typed in the wrong place).
       const flag = /Option '(-[^' ]*)'/.exec(message)?.[1] ?? 'this option'
@@ -82,7 +102,8 @@ export function parseInvocation(argv: readonly string[], configured?: ModelOptio
   if (first.startsWith('-')) fail('command', `put the command first: beaconkit <${COMMANDS.join('|')}> [options]`)
   const command = findCommand(first)
   if (command === undefined) fail('command', `unknown command ${quote(first)}: commands are ${COMMANDS.join(', ')}`)
-  const { values, positionals } = parseWith(command.prepareArgs(rest), command.name, { ...HELP, ...command.options })
+  const options = { ...HELP, ...command.options }
+  const { values, positionals } = parseWith(command.prepareArgs(rest), command.name, options, command.help)
   if (values.help === true) return { parsed: { command: 'help', topic: command.name } }
   if (configured === undefined) return command.invoke(values, positionals)
   try {

@@ -15,14 +15,22 @@ export type ConfigWarn = (text: string) => void
 
 /** The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins, as for any flag). */
 export function configArg(args: readonly string[]): string | undefined {
-  let file: string | undefined
+  return flagArg(args, 'config')
+}
+
+/**
+ * The value of `--<name> <value>` / `--<name>=<value>` in a command's arguments, read before they
+ * are parsed (the last one wins).
+ */
+export function flagArg(args: readonly string[], name: string): string | undefined {
+  let value: string | undefined
   for (let i = 0; i < args.length; i++) {
     const arg = args[i]
     if (arg === '--') break
-    if (arg === '--config' && i + 1 < args.length) file = args[++i]
-    else if (arg.startsWith('--config=')) file = arg.slice('--config='.length)
+    if (arg === `--${name}` && i + 1 < args.length) value = args[++i]
+    else if (arg.startsWith(`--${name}=`)) value = arg.slice(name.length + 3)
   }
-  return file
+  return value
 }
 
 /**
@@ -36,7 +44,11 @@ export async function configuredOptions(command: Command, args: readonly string[
   const file = configArg(args)
   const { readEnvironment } = await import('../config/env.js')
   const fromEnv = readEnvironment(env)
-  for (const name of fromEnv.unknown) warn(`${name} is not a beaconkit setting and is ignored (the variables are listed in docs/configuration.md)`)
+  for (const name of fromEnv.unknown) {
+    const close = fromEnv.suggestions.get(name)
+    const hint = close === undefined ? '' : `; did you mean ${close}?`
+    warn(`${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in docs/configuration.md)`)
+  }
   if (file === undefined && fromEnv.origins.size === 0 && fromEnv.problems.length === 0) return undefined
   const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../config/values.js')])
   const problems: ConfigProblem[] = [...fromEnv.problems]

@@ -1,6 +1,13 @@
 /** How failures reach the user: one line on stderr and an exit code a script can branch on. */
 
-import { AccountError, BeaconkitError, BluetoothUnavailableError, BroadcastKeyError, InvalidOptionError } from '../errors.js'
+import {
+  AccountError,
+  BeaconkitError,
+  BluetoothUnavailableError,
+  BroadcastKeyError,
+  InvalidOptionError,
+  TemporaryFailureError,
+} from '../errors.js'
 
 /** Exit codes of `beaconkit` (also listed in the help). */
 export const EXIT = {
@@ -9,6 +16,8 @@ export const EXIT = {
   usage: 2,
   bluetooth: 3,
   account: 4,
+  /** EX_TEMPFAIL (sysexits.h): try again later (a port in use); systemd's units restart it. */
+  temporary: 75,
 } as const
 
 /** Exit code for an error thrown by a command. */
@@ -16,6 +25,7 @@ export function exitCodeFor(error: unknown): number {
   if (error instanceof InvalidOptionError || error instanceof BroadcastKeyError) return EXIT.usage
   if (error instanceof BluetoothUnavailableError) return EXIT.bluetooth
   if (error instanceof AccountError) return EXIT.account
+  if (error instanceof TemporaryFailureError) return EXIT.temporary
   return EXIT.failure
 }
 

@@ -6,7 +6,12 @@ import type { ParsedInvocation } from './args.js'
 import { EXIT, errorLine, exitCodeFor } from './exit.js'
 import { helpText } from './help.js'
 import { findCommand } from './commands/registry.js'
-import { configuredOptions } from './configured.js'
+import { configuredOptions, flagArg } from './configured.js'
+import type { Command } from './commands/command.js'
+import type { LogFlags } from './command-line.js'
+import { answerStream, noticeStream } from './log-setup.js'
+import type { ModelOptions } from '../config/values.js'
+import { LOG_FORMATS } from '../log/logger.js'
 import { requestStop } from '../gateway/shutdown.js'
 
 function version(): string {
@@ -44,15 +49,40 @@ async function main(argv: string[]): Promise<number> {
     }
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
+  const command = findCommand(argv[0] ?? '')
+  let configured: ModelOptions | undefined
   try {
-    const command = findCommand(argv[0] ?? '')
-    const configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, (text) => process.stderr.write(`beaconkit: warning: ${text}\n`))
+    // Warnings about the configuration are said once the log's format is known (the file may set it).
+    const warnings: string[] = []
+    try {
+      const warn = (text: string): void => void warnings.push(text)
+      configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, warn)
+    } finally {
+      const notices = noticeStream(logFlags(command, argv.slice(1), configured), process.stderr, 'warn')
+      for (const text of warnings) notices.write(`beaconkit: warning: ${text}\n`)
+    }
     const code = await dispatch(parseInvocation(argv, configured))
     return outputFailure === undefined ? code : EXIT.failure
   } catch (error) {
-    process.stderr.write(`${errorLine(error)}\n`)
+    answerStream(logFlags(command, argv.slice(1), configured), process.stderr).write(`${errorLine(error)}\n`)
     return exitCodeFor(error)
   }
+}
+
+/**
+ * The log format a command line asks for, read before (or without) its parse, for the lines the
+ * entry point writes itself: the flag, else the config file or the environment. None for a
+ * command without logs (`config check` answers in plain lines).
+ */
+function logFlags(
+  command: Command | undefined,
+  args: readonly string[],
+  configured: ModelOptions | undefined,
+): LogFlags | undefined {
+  if (command?.options['log-format'] === undefined) return undefined
+  const given = flagArg(args, 'log-format') ?? configured?.values['log-format'] ?? process.env.BEACONKIT_LOGGING_FORMAT
+  const format = LOG_FORMATS.find((f) => f === given)
+  return format === undefined ? undefined : { format }
 }
 
 /** The system's words for a write error, without the stack or the syscall. */

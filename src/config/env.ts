@@ -7,6 +7,7 @@
 import { CONFIG_FIELDS, ENV_PREFIX, envName } from './fields.js'
 import type { ConfigField } from './fields.js'
 import type { ConfigProblem } from './schema.js'
+import { closestName } from '../util/did-you-mean.js'
 
 /** What the environment sets: a partial model, the variables it came from, and what was wrong. */
 export interface EnvSettings {
@@ -18,6 +19,8 @@ export interface EnvSettings {
   readonly problems: readonly ConfigProblem[]
   /** `BEACONKIT_*` variables that name no setting (a typo, or another program's). */
   readonly unknown: readonly string[]
+  /** For an unknown variable that is a likely typo: the setting's variable it is closest to. */
+  readonly suggestions: ReadonlyMap<string, string>
 }
 
 const BY_ENV = new Map<string, ConfigField>(CONFIG_FIELDS.map((f) => [envName(f.path), f]))
@@ -45,7 +48,12 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     setAt(data, field.path, value)
     origins.set(field.path, name)
   }
-  return { data, origins, problems, unknown: unknown.sort() }
+  const suggestions = new Map<string, string>()
+  for (const name of unknown) {
+    const close = closestName(name, [...BY_ENV.keys()])
+    if (close !== undefined) suggestions.set(name, close)
+  }
+  return { data, origins, problems, unknown: unknown.sort(), suggestions }
 }
 
 /** A variable's text as the setting's type; an Error saying what it should be. */

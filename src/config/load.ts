@@ -6,7 +6,7 @@
  */
 
 import { readSecretFile } from '../secure/secret-file.js'
-import { checkModel } from './schema.js'
+import { checkModel, SETTING_NAME } from './schema.js'
 import type { ConfigModel, ConfigProblem } from './schema.js'
 import { CONFIG_FIELDS, envName } from './fields.js'
 
@@ -24,13 +24,32 @@ export interface LoadedConfig {
  */
 export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   const { text, exposed, mode } = await readSecretFile(path, 'config file', 'config')
-  const { parseDocument } = await import('yaml')
-  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false })
-  if (doc.errors.length > 0) {
-    return { problems: doc.errors.map((e) => ({ path: `line ${(e.linePos?.[0].line ?? 0).toString()}`, message: `not YAML or JSON: ${e.code.toLowerCase().replace(/_/g, ' ')}` })) }
+  const { LineCounter, parseDocument } = await import('yaml')
+  const lines = new LineCounter()
+  const doc = parseDocument(text, { uniqueKeys: true, prettyErrors: false, lineCounter: lines })
+  const [first] = doc.errors
+  if (first !== undefined) {
+    // The first error only: a file that is not YAML at all (a binary) has one per line, all alike.
+    const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : ''
+    const what = first.code.toLowerCase().replace(/_/g, ' ')
+    return { problems: [{ path: `line ${lines.linePos(first.pos[0]).line}`, message: `not YAML or JSON: ${what}${more}` }] }
   }
-  const data: unknown = doc.toJS({ maxAliasCount: 100 })
+  let data: unknown
+  try {
+    // A config file needs no alias used more than a few times; an alias bomb ("billion laughs")
+    // is refused here, before it expands, instead of filling the memory.
+    data = doc.toJS({ maxAliasCount: MAX_ALIAS_COUNT })
+  } catch (error) {
+    // yaml throws a plain ReferenceError for it: a file problem like any other (exit 2), not a crash.
+    if (!(error instanceof ReferenceError)) throw error
+    const message = `not a config file: its YAML aliases expand too much (more than ${MAX_ALIAS_COUNT} uses of one)`
+    return { problems: [{ path: '(file)', message }] }
+  }
   // An empty file is an empty configuration (everything from the environment and the flags).
+  if (data !== null && data !== undefined && notAConfigFile(data)) {
+    const message = 'not a config file: expected settings by name at the top (gateway:, mqtt:, …; see `beaconkit config example`)'
+    return { problems: [{ path: '(file)', message }] }
+  }
   const checked = checkModel(data ?? {})
   const problems = [...checked.problems]
   // Checked on what the file holds, valid or not: a secret in a readable file is exposed either way.
@@ -43,6 +62,23 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   }
   return problems.length === 0 && checked.model !== undefined ? { model: checked.model, problems } : { problems }
 }
+
+/** How often one YAML alias may be used in a config file. */
+const MAX_ALIAS_COUNT = 100
+
+/**
+ * Whether parsed YAML is something other than a config file: not a mapping (a list, a word), or
+ * a mapping of which no key is a section and some key could not even be a setting's name (a
+ * shadow or passwd file reads as a mapping of its lines). Such a file gets one line, not one
+ * "unknown key" per line of its content.
+ */
+function notAConfigFile(data: unknown): boolean {
+  if (typeof data !== 'object' || data === null || Array.isArray(data)) return true
+  const keys = Object.keys(data)
+  return !keys.some((k) => SECTIONS.has(k)) && keys.some((k) => !SETTING_NAME.test(k))
+}
+
+const SECTIONS = new Set(['$schema', ...CONFIG_FIELDS.map((f) => f.path.split('.')[0])])
 
 /** The secret settings a model holds in plain text, by path. */
 export function secretsIn(model: unknown): string[] {

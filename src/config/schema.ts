@@ -15,6 +15,7 @@ import { z } from 'zod'
 import { HA_GATE_DEFAULTS } from '../mqtt/ha-gate.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { MAX_NAMED_BEACONS, MAX_NAME_LENGTH } from '../positioning/beacon-names.js'
+import { closestName } from '../util/did-you-mean.js'
 
 const text = z.string().min(1)
 const path = text.max(4096)
@@ -165,13 +166,59 @@ export function checkModel(data: unknown): { model?: ConfigModel; problems: Conf
   const result = configSchema.safeParse(data)
   if (result.success) return { model: result.data, problems: [] }
   return {
-    problems: result.error.issues.map((issue) => {
-      const keys = issue.code === 'unrecognized_keys' ? issue.keys : []
+    problems: result.error.issues.flatMap((issue): ConfigProblem[] => {
       const at = formatPath(issue.path)
-      if (keys.length > 0) return { path: keys.map((k) => (at === '' ? k : `${at}.${k}`)).join(', '), message: `unknown key${keys.length > 1 ? 's' : ''} (see \`beaconkit config schema\`)` }
-      return { path: at === '' ? '(file)' : at, message: issue.message }
+      if (issue.code === 'unrecognized_keys') return unknownKeys(at, issue.keys, keysAt(issue.path))
+      return [{ path: at === '' ? '(file)' : at, message: issue.message }]
     }),
   }
+}
+
+/**
+ * A key a setting could be named by: letters, digits, `_` and `-`, up to 64. Only such a key is
+ * ever printed: a file that is no config file at all (a symlink to /etc/shadow) has its content
+ * in its "keys", and the check promises never to print a value.
+ */
+export const SETTING_NAME = /^\$?[A-Za-z][A-Za-z0-9_-]{0,63}$/
+
+const SCHEMA_HINT = '(see `beaconkit config schema`)'
+
+/**
+ * One problem per unknown key that could be a setting's name (with the setting it may be a typo
+ * of); one for the rest, counted.
+ */
+function unknownKeys(at: string, keys: readonly string[], known: readonly string[]): ConfigProblem[] {
+  const named = keys.filter((k) => SETTING_NAME.test(k))
+  const problems: ConfigProblem[] = named.map((key) => {
+    const close = closestName(key, known)
+    const where = (k: string): string => (at === '' ? k : `${at}.${k}`)
+    const hint = close === undefined ? '' : `; did you mean ${where(close)}?`
+    return { path: where(key), message: `unknown key${hint} ${SCHEMA_HINT}` }
+  })
+  const hidden = keys.length - named.length
+  if (hidden > 0) {
+    const what = `${hidden} unknown key${hidden === 1 ? ' that is' : 's that are'} no setting's name`
+    problems.push({ path: at === '' ? '(file)' : at, message: `${what} (not shown) ${SCHEMA_HINT}` })
+  }
+  return problems
+}
+
+/** The keys the schema allows in the object at `path` (for "did you mean"). */
+function keysAt(path: readonly PropertyKey[]): string[] {
+  let at: unknown = configSchema
+  for (const key of [...path, undefined]) {
+    // Through the wrappers zod puts around a value (optional, a union of a path and an object).
+    for (;;) {
+      if (at instanceof z.ZodOptional) at = at.unwrap()
+      else if (at instanceof z.ZodUnion) at = (at.options as unknown[]).find((o) => o instanceof z.ZodObject)
+      else break
+    }
+    if (key === undefined) break
+    if (at instanceof z.ZodArray && typeof key === 'number') at = at.element
+    else if (at instanceof z.ZodObject && typeof key === 'string') at = (at.shape as Record<string, unknown>)[key]
+    else return []
+  }
+  return at instanceof z.ZodObject ? Object.keys(at.shape as Record<string, unknown>) : []
 }
 
 /** `["mqtt", "url"]` → `mqtt.url`; `["beacons", 2, "name"]` → `beacons[2].name`. */

@@ -6,7 +6,7 @@
 
 import { createServer } from 'node:net'
 import type { Server, Socket } from 'node:net'
-import { InvalidOptionError, MqttError } from '../errors.js'
+import { InvalidOptionError, MqttError, TemporaryFailureError } from '../errors.js'
 import { listen, urlHost } from '../util/listen.js'
 
 /** Options of {@link startBroker}. */
@@ -69,7 +69,10 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
   } catch (error) {
     aedes.close()
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use (another broker?); choose another port (0 picks a free one)`, { option: 'port', cause: error })
+    if (code === 'EADDRINUSE') {
+      const advice = 'choose another port (0 picks a free one)'
+      throw new TemporaryFailureError('port_in_use', `port ${port} on ${host} is in use (another broker?); ${advice}`, { cause: error })
+    }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
       throw new InvalidOptionError('invalid_option', `cannot listen on ${host}:${port} (${code}); check the host and port`, { option: 'host', cause: error })
     }

@@ -7,7 +7,7 @@
 import { createServer } from 'node:http'
 import type { IncomingMessage, Server, ServerResponse } from 'node:http'
 import type { Socket } from 'node:net'
-import { InvalidOptionError } from '../errors.js'
+import { InvalidOptionError, TemporaryFailureError } from '../errors.js'
 import { listen } from '../util/listen.js'
 
 /** A server listening for a handler. */
@@ -43,7 +43,10 @@ export async function startHttpListener(handle: (req: IncomingMessage, res: Serv
     actual = await listen(server, port, host)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${port} on ${host} is in use; choose another port for ${what} (0 picks a free one)`, { option, cause: error })
+    if (code === 'EADDRINUSE') {
+      const advice = `choose another port for ${what} (0 picks a free one)`
+      throw new TemporaryFailureError('port_in_use', `port ${port} on ${host} is in use; ${advice}`, { cause: error })
+    }
     throw new InvalidOptionError('invalid_option', `${what} cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option, cause: error })
   }
   return {

@@ -23,7 +23,7 @@ describe('beaconkit config and --config', () => {
       expect(example.code).toBe(0)
       await writeFile(join(dir, name), example.stdout)
       const check = await runCli(['config', 'check', join(dir, name)])
-      expect(check).toMatchObject({ code: 0, stdout: `${name}: ok (${role})\n` })
+      expect(check).toMatchObject({ code: 0, stdout: `${join(dir, name)}: ok (${role})\n` })
     }
     const schema = await runCli(['config', 'schema'])
     expect(JSON.parse(schema.stdout)).toEqual(JSON.parse(await readFile(new URL('../../schema/beaconkit-config.schema.json', import.meta.url), 'utf8')))

@@ -36,7 +36,7 @@ describe('beaconkit replay --metrics', () => {
         void exited.then(() => reject(new Error(`the command ended first; stderr: ${stderr}`)))
         check()
       })
-    const line = /metrics at http:\/\/0\.0\.0\.0:(\d+)\/metrics and \/healthz; a generated access token \(send it as Authorization: Bearer <token>\): ([A-Za-z0-9_-]+)\n/
+    const line = /metrics at http:\/\/0\.0\.0\.0:(\d+)\/metrics and \/healthz; a generated access token \(send it as Authorization: Bearer <token>\): ([A-Za-z0-9_-]+)(?=["\n])/
     try {
       // The address line, then a first beacon found: advertisements have been counted.
       await until(() => line.test(stderr) && stdout.includes('"event":"found"'))

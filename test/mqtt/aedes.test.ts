@@ -6,7 +6,7 @@ import { startBroker } from '../../src/mqtt/broker.js'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import { BeaconScanner } from '../../src/scanner/scanner.js'
 import { ReplaySource } from '../../src/sources/replay.js'
-import { InvalidOptionError } from '../../src/errors.js'
+import { TemporaryFailureError } from '../../src/errors.js'
 import { retainedMessages, Subscriber } from '../support/mqtt-subscriber.js'
 import { startCli } from '../cli/run-cli.js'
 
@@ -48,7 +48,7 @@ describe('startBroker (aedes)', () => {
   it('refuses a port in use with a typed error', async () => {
     const first = await startBroker({ port: 0 })
     try {
-      await expect(startBroker({ port: first.port })).rejects.toBeInstanceOf(InvalidOptionError)
+      await expect(startBroker({ port: first.port })).rejects.toBeInstanceOf(TemporaryFailureError)
     } finally {
       await first.close()
     }

@@ -49,7 +49,7 @@ describe('the units as shipped', () => {
     for (const breaking of ['PrivateNetwork', 'PrivateUsers', 'MemoryDenyWriteExecute']) expect(serviceValues(text, breaking)).toEqual([])
     requireBuild()
     const check = await runCli(['config', 'check', join(SYSTEMD_DIR, `${role}.yaml`)])
-    expect(check).toMatchObject({ code: 0, stdout: `${role}.yaml: ok (${role})\n` })
+    expect(check).toMatchObject({ code: 0, stdout: `${join(SYSTEMD_DIR, `${role}.yaml`)}: ok (${role})\n` })
   })
 
   it('gives the gateway the capabilities noble needs and the fleet none', () => {

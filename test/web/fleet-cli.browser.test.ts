@@ -49,8 +49,8 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('beaconkit fleet --http wi
   it('serves the live map of the simulated site and records the run', async () => {
     const fleet = start(['fleet', '--embedded-broker', '0', '--site', SITE, '--http', '127.0.0.1:0', '--record', record, '--json'])
     children.push(fleet.child)
-    const brokerUrl = await printed(fleet, /listening on (mqtt:\/\/\S+);/)
-    const mapUrl = await printed(fleet, /live map at (\S+)/)
+    const brokerUrl = await printed(fleet, /listening on (mqtt:\/\/[^\s";]+);/)
+    const mapUrl = await printed(fleet, /live map at ([^\s"]+)/)
     const gateways = start(['simulate', '--site', SITE, '--mqtt', brokerUrl])
     children.push(gateways.child)
     browser = await launch()

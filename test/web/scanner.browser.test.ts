@@ -23,7 +23,7 @@ function simulate(host: string): Promise<string> {
     let stderr = ''
     child.stderr.setEncoding('utf8').on('data', (d: string) => {
       stderr += d
-      const m = /live map at (\S+)/.exec(stderr)
+      const m = /live map at ([^\s"]+)/.exec(stderr)
       if (m !== null) resolve(m[1])
     })
     child.on('close', (code) => reject(new Error(`simulate ended (${code}) before serving: ${stderr}`)))

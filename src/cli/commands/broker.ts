@@ -46,7 +46,8 @@ const BROKER_TAIL = `${LOG_OPTIONS}
   -h, --help             this help
 
 Ctrl-C (or SIGTERM) stops it: clients are disconnected and the exit code is 0.
-Exit codes: 0 done, 1 unexpected failure (e.g. the port is taken), 2 bad option.`
+Exit codes: 0 done, 1 unexpected failure, 2 bad option, 75 the port is in use (a later
+try may succeed).`
 
 /** What `beaconkit broker` parses to. */
 export type BrokerCommand = { command: 'broker' } & BrokerCommandOptions

@@ -6,7 +6,6 @@
  * Assistant) is found before a service starts with it.
  */
 
-import { basename } from 'node:path'
 import { InvalidOptionError } from '../../errors.js'
 import { bool, fail, quote } from '../arg-values.js'
 import type { Values } from '../arg-values.js'
@@ -48,7 +47,8 @@ export async function runConfigCheck(file: string, out: Out = process.stdout): P
     }
   }
   for (const line of problems) out.write(`${line}\n`)
-  const name = basename(file)
+  // The path as given: with several files of one name (/etc/beaconkit/gateway.yaml and ./gateway.yaml) it says which.
+  const name = file
   if (problems.length > 0) {
     out.write(`${name}: ${problems.length} problem${problems.length === 1 ? '' : 's'}\n`)
     return 2

@@ -2,7 +2,7 @@
 
 import { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from '../../emulator/emulator.js'
 import type { Emulator } from '../../emulator/emulator.js'
-import { InvalidOptionError } from '../../errors.js'
+import { InvalidOptionError, TemporaryFailureError } from '../../errors.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
 import { readPasswordFile } from '../../password-file.js'
@@ -37,7 +37,8 @@ export async function runEmulate(options: EmulateOptions, out: { write(text: str
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
-      throw new InvalidOptionError('invalid_option', `port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`, { option: 'port', cause: error })
+      const where = `port ${options.port} on ${options.host}`
+      throw new TemporaryFailureError('port_in_use', `${where} is in use; choose another with --port (0 picks a free one)`, { cause: error })
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
       throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })

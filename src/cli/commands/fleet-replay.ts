@@ -9,6 +9,7 @@ import type { ViewFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { handleSignals } from '../../gateway/shutdown.js'
 import { startWeb } from '../../gateway/web-sink.js'
+import { noticeStream } from '../log-setup.js'
 
 /** Whether `file` is a regular file holding a fleet recording (a FIFO is never read ahead). */
 export async function isFleetRecordingFile(file: string): Promise<boolean> {
@@ -29,8 +30,11 @@ export async function replayFleet(file: string, view: ViewFlags, stderr: { write
   if (view.metrics !== undefined) throw new InvalidOptionError('invalid_option', `${file} is a fleet recording: --metrics measures a running gateway or fleet, not a recording; leave it out`, { option: 'metrics' })
   const timeline = await FleetTimeline.load(file)
   const minutes = Math.round((timeline.end - timeline.start) / 60_000)
-  stderr.write(`beaconkit: fleet recording of ${minutes} min${timeline.malformed > 0 ? `, ${timeline.malformed} lines skipped as not of the format` : ''}\n`)
-  const server = await startWeb(view.http, { timeline }, stderr)
+  // In the log's format: JSON records for a service, as every other line on stderr.
+  const notices = noticeStream(view.log, stderr)
+  const skipped = timeline.malformed > 0 ? `, ${timeline.malformed} lines skipped as not of the format` : ''
+  notices.write(`beaconkit: fleet recording of ${minutes} min${skipped}\n`)
+  const server = await startWeb(view.http, { timeline }, notices)
   await new Promise<void>((resolve) => {
     const remove = handleSignals(() => {
       remove()

@@ -7,7 +7,7 @@ import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
 import { Site } from '../../positioning/site.js'
 import { Positioner } from '../../positioning/positioner.js'
 import type { HttpFlags, LogFlags, MetricsFlags, MqttFlags } from '../command-line.js'
-import { openLog } from '../log-setup.js'
+import { answerStream, noticeStream, openLog } from '../log-setup.js'
 import { HeldLog } from '../ui/held-log.js'
 import { logFleetConditions } from './fleet-conditions.js'
 import { forwardingLogger, logRecord } from '../../log/logger.js'
@@ -85,6 +85,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const positioner: PositionEstimator | undefined = site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
   const base = await openLog(flags.log, streams.stderr)
+  // Where the servers listen, and the final answer: in the log's format (JSON lines for a service).
+  const notices = noticeStream(flags.log, streams.stderr)
   const keyring = flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
   // Lines before the table opens go to stderr; the screen holds them once it is up.
   let log: Logger = base
@@ -101,7 +103,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
       ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
       ...(flags.inputs === undefined ? {} : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
     },
-    { stderr: streams.stderr, log: current },
+    { stderr: notices, log: current },
   )
   const { tracker, broker, web, url } = fleet
   const clock = tracker.clock
@@ -174,7 +176,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   try {
     screen?.open()
     draw([], clock.now())
-    if (broker !== undefined && screen === undefined) streams.stderr.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    if (broker !== undefined && screen === undefined) {
+      notices.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+    }
     // Ctrl-C while the broker is still unreachable must not wait for it.
     await Promise.race([fleet.start(), done])
     await done
@@ -194,7 +198,7 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     disarm()
   }
   if (undelivered !== undefined) {
-    streams.stderr.write(undelivered)
+    answerStream(flags.log, streams.stderr).write(undelivered)
     return EXIT.failure
   }
   return EXIT.ok

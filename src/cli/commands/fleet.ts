@@ -32,7 +32,7 @@ exit code is 1. A second Ctrl-C leaves at once; a stop still running after 60 s 
 forced (exit 1).
 Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowledge by
 the stop, 2 bad option or file (site, survey, occupancy grid, password file, an existing
---record file).`
+--record file), 75 a transient failure (a port in use): a later try may succeed.`
 
 /** A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration layer, so it parses. */
 function configJson(values: Values, name: string): unknown {

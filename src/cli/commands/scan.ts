@@ -7,6 +7,7 @@ import { backend, scanSource } from './backend.js'
 import { defineCommand, optional } from './command.js'
 import { replayRecording } from './replay.js'
 import { runView } from './view.js'
+import { noticeStream } from '../log-setup.js'
 import { COMMON_TAIL, VIEW_CONFIG_ONLY, VIEW_OPTIONS, VIEW_OPTION_SPECS } from './view-options.js'
 
 /** What `beaconkit scan` parses to. */
@@ -35,14 +36,16 @@ async function runScan(parsed: ScanCommand): Promise<number> {
   const { source, label } = scanSource(parsed)
   try {
     try {
-      return await runView({ source, label, view: parsed.view, adapter: true })
+      const noticesAfterStart = parsed.fallbackReplay !== undefined
+      return await runView({ source, label, view: parsed.view, adapter: true, noticesAfterStart })
     } catch (error) {
       throw bluetoothFailure(error)
     }
   } catch (error) {
     if (!(error instanceof BluetoothUnavailableError) || parsed.fallbackReplay === undefined) throw error
     // The demo on a machine without Bluetooth: say why in one line, then show the recording.
-    process.stderr.write(`beaconkit: no Bluetooth adapter here (${error.code}); replaying ${parsed.fallbackReplay} instead\n`)
+    const notice = noticeStream(parsed.view.log, process.stderr, 'warn', { code: error.code })
+    notice.write(`beaconkit: no Bluetooth adapter here (${error.code}); replaying ${parsed.fallbackReplay} instead\n`)
     return replayRecording(parsed.fallbackReplay, parsed.view, 1, false)
   }
 }

@@ -6,7 +6,7 @@
 import { SiteSimulator } from '../../simulation/site-simulator.js'
 import { runSite } from '../../gateway/run-site.js'
 import type { LogFlags, MqttFlags } from '../command-line.js'
-import { openLog } from '../log-setup.js'
+import { answerStream, openLog } from '../log-setup.js'
 import { homeAssistantOption } from '../../gateway/mqtt-sink.js'
 import { EXIT } from '../exit.js'
 import { FLUSH_DEADLINE_MS, forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
@@ -90,7 +90,7 @@ export async function runSimulateSite(
     disarm()
   }
   if (undelivered !== undefined) {
-    err.write(undelivered)
+    answerStream(options.log, err).write(undelivered)
     return EXIT.failure
   }
   out.write('simulation stopped; every gateway said offline\n')

@@ -20,8 +20,21 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
   try {
     return JSON.parse(text) as unknown
   } catch (error) {
-    throw new InvalidOptionError('invalid_option', `${command}: the site file ${path} is not JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
+    const reason = (error as Error).message
+    // JSON.parse says where by character offset ("at position 83"); an editor goes by line and column.
+    const offset = /at position (\d+)/.exec(reason)?.[1]
+    const { line, column } = lineColumn(text, offset === undefined ? text.length : Number(offset))
+    const why = reason.replace(/ in JSON at position \d+.*$/s, '')
+    const message = `${command}: the site file ${path} is not JSON at line ${line}, column ${column} (${why}); see docs/fleet.md for the shape`
+    throw new InvalidOptionError('invalid_option', message, { option: 'site', cause: error })
   }
+}
+
+/** The 1-based line and column of a character offset in `text`. */
+function lineColumn(text: string, offset: number): { line: number; column: number } {
+  const before = text.slice(0, offset)
+  const lineStart = before.lastIndexOf('\n') + 1
+  return { line: before.split('\n').length, column: offset - lineStart + 1 }
 }
 
 /**

@@ -143,7 +143,8 @@ Ctrl-C leaves at once; a stop still running after 60 s is forced (exit 1).
 Exit codes: 0 done, 1 unexpected failure, output error (disk full) or messages the
 broker did not acknowledge by the stop, 2 bad option, file (keys or password file not
 a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an adapter
-lost mid-run), 4 cloud account error.`
+lost mid-run), 4 cloud account error, 75 a transient failure (a port in use): a later
+try may succeed, so a service manager should restart it.`
 
 /** Settings only a config file or the environment can give a view command (secret values: no flag, so never in the process list). */
 export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password', 'beacon-names-json']

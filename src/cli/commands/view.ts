@@ -22,7 +22,7 @@ import { startGateway } from '../../gateway/start-gateway.js'
 import { ConditionLog } from '../../log/condition-log.js'
 import type { Logger } from '../../log/logger.js'
 import { HeldLog } from '../ui/held-log.js'
-import { openLog } from '../log-setup.js'
+import { answerStream, noticeStream, openLog } from '../log-setup.js'
 import { adapterCondition } from '../adapter-condition.js'
 
 /** What a view command runs. */
@@ -37,6 +37,11 @@ export interface ViewRun {
   drainAtEnd?: boolean
   /** The source is a Bluetooth adapter: show its state. */
   adapter?: boolean
+  /**
+   * Say where the servers listen only once the source has started (`scan --fallback-replay`: a
+   * run that ends at start for want of Bluetooth begins again on the recording, with new servers).
+   */
+  noticesAfterStart?: boolean
 }
 
 /** Where the run writes; process.stdout/stderr unless a test says otherwise. */
@@ -67,6 +72,10 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   // condition cleared) shows in the status line, and the last few are logged after the table is gone.
   const held = screen === undefined ? undefined : new HeldLog(base, view.log?.level ?? 'info')
   const log: Logger = held?.logger ?? base
+  // Where the servers listen, and the final answer: in the log's format (JSON lines for a service).
+  const notices = noticeStream(view.log, streams.stderr)
+  const answer = answerStream(view.log, streams.stderr)
+  const pending: string[] | undefined = run.noticesAfterStart === true ? [] : undefined
   const warn = (text: string): void => log.warn(text)
   const conditions = new ConditionLog(log)
   let finish!: (code: number) => void
@@ -78,7 +87,11 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
     { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
-    { log, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
+    {
+      log,
+      stderr: pending === undefined ? notices : { write: (text: string) => pending.push(text) },
+      onUploadRefused: () => finish(EXIT.account),
+    },
   )
   const { scanner, upload, mqtt } = gateway
   const clock = scanner.clock
@@ -148,6 +161,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     }
     // Ctrl-C while the adapter is still starting (waiting for poweredOn) must not wait for it.
     const started = await Promise.race([gateway.start().then(() => true), done.then(() => false)])
+    if (started) for (const text of pending?.splice(0) ?? []) notices.write(text)
     // A finite source has ended and its beacons aged out (in virtual time, as fast as possible).
     if (started && run.drainAtEnd === true) void scanner.drain().then(() => finish(EXIT.ok))
     code = await done
@@ -169,17 +183,17 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     disarm()
   }
   if (fatal !== undefined) {
-    streams.stderr.write(`${errorLine(fatal)}\n`)
+    answer.write(`${errorLine(fatal)}\n`)
     return EXIT.bluetooth
   }
   // Also when the account was refused while closing (the last flush): the documented code.
   if (uploadFailure !== undefined) {
-    streams.stderr.write(`${errorLine(uploadFailure)}\n`)
+    answer.write(`${errorLine(uploadFailure)}\n`)
     return EXIT.account
   }
   // Ended as asked, but the broker did not take everything: a script must be able to tell.
   if (undelivered !== undefined) {
-    streams.stderr.write(undelivered)
+    answer.write(undelivered)
     return code === EXIT.ok ? EXIT.failure : code
   }
   return code

@@ -6,7 +6,7 @@
  * (platform docs 6.4).
  */
 
-import { InvalidOptionError, MqttError, WebhookError } from '../../errors.js'
+import { InvalidOptionError, MqttError, TemporaryFailureError, WebhookError } from '../../errors.js'
 import type { MqttLink } from '../../mqtt/connection.js'
 import { ackWarning, DEFAULT_ACK_TIMEOUT_MS, InFlight } from '../../mqtt/inflight.js'
 import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
@@ -174,7 +174,10 @@ export async function runWebhook(
   } catch (error) {
     await link?.close()
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'EADDRINUSE') throw new InvalidOptionError('invalid_option', `port ${options.port} on ${options.host} is in use; choose another with --port (0 picks a free one)`, { option: 'port', cause: error })
+    if (code === 'EADDRINUSE') {
+      const where = `port ${options.port} on ${options.host}`
+      throw new TemporaryFailureError('port_in_use', `${where} is in use; choose another with --port (0 picks a free one)`, { cause: error })
+    }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
       throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })
     }
