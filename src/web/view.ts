@@ -72,12 +72,18 @@ export interface ViewPlan {
   image?: string
 }
 
-/** A line of the found/gone log. */
+/** A line of the event log: a beacon found, gone or changing room, or a gateway going on- or offline. */
 export interface ViewLogEntry {
   time: number
   event: 'found' | 'gone' | 'room' | 'online' | 'offline'
+  /** The beacon's or the gateway's id. */
   id: string
-  detail?: string
+  /** The beacon's name when the site names it, so the log says what the plan says. */
+  name?: string
+  /** The room it was found in, or (`room`) the room it entered. */
+  room?: string
+  /** (`room`) The room it left; absent when it had none before (its first room). */
+  from?: string
 }
 
 function round(n: number, digits: number): number {
