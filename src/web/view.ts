@@ -22,14 +22,25 @@ export interface ViewDetails {
    */
   verified?: boolean
   address?: string
-  /** Fleet: the gateway whose published state these values are (its claim, not checked here). */
+  /**
+   * Fleet: the gateway whose published state these values are (its claim, not checked here);
+   * when several supplied them, the one that supplied most (see {@link ViewDetails.sources}).
+   */
   reportedBy?: string
+  /**
+   * Fleet, when the values come from more than one gateway's state: which fields each supplied
+   * (each field from the freshest state that has it, as the fleet's fused values), most first.
+   */
+  sources?: { gateway: string; fields: DetailField[] }[]
   /**
    * Fleet: the known gateways that claim the private broadcast verified, or not verified. The
    * fleet sees only their JSON, never the bytes, so this is who says so, not a verification.
    */
   claims?: { verified: string[]; notVerified: string[] }
 }
+
+/** A field of {@link ViewDetails} that a gateway's state supplies. */
+export type DetailField = 'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
 
 /** One beacon on the page. */
 export interface ViewBeacon {
