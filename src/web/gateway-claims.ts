@@ -11,7 +11,9 @@ import { detailsOf } from './view.js'
 import type { DetailField, ViewDetails } from './view.js'
 
 /** The claimed fields the panel shows, in its order. */
-const FIELDS: readonly DetailField[] = ['serialNumber', 'model', 'battery', 'temperature', 'light', 'moving', 'movingState', 'address']
+const FIELDS: readonly DetailField[] = [
+  'serialNumber', 'model', 'battery', 'temperature', 'light', 'moving', 'movingState', 'address',
+]
 
 export { CLAIM_LIMITS } from '../fleet/beacon-claims.js'
 export type { ClaimLimits, ClaimStats } from '../fleet/beacon-claims.js'
@@ -71,7 +73,9 @@ export class GatewayClaims {
       supplied.set(h.gateway, [...(supplied.get(h.gateway) ?? []), key])
     }
     // Most fields first; among equals, the fresher state (held is freshest first, Map keeps that order).
-    const sources = [...supplied].map(([gateway, fields]) => ({ gateway, fields })).sort((a, b) => b.fields.length - a.fields.length)
+    const sources = [...supplied]
+      .map(([gateway, fields]) => ({ gateway, fields }))
+      .sort((a, b) => b.fields.length - a.fields.length)
     const reporter = sources[0]?.gateway ?? held[0]?.gateway
     if (reporter !== undefined) d.reportedBy = reporter
     if (sources.length > 1) d.sources = sources

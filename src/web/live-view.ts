@@ -110,13 +110,15 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       const onUpdated = (list: FleetBeacon[]): void => list.forEach((b) => this.fleetBeacon(b))
       const onFound = (b: FleetBeacon): void => {
         this.fleetBeacon(b)
-        this.note({ time: b.time, event: 'found', id: b.id, ...named(b), ...(b.room === undefined ? {} : { room: b.room }) })
+        const room = b.room === undefined ? {} : { room: b.room }
+        this.note({ time: b.time, event: 'found', id: b.id, ...named(b), ...room })
       }
       const onGone = (b: FleetBeacon): void => this.remove(b.id, b.time)
       const onRoom = (b: FleetBeacon, change: RoomChange): void => {
         this.fleetBeacon(b)
         // A first room (no `from`) usually comes a batch after `found`: it is news too ("entered").
-        this.note({ time: b.time, event: 'room', id: b.id, ...named(b), ...(change.from === undefined ? {} : { from: change.from }), room: change.to })
+        const from = change.from === undefined ? {} : { from: change.from }
+        this.note({ time: b.time, event: 'room', id: b.id, ...named(b), ...from, room: change.to })
       }
       const onGateway = (e: FleetGatewayEvent): void => this.gatewayState(e.gateway, e.state, e.time)
       this.unsubscribe.push(subscribe(fleet, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway }))

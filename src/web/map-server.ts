@@ -111,8 +111,9 @@ function headersFor(imageOrigin: string | undefined): Record<string, string> {
 /** An optional whole-number option, at least `min`; undefined when not given. */
 function positiveInteger(value: number | undefined, option: string, unit: string, min: number): number | undefined {
   if (value === undefined) return undefined
-  if (!Number.isInteger(value) || value < min) throw new InvalidOptionError('invalid_option', `${option} must be a whole number of ${unit}, at least ${min}, not ${String(value)}`, { option })
-  return value
+  if (Number.isInteger(value) && value >= min) return value
+  const message = `${option} must be a whole number of ${unit}, at least ${min}, not ${String(value)}`
+  throw new InvalidOptionError('invalid_option', message, { option })
 }
 
 /**
@@ -163,7 +164,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     throw new InvalidOptionError('invalid_option', `maxStreamBufferBytes must be a whole number of bytes, at least 1024, not ${String(maxBuffered)}`, { option: 'maxStreamBufferBytes' })
   }
   const stallMs = positiveInteger(options.streamStallMs, 'streamStallMs', 'milliseconds', 100)
-  const perClient = positiveInteger(options.maxStreamsPerClient, 'maxStreamsPerClient', 'streams', 1) ?? MAX_STREAMS_PER_CLIENT
+  const perClient =
+    positiveInteger(options.maxStreamsPerClient, 'maxStreamsPerClient', 'streams', 1) ?? MAX_STREAMS_PER_CLIENT
   const streams = new EventStreams({
     ...(maxBuffered === undefined ? {} : { maxBufferedBytes: maxBuffered }),
     ...(stallMs === undefined ? {} : { stallMs }),
@@ -203,7 +205,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
       // One client cannot take them all: the rest of the bound stays for everyone else.
       const client = req.socket.remoteAddress ?? 'unknown'
       if (streams.from(client) >= perClient) {
-        return plain(res, 429, `this address already has ${perClient} live map pages open; close some and reload (behind a proxy, raise maxStreamsPerClient)`)
+        const text = `this address already has ${perClient} live map pages open; close some and reload`
+        return plain(res, 429, `${text} (behind a proxy, raise maxStreamsPerClient)`)
       }
       return streams.add(res, { event: 'snapshot', data: snapshot(url) }, client)
     }

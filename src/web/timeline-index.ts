@@ -40,7 +40,8 @@ function apply(e: TimelineEntry, gateways: Map<string, 'online' | 'offline'>, lo
       log.push({ time: e.t, event: e.state, id: e.gateway })
     }
   } else if (e.event === 'found' || e.event === 'room') {
-    log.push({ time: e.t, event: e.event, id: e.id, ...(e.room === undefined ? {} : { room: e.room }), ...(e.from === undefined ? {} : { from: e.from }) })
+    const room = e.room === undefined ? {} : { room: e.room }
+    log.push({ time: e.t, event: e.event, id: e.id, ...room, ...(e.from === undefined ? {} : { from: e.from }) })
   }
   else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
   if (log.length > 2 * LOG) log.splice(0, LOG)

@@ -81,7 +81,10 @@ export class FleetTimeline {
     this.start = this.entries[0]?.t ?? 0
     this.end = this.entries[this.entries.length - 1]?.t ?? 0
     this.index = new TimelineIndex(this.entries)
-    for (const e of this.entries) if (e.event === 'keyframe' || e.event === 'beacons') for (const b of e.beacons) if (b.name !== undefined) this.names.set(b.id, b.name)
+    for (const e of this.entries) {
+      if (e.event !== 'keyframe' && e.event !== 'beacons') continue
+      for (const b of e.beacons) if (b.name !== undefined) this.names.set(b.id, b.name)
+    }
   }
 
   /** Whether a file starts with the fleet recording header (false for advertisement recordings). */

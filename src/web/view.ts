@@ -40,7 +40,8 @@ export interface ViewDetails {
 }
 
 /** A field of {@link ViewDetails} that a gateway's state supplies. */
-export type DetailField = 'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
+export type DetailField =
+  | 'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
 
 /** One beacon on the page. */
 export interface ViewBeacon {

@@ -65,7 +65,10 @@ describe('MqttBeaconDetails', () => {
     const { details, client } = await setup()
     // gw-near hears the tag loud and clear: its state carries the sensor frame's values. gw-far
     // hears it weakly, mostly its iBeacon frame: its state is fresher and has none of them.
-    const near = { id: 'B1', serialNumber: 'B1', hardwareModelName: 'E7', batteryLevel: 90, temperature: 21.5, light: 120, moving: false, rssi: -48, lastSeen: 1000 }
+    const near = {
+      id: 'B1', serialNumber: 'B1', hardwareModelName: 'E7', batteryLevel: 90, temperature: 21.5, light: 120, moving: false,
+      rssi: -48, lastSeen: 1000,
+    }
     const far = { id: 'B1', serialNumber: 'B1', rssi: -93, lastSeen: 1500 }
     await client.publishAsync(topic('gw-near'), JSON.stringify(near), { qos: 1, retain: true })
     await client.publishAsync(topic('gw-far'), JSON.stringify(far), { qos: 1, retain: true })
@@ -75,7 +78,10 @@ describe('MqttBeaconDetails', () => {
     expect(details.details('B1')).toEqual({
       serialNumber: 'B1', model: 'E7', battery: 90, temperature: 21.5, light: 120, moving: false,
       reportedBy: 'gw-near',
-      sources: [{ gateway: 'gw-near', fields: ['model', 'battery', 'temperature', 'light', 'moving'] }, { gateway: 'gw-far', fields: ['serialNumber'] }],
+      sources: [
+        { gateway: 'gw-near', fields: ['model', 'battery', 'temperature', 'light', 'moving'] },
+        { gateway: 'gw-far', fields: ['serialNumber'] },
+      ],
     })
   })
 

@@ -38,7 +38,9 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the details panel names w
     await details.start()
     const client = await mqtt.connectAsync(broker.url, { clientId: 'panel-test' })
     closers.push(() => client.endAsync())
-    const near = { id: 'B1', serialNumber: 'B1', hardwareModelName: 'E7', batteryLevel: 90, temperature: 21.5, light: 120, rssi: -48, lastSeen: 1000 }
+    const near = {
+      id: 'B1', serialNumber: 'B1', hardwareModelName: 'E7', batteryLevel: 90, temperature: 21.5, light: 120, rssi: -48, lastSeen: 1000,
+    }
     const far = { id: 'B1', serialNumber: 'B1', rssi: -93, lastSeen: 1500 }
     await client.publishAsync('beaconkit/gateways/gw-kitchen/beacons/B1', JSON.stringify(near), { qos: 1, retain: true })
     await client.publishAsync('beaconkit/gateways/gw-hall/beacons/B1', JSON.stringify(far), { qos: 1, retain: true })
@@ -47,14 +49,16 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the details panel names w
     const tracker = new FleetTracker({ url: 'mqtt://127.0.0.1:1', clock: new VirtualClock(2000) })
     const map = await startMapServer({ fleet: tracker, site: SITE, details, port: 0, flushIntervalMs: 50 })
     closers.push(() => map.close())
-    const b: FleetBeacon = { id: 'B1', time: 2000, present: true, room: 'Kitchen', gateways: [{ gateway: 'gw-kitchen', rssi: -48, lastSeen: 2000 }, { gateway: 'gw-hall', rssi: -93, lastSeen: 2000 }], firstSeen: 0, lastSeen: 2000 }
+    const gateways = [{ gateway: 'gw-kitchen', rssi: -48, lastSeen: 2000 }, { gateway: 'gw-hall', rssi: -93, lastSeen: 2000 }]
+    const b: FleetBeacon = { id: 'B1', time: 2000, present: true, room: 'Kitchen', gateways, firstSeen: 0, lastSeen: 2000 }
     tracker.emit('found', b)
     const page = await browser.newPage({ viewport: { width: 1280, height: 900 } })
     const errors = consoleErrors(page)
     await page.goto(map.pageUrl)
     await page.locator('#rooms li[data-beacon="B1"]').click()
     await page.locator('#details:not([hidden])').waitFor(WAIT)
-    const fields = Object.fromEntries(await page.locator('#details dd[data-field]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-field'), e.textContent])))
+    const shown = await page.locator('#details dd[data-field]').evaluateAll((els) => els.map((e) => [e.getAttribute('data-field'), e.textContent]))
+    const fields = Object.fromEntries(shown)
     expect(fields).toMatchObject({
       serial: 'B1', model: 'E7', battery: '90 %', temperature: '21.5 °C', light: '120 lx',
       'reported by': 'gateway gw-kitchen: model, battery, temperature, light; gateway gw-hall: serial (their claims)',

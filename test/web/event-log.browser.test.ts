@@ -23,12 +23,15 @@ const NAME = "Anna's keys"
 const PLAIN = '0117C5400002'
 
 function beacon(id: string, t: number, room?: string, name?: string): FleetBeacon {
-  return { id, time: t, present: true, ...(room === undefined ? {} : { room }), ...(name === undefined ? {} : { name }), gateways: [{ gateway: 'gw-kitchen', rssi: -60, lastSeen: t }], firstSeen: T0, lastSeen: t }
+  const gateways = [{ gateway: 'gw-kitchen', rssi: -60, lastSeen: t }]
+  return { id, time: t, present: true, ...(room === undefined ? {} : { room }), ...(name === undefined ? {} : { name }), gateways, firstSeen: T0, lastSeen: t }
 }
 
 /** The log's lines, oldest first, as text with the time cut off. */
 async function logLines(page: Page): Promise<string[]> {
-  const lines = await page.locator('#log li').evaluateAll((els) => els.map((li) => (li.textContent ?? '').slice((li.querySelector('time')?.textContent ?? '').length).trim()))
+  const lines = await page.locator('#log li').evaluateAll((els) =>
+    els.map((li) => (li.textContent ?? '').slice((li.querySelector('time')?.textContent ?? '').length).trim()),
+  )
   return lines.reverse()
 }
 

@@ -90,7 +90,7 @@ describe('event streams against clients that do not read', () => {
   it('drops streams whose client stopped reading once they have not drained for a while, however few bytes wait (#35 item 4)', async () => {
     const tracker = idleTracker()
     // The byte bound far away: what must cut these readers off is that they stopped reading.
-    const map = await serve({ fleet: tracker, maxStreamBufferBytes: 256 * 1024 * 1024, streamStallMs: 1000 })
+    const map = await serve({ fleet: tracker, maxStreamBufferBytes: 256 * 1024 * 1024, streamStallMs: 2000 })
     const good = await reader(map.url)
     closers.push(() => {
       good.req.destroy()
@@ -121,8 +121,10 @@ describe('event streams against clients that do not read', () => {
 
   it('refuses a bound that would drop every stream', async () => {
     await expect(startMapServer({ port: 0, fleet: idleTracker(), maxStreamBufferBytes: 10 })).rejects.toMatchObject({ code: 'invalid_option', option: 'maxStreamBufferBytes' })
-    await expect(startMapServer({ port: 0, fleet: idleTracker(), streamStallMs: 10 })).rejects.toMatchObject({ code: 'invalid_option', option: 'streamStallMs' })
-    await expect(startMapServer({ port: 0, fleet: idleTracker(), maxStreamsPerClient: 0 })).rejects.toMatchObject({ code: 'invalid_option', option: 'maxStreamsPerClient' })
+    await expect(startMapServer({ port: 0, fleet: idleTracker(), streamStallMs: 10 }))
+      .rejects.toMatchObject({ code: 'invalid_option', option: 'streamStallMs' })
+    await expect(startMapServer({ port: 0, fleet: idleTracker(), maxStreamsPerClient: 0 }))
+      .rejects.toMatchObject({ code: 'invalid_option', option: 'maxStreamsPerClient' })
   })
 })
 

@@ -84,7 +84,8 @@ const CROWDED: Tag[] = (() => {
   const names = ['Meeting cart 12', 'Wheelchair B', 'Defibrillator', 'Laptop trolley', 'Visitor badge 7', 'Cleaning cart']
   return spots.map(([x, y], i) => {
     const room = DEMO.rooms.find((r) => x >= r.polygon[0][0] && x <= r.polygon[2][0] && y >= r.polygon[0][1] && y <= r.polygon[2][1])?.name as string
-    return { id: `0117C5E000${String(i + 1).padStart(2, '0')}`, room, gateway: 'living-pi', position: { x, y, accuracy: 1 }, ...(i % 2 === 0 ? { name: `${names[i % names.length]} ${i}` } : {}) }
+    const name = i % 2 === 0 ? { name: `${names[i % names.length]} ${i}` } : {}
+    return { id: `0117C5E000${String(i + 1).padStart(2, '0')}`, room, gateway: 'living-pi', position: { x, y, accuracy: 1 }, ...name }
   })
 })()
 
@@ -95,6 +96,10 @@ const boxOf = (page: Page, selector: string): Promise<Box[]> =>
     const r = e.getBoundingClientRect()
     return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }
   }))
+
+/** Whether `b` lies inside `area`, to half a pixel. */
+const inside = (b: Box, area: Box): boolean =>
+  b.left >= area.left - 0.5 && b.top >= area.top - 0.5 && b.right <= area.right + 0.5 && b.bottom <= area.bottom + 0.5
 
 const overlaps = (a: Box, b: Box): boolean => Math.min(a.right, b.right) > Math.max(a.left, b.left) && Math.min(a.bottom, b.bottom) > Math.max(a.top, b.top)
 
@@ -222,11 +227,11 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the map as a new user mee
         gateways.forEach((g, j) => {
           if (overlaps(tight(a), g)) clashes.push(`label ${i} on gateway box ${j}`)
         })
-        if (a.left < area.left - 0.5 || a.top < area.top - 0.5 || a.right > area.right + 0.5 || a.bottom > area.bottom + 0.5) clashes.push(`label ${i} outside the plan`)
+        if (!inside(a, area)) clashes.push(`label ${i} outside the plan`)
       })
       // Gateways' own names stay inside the plan too.
       gateways.forEach((g, j) => {
-        if (g.left < area.left - 0.5 || g.top < area.top - 0.5 || g.right > area.right + 0.5 || g.bottom > area.bottom + 0.5) clashes.push(`gateway box ${j} outside the plan`)
+        if (!inside(g, area)) clashes.push(`gateway box ${j} outside the plan`)
       })
       expect(clashes, `at ${viewport.width} px`).toEqual([])
       expect(errors).toEqual([])

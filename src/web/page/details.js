@@ -30,14 +30,20 @@ function verification(d) {
   return undefined
 }
 
-const FIELD_NAMES = { serialNumber: 'serial', model: 'model', battery: 'battery', temperature: 'temperature', light: 'light', moving: 'motion', movingState: 'motion', address: 'address' }
+const FIELD_NAMES = {
+  serialNumber: 'serial', model: 'model', battery: 'battery', temperature: 'temperature',
+  light: 'light', moving: 'motion', movingState: 'motion', address: 'address',
+}
 
 // Which gateway's published state each value is: one gateway, or (each value taken from the
 // freshest state that has it, as the fleet does) the fields each one supplied.
 function reporters(d) {
   if (d.reportedBy === undefined) return undefined
   if (d.sources === undefined) return `gateway ${d.reportedBy} (serial, model and sensors are its claim)`
-  const parts = d.sources.map((s) => `gateway ${s.gateway}: ${[...new Set(s.fields.map((f) => FIELD_NAMES[f] ?? f))].join(', ')}`)
+  const parts = d.sources.map((s) => {
+    const fields = new Set(s.fields.map((f) => FIELD_NAMES[f] ?? f))
+    return `gateway ${s.gateway}: ${[...fields].join(', ')}`
+  })
   return `${parts.join('; ')} (their claims)`
 }
 

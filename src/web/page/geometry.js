@@ -106,7 +106,9 @@ function* candidates(l, gap, bounds) {
       // Centred on an ellipse around the point, so the box's near edge is about `d` from it.
       const x = l.x + Math.cos(a) * (l.w / 2 + d) - l.w / 2
       const y = l.y + Math.sin(a) * (l.h / 2 + d) - l.h / 2
-      yield { x: clamp(x, bounds.x, bounds.x + bounds.w - l.w), y: clamp(y, bounds.y, bounds.y + bounds.h - l.h), w: l.w, h: l.h, ring }
+      const cx = clamp(x, bounds.x, bounds.x + bounds.w - l.w)
+      const cy = clamp(y, bounds.y, bounds.y + bounds.h - l.h)
+      yield { x: cx, y: cy, w: l.w, h: l.h, ring }
     }
   }
 }

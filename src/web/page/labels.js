@@ -21,7 +21,8 @@ export function measure(el, key, fallback) {
     const b = el.getBBox()
     // Chromium lays SVG text out at its size on screen: while the plan is still tiny (the page
     // not laid out yet), that is a fraction of a pixel and the box comes back absurd. Not kept.
-    if (b.width > 0 && b.height > 0 && (fallback === undefined || b.height < fallback.h * 3)) box = { dx: b.x, dy: b.y, w: b.width, h: b.height }
+    const plausible = fallback === undefined || b.height < fallback.h * 3
+    if (b.width > 0 && b.height > 0 && plausible) box = { dx: b.x, dy: b.y, w: b.width, h: b.height }
   } catch {
     // Not rendered (a hidden pane): the estimate below, not cached.
   }
@@ -58,7 +59,8 @@ export function placeGatewayNames(gateways, bounds, pad) {
       { x: square.x + square.w, y: cy - h / 2 },
       { x: square.x - w, y: cy - h / 2 },
     ].map((p) => ({ ...p, w, h }))
-    const clear = (b) => within(b, bounds) && squares.every((s) => s === square || !hits(b, s)) && placed.every((p) => !hits(b, p))
+    const clear = (b) =>
+      within(b, bounds) && squares.every((s) => s === square || !hits(b, s)) && placed.every((p) => !hits(b, p))
     const box = sides.find(clear) ?? slideInside(sides[0], bounds)
     // The text is in the gateway's group, which is translated to the gateway.
     moveText(text, m, { x: box.x - g.x, y: box.y - g.y }, pad)

@@ -101,11 +101,13 @@ function drawRooms(state, unit, layers) {
     if (r.polygon !== undefined) {
       const x = Math.min(...r.polygon.map((p) => p[0]))
       const y = Math.min(...r.polygon.map((p) => p[1]))
-      names.push(svg('text', { x: x + unit, y: y + unit * 3, class: 'room-label corner', 'font-size': fs, fill: colour }, r.name))
+      const at = { x: x + unit, y: y + unit * 3 }
+      names.push(svg('text', { ...at, class: 'room-label corner', 'font-size': fs, fill: colour }, r.name))
     } else {
       const c = roomCentre(state, r.name)
       if (c === undefined) continue
-      names.push(svg('text', { x: c[0], y: c[1] - 4.4 * unit, class: 'room-label', 'font-size': fs, fill: colour }, r.name))
+      const at = { x: c[0], y: c[1] - 4.4 * unit }
+      names.push(svg('text', { ...at, class: 'room-label', 'font-size': fs, fill: colour }, r.name))
     }
   }
   layers.push(...names)
@@ -129,7 +131,8 @@ function drawGateways(state, unit) {
         svg('title', {}, `gateway ${g.id}: ${g.state}`)),
     )
     const estimate = { dx: (-name.length * fs * 0.6) / 2, dy: -fs * 0.8, w: name.length * fs * 0.6, h: fs }
-    items.push({ g, text, square: { x: g.x - s, y: g.y - s, w: 2 * s, h: 2 * s }, key: `gw|${fs}|${g.state === 'offline'}|${name}`, estimate })
+    const square = { x: g.x - s, y: g.y - s, w: 2 * s, h: 2 * s }
+    items.push({ g, text, square, key: `gw|${fs}|${g.state === 'offline'}|${name}`, estimate })
   }
   return { marks, items }
 }
@@ -182,7 +185,8 @@ export function drawPlan(el, legend, state, select) {
   })
   const leaders = svg('g', { class: 'leaders' })
   el.replaceChildren(...layers, ...circles, ...trails, leaders, ...dots, ...gateways.marks)
-  placeTexts(e, unit, { rooms: roomNames, gateways: gateways.items, labels, leaders, dots: placed.map(({ p }) => ({ x: p.x - dotR, y: p.y - dotR, w: 2 * dotR, h: 2 * dotR })), gap: dotR * 1.1 })
+  const dotBoxes = placed.map(({ p }) => ({ x: p.x - dotR, y: p.y - dotR, w: 2 * dotR, h: 2 * dotR }))
+  placeTexts(e, unit, { rooms: roomNames, gateways: gateways.items, labels, leaders, dots: dotBoxes, gap: dotR * 1.1 })
   const positioned = [...state.beacons.values()].some((b) => b.position !== undefined)
   legend.replaceChildren(
     html('span', { class: 'key gw-on', text: 'gateway online' }),
@@ -195,7 +199,8 @@ export function drawPlan(el, legend, state, select) {
 /** A beacon's label, drawn at the origin until it is measured and placed (placeTexts). */
 function labelText(labels, { p, text, selected, fs }) {
   const el = svg('text', { x: 0, y: 0, 'font-size': fs, class: 'beacon-label' }, text)
-  labels.push({ p, el, key: `${fs}|${selected}|${text}`, estimate: { dx: 0, dy: -fs * 0.82, w: text.length * fs * CHAR, h: fs } })
+  const estimate = { dx: 0, dy: -fs * 0.82, w: text.length * fs * CHAR, h: fs }
+  labels.push({ p, el, key: `${fs}|${selected}|${text}`, estimate })
   return el
 }
 
@@ -213,7 +218,8 @@ function placeTexts(e, unit, { rooms, gateways, labels, leaders, dots, gap }) {
   const roomBoxes = rooms.map((t) => {
     const fs = Number(t.getAttribute('font-size'))
     const wide = (t.textContent ?? '').length * fs * 0.6
-    const b = measure(t, undefined, { dx: t.classList.contains('corner') ? 0 : -wide / 2, dy: -fs * 0.8, w: wide, h: fs })
+    const dx = t.classList.contains('corner') ? 0 : -wide / 2
+    const b = measure(t, undefined, { dx, dy: -fs * 0.8, w: wide, h: fs })
     const x = Number(t.getAttribute('x'))
     const y = Number(t.getAttribute('y'))
     return { x: x + b.dx - pad, y: y + b.dy - pad, w: b.w + 2 * pad, h: b.h + 2 * pad }
