@@ -120,3 +120,21 @@ describe('the recommended broker ACLs the docs quote', () => {
     if (page === 'docs/mqtt.md') expect(blocks).toContain(conf)
   })
 })
+
+describe('what installing the package adds (#35 item 20)', () => {
+  it('docs/raspberry-pi.md states the package count the lock file installs: beaconkit and its runtime dependencies', () => {
+    // The runtime dependencies the lock file resolves: every entry that is not dev-only, counted
+    // once per name and version (npm lays nested copies out differently in a fresh install).
+    type Entry = { version?: string; dev?: boolean; link?: boolean }
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, Entry> }
+    const runtime = new Set(
+      Object.entries(lock.packages)
+        .filter(([path, p]) => path !== '' && p.dev !== true && p.link !== true)
+        .map(([path, p]) => `${path.replace(/^.*node_modules\//, '')}@${p.version ?? ''}`),
+    )
+    const page = readFileSync(join(root, 'docs/raspberry-pi.md'), 'utf8')
+    const stated = /(\d+) packages/.exec(page)
+    expect(stated, 'the page states how many packages the install adds').not.toBeNull()
+    expect(Number(stated?.[1])).toBe(runtime.size + 1)
+  })
+})

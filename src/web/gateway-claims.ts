@@ -8,7 +8,12 @@ import type { Beacon } from '../reading.js'
 import { BeaconClaims } from '../fleet/beacon-claims.js'
 import type { ClaimLimits, ClaimStats, GatewayWitness } from '../fleet/beacon-claims.js'
 import { detailsOf } from './view.js'
-import type { ViewDetails } from './view.js'
+import type { DetailField, ViewDetails } from './view.js'
+
+/** The claimed fields the panel shows, in its order. */
+const FIELDS: readonly DetailField[] = [
+  'serialNumber', 'model', 'battery', 'temperature', 'light', 'moving', 'movingState', 'address',
+]
 
 export { CLAIM_LIMITS } from '../fleet/beacon-claims.js'
 export type { ClaimLimits, ClaimStats } from '../fleet/beacon-claims.js'
@@ -48,21 +53,44 @@ export class GatewayClaims {
   }
 
   /**
-   * The details of a beacon from the freshest state of a known gateway, naming that gateway, and
-   * which known gateways claim its private broadcast verified or not.
+   * The details of a beacon as the fleet fuses a beacon's values (fleet/beacon-values.ts): each
+   * field from the freshest state of a known gateway that has it, so the panel and the fleet
+   * topics never disagree. `reportedBy` names the gateway that supplied most of them, and
+   * `sources` (only when more than one did) which fields each supplied; `claims` says which
+   * known gateways claim its private broadcast verified or not.
    */
   details(id: string): ViewDetails | undefined {
     const held = this.store.known(id)
-    const best = held[0]
-    if (best === undefined) return undefined
+    if (held.length === 0) return undefined
+    const d: ViewDetails = {}
+    const supplied = new Map<string, DetailField[]>()
+    for (const key of FIELDS) {
+      // A gateway that did not hear the frame carrying a value (a weak one often hears only the
+      // iBeacon frame) has a fresher state without it: the value comes from the freshest that has it.
+      const h = held.find((x) => x.data[key] !== undefined)
+      if (h === undefined) continue
+      copy(d, h.data, key)
+      supplied.set(h.gateway, [...(supplied.get(h.gateway) ?? []), key])
+    }
+    // Most fields first; among equals, the fresher state (held is freshest first, Map keeps that order).
+    const sources = [...supplied]
+      .map(([gateway, fields]) => ({ gateway, fields }))
+      .sort((a, b) => b.fields.length - a.fields.length)
+    const reporter = sources[0]?.gateway ?? held[0]?.gateway
+    if (reporter !== undefined) d.reportedBy = reporter
+    if (sources.length > 1) d.sources = sources
     const verified: string[] = []
     const notVerified: string[] = []
     for (const h of held) {
       if (h.verified === true) verified.push(h.gateway)
       else if (h.verified === false) notVerified.push(h.gateway)
     }
-    const d: ViewDetails = { ...best.data, reportedBy: best.gateway }
     if (verified.length > 0 || notVerified.length > 0) d.claims = { verified: verified.sort(), notVerified: notVerified.sort() }
     return d
   }
+}
+
+/** Sets `key` of `to` from `from` (one field, its type kept). */
+function copy<K extends DetailField>(to: ViewDetails, from: ViewDetails, key: K): void {
+  to[key] = from[key]
 }

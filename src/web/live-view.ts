@@ -66,6 +66,9 @@ const MAX_BEACONS = 20_000
 
 type Unsubscribe = () => void
 
+/** A log entry's `name`, when the fleet names the beacon. */
+const named = (b: { name?: string }): { name?: string } => (b.name === undefined ? {} : { name: b.name })
+
 /** Listens to one tracker or scanner and emits `update` at most once per flush interval. */
 export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
   readonly mode: 'fleet' | 'scanner'
@@ -107,13 +110,15 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       const onUpdated = (list: FleetBeacon[]): void => list.forEach((b) => this.fleetBeacon(b))
       const onFound = (b: FleetBeacon): void => {
         this.fleetBeacon(b)
-        this.note({ time: b.time, event: 'found', id: b.id, ...(b.room === undefined ? {} : { detail: b.room }) })
+        const room = b.room === undefined ? {} : { room: b.room }
+        this.note({ time: b.time, event: 'found', id: b.id, ...named(b), ...room })
       }
       const onGone = (b: FleetBeacon): void => this.remove(b.id, b.time)
       const onRoom = (b: FleetBeacon, change: RoomChange): void => {
         this.fleetBeacon(b)
-        // A first room comes with `found`, which already names it.
-        if (change.from !== undefined) this.note({ time: b.time, event: 'room', id: b.id, detail: `${change.from} → ${change.to}` })
+        // A first room (no `from`) usually comes a batch after `found`: it is news too ("entered").
+        const from = change.from === undefined ? {} : { from: change.from }
+        this.note({ time: b.time, event: 'room', id: b.id, ...named(b), ...from, room: change.to })
       }
       const onGateway = (e: FleetGatewayEvent): void => this.gatewayState(e.gateway, e.state, e.time)
       this.unsubscribe.push(subscribe(fleet, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway }))
@@ -173,13 +178,14 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
   }
 
   private remove(id: string, time: number): void {
+    const name = this.beacons.get(id)?.name
     if (!this.beacons.delete(id)) return
     this.sent.delete(id)
     this.history.delete(id)
     this.trails.delete(id)
     this.dirty.delete(id)
     this.gone.add(id)
-    this.note({ time, event: 'gone', id })
+    this.note({ time, event: 'gone', id, ...(name === undefined ? {} : { name }) })
   }
 
   private gatewayState(id: string, state: 'online' | 'offline' | 'forgotten', time: number): void {

@@ -59,6 +59,17 @@ export interface MapServerOptions {
    * client that stops reading costs at most this. Default 4 MiB (`MAX_STREAM_BUFFER_BYTES`).
    */
   maxStreamBufferBytes?: number
+  /**
+   * Milliseconds an event stream's socket may go without draining (its client not reading)
+   * before it is dropped, however few bytes wait. Default 30 s (`STREAM_STALL_MS`).
+   */
+  streamStallMs?: number
+  /**
+   * Event streams one remote address may hold at once; more are answered 429. Default 20
+   * (`MAX_STREAMS_PER_CLIENT`). Behind a reverse proxy every page comes from the proxy's
+   * address: raise it to the pages you expect.
+   */
+  maxStreamsPerClient?: number
 }
 
 /** A running map server. */
@@ -80,6 +91,11 @@ export interface MapServer {
 }
 
 const MAX_STREAMS = 200
+/**
+ * Default bound on the event streams of one remote address. A browser opens at most 6 HTTP/1.1
+ * connections to a server, so one person's tabs never need more; a few people behind one NAT fit.
+ */
+export const MAX_STREAMS_PER_CLIENT = 20
 
 function headersFor(imageOrigin: string | undefined): Record<string, string> {
   const img = imageOrigin === undefined ? "'self'" : `'self' ${imageOrigin}`
@@ -90,6 +106,14 @@ function headersFor(imageOrigin: string | undefined): Record<string, string> {
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
   }
+}
+
+/** An optional whole-number option, at least `min`; undefined when not given. */
+function positiveInteger(value: number | undefined, option: string, unit: string, min: number): number | undefined {
+  if (value === undefined) return undefined
+  if (Number.isInteger(value) && value >= min) return value
+  const message = `${option} must be a whole number of ${unit}, at least ${min}, not ${String(value)}`
+  throw new InvalidOptionError('invalid_option', message, { option })
 }
 
 /**
@@ -139,7 +163,13 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   if (maxBuffered !== undefined && (!Number.isInteger(maxBuffered) || maxBuffered < 1024)) {
     throw new InvalidOptionError('invalid_option', `maxStreamBufferBytes must be a whole number of bytes, at least 1024, not ${String(maxBuffered)}`, { option: 'maxStreamBufferBytes' })
   }
-  const streams = new EventStreams(maxBuffered === undefined ? {} : { maxBufferedBytes: maxBuffered })
+  const stallMs = positiveInteger(options.streamStallMs, 'streamStallMs', 'milliseconds', 100)
+  const perClient =
+    positiveInteger(options.maxStreamsPerClient, 'maxStreamsPerClient', 'streams', 1) ?? MAX_STREAMS_PER_CLIENT
+  const streams = new EventStreams({
+    ...(maxBuffered === undefined ? {} : { maxBufferedBytes: maxBuffered }),
+    ...(stallMs === undefined ? {} : { stallMs }),
+  })
   view.on('update', (u) => streams.send('update', u))
   // A recording is scrubbed through: the page asks for a moment (`?at=ms`); live, it is now.
   const snapshot = (url: URL): LiveSnapshot => {
@@ -172,7 +202,13 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     if (url.pathname === '/api/events') {
       // Each stream is a socket held open: a bound, so a runaway client cannot exhaust them.
       if (streams.size >= MAX_STREAMS) return plain(res, 503, `this map already serves ${MAX_STREAMS} pages; close some and reload`)
-      return streams.add(res, { event: 'snapshot', data: snapshot(url) })
+      // One client cannot take them all: the rest of the bound stays for everyone else.
+      const client = req.socket.remoteAddress ?? 'unknown'
+      if (streams.from(client) >= perClient) {
+        const text = `this address already has ${perClient} live map pages open; close some and reload`
+        return plain(res, 429, `${text} (behind a proxy, raise maxStreamsPerClient)`)
+      }
+      return streams.add(res, { event: 'snapshot', data: snapshot(url) }, client)
     }
     if (url.pathname === '/floorplan' && imageFile !== undefined) {
       try {

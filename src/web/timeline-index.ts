@@ -14,7 +14,7 @@ export type TimelineEntry =
   | { t: number; event: 'keyframe' | 'beacons'; beacons: FleetBeacon[] }
   | { t: number; event: 'gone'; id: string }
   | { t: number; event: 'gateway'; gateway: string; state: 'online' | 'offline' | 'forgotten' }
-  | { t: number; event: 'found' | 'room'; id: string; detail?: string }
+  | { t: number; event: 'found' | 'room'; id: string; room?: string; from?: string }
 
 /** Entries between checkpoints: a seek replays at most this many. */
 export const CHECKPOINT_EVERY = 2048
@@ -39,7 +39,10 @@ function apply(e: TimelineEntry, gateways: Map<string, 'online' | 'offline'>, lo
       gateways.set(e.gateway, e.state)
       log.push({ time: e.t, event: e.state, id: e.gateway })
     }
-  } else if (e.event === 'found' || (e.event === 'room' && e.detail !== undefined)) log.push({ time: e.t, event: e.event, id: e.id, ...(e.detail === undefined ? {} : { detail: e.detail }) })
+  } else if (e.event === 'found' || e.event === 'room') {
+    const room = e.room === undefined ? {} : { room: e.room }
+    log.push({ time: e.t, event: e.event, id: e.id, ...room, ...(e.from === undefined ? {} : { from: e.from }) })
+  }
   else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
   if (log.length > 2 * LOG) log.splice(0, LOG)
 }

@@ -7,6 +7,7 @@ import { createReadStream } from 'node:fs'
 import { createInterface } from 'node:readline'
 import { InvalidOptionError } from '../errors.js'
 import { Site } from '../positioning/site.js'
+import { MAX_NAME_LENGTH } from '../positioning/beacon-names.js'
 import { FLEET_RECORDING_FORMAT } from '../fleet/fleet-recorder.js'
 import type { FleetBeacon } from '../fleet/fusion.js'
 import { gatewaysOf, planOf, viewOfFleetBeacon } from './view.js'
@@ -28,6 +29,7 @@ function readBeacon(v: unknown): FleetBeacon | undefined {
   })
   const b: FleetBeacon = { id: o.id, time: isNum(o.time) ? o.time : (o.lastSeen as number), present: true, gateways, firstSeen: o.firstSeen, lastSeen: o.lastSeen }
   if (isText(o.room)) b.room = o.room
+  if (isText(o.name) && o.name.length <= MAX_NAME_LENGTH) b.name = o.name
   const p = o.position as Record<string, unknown> | undefined
   if (p !== undefined && p !== null && typeof p === 'object' && isNum(p.x) && isNum(p.y) && isNum(p.accuracy)) b.position = { x: p.x, y: p.y, accuracy: p.accuracy }
   return b
@@ -46,10 +48,10 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
     case 'gone':
       return isText(o.id) ? { t, event: 'gone', id: o.id } : undefined
     case 'found':
-      return isText(o.id) ? { t, event: 'found', id: o.id, ...(isText(o.room) ? { detail: o.room } : {}) } : undefined
+      return isText(o.id) ? { t, event: 'found', id: o.id, ...(isText(o.room) ? { room: o.room } : {}) } : undefined
     case 'room':
       if (!isText(o.id) || !isText(o.to)) return undefined
-      return isText(o.from) ? { t, event: 'room', id: o.id, detail: `${o.from} → ${o.to}` } : { t, event: 'room', id: o.id }
+      return { t, event: 'room', id: o.id, ...(isText(o.from) ? { from: o.from } : {}), room: o.to }
     case 'gateway':
       return isText(o.gateway) && (o.state === 'online' || o.state === 'offline' || o.state === 'forgotten') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
     default:
@@ -68,6 +70,8 @@ export class FleetTimeline {
   readonly end: number
   private readonly entries: Entry[]
   private readonly index: TimelineIndex
+  /** Each recorded beacon's name (the last it was recorded with), for the log's lines. */
+  private readonly names = new Map<string, string>()
 
   private constructor(site: Site | undefined, entries: Entry[], malformed: number) {
     this.site = site
@@ -77,6 +81,10 @@ export class FleetTimeline {
     this.start = this.entries[0]?.t ?? 0
     this.end = this.entries[this.entries.length - 1]?.t ?? 0
     this.index = new TimelineIndex(this.entries)
+    for (const e of this.entries) {
+      if (e.event !== 'keyframe' && e.event !== 'beacons') continue
+      for (const b of e.beacons) if (b.name !== undefined) this.names.set(b.id, b.name)
+    }
   }
 
   /** Whether a file starts with the fleet recording header (false for advertisement recordings). */
@@ -196,7 +204,10 @@ export class FleetTimeline {
       beacons: present.map((b) => viewOfFleetBeacon(b, undefined)),
       history: Object.fromEntries([...history].filter(([id]) => beacons.has(id))),
       trails: Object.fromEntries([...trails].filter(([id]) => beacons.has(id))),
-      log,
+      log: log.map((e) => {
+        const name = e.event === 'online' || e.event === 'offline' ? undefined : this.names.get(e.id)
+        return name === undefined ? e : { ...e, name }
+      }),
       replay: { start: this.start, end: this.end, at: t },
     }
   }

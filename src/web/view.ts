@@ -22,14 +22,26 @@ export interface ViewDetails {
    */
   verified?: boolean
   address?: string
-  /** Fleet: the gateway whose published state these values are (its claim, not checked here). */
+  /**
+   * Fleet: the gateway whose published state these values are (its claim, not checked here);
+   * when several supplied them, the one that supplied most (see {@link ViewDetails.sources}).
+   */
   reportedBy?: string
+  /**
+   * Fleet, when the values come from more than one gateway's state: which fields each supplied
+   * (each field from the freshest state that has it, as the fleet's fused values), most first.
+   */
+  sources?: { gateway: string; fields: DetailField[] }[]
   /**
    * Fleet: the known gateways that claim the private broadcast verified, or not verified. The
    * fleet sees only their JSON, never the bytes, so this is who says so, not a verification.
    */
   claims?: { verified: string[]; notVerified: string[] }
 }
+
+/** A field of {@link ViewDetails} that a gateway's state supplies. */
+export type DetailField =
+  | 'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
 
 /** One beacon on the page. */
 export interface ViewBeacon {
@@ -74,12 +86,18 @@ export interface ViewPlan {
   image?: string
 }
 
-/** A line of the found/gone log. */
+/** A line of the event log: a beacon found, gone or changing room, or a gateway going on- or offline. */
 export interface ViewLogEntry {
   time: number
   event: 'found' | 'gone' | 'room' | 'online' | 'offline'
+  /** The beacon's or the gateway's id. */
   id: string
-  detail?: string
+  /** The beacon's name when the site names it, so the log says what the plan says. */
+  name?: string
+  /** The room it was found in, or (`room`) the room it entered. */
+  room?: string
+  /** (`room`) The room it left; absent when it had none before (its first room). */
+  from?: string
 }
 
 function round(n: number, digits: number): number {

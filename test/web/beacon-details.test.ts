@@ -61,6 +61,30 @@ describe('MqttBeaconDetails', () => {
     expect(details.details('B1')).toBeUndefined()
   })
 
+  it('shows each value from the freshest state that has it, as the fleet picks values, and credits that gateway (#35 item 20)', async () => {
+    const { details, client } = await setup()
+    // gw-near hears the tag loud and clear: its state carries the sensor frame's values. gw-far
+    // hears it weakly, mostly its iBeacon frame: its state is fresher and has none of them.
+    const near = {
+      id: 'B1', serialNumber: 'B1', hardwareModelName: 'E7', batteryLevel: 90, temperature: 21.5, light: 120, moving: false,
+      rssi: -48, lastSeen: 1000,
+    }
+    const far = { id: 'B1', serialNumber: 'B1', rssi: -93, lastSeen: 1500 }
+    await client.publishAsync(topic('gw-near'), JSON.stringify(near), { qos: 1, retain: true })
+    await client.publishAsync(topic('gw-far'), JSON.stringify(far), { qos: 1, retain: true })
+    await waitFor(() => details.stats.held === 2, 'both states')
+    // The tracker's fused values (beacon-values.ts) take each from the freshest state that has it:
+    // all of the sensors from gw-near. The panel says the same, and whose claim each value is.
+    expect(details.details('B1')).toEqual({
+      serialNumber: 'B1', model: 'E7', battery: 90, temperature: 21.5, light: 120, moving: false,
+      reportedBy: 'gw-near',
+      sources: [
+        { gateway: 'gw-near', fields: ['model', 'battery', 'temperature', 'light', 'moving'] },
+        { gateway: 'gw-far', fields: ['serialNumber'] },
+      ],
+    })
+  })
+
   it('a state dated in the future is clamped to its arrival: honest later states replace it', async () => {
     const { details, client } = await setup({ gateways: known('gw-a', 'gw-b') })
     const now = Date.now()

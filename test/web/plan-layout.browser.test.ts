@@ -22,6 +22,7 @@ const dir = mkdtempSync(join(tmpdir(), 'beaconkit-plan-'))
 
 interface Tag {
   id: string
+  name?: string
   room?: string
   gateway: string
   position?: { x: number; y: number; accuracy: number }
@@ -36,7 +37,7 @@ async function recording(name: string, site: Record<string, unknown>, tags: Tag[
     {
       t: T0,
       event: 'keyframe',
-      beacons: tags.map((b) => ({ id: b.id, time: T0, present: true, ...(b.room === undefined ? {} : { room: b.room }), ...(b.position === undefined ? {} : { position: b.position }), gateways: [{ gateway: b.gateway, rssi: -62, distance: 1.8, lastSeen: T0 }], firstSeen: T0 - 60_000, lastSeen: T0 })),
+      beacons: tags.map((b) => ({ id: b.id, ...(b.name === undefined ? {} : { name: b.name }), time: T0, present: true, ...(b.room === undefined ? {} : { room: b.room }), ...(b.position === undefined ? {} : { position: b.position }), gateways: [{ gateway: b.gateway, rssi: -62, distance: 1.8, lastSeen: T0 }], firstSeen: T0 - 60_000, lastSeen: T0 })),
     },
   ]
   const path = join(dir, `${name}.jsonl`)
@@ -71,6 +72,23 @@ const DEMO_TAGS: Tag[] = POSITIONS.map(([x, y], i) => {
   return { id, room: id === CONTRADICTED ? 'Bedroom' : room, gateway: 'living-pi', position: { x, y, accuracy: 1 + (i % 4) * 0.7 } }
 })
 
+/**
+ * A crowded site: five tags around each gateway, a tight cluster of eight, and tags at the
+ * plan's edges and corners; half of them named (long names), the rest labelled by serial.
+ */
+const CROWDED: Tag[] = (() => {
+  const spots: [number, number][] = []
+  for (const g of Object.values(DEMO.gateways)) for (let k = 0; k < 5; k++) spots.push([g.x + 0.9 * Math.cos(k * 1.3), g.y + 0.7 * Math.sin(k * 1.3)])
+  for (let k = 0; k < 8; k++) spots.push([5 + 0.4 * Math.cos(k * 0.8), 3 + 0.4 * Math.sin(k * 0.8)])
+  spots.push([0.1, 3], [15.9, 6], [8.2, 0.1], [5, 9.9], [0.2, 0.2], [15.8, 9.8], [15.8, 0.2], [0.2, 9.8])
+  const names = ['Meeting cart 12', 'Wheelchair B', 'Defibrillator', 'Laptop trolley', 'Visitor badge 7', 'Cleaning cart']
+  return spots.map(([x, y], i) => {
+    const room = DEMO.rooms.find((r) => x >= r.polygon[0][0] && x <= r.polygon[2][0] && y >= r.polygon[0][1] && y <= r.polygon[2][1])?.name as string
+    const name = i % 2 === 0 ? { name: `${names[i % names.length]} ${i}` } : {}
+    return { id: `0117C5E000${String(i + 1).padStart(2, '0')}`, room, gateway: 'living-pi', position: { x, y, accuracy: 1 }, ...name }
+  })
+})()
+
 interface Box { left: number; top: number; right: number; bottom: number }
 
 const boxOf = (page: Page, selector: string): Promise<Box[]> =>
@@ -78,6 +96,10 @@ const boxOf = (page: Page, selector: string): Promise<Box[]> =>
     const r = e.getBoundingClientRect()
     return { left: r.left, top: r.top, right: r.right, bottom: r.bottom }
   }))
+
+/** Whether `b` lies inside `area`, to half a pixel. */
+const inside = (b: Box, area: Box): boolean =>
+  b.left >= area.left - 0.5 && b.top >= area.top - 0.5 && b.right <= area.right + 0.5 && b.bottom <= area.bottom + 0.5
 
 const overlaps = (a: Box, b: Box): boolean => Math.min(a.right, b.right) > Math.max(a.left, b.left) && Math.min(a.bottom, b.bottom) > Math.max(a.top, b.top)
 
@@ -181,6 +203,40 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the map as a new user mee
     expect(await phone.evaluate<number>('document.documentElement.scrollWidth')).toBeLessThanOrEqual(390)
     await screenshot(phone, 'plan-20-tags-390-dark.png')
     await phone.close()
+  })
+
+  it('a crowded site: no label overlaps another label or a gateway, and all stay inside the plan, at 1280 and 390 px (#35 item 13)', async () => {
+    const map = await serve(await recording('crowded', DEMO, CROWDED))
+    for (const viewport of [{ width: 1280, height: 900 }, { width: 390, height: 844 }]) {
+      const page = await browser.newPage({ viewport, deviceScaleFactor: viewport.width < 500 ? 2 : 1 })
+      const errors = consoleErrors(page)
+      await page.goto(map.pageUrl)
+      await expect.poll(() => page.locator('#plan g.beacon').count(), WAIT).toBe(CROWDED.length)
+      await screenshot(page, `plan-crowded-${viewport.width}.png`)
+      const labels = await boxOf(page, '#plan g.beacon text.beacon-label')
+      const gateways = await boxOf(page, '#plan g.gateway rect, #plan g.gateway text')
+      const [area] = await boxOf(page, '#plan rect.area')
+      // Every tag is labelled: by its name, or (unnamed) its serial.
+      expect(labels).toHaveLength(CROWDED.length)
+      const tight = (b: Box): Box => ({ left: b.left + 0.5, top: b.top + 0.5, right: b.right - 0.5, bottom: b.bottom - 0.5 })
+      const clashes: string[] = []
+      labels.forEach((a, i) => {
+        labels.forEach((b, j) => {
+          if (j > i && overlaps(tight(a), tight(b))) clashes.push(`label ${i} on label ${j}`)
+        })
+        gateways.forEach((g, j) => {
+          if (overlaps(tight(a), g)) clashes.push(`label ${i} on gateway box ${j}`)
+        })
+        if (!inside(a, area)) clashes.push(`label ${i} outside the plan`)
+      })
+      // Gateways' own names stay inside the plan too.
+      gateways.forEach((g, j) => {
+        if (!inside(g, area)) clashes.push(`gateway box ${j} outside the plan`)
+      })
+      expect(clashes, `at ${viewport.width} px`).toEqual([])
+      expect(errors).toEqual([])
+      await page.close()
+    }
   })
 
   it('the replay page fits a phone, the speed selector visible (#24 item 4)', async () => {

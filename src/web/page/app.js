@@ -122,7 +122,7 @@ function render() {
     drawTable($('range').tBodies[0], state, select)
   }
   drawDetails(state, () => select(undefined))
-  drawLog($('log'), state.log)
+  drawLog($('log'), state.log, state.beacons)
 }
 
 // Several updates in one frame draw once.

@@ -30,6 +30,23 @@ function verification(d) {
   return undefined
 }
 
+const FIELD_NAMES = {
+  serialNumber: 'serial', model: 'model', battery: 'battery', temperature: 'temperature',
+  light: 'light', moving: 'motion', movingState: 'motion', address: 'address',
+}
+
+// Which gateway's published state each value is: one gateway, or (each value taken from the
+// freshest state that has it, as the fleet does) the fields each one supplied.
+function reporters(d) {
+  if (d.reportedBy === undefined) return undefined
+  if (d.sources === undefined) return `gateway ${d.reportedBy} (serial, model and sensors are its claim)`
+  const parts = d.sources.map((s) => {
+    const fields = new Set(s.fields.map((f) => FIELD_NAMES[f] ?? f))
+    return `gateway ${s.gateway}: ${[...fields].join(', ')}`
+  })
+  return `${parts.join('; ')} (their claims)`
+}
+
 /** Shows the selected beacon, or hides the panel. */
 export function drawDetails(state) {
   const panel = $('details')
@@ -48,7 +65,7 @@ export function drawDetails(state) {
     ['light', d.light === undefined ? undefined : d.light === null ? 'off' : `${d.light} lx`],
     ['motion', motion(d)],
     ['verified', verification(d)],
-    ['reported by', d.reportedBy === undefined ? undefined : `gateway ${d.reportedBy} (serial, model and sensors are its claim)`],
+    ['reported by', reporters(d)],
     ['RSSI', `${Math.round(b.rssi)} dBm`],
     ['distance', b.accuracy === undefined || b.accuracy < 0 ? undefined : `${b.accuracy.toFixed(1)} m`],
     ['position', b.position === undefined ? undefined : `${b.position.x.toFixed(1)}, ${b.position.y.toFixed(1)} m ± ${b.position.accuracy.toFixed(1)} m`],

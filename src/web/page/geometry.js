@@ -45,6 +45,9 @@ function overlap(a, b) {
 const SIDES = [
   [1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [-1, 1], [1, -1], [-1, -1], [2, 1], [2, -1],
 ]
+// Beyond the sides: rings further out, each tried in this many directions, a label's height apart.
+const RINGS = 10
+const DIRECTIONS = 16
 
 /** Boxes bucketed by a grid, so a lookup costs what is near rather than everything placed. */
 class Grid {
@@ -77,32 +80,77 @@ class Grid {
   }
 }
 
+function clamp(v, lo, hi) {
+  return Math.max(lo, Math.min(v, hi))
+}
+
+/** Whether `b` lies wholly inside `bounds`. */
+export function within(b, bounds) {
+  return b.x >= bounds.x && b.y >= bounds.y && b.x + b.w <= bounds.x + bounds.w && b.y + b.h <= bounds.y + bounds.h
+}
+
 /**
- * Places labels one by one beside their points, each where it overlaps least what is already
- * there (`obstacles`: gateway squares and names, dots, labels placed before). Greedy, so not
- * optimal, but 20 tags on a house plan come out readable. Each label is `{ x, y, w, h }` (the
- * point, the text's width and height); returns boxes `{ x, y, w, h }` of the text, top-left.
- * What would stick out of `bounds` (the plan's extent) counts as overlap.
+ * Candidate boxes for a label, nearest first: the sides of its point, then rings further out,
+ * slid inside `bounds` (so a dot in a corner still has places on its rings).
+ */
+function* candidates(l, gap, bounds) {
+  for (const [sx, sy] of SIDES) {
+    const x = sx === 2 ? l.x - gap : sx > 0 ? l.x + gap : sx < 0 ? l.x - gap - l.w : l.x - l.w / 2
+    const y = sy > 0 ? l.y + gap : sy < 0 ? l.y - gap - l.h : l.y - l.h / 2
+    yield { x, y, w: l.w, h: l.h, ring: 0 }
+  }
+  for (let ring = 1; ring <= RINGS; ring++) {
+    const d = gap + ring * l.h
+    for (let k = 0; k < DIRECTIONS; k++) {
+      const a = (2 * Math.PI * k) / DIRECTIONS
+      // Centred on an ellipse around the point, so the box's near edge is about `d` from it.
+      const x = l.x + Math.cos(a) * (l.w / 2 + d) - l.w / 2
+      const y = l.y + Math.sin(a) * (l.h / 2 + d) - l.h / 2
+      const cx = clamp(x, bounds.x, bounds.x + bounds.w - l.w)
+      const cy = clamp(y, bounds.y, bounds.y + bounds.h - l.h)
+      yield { x: cx, y: cy, w: l.w, h: l.h, ring }
+    }
+  }
+}
+
+/**
+ * Places labels one by one beside their points. A label never overlaps a label placed before it
+ * or a `hard` obstacle (gateway squares and names) and never leaves `bounds` (the plan's
+ * extent). It keeps clear of the `soft` ones too (dots, room names) where it can: the nearest
+ * place clear of everything wins, else the nearest that covers least of them. Nearest first:
+ * the sides of the dot in reading order, then rings a label's height further out (the caller
+ * draws a leader line to those). A label with no place within the rings is left out
+ * (undefined): its dot keeps its tooltip. Greedy, so not optimal. Each label is `{ x, y, w, h }`
+ * (the point, the text's size); returns boxes `{ x, y, w, h, ring }` of the text, top-left.
  */
 export function placeLabels(labels, obstacles, gap, bounds) {
-  const grid = new Grid(Math.max(gap * 8, ...labels.slice(0, 1).map((l) => l.w)))
-  for (const o of obstacles) grid.add(o)
+  const size = Math.max(gap * 8, ...labels.slice(0, 1).map((l) => l.w))
+  const hard = new Grid(size)
+  const soft = new Grid(size)
+  for (const o of obstacles.hard) hard.add(o)
+  for (const o of obstacles.soft) soft.add(o)
   return labels.map((l) => {
-    let best
-    let bestCost = Infinity
-    for (const [sx, sy] of SIDES) {
-      const x = sx === 2 ? l.x - gap : sx > 0 ? l.x + gap : sx < 0 ? l.x - gap - l.w : l.x - l.w / 2
-      const y = sy > 0 ? l.y + gap : sy < 0 ? l.y - gap - l.h : l.y - l.h / 2
-      const box = { x, y, w: l.w, h: l.h }
-      // Cut off by the plan's edge is worse than overlapping: an overlapped label can still be read.
-      const cost = grid.cover(box) + 4 * (box.w * box.h - overlap(box, bounds))
-      if (cost < bestCost) {
-        best = box
-        bestCost = cost
-      }
-      if (cost === 0) break
-    }
-    grid.add(best)
+    const best = nearest(l, gap, bounds, hard, soft, true) ?? nearest(l, gap, bounds, hard, soft, false)
+    if (best !== undefined) hard.add(best)
     return best
   })
+}
+
+/** The nearest allowed place: clear of `soft` too when `strict`, else covering least of it. */
+function nearest(l, gap, bounds, hard, soft, strict) {
+  let best
+  let bestCost = Infinity
+  for (const box of candidates(l, gap, bounds)) {
+    // The first ring with any allowed place decides: nearer beats less covered.
+    if (best !== undefined && box.ring > best.ring && box.ring > 0) break
+    if (!within(box, bounds) || hard.cover(box) > 0) continue
+    const cost = soft.cover(box)
+    if (strict && cost > 0) continue
+    if (cost < bestCost) {
+      best = box
+      bestCost = cost
+    }
+    if (cost === 0) break
+  }
+  return best
 }

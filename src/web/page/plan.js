@@ -4,14 +4,27 @@
 import { html, svg } from './svg.js'
 import { hash, label, roomColour } from './colours.js'
 import { centroid, keepInside, placeLabels, roomAt } from './geometry.js'
+import { leader, measure, moveText, placeGatewayNames } from './labels.js'
 import { drawSchematic, hasNoPlan } from './schematic.js'
 
 const MARGIN = 1
-// Width of a character of the monospace labels, in font sizes: labels are placed before they are drawn.
+// Width of a character of the monospace labels, in font sizes: only when the browser cannot measure them.
 const CHAR = 0.62
 // Beyond this many tags the plan is a crowd, not something to read label by label: the first ones
 // (the selected tag first, then by id) are labelled, every tag keeps its dot and tooltip.
 const MAX_LABELS = 200
+// Labels grow with the plan; on a wide screen that made them large enough to crowd a busy plan.
+const MAX_LABEL_PX = 13
+
+/** The labels' font size in metres: 1.3 units, at most MAX_LABEL_PX on screen. */
+function labelSize(el, w, h, unit) {
+  const r = el.getBoundingClientRect()
+  // Pixels per metre: the view box is fitted into the element whole.
+  if (!(r.width > 0 && r.height > 0)) return unit * 1.3
+  const scale = Math.min(r.width / w, r.height / h)
+  const fs = Math.min(unit * 1.3, MAX_LABEL_PX / scale)
+  return Number.isFinite(fs) && fs > 0 ? fs : unit * 1.3
+}
 
 /** The plan's extent in metres: the site's area, else what its rooms and gateways cover. */
 function extent(state) {
@@ -69,9 +82,9 @@ function placeOf(state, b, span) {
   return { x, y, r: distance, estimated: true, room: roomOf(x, y) }
 }
 
-/** Draws rooms and walls into `layers`; returns the boxes of the room names (kept clear of labels). */
+/** Draws rooms and walls into `layers`; returns the room names' <text> elements (kept clear of labels). */
 function drawRooms(state, unit, layers) {
-  const boxes = []
+  const names = []
   const fs = unit * 2.2
   for (const r of state.plan?.rooms ?? []) {
     const colour = roomColour(state, r.name)
@@ -88,38 +101,40 @@ function drawRooms(state, unit, layers) {
     if (r.polygon !== undefined) {
       const x = Math.min(...r.polygon.map((p) => p[0]))
       const y = Math.min(...r.polygon.map((p) => p[1]))
-      layers.push(svg('text', { x: x + unit, y: y + unit * 3, class: 'room-label corner', 'font-size': fs, fill: colour }, r.name))
-      boxes.push({ x: x + unit, y: y + unit * 3 - fs * 0.8, w: r.name.length * fs * 0.6, h: fs })
+      const at = { x: x + unit, y: y + unit * 3 }
+      names.push(svg('text', { ...at, class: 'room-label corner', 'font-size': fs, fill: colour }, r.name))
     } else {
       const c = roomCentre(state, r.name)
       if (c === undefined) continue
-      layers.push(svg('text', { x: c[0], y: c[1] - 4.4 * unit, class: 'room-label', 'font-size': fs, fill: colour }, r.name))
-      boxes.push({ x: c[0] - (r.name.length * fs * 0.3), y: c[1] - 4.4 * unit - fs * 0.8, w: r.name.length * fs * 0.6, h: fs })
+      const at = { x: c[0], y: c[1] - 4.4 * unit }
+      names.push(svg('text', { ...at, class: 'room-label', 'font-size': fs, fill: colour }, r.name))
     }
   }
-  return boxes
+  layers.push(...names)
+  return names
 }
 
-/** Gateway markers, and the boxes their squares and names cover (kept clear of labels). */
+/** Gateway markers, and for each its square's box and its name's <text> (placed once drawn). */
 function drawGateways(state, unit) {
   const marks = []
-  const boxes = []
+  const items = []
   const s = unit * 1.6
   const fs = unit * 1.5
   for (const g of state.gateways.values()) {
     if (g.x === undefined || g.y === undefined) continue
     const name = `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`
+    const text = svg('text', { x: 0, y: 0, 'font-size': fs }, name)
     marks.push(
       svg('g', { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${g.x} ${g.y})` },
         svg('rect', { x: -s, y: -s, width: 2 * s, height: 2 * s, rx: s * 0.3 }),
-        svg('text', { y: s * 2.4, 'font-size': fs }, name),
+        text,
         svg('title', {}, `gateway ${g.id}: ${g.state}`)),
     )
-    boxes.push({ x: g.x - s, y: g.y - s, w: 2 * s, h: 2 * s })
-    const w = name.length * fs * 0.6
-    boxes.push({ x: g.x - w / 2, y: g.y + s * 2.4 - fs, w, h: fs * 1.2 })
+    const estimate = { dx: (-name.length * fs * 0.6) / 2, dy: -fs * 0.8, w: name.length * fs * 0.6, h: fs }
+    const square = { x: g.x - s, y: g.y - s, w: 2 * s, h: 2 * s }
+    items.push({ g, text, square, key: `gw|${fs}|${g.state === 'offline'}|${name}`, estimate })
   }
-  return { marks, boxes }
+  return { marks, items }
 }
 
 /** Redraws the plan and its legend. */
@@ -146,14 +161,9 @@ export function drawPlan(el, legend, state, select) {
     .sort((a, b) => (a.id === state.selected ? -1 : b.id === state.selected ? 1 : a.id < b.id ? -1 : 1))
     .map((b) => ({ b, p: placeOf(state, b, Math.max(w, h)), text: label(b) }))
     .filter(({ p }) => p !== undefined)
-  const fs = unit * 1.3
+  const fs = labelSize(el, w, h, unit)
   const dotR = unit * 0.9
-  const boxes = placeLabels(
-    placed.slice(0, MAX_LABELS).map(({ p, text }) => ({ x: p.x, y: p.y, w: text.length * fs * CHAR, h: fs })),
-    [...gateways.boxes, ...roomNames, ...placed.map(({ p }) => ({ x: p.x - dotR, y: p.y - dotR, w: 2 * dotR, h: 2 * dotR }))],
-    dotR * 1.1,
-    { x: e.minX, y: e.minY, w, h },
-  )
+  const labels = []
   const circles = []
   const trails = []
   const dots = []
@@ -162,11 +172,10 @@ export function drawPlan(el, legend, state, select) {
     const trail = state.trails.get(b.id)
     if (trail !== undefined && trail.length > 1) trails.push(svg('polyline', { points: trail.map((q) => q.join(',')).join(' '), class: 'trail', stroke: colour }))
     circles.push(svg('circle', { cx: p.x, cy: p.y, r: Math.max(p.r, unit), class: `accuracy${p.estimated ? ' estimated' : ''}`, 'data-for': b.id, stroke: colour }))
-    const box = boxes[i]
     const where = p.room === b.room ? (b.room === undefined ? '' : ` in ${b.room}`) : ` · tracker's room ${b.room ?? 'none'}, its position in ${p.room ?? 'no room'}`
     const dot = svg('g', { class: `beacon${state.selected === b.id ? ' selected' : ''}`, 'data-id': b.id, 'data-room': b.room ?? '', 'data-drawn-room': p.room ?? '', tabindex: 0 },
       svg('circle', { cx: p.x, cy: p.y, r: dotR, class: 'dot', fill: colour }),
-      box === undefined ? '' : svg('text', { x: box.x, y: box.y + fs * 0.82, 'font-size': fs, class: 'beacon-label' }, text),
+      i < MAX_LABELS ? labelText(labels, { p, text, selected: state.selected === b.id, fs }) : '',
       svg('title', {}, `${b.name ?? b.id}${where}`))
     dot.addEventListener('click', () => select(b.id))
     dot.addEventListener('keydown', (ev) => {
@@ -174,7 +183,10 @@ export function drawPlan(el, legend, state, select) {
     })
     dots.push(dot)
   })
-  el.replaceChildren(...layers, ...circles, ...trails, ...dots, ...gateways.marks)
+  const leaders = svg('g', { class: 'leaders' })
+  el.replaceChildren(...layers, ...circles, ...trails, leaders, ...dots, ...gateways.marks)
+  const dotBoxes = placed.map(({ p }) => ({ x: p.x - dotR, y: p.y - dotR, w: 2 * dotR, h: 2 * dotR }))
+  placeTexts(e, unit, { rooms: roomNames, gateways: gateways.items, labels, leaders, dots: dotBoxes, gap: dotR * 1.1 })
   const positioned = [...state.beacons.values()].some((b) => b.position !== undefined)
   legend.replaceChildren(
     html('span', { class: 'key gw-on', text: 'gateway online' }),
@@ -182,6 +194,49 @@ export function drawPlan(el, legend, state, select) {
     html('span', { class: 'key dot', text: positioned ? 'beacon, coloured by the room it is drawn in; circle: accuracy' : 'beacon beside its room\'s gateway hearing it best; dashed circle: distance' }),
     ...(state.plan?.area === undefined && state.plan?.image === undefined ? [html('span', { text: '· outline drawn from the gateways (the site file has no area)' })] : []),
   )
+}
+
+/** A beacon's label, drawn at the origin until it is measured and placed (placeTexts). */
+function labelText(labels, { p, text, selected, fs }) {
+  const el = svg('text', { x: 0, y: 0, 'font-size': fs, class: 'beacon-label' }, text)
+  const estimate = { dx: 0, dy: -fs * 0.82, w: text.length * fs * CHAR, h: fs }
+  labels.push({ p, el, key: `${fs}|${selected}|${text}`, estimate })
+  return el
+}
+
+/**
+ * Once everything is drawn (so texts can be measured): gateway names inside the plan, then each
+ * beacon label where it overlaps no other label and no gateway and stays inside the plan,
+ * avoiding dots and room names; a label set further out gets a leader line, one with no room is
+ * left out (its dot keeps its tooltip).
+ */
+function placeTexts(e, unit, { rooms, gateways, labels, leaders, dots, gap }) {
+  const bounds = { x: e.minX, y: e.minY, w: e.maxX - e.minX, h: e.maxY - e.minY }
+  // The texts' outline (paint-order stroke) reaches half its width beyond the glyphs.
+  const pad = unit * 0.25
+  const names = placeGatewayNames(gateways, bounds, pad)
+  const roomBoxes = rooms.map((t) => {
+    const fs = Number(t.getAttribute('font-size'))
+    const wide = (t.textContent ?? '').length * fs * 0.6
+    const dx = t.classList.contains('corner') ? 0 : -wide / 2
+    const b = measure(t, undefined, { dx, dy: -fs * 0.8, w: wide, h: fs })
+    const x = Number(t.getAttribute('x'))
+    const y = Number(t.getAttribute('y'))
+    return { x: x + b.dx - pad, y: y + b.dy - pad, w: b.w + 2 * pad, h: b.h + 2 * pad }
+  })
+  const measured = labels.map((l) => ({ ...l, m: measure(l.el, l.key, l.estimate) }))
+  const boxes = placeLabels(
+    measured.map(({ p, m }) => ({ x: p.x, y: p.y, w: m.w + 2 * pad, h: m.h + 2 * pad })),
+    { hard: [...gateways.map((g) => g.square), ...names], soft: [...dots, ...roomBoxes] },
+    gap,
+    bounds,
+  )
+  measured.forEach(({ p, el, m }, i) => {
+    const box = boxes[i]
+    if (box === undefined) return el.remove()
+    moveText(el, m, box, pad)
+    if (box.ring > 0) leaders.append(leader(p, box))
+  })
 }
 
 function tokenQuery() {
