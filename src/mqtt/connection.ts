@@ -1,11 +1,13 @@
 /**
  * The link to the broker: mqtt.js loaded lazily, MQTT 5 first and 3.1.1 when the broker refuses
- * it (aedes speaks 3.1.1 only), reconnects with a doubling delay, and no secret kept anywhere
- * but inside the client.
+ * it (aedes speaks 3.1.1 only), reconnects with a doubling, capped and jittered delay (backoff.ts),
+ * and no secret kept anywhere but inside the client.
  */
 
 import { EventEmitter } from 'eventemitter3'
 import { MqttError } from '../errors.js'
+import { reconnectDelay } from './backoff.js'
+import type { ReconnectDelays } from './backoff.js'
 import { takeoverError, TakeoverWatch } from './takeover.js'
 
 /** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
@@ -127,7 +129,7 @@ export interface LinkSettings {
   tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
   /** The last will (retained, QoS 1); none for a link that only listens. */
   will?: { topic: string; payload: string }
-  reconnect: { initialDelayMs: number; maxDelayMs: number }
+  reconnect: ReconnectDelays
   connectTimeoutMs: number
   /**
    * MQTT 5: the largest packet (bytes) this client accepts, announced in CONNECT so that the
@@ -187,8 +189,8 @@ function refusesProtocol(error: Error): boolean {
 
 /**
  * One connection that lives until `close()`: owns the mqtt.js client, replaces it once with a
- * 3.1.1 client when the broker refuses MQTT 5, and grows mqtt.js's reconnect period after each
- * failed attempt (mqtt.js itself retries at a fixed period).
+ * 3.1.1 client when the broker refuses MQTT 5, and sets mqtt.js's reconnect period before each
+ * wait ({@link reconnectDelay}: doubling, capped, jittered; mqtt.js itself retries at a fixed period).
  */
 export class MqttLink extends EventEmitter<LinkEvents> {
   // A true private field: util.inspect and JSON.stringify cannot reach the client's options (the password).
@@ -246,7 +248,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       clientId: s.clientId,
       protocolVersion: version,
       clean: true,
-      reconnectPeriod: s.reconnect.initialDelayMs,
+      reconnectPeriod: reconnectDelay(0, s.reconnect),
       connectTimeout: s.connectTimeoutMs,
       // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
       queueQoSZero: false,
@@ -266,12 +268,16 @@ export class MqttLink extends EventEmitter<LinkEvents> {
         this.start(mqtt, 4)
       }
     })
+    // mqtt.js reads the period when a connection closes (a new timer per wait): set here, it is
+    // the wait after this attempt should it fail.
+    let attempt = 0
     client.on('reconnect', () => {
-      const period = client.options.reconnectPeriod ?? s.reconnect.initialDelayMs
-      client.options.reconnectPeriod = Math.min(s.reconnect.maxDelayMs, period * 2)
+      attempt++
+      client.options.reconnectPeriod = reconnectDelay(attempt, s.reconnect)
     })
     client.on('connect', () => {
-      client.options.reconnectPeriod = s.reconnect.initialDelayMs
+      attempt = 0
+      client.options.reconnectPeriod = reconnectDelay(0, s.reconnect)
     })
   }
 
