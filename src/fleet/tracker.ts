@@ -163,7 +163,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       this.own === undefined ? options : { ...options, positioner: this.own.positioner },
       {
         found: (b) => {
-          topics.found(b.id, b.time)
+          topics.found(b.id, b.time, this.facts.named(b.id))
           topics.put(b)
           presence.present(b)
           this.ghosts.settled(b.id)
@@ -526,7 +526,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.ghosts.tick(now)
     this.presence.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
-    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id))
+    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id), (id) => this.facts.named(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     const moving = (id: string): boolean => this.facts.moving(id)

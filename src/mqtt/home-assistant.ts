@@ -126,9 +126,12 @@ export class HaAnnouncer {
     return this.withdraw()
   }
 
-  /** The beacon came in range (its dwell starts; a device known by its address alone is never looked at). */
+  /**
+   * The beacon came in range (its dwell starts, none for a named beacon; a device known by its
+   * address alone is never looked at).
+   */
   found(beacon: Beacon, now: number): void {
-    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now)
+    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now, this.named(beacon))
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
@@ -144,8 +147,9 @@ export class HaAnnouncer {
     if (this.#mode !== 'standalone') return []
     // With a list of names, an unlisted beacon is not announced (its serial number may come later: asked again each time).
     if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
-    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now)) return []
     const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
+    // A beacon the user named is vouched for: announced when first heard, without the dwell.
+    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, name !== undefined)) return []
     let done = this.announced.get(beacon.id)
     const out: HaMessage[] = []
     for (const field of HA_FIELDS) {
@@ -158,6 +162,10 @@ export class HaAnnouncer {
       out.push({ topic: haConfigTopic(this.settings, beacon.id, field), payload: JSON.stringify(haConfig(this.settings, beacon.id, field, name)) })
     }
     return out
+  }
+
+  private named(beacon: Beacon): boolean {
+    return this.names?.nameOf(beacon.id, beacon.serialNumber) !== undefined
   }
 
   /** Beacons whose dwell is over by `now`: their state should be looked at (and published) again. */
