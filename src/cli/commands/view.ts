@@ -37,6 +37,8 @@ export interface ViewRun {
   drainAtEnd?: boolean
   /** The source is a Bluetooth adapter: show its state. */
   adapter?: boolean
+  /** The adapter's state when the run starts (a source started before it: `poweredOn`). */
+  adapterState?: AdapterState
 }
 
 /** Where the run writes; process.stdout/stderr unless a test says otherwise. */
@@ -84,7 +86,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const clock = scanner.clock
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
-  let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
+  let adapterState: AdapterState | undefined = run.adapter === true ? (run.adapterState ?? 'unknown') : undefined
   let adverts = 0
   let lastTick: { time: number; adverts: number } | undefined
   source.on('advertisement', () => {
