@@ -46,6 +46,11 @@ export class FleetPresence {
    * costs at most one presence published again.
    */
   private readonly named = new Map<string, string>()
+  /**
+   * The last presence published per beacon, to publish again when the broker lost its retained
+   * messages. Bounded as the beacons known: present ones (the fusion's cap) and `maxAway` away.
+   */
+  private readonly last = new Map<string, FleetPresenceState>()
 
   constructor(
     private readonly outbox: Outbox,
@@ -118,7 +123,13 @@ export class FleetPresence {
       this.forgotten.delete(old)
     }
     this.forgottenCount++
+    this.last.delete(id)
     this.outbox.putRetained(this.topic(id), '', true)
+  }
+
+  /** Every beacon's last presence again (the broker kept no session and may have lost them). */
+  republish(): void {
+    for (const state of this.last.values()) this.outbox.putRetained(this.topic(state.id), JSON.stringify(state))
   }
 
   /** Forgets the beacons gone for `forgetAfterMs` at `now`. */
@@ -130,6 +141,7 @@ export class FleetPresence {
   }
 
   private put(state: FleetPresenceState): void {
+    this.last.set(state.id, state)
     this.outbox.putRetained(this.topic(state.id), JSON.stringify(state))
   }
 }

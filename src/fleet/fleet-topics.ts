@@ -73,6 +73,20 @@ export class FleetTopics {
   }
 
   /**
+   * The broker kept no session and may have lost its retained messages (a restart without
+   * persistence): the present beacons' states and every discovery config go out again.
+   */
+  republish(present: readonly FleetBeacon[]): void {
+    for (const b of present) this.put(b)
+    this.configs?.reannounce()
+  }
+
+  /** Home Assistant announced itself (its birth): every discovery config again. */
+  reannounce(): void {
+    this.configs?.reannounce()
+  }
+
+  /**
    * Gone: its retained state is cleared. `always`: also when this run never published it (a
    * state another run or tracker left).
    */

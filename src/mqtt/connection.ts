@@ -141,7 +141,12 @@ export interface LinkSettings {
 
 /** Events of {@link MqttLink}. */
 export interface LinkEvents {
-  connected: [protocolVersion: 4 | 5]
+  /**
+   * Connected (again). `sessionPresent` is the CONNACK's: false when the broker kept no session
+   * (always with the clean sessions used here, and after a broker restart without persistence),
+   * so retained state and discovery configs may be gone and are worth sending again.
+   */
+  connected: [protocolVersion: 4 | 5, sessionPresent: boolean]
   disconnected: []
   /**
    * A connection problem (retried), or another client with the same client id taking the
@@ -286,9 +291,9 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   private watch(client: MqttClientLike): void {
     const store = client as MqttClientLike & OutgoingStore
     const clientId = this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
-    const onConnect = (): void => {
+    const onConnect = (connack?: { sessionPresent?: boolean }): void => {
       this.#takeover.connected()
-      this.emit('connected', this.#protocolVersion)
+      this.emit('connected', this.#protocolVersion, connack?.sessionPresent === true)
     }
     const onClose = (): void => {
       // mqtt.js has already failed the volatile packets (a SUBSCRIBE); QoS 1 publishes stay.
@@ -309,6 +314,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       this.emit('message', topic, payload, packet?.retain === true)
     }
     const listening = client as MqttClientLike & Partial<SubscribingClient> & Partial<DisconnectingClient>
+    // mqtt.js passes the CONNACK (its sessionPresent) to 'connect' listeners.
     listening.on('connect', onConnect)
     listening.on('close', onClose)
     listening.on('error', onError)
@@ -316,7 +322,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     // A publishing link subscribes to nothing, so no message ever arrives on it.
     listening.on('message', onMessage)
     this.watched = [
-      { event: 'connect', fn: onConnect },
+      { event: 'connect', fn: onConnect as (...args: never[]) => void },
       { event: 'close', fn: onClose },
       { event: 'error', fn: onError as (...args: never[]) => void },
       { event: 'disconnect', fn: onDisconnect as (...args: never[]) => void },

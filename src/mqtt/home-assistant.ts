@@ -94,6 +94,8 @@ export interface HaMessage {
  */
 export class HaAnnouncer {
   private readonly announced = new Map<string, Set<HaField>>()
+  /** The name each announced beacon's configs carry, when it has one (a serial number may have named it). */
+  private readonly announcedNames = new Map<string, string>()
   /** The dwell, the cap and the expiry. */
   readonly gate: HaGate
   #mode: HaBeaconsMode
@@ -151,6 +153,7 @@ export class HaAnnouncer {
     // A beacon the user named is vouched for: announced when first heard, without the dwell.
     if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, name !== undefined)) return []
     let done = this.announced.get(beacon.id)
+    if (name !== undefined) this.announcedNames.set(beacon.id, name)
     const out: HaMessage[] = []
     for (const field of HA_FIELDS) {
       if (done?.has(field) === true || !FIELDS[field].has(beacon)) continue
@@ -171,6 +174,20 @@ export class HaAnnouncer {
   /** Beacons whose dwell is over by `now`: their state should be looked at (and published) again. */
   woken(now: number): string[] {
     return this.gate.woken(now)
+  }
+
+  /**
+   * Every config announced (or kept from an earlier run) once more, as announced: for a broker
+   * that lost its retained messages, or a Home Assistant that announced itself (its birth).
+   */
+  reannounce(): HaMessage[] {
+    if (this.#mode !== 'standalone') return []
+    const out: HaMessage[] = []
+    for (const [id, fields] of this.announced) {
+      const name = this.announcedNames.get(id) ?? this.names?.nameOf(id)
+      for (const field of fields) out.push({ topic: haConfigTopic(this.settings, id, field), payload: JSON.stringify(haConfig(this.settings, id, field, name)) })
+    }
+    return out
   }
 
   /** Empty retained configs of the beacons gone for the gate's `expireMs` by `now`. */
@@ -248,12 +265,14 @@ export class HaAnnouncer {
       for (const field of fields) out.push({ topic: haConfigTopic(this.settings, id, field), payload: '' })
     }
     this.announced.clear()
+    this.announcedNames.clear()
     this.withdrawn += out.length
     return out
   }
 
   private removal(beaconId: string): HaMessage[] {
     this.announced.delete(beaconId)
+    this.announcedNames.delete(beaconId)
     return HA_FIELDS.map((field) => ({ topic: haConfigTopic(this.settings, beaconId, field), payload: '' }))
   }
 }

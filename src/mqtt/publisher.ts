@@ -215,7 +215,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
       return
     }
     this.#link = link
-    link.on('connected', (protocolVersion) => this.onConnected(protocolVersion))
+    link.on('connected', (protocolVersion, sessionPresent) => this.onConnected(protocolVersion, sessionPresent))
     link.on('disconnected', () => {
       if (this.state === 'closed') return
       this.outbox.setClient(undefined)
@@ -246,7 +246,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.outbox.useDisk(this.#disk)
   }
 
-  private onConnected(protocolVersion: 4 | 5): void {
+  private onConnected(protocolVersion: 4 | 5, sessionPresent = false): void {
     if (this.state === 'closed') return
     this.state = 'connected'
     this.counters.connections++
@@ -260,8 +260,9 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     ha?.statusSent(now)
     if (beacons !== undefined) this.feed.refresh(beacons, now)
     this.outbox.setClient(this.#link?.client)
-    // The gateway device, the fleet watch, and (once) the configs an earlier run left.
-    if (ha !== undefined && this.#link !== undefined) ha.connected(this.#link, now, this.counters.connections === 1)
+    // The gateway device (and, without a kept session, every beacon config again), the fleet
+    // watch, Home Assistant's birth, and (once) the configs an earlier run left.
+    if (ha !== undefined && this.#link !== undefined) ha.connected(this.#link, now, this.counters.connections === 1, sessionPresent)
     this.emit('connected', { protocolVersion })
   }
 
