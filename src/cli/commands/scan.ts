@@ -34,21 +34,13 @@ function bluetoothFailure(error: unknown): unknown {
 async function runScan(parsed: ScanCommand): Promise<number> {
   const { source, label } = scanSource(parsed)
   try {
-    // The adapter first, before any sink connects: one that cannot be used must not make the
-    // gateway say `online` and `offline` again at once (and, with a fallback recording, `online`
-    // a second time): a flicker of Home Assistant's Connectivity at every start.
     try {
-      await source.start()
+      // The adapter before the broker connection (sourceFirst): one that cannot be used must not
+      // make the gateway say `online` and `offline` at once (and, with a fallback recording,
+      // `online` a second time): a flicker of Home Assistant's Connectivity at every start.
+      // Its start() resolves once scanning is confirmed: the adapter is on.
+      return await runView({ source, label, view: parsed.view, adapter: true, sourceFirst: true, adapterState: 'poweredOn' })
     } catch (error) {
-      throw bluetoothFailure(error)
-    }
-    try {
-      // start() resolves once scanning is confirmed: the adapter is on.
-      return await runView({ source, label, view: parsed.view, adapter: true, adapterState: 'poweredOn' })
-    } catch (error) {
-      // A run that failed before its scanner owned the source (a refused account, a bad key
-      // file) must not leave the adapter scanning and the process alive.
-      await source.stop().catch(() => undefined)
       throw bluetoothFailure(error)
     }
   } catch (error) {

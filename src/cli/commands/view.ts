@@ -37,8 +37,10 @@ export interface ViewRun {
   drainAtEnd?: boolean
   /** The source is a Bluetooth adapter: show its state. */
   adapter?: boolean
-  /** The adapter's state when the run starts (a source started before it: `poweredOn`). */
+  /** The adapter's state once the gateway has started (with `sourceFirst`, `poweredOn`). */
   adapterState?: AdapterState
+  /** Start the source before the MQTT connection (startGateway's `sourceFirst`). */
+  sourceFirst?: boolean
 }
 
 /** Where the run writes; process.stdout/stderr unless a test says otherwise. */
@@ -79,7 +81,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const keys = await loadKeyring(view.keys, view.keysFile, { warn })
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
-    { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
+    { source, filter: view.filter, ...(run.sourceFirst === true ? { sourceFirst: true } : {}), ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
     { log, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
   )
   const { scanner, upload, mqtt } = gateway
