@@ -48,7 +48,7 @@ export class FleetPresence {
   private readonly named = new Map<string, string>()
   /**
    * The last presence published per beacon, to publish again when the broker lost its retained
-   * messages. Bounded as the beacons known: present ones (the fusion's cap) and `maxAway` away.
+   * messages. Bounded: at most twice `maxAway` (present ones, within the fusion's cap, and away ones).
    */
   private readonly last = new Map<string, FleetPresenceState>()
 
@@ -141,7 +141,14 @@ export class FleetPresence {
   }
 
   private put(state: FleetPresenceState): void {
+    // Latest last: beacons another tracker took over (scale-out) are never forgotten here, so
+    // the least recently published give way beyond twice the away bound.
+    this.last.delete(state.id)
     this.last.set(state.id, state)
+    for (const [old] of this.last) {
+      if (this.last.size <= 2 * this.maxAway) break
+      this.last.delete(old)
+    }
     this.outbox.putRetained(this.topic(state.id), JSON.stringify(state))
   }
 }
