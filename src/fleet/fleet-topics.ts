@@ -165,7 +165,12 @@ export class FleetTopics {
    * `not_home`, which is the point of away detection. A beacon the site names (`named`) is
    * vouched for by the user: no dwell.
    */
-  discovery(now: number, present: (id: string) => FleetBeacon | undefined, listed: (id: string) => boolean = () => true, named: (id: string) => boolean = () => false): void {
+  discovery(
+    now: number,
+    present: (id: string) => FleetBeacon | undefined,
+    listed: (id: string) => boolean = () => true,
+    named: (id: string) => boolean = () => false,
+  ): void {
     const gate = this.gate
     const configs = this.configs
     if (gate === undefined || configs === undefined) return

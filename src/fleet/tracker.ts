@@ -537,7 +537,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.ghosts.tick(now)
     this.presence.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
-    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id), (id) => this.facts.named(id))
+    const facts = this.facts
+    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => facts.listed(id), (id) => facts.named(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     const moving = (id: string): boolean => this.facts.moving(id)

@@ -80,7 +80,8 @@ export interface RunningFleet {
 function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
   const anchors = site.anchorList()
   if (!anchors.some((a) => a.foreign === true)) return {}
-  return { nativeNodes: new Set(anchors.filter((a) => a.foreign !== true).map((a) => a.id)), foreignNodes: new Set(anchors.filter((a) => a.foreign === true).map((a) => a.id)) }
+  const ids = (foreign: boolean): Set<string> => new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
+  return { nativeNodes: ids(false), foreignNodes: ids(true) }
 }
 
 /** The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its warnings and errors become the fleet's warnings. */

@@ -99,7 +99,10 @@ export interface ForeignBridgeEvents {
 
 /** A foreign node refused for a native gateway's id, said once per id. */
 export function nativeNodeNote(node: string): string {
-  return `foreign node ${node} is refused: a beaconkit gateway uses that id (its status is on the broker, or the site reserves it); rename the node, or declare it "foreign": true in the site if it really is that gateway`
+  return (
+    `foreign node ${node} is refused: a beaconkit gateway uses that id (its status is on the broker, or the site ` +
+    'reserves it); rename the node, or declare it "foreign": true in the site if it really is that gateway'
+  )
 }
 
 /** What each format lacks when a node reports addresses only, said once per node. */

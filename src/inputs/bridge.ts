@@ -99,7 +99,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     this.bridgeId = resolveBridgeId(config.bridgeId, config.clientId)
     this.#status = new BridgeStatus(checkTopicPrefix(this.#options.topicPrefix), this.bridgeId, this.clock)
     this.#graceMs = checkGraceMs(config.staleGraceMs)
-    this.#natives = new NativeGateways(checkTopicPrefix(this.#options.topicPrefix), config.nativeNodes, config.foreignNodes)
+    const prefix = checkTopicPrefix(this.#options.topicPrefix)
+    this.#natives = new NativeGateways(prefix, config.nativeNodes, config.foreignNodes)
     // OMG and Theengs under one base are one set of topics: listen once.
     const seen = new Set<string>()
     this.#routes = config.inputs.map(routeOf).filter((r) => {

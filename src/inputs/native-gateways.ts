@@ -57,11 +57,12 @@ export class NativeGateways {
     const levels = topic.split('/')
     if (levels.length !== this.filter.length || !this.filter.every((l, i) => l === '+' || l === levels[i])) return
     const id = levels[this.nodeLevel]
-    if (this.seen.has(id) || this.seen.size >= MAX_NATIVE_IDS || !GATEWAY_ID.test(id) || !isNativeStatus(payload)) return
+    if (this.seen.has(id) || this.seen.size >= MAX_NATIVE_IDS || !GATEWAY_ID.test(id)) return
+    if (!isNativeStatus(payload)) return
     this.seen.add(id)
   }
 
-  /** Whether a foreign node may not use `id`: a native gateway's (seen or reserved), unless the site declares it foreign. */
+  /** Whether a foreign node may not use `id`: a native gateway's (seen or reserved), unless the site says foreign. */
   has(id: string): boolean {
     if (this.declaredForeign.has(id)) return false
     return this.reserved.has(id) || this.seen.has(id)

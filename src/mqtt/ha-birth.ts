@@ -58,7 +58,8 @@ export class HaBirthWatch {
 
   // A retained `online` is not a birth: it was there before us (and a connection announces anyway).
   private readonly onMessage = (topic: string, payload: Buffer, retained: boolean): void => {
-    if (topic !== this.topic || retained || payload.length > MAX_BIRTH_BYTES || payload.toString('utf8').trim() !== 'online') return
+    if (topic !== this.topic || retained || payload.length > MAX_BIRTH_BYTES) return
+    if (payload.toString('utf8').trim() !== 'online') return
     if (this.timer !== undefined) return
     const wait = this.lastAt + this.minIntervalMs - Date.now()
     if (wait <= 0) {

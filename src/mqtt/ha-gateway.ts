@@ -144,7 +144,8 @@ export class GatewayHomeAssistant {
 
   /** The gateway device's configs, and with `beacons` every beacon config announced so far. */
   private announceAll(beacons: boolean): void {
-    for (const c of haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)) this.out.retained(c.topic, c.payload)
+    const device = haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)
+    for (const c of device) this.out.retained(c.topic, c.payload)
     if (beacons) for (const c of this.announcer.reannounce()) this.out.retained(c.topic, c.payload)
   }
 

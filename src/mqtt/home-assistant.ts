@@ -151,7 +151,8 @@ export class HaAnnouncer {
     if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
     const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
     // A beacon the user named is vouched for: announced when first heard, without the dwell.
-    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, name !== undefined)) return []
+    const vouched = name !== undefined
+    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, vouched)) return []
     let done = this.announced.get(beacon.id)
     if (name !== undefined) this.announcedNames.set(beacon.id, name)
     const out: HaMessage[] = []
@@ -185,7 +186,9 @@ export class HaAnnouncer {
     const out: HaMessage[] = []
     for (const [id, fields] of this.announced) {
       const name = this.announcedNames.get(id) ?? this.names?.nameOf(id)
-      for (const field of fields) out.push({ topic: haConfigTopic(this.settings, id, field), payload: JSON.stringify(haConfig(this.settings, id, field, name)) })
+      for (const field of fields) {
+        out.push({ topic: haConfigTopic(this.settings, id, field), payload: JSON.stringify(haConfig(this.settings, id, field, name)) })
+      }
     }
     return out
   }

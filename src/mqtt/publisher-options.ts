@@ -218,7 +218,11 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     queueDir: queueDir(options.queueDir),
     maxQueueBytes: positive(options.maxQueueBytes, 256 * 1024 * 1024, 'maxQueueBytes'),
     reconnect: {
-      initialDelayMs: positive(options.reconnect?.initialDelayMs, DEFAULT_RECONNECT.initialDelayMs, 'reconnect.initialDelayMs'),
+      initialDelayMs: positive(
+        options.reconnect?.initialDelayMs,
+        DEFAULT_RECONNECT.initialDelayMs,
+        'reconnect.initialDelayMs',
+      ),
       maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT.maxDelayMs, 'reconnect.maxDelayMs'),
     },
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),

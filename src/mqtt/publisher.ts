@@ -163,7 +163,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
             retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
             status: (beacons, now) => {
               if (this.state !== 'connected' || this.#closing) return false
-              this.outbox.putStatus(this.topics.status, statusPayload('online', this.statusTime(now), beacons, o.statusFields))
+              const payload = statusPayload('online', this.statusTime(now), beacons, o.statusFields)
+              this.outbox.putStatus(this.topics.status, payload)
               return true
             },
           })
@@ -262,7 +263,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.outbox.setClient(this.#link?.client)
     // The gateway device (and, without a kept session, every beacon config again), the fleet
     // watch, Home Assistant's birth, and (once) the configs an earlier run left.
-    if (ha !== undefined && this.#link !== undefined) ha.connected(this.#link, now, this.counters.connections === 1, sessionPresent)
+    const link = this.#link
+    if (ha !== undefined && link !== undefined) ha.connected(link, now, this.counters.connections === 1, sessionPresent)
     this.emit('connected', { protocolVersion })
   }
 
@@ -355,7 +357,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
     let delivered = false
     if (this.#link !== undefined && this.#link.connected) {
-      this.outbox.putStatus(this.topics.status, statusPayload('offline', this.statusTime(), undefined, this.#options.statusFields))
+      const offline = statusPayload('offline', this.statusTime(), undefined, this.#options.statusFields)
+      this.outbox.putStatus(this.topics.status, offline)
       delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
     this.state = 'closed'

@@ -39,7 +39,8 @@ async function runScan(parsed: ScanCommand): Promise<number> {
       // make the gateway say `online` and `offline` at once (and, with a fallback recording,
       // `online` a second time): a flicker of Home Assistant's Connectivity at every start.
       // Its start() resolves once scanning is confirmed: the adapter is on.
-      return await runView({ source, label, view: parsed.view, adapter: true, sourceFirst: true, adapterState: 'poweredOn' })
+      const run = { source, label, view: parsed.view, adapter: true, sourceFirst: true, adapterState: 'poweredOn' as const }
+      return await runView(run)
     } catch (error) {
       throw bluetoothFailure(error)
     }

@@ -81,7 +81,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const keys = await loadKeyring(view.keys, view.keysFile, { warn })
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
-    { source, filter: view.filter, ...(run.sourceFirst === true ? { sourceFirst: true } : {}), ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
+    { source, filter: view.filter, ...(run.sourceFirst === true ? { sourceFirst: true } : {}),
+      ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
     { log, stderr: streams.stderr, onUploadRefused: () => finish(EXIT.account) },
   )
   const { scanner, upload, mqtt } = gateway
