@@ -80,6 +80,11 @@ export class BeaconFacts {
     return this.claims.known(id).find((h) => h.data.values.moving !== undefined)?.data.values.moving === true
   }
 
+  /** Whether the site's `beacons` list names the beacon (by id, or by the serial number a gateway gave). */
+  named(id: string): boolean {
+    return this.names.nameOf(id, serialOf(this.claims.known(id))) !== undefined
+  }
+
   /** Whether Home Assistant may be told of the beacon: every one without a `beacons` list, else only those named. */
   listed(id: string): boolean {
     return this.names.listed(id, serialOf(this.claims.known(id)))

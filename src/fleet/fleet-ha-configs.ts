@@ -55,6 +55,14 @@ export class FleetHaConfigs {
     }
   }
 
+  /** Every config that is out, once more (a broker that lost its retained messages, Home Assistant's birth). */
+  reannounce(): void {
+    for (const [id, entry] of this.out) {
+      if (entry.base) this.putBase(id, entry)
+      for (const field of entry.fields) this.putValue(id, field, entry)
+    }
+  }
+
   /** Every config of the beacon emptied (also those this run never wrote). */
   remove(id: string): void {
     this.out.delete(id)

@@ -46,6 +46,11 @@ export class FleetPresence {
    * costs at most one presence published again.
    */
   private readonly named = new Map<string, string>()
+  /**
+   * The last presence published per beacon, to publish again when the broker lost its retained
+   * messages. Bounded: at most twice `maxAway` (present ones, within the fusion's cap, and away ones).
+   */
+  private readonly last = new Map<string, FleetPresenceState>()
 
   constructor(
     private readonly outbox: Outbox,
@@ -118,7 +123,13 @@ export class FleetPresence {
       this.forgotten.delete(old)
     }
     this.forgottenCount++
+    this.last.delete(id)
     this.outbox.putRetained(this.topic(id), '', true)
+  }
+
+  /** Every beacon's last presence again (the broker kept no session and may have lost them). */
+  republish(): void {
+    for (const state of this.last.values()) this.outbox.putRetained(this.topic(state.id), JSON.stringify(state))
   }
 
   /** Forgets the beacons gone for `forgetAfterMs` at `now`. */
@@ -130,6 +141,14 @@ export class FleetPresence {
   }
 
   private put(state: FleetPresenceState): void {
+    // Latest last: beacons another tracker took over (scale-out) are never forgotten here, so
+    // the least recently published give way beyond twice the away bound.
+    this.last.delete(state.id)
+    this.last.set(state.id, state)
+    for (const [old] of this.last) {
+      if (this.last.size <= 2 * this.maxAway) break
+      this.last.delete(old)
+    }
     this.outbox.putRetained(this.topic(state.id), JSON.stringify(state))
   }
 }

@@ -73,6 +73,20 @@ export class FleetTopics {
   }
 
   /**
+   * The broker kept no session and may have lost its retained messages (a restart without
+   * persistence): the present beacons' states and every discovery config go out again.
+   */
+  republish(present: readonly FleetBeacon[]): void {
+    for (const b of present) this.put(b)
+    this.configs?.reannounce()
+  }
+
+  /** Home Assistant announced itself (its birth): every discovery config again. */
+  reannounce(): void {
+    this.configs?.reannounce()
+  }
+
+  /**
    * Gone: its retained state is cleared. `always`: also when this run never published it (a
    * state another run or tracker left).
    */
@@ -133,9 +147,9 @@ export class FleetTopics {
     this.configs?.remove(id)
   }
 
-  /** Found at `now`: its dwell starts (Home Assistant). */
-  found(id: string, now: number): void {
-    this.gate?.found(id, now)
+  /** Found at `now`: its dwell starts (Home Assistant), none for a beacon the user `vouched` for by naming it. */
+  found(id: string, now: number, vouched = false): void {
+    this.gate?.found(id, now, vouched)
   }
 
   /** Gone: its retained state is cleared, and its discovery config expires after `expireMs`. */
@@ -148,9 +162,15 @@ export class FleetTopics {
    * Discovery on the tick: the configs of each beacon whose dwell is over and whom the gate admits
    * (`present` gives its fused state, if still there), and empty configs for those gone for
    * `expireMs`. Configs stay while the beacon is merely gone: Home Assistant then shows it
-   * `not_home`, which is the point of away detection.
+   * `not_home`, which is the point of away detection. A beacon the site names (`named`) is
+   * vouched for by the user: no dwell.
    */
-  discovery(now: number, present: (id: string) => FleetBeacon | undefined, listed: (id: string) => boolean = () => true): void {
+  discovery(
+    now: number,
+    present: (id: string) => FleetBeacon | undefined,
+    listed: (id: string) => boolean = () => true,
+    named: (id: string) => boolean = () => false,
+  ): void {
     const gate = this.gate
     const configs = this.configs
     if (gate === undefined || configs === undefined) return
@@ -165,7 +185,7 @@ export class FleetTopics {
         if (isStableIdentity(id)) gate.recheck(id, now)
         continue
       }
-      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now) || announced) continue
+      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now, named(id)) || announced) continue
       configs.update(b)
     }
     for (const id of gate.expired(now)) configs.remove(id)

@@ -49,7 +49,7 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   /** The broker password itself (from the environment or a private config file); `passwordFile` wins. Never a property. */
   password?: string
   tls?: MqttTlsOptions
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
+  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 5000), each wait jittered (half to all of the step). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number

@@ -24,6 +24,7 @@ import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOP
 import { FleetTopics } from './fleet-topics.js'
 import { BeaconFacts } from './beacon-facts.js'
 import { DEFAULT_FORGET_AFTER_MS, FleetPresence } from './fleet-presence.js'
+import { HaBirthWatch } from '../mqtt/ha-birth.js'
 import { DEFAULT_GONE_TIMEOUT_MS, DEFAULT_MAX_BEACONS, FleetState } from './fusion.js'
 import { GhostStates } from './ghost-states.js'
 import { RetainedReader } from './retained-reader.js'
@@ -95,6 +96,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly outbox: Outbox
   private readonly clientId: string | undefined
   private readonly topics: FleetTopics
+  /** With Home Assistant: its birth makes every config go out again. */
+  private readonly birth: HaBirthWatch | undefined
   private readonly presence: FleetPresence
   /** Names and the gateways' own readings of each beacon. */
   private readonly facts: BeaconFacts
@@ -166,6 +169,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.site = options.site
     const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
     this.topics = topics
+    this.birth = haPrefix === undefined ? undefined : new HaBirthWatch(haPrefix, () => topics.reannounce())
     const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
     if (!(forgetAfterMs > 0)) throw new InvalidOptionError('invalid_option', `forgetAfterMs must be a positive number of ms, e.g. 604800000 (7 days), not ${String(forgetAfterMs)}`, { option: 'forgetAfterMs' })
     const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? DEFAULT_MAX_BEACONS, forgetAfterMs)
@@ -177,7 +181,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       this.own === undefined ? options : { ...options, positioner: this.own.positioner },
       {
         found: (b) => {
-          topics.found(b.id, b.time)
+          topics.found(b.id, b.time, this.facts.named(b.id))
           topics.put(b)
           presence.present(b)
           this.ghosts.settled(b.id)
@@ -379,7 +383,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const subscribed = new Promise<void>((resolve) => {
       this.wakeStart = resolve
     })
-    link.on('connected', (protocolVersion) => void this.onConnected(protocolVersion))
+    link.on('connected', (protocolVersion, sessionPresent) => void this.onConnected(protocolVersion, sessionPresent))
     link.on('disconnected', () => {
       if (this.stopped) return
       this.outbox.setClient(undefined)
@@ -400,7 +404,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     await subscribed
   }
 
-  private async onConnected(protocolVersion: 4 | 5): Promise<void> {
+  private async onConnected(protocolVersion: 4 | 5, sessionPresent = false): Promise<void> {
     const link = this.#link
     if (this.stopped || link === undefined) return
     try {
@@ -421,6 +425,13 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.scaleOut === undefined) this.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
     else this.scaleOut.connected()
     this.outbox.setClient(link.client)
+    // No session kept: the broker may have lost its retained messages (restarted without
+    // persistence). Not with scale-out, where beacons move between trackers.
+    if (!sessionPresent && this.scaleOut === undefined) {
+      this.topics.republish(this.state.list(this.clock.now()))
+      this.presence.republish()
+    }
+    this.birth?.connected(link)
     // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.
     if (!this.swept && this.scaleOut === undefined) {
       this.swept = true
@@ -555,7 +566,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.ghosts.tick(now)
     this.presence.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
-    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => this.facts.listed(id))
+    const facts = this.facts
+    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => facts.listed(id), (id) => facts.named(id))
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     const moving = (id: string): boolean => this.facts.moving(id)
@@ -583,6 +595,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.stopped) return { delivered: true, lost: 0, kept: 0 }
     this.stopped = true
     this.scaleOut?.stop()
+    this.birth?.close()
     this.reader.stop()
     this.cancelTick?.()
     this.cancelTick = undefined

@@ -72,6 +72,18 @@ export interface RunningFleet {
   stop(): Promise<MqttCloseResult>
 }
 
+/**
+ * Which site gateways the bridge may use as foreign nodes: those declared `foreign`; once the
+ * site declares any, the others are native and reserved. A site that declares none keeps working
+ * as before (its nodes named by their plain ids), guarded by the statuses seen on the broker.
+ */
+function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
+  const anchors = site.anchorList()
+  if (!anchors.some((a) => a.foreign === true)) return {}
+  const ids = (foreign: boolean): Set<string> => new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
+  return { nativeNodes: ids(false), foreignNodes: ids(true) }
+}
+
 /** The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its warnings and errors become the fleet's warnings. */
 function foreignBridge(options: NonNullable<FleetConfig['inputs']>, url: string, m: MqttFlags, site: Site | undefined, warn: (text: string) => void): ForeignBridge {
   const bridge = new ForeignBridge({
@@ -80,6 +92,7 @@ function foreignBridge(options: NonNullable<FleetConfig['inputs']>, url: string,
     ...brokerSettings(m),
     ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
     ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
+    ...(site === undefined ? {} : siteNodes(site)),
   })
   bridge.on('warning', (text) => warn(`inputs: ${text}`))
   bridge.on('error', (e) => warn(`inputs: ${e.message}`))

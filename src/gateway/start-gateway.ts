@@ -44,6 +44,13 @@ export interface GatewayConfig {
   http?: HttpFlags
   /** Serve `/metrics` and `/healthz` on a server of their own (started after every sink). */
   metrics?: MetricsFlags
+  /**
+   * Start the source right after the upload's account check and before the MQTT connection
+   * (default false: the caller starts it with the scanner). For a live adapter: one that cannot
+   * be used then fails the start before the broker has heard the gateway say `online`, instead
+   * of an `online` followed by an `offline` (and, with a fallback, another gateway's `online`).
+   */
+  sourceFirst?: boolean
   /** The scanner's timing (default: the scanner's, a 1 s tick and 8 s gone timeout). */
   scanner?: Pick<ScannerOptions, 'updateIntervalMs' | 'goneTimeoutMs'>
   /**
@@ -131,6 +138,12 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
       const running = await startUpload(config.upload, scanner, log.child({ component: 'upload' }), hooks.onUploadRefused)
       upload = running
       started.push({ close: () => running.close() })
+    }
+    if (config.sourceFirst === true) {
+      const source = config.source
+      // Pushed before its start: a start that fails half-way is stopped by the rollback too.
+      started.push({ close: () => source.stop() })
+      await source.start()
     }
     if (config.mqtt !== undefined) {
       const running = await startMqtt(config.mqtt, scanner, log.child({ component: 'mqtt' }))

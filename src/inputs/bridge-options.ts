@@ -21,6 +21,13 @@ export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' |
   /** The site's gateway ids: a node outside them is reported once (`warning`). */
   knownNodes?: ReadonlySet<string>
   /**
+   * Gateway ids no foreign node may take: the site's gateways not declared `foreign` (when it
+   * declares any). Ids that publish a native status on the broker are refused as well, learnt.
+   */
+  nativeNodes?: ReadonlySet<string>
+  /** Site gateways declared `foreign`: used as nodes even when a native status was seen under the id. */
+  foreignNodes?: ReadonlySet<string>
+  /**
    * Most foreign nodes at once (default 256); messages of further nodes are skipped and counted,
    * but a site gateway (`knownNodes`) always gets a place (see `idleMs`).
    */
@@ -67,6 +74,11 @@ export interface ForeignBridgeStats {
   nodesRefused: number
   /** Address-only sightings of new devices beyond `maxDevicesPerNode`, skipped. */
   devicesRefused: number
+  /**
+   * Messages of nodes refused because their id is a native beaconkit gateway's (seen publishing
+   * its status, or reserved by the site): a foreign node never speaks for a native gateway.
+   */
+  nativeRefused: number
   /** Nodes let go to make room (outside the site: for a site gateway, or silent for `idleMs`). */
   nodesEvicted: number
   /** The stale sweep after start (zeros until it has run; the `swept` event says when). */
@@ -83,6 +95,14 @@ export interface ForeignBridgeEvents {
   error: [error: Error]
   /** The stale sweep after start is over: what it read, skipped and set `offline`. */
   swept: [stats: StaleSweepStats]
+}
+
+/** A foreign node refused for a native gateway's id, said once per id. */
+export function nativeNodeNote(node: string): string {
+  return (
+    `foreign node ${node} is refused: a beaconkit gateway uses that id (its status is on the broker, or the site ` +
+    'reserves it); rename the node, or declare it "foreign": true in the site if it really is that gateway'
+  )
 }
 
 /** What each format lacks when a node reports addresses only, said once per node. */
@@ -102,6 +122,7 @@ export function zeroStats(): Omit<ForeignBridgeStats, 'nodes'> {
     rejected: { malformed: 0, absurd_rssi: 0, bad_address: 0, bad_node: 0 },
     oversized: 0,
     nodesRefused: 0,
+    nativeRefused: 0,
     devicesRefused: 0,
     nodesEvicted: 0,
     sweep: zeroSweepStats(),

@@ -23,11 +23,12 @@ import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publ
 import { checkTopicPrefix } from '../mqtt/topics.js'
 import { BeaconScanner } from '../scanner/scanner.js'
 import { espresenseFilters, espresenseParser } from './espresense.js'
-import { addressOnlyNote, unknownNodeNote, zeroStats } from './bridge-options.js'
+import { addressOnlyNote, nativeNodeNote, unknownNodeNote, zeroStats } from './bridge-options.js'
 import { BridgeStatus, resolveBridgeId } from './bridge-liveness.js'
 import { checkGraceMs, isSweepTopic, sweepStaleNodes } from './stale-sweep.js'
 import type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
 import type { ForeignInput, ForeignMessage, ForeignParser } from './foreign.js'
+import { NativeGateways } from './native-gateways.js'
 import { NodeBeacons } from './node-beacons.js'
 import { NodeSource } from './node-source.js'
 import { omgFilters, omgParser } from './omg.js'
@@ -76,6 +77,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   #routes: Route[]
   #nodes = new Map<string, ForeignNode>()
   #noted = new Set<string>()
+  /** Ids of native gateways: never a foreign node's (native-gateways.ts). */
+  #natives: NativeGateways
   #link: MqttLink | undefined
   #closed = false
   #maxNodes: number
@@ -96,6 +99,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     this.bridgeId = resolveBridgeId(config.bridgeId, config.clientId)
     this.#status = new BridgeStatus(checkTopicPrefix(this.#options.topicPrefix), this.bridgeId, this.clock)
     this.#graceMs = checkGraceMs(config.staleGraceMs)
+    const prefix = checkTopicPrefix(this.#options.topicPrefix)
+    this.#natives = new NativeGateways(prefix, config.nativeNodes, config.foreignNodes)
     // OMG and Theengs under one base are one set of topics: listen once.
     const seen = new Set<string>()
     this.#routes = config.inputs.map(routeOf).filter((r) => {
@@ -149,8 +154,9 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       // In this order on the wire: the online status is the sweep's marker (stale-sweep.ts), and
       // the inputs' retained availability creates the live nodes before the sweep decides.
       void this.#status.online(link)
-      // Foreign nodes publish at QoS 0: a sighting lost is replaced by the next one.
-      link.subscribe(filters, 0).catch((e: unknown) => {
+      // Foreign nodes publish at QoS 0: a sighting lost is replaced by the next one. The gateway
+      // statuses first, so the retained ones tell the native ids before any retained node input.
+      link.subscribe([this.#natives.statusFilter, ...filters], 0).catch((e: unknown) => {
         if (!this.#closed) this.emit('error', e instanceof Error ? e : new Error(String(e)))
       })
       if (sweep !== 'due') return
@@ -161,7 +167,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     link.on('error', (e) => this.emit('error', e))
     // Gateway statuses (the sweep's, and the nodes' own echoes meanwhile) are not foreign input.
     link.on('message', (topic, payload) => {
-      if (!isSweepTopic(this.#options.topicPrefix, this.#status.topic, topic)) this.onMessage(topic, payload)
+      if (isSweepTopic(this.#options.topicPrefix, this.#status.topic, topic)) this.#natives.observe(topic, payload)
+      else this.onMessage(topic, payload)
     })
     if (link.connected) connected()
   }
@@ -230,6 +237,13 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (known !== undefined) {
       known.heard = this.clock.now()
       return known
+    }
+    // A native gateway's id: the node would speak for that gateway (status, beacons), which the
+    // broker's ACL forbids the node's own user. Refused, counted, said once.
+    if (this.#natives.has(name)) {
+      this.#stats.nativeRefused++
+      this.noteOnce(`native:${name}`, nativeNodeNote(name))
+      return undefined
     }
     const client = this.#link?.client
     const inSite = this.#node.knownNodes?.has(name) === true

@@ -124,7 +124,7 @@ export function checkGraceMs(ms: unknown): number {
 }
 
 /**
- * Runs one sweep on a connected link (see the file comment) and unsubscribes. Resolves with its
+ * Runs one sweep on a connected link (see the file comment) and unsubscribes the marker. Resolves with its
  * counters; a broker that refuses the subscription (an ACL) leaves everything as it is.
  */
 export async function sweepStaleNodes(link: MqttLink, s: StaleSweepSettings): Promise<StaleSweepResult> {
@@ -169,7 +169,8 @@ export async function sweepStaleNodes(link: MqttLink, s: StaleSweepSettings): Pr
     return { stats, complete: false }
   }
   link.off('message', onMessage)
-  await link.unsubscribe(filters).catch(() => undefined)
+  // The marker only: the bridge keeps the gateway statuses (it learns the native ids from them).
+  await link.unsubscribe([s.markerTopic]).catch(() => undefined)
   const publishes: Promise<boolean>[] = []
   for (const node of stale) {
     if (s.signal.aborted) break

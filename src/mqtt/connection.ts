@@ -1,11 +1,13 @@
 /**
  * The link to the broker: mqtt.js loaded lazily, MQTT 5 first and 3.1.1 when the broker refuses
- * it (aedes speaks 3.1.1 only), reconnects with a doubling delay, and no secret kept anywhere
- * but inside the client.
+ * it (aedes speaks 3.1.1 only), reconnects with a doubling, capped and jittered delay (backoff.ts),
+ * and no secret kept anywhere but inside the client.
  */
 
 import { EventEmitter } from 'eventemitter3'
 import { MqttError } from '../errors.js'
+import { reconnectDelay } from './backoff.js'
+import type { ReconnectDelays } from './backoff.js'
 import { takeoverError, TakeoverWatch } from './takeover.js'
 
 /** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
@@ -127,7 +129,7 @@ export interface LinkSettings {
   tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
   /** The last will (retained, QoS 1); none for a link that only listens. */
   will?: { topic: string; payload: string }
-  reconnect: { initialDelayMs: number; maxDelayMs: number }
+  reconnect: ReconnectDelays
   connectTimeoutMs: number
   /**
    * MQTT 5: the largest packet (bytes) this client accepts, announced in CONNECT so that the
@@ -139,7 +141,12 @@ export interface LinkSettings {
 
 /** Events of {@link MqttLink}. */
 export interface LinkEvents {
-  connected: [protocolVersion: 4 | 5]
+  /**
+   * Connected (again). `sessionPresent` is the CONNACK's: false when the broker kept no session
+   * (always with the clean sessions used here, and after a broker restart without persistence),
+   * so retained state and discovery configs may be gone and are worth sending again.
+   */
+  connected: [protocolVersion: 4 | 5, sessionPresent: boolean]
   disconnected: []
   /**
    * A connection problem (retried), or another client with the same client id taking the
@@ -187,8 +194,8 @@ function refusesProtocol(error: Error): boolean {
 
 /**
  * One connection that lives until `close()`: owns the mqtt.js client, replaces it once with a
- * 3.1.1 client when the broker refuses MQTT 5, and grows mqtt.js's reconnect period after each
- * failed attempt (mqtt.js itself retries at a fixed period).
+ * 3.1.1 client when the broker refuses MQTT 5, and sets mqtt.js's reconnect period before each
+ * wait ({@link reconnectDelay}: doubling, capped, jittered; mqtt.js itself retries at a fixed period).
  */
 export class MqttLink extends EventEmitter<LinkEvents> {
   // A true private field: util.inspect and JSON.stringify cannot reach the client's options (the password).
@@ -246,7 +253,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       clientId: s.clientId,
       protocolVersion: version,
       clean: true,
-      reconnectPeriod: s.reconnect.initialDelayMs,
+      reconnectPeriod: reconnectDelay(0, s.reconnect),
       connectTimeout: s.connectTimeoutMs,
       // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
       queueQoSZero: false,
@@ -266,12 +273,16 @@ export class MqttLink extends EventEmitter<LinkEvents> {
         this.start(mqtt, 4)
       }
     })
+    // mqtt.js reads the period when a connection closes (a new timer per wait): set here, it is
+    // the wait after this attempt should it fail.
+    let attempt = 0
     client.on('reconnect', () => {
-      const period = client.options.reconnectPeriod ?? s.reconnect.initialDelayMs
-      client.options.reconnectPeriod = Math.min(s.reconnect.maxDelayMs, period * 2)
+      attempt++
+      client.options.reconnectPeriod = reconnectDelay(attempt, s.reconnect)
     })
     client.on('connect', () => {
-      client.options.reconnectPeriod = s.reconnect.initialDelayMs
+      attempt = 0
+      client.options.reconnectPeriod = reconnectDelay(0, s.reconnect)
     })
   }
 
@@ -280,9 +291,9 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   private watch(client: MqttClientLike): void {
     const store = client as MqttClientLike & OutgoingStore
     const clientId = this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
-    const onConnect = (): void => {
+    const onConnect = (connack?: { sessionPresent?: boolean }): void => {
       this.#takeover.connected()
-      this.emit('connected', this.#protocolVersion)
+      this.emit('connected', this.#protocolVersion, connack?.sessionPresent === true)
     }
     const onClose = (): void => {
       // mqtt.js has already failed the volatile packets (a SUBSCRIBE); QoS 1 publishes stay.
@@ -303,6 +314,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       this.emit('message', topic, payload, packet?.retain === true)
     }
     const listening = client as MqttClientLike & Partial<SubscribingClient> & Partial<DisconnectingClient>
+    // mqtt.js passes the CONNACK (its sessionPresent) to 'connect' listeners.
     listening.on('connect', onConnect)
     listening.on('close', onClose)
     listening.on('error', onError)
@@ -310,7 +322,7 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     // A publishing link subscribes to nothing, so no message ever arrives on it.
     listening.on('message', onMessage)
     this.watched = [
-      { event: 'connect', fn: onConnect },
+      { event: 'connect', fn: onConnect as (...args: never[]) => void },
       { event: 'close', fn: onClose },
       { event: 'error', fn: onError as (...args: never[]) => void },
       { event: 'disconnect', fn: onDisconnect as (...args: never[]) => void },

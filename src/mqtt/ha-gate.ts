@@ -120,15 +120,18 @@ export class HaGate {
     return this.announced.has(id)
   }
 
-  /** The beacon came (back) in range at `now`: looked at again once its dwell is over. */
-  found(id: string, now: number): void {
+  /**
+   * The beacon came (back) in range at `now`: looked at again once its dwell is over, or at once
+   * when `vouched` (the user named it: the dwell guards against made-up ids, not against those).
+   */
+  found(id: string, now: number, vouched = false): void {
     if (this.announced.has(id)) {
       this.announced.set(id, undefined)
       this.goneSince.delete(id)
       return
     }
     this.wake.delete(id)
-    this.wake.set(id, now + this.o.dwellMs)
+    this.wake.set(id, vouched ? now : now + this.o.dwellMs)
   }
 
   /** The beacon went at `now`: not announced if it was waiting; its configs expire if it was. */
@@ -143,9 +146,10 @@ export class HaGate {
 
   /**
    * Whether the beacon may be announced (or is already): a stable identity, heard over the dwell
-   * in this visit, under the cap. A beacon not heard long enough yet is looked at again later.
+   * in this visit (not asked of a beacon the user `vouched` for by naming it), under the cap. A
+   * beacon not heard long enough yet is looked at again later.
    */
-  admit(id: string, stable: boolean, firstSeen: number, lastSeen: number, now: number): boolean {
+  admit(id: string, stable: boolean, firstSeen: number, lastSeen: number, now: number, vouched = false): boolean {
     if (this.announced.has(id)) {
       // Present again (adopted from an earlier run while it was already in range): no expiry while here.
       if (this.announced.get(id) !== undefined) {
@@ -155,7 +159,7 @@ export class HaGate {
       return true
     }
     if (!stable) return false
-    if (lastSeen - firstSeen < this.o.dwellMs) {
+    if (!vouched && lastSeen - firstSeen < this.o.dwellMs) {
       // Not heard since its dwell ended (yet): soon again. A recheck shorter than the dwell keeps
       // the wake list nearly in due order (woken() stops at the first entry not due).
       if (!this.wake.has(id)) this.wake.set(id, now + Math.min(this.o.dwellMs, RECHECK_MS))

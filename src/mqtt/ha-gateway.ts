@@ -10,6 +10,7 @@
 import type { Clock, CancelTimer } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import type { MqttLink } from './connection.js'
+import { HaBirthWatch } from './ha-birth.js'
 import type { HaGateStats, HomeAssistantOptions } from './ha-gate.js'
 import { haGatewayConfigs } from './ha-gateway-device.js'
 import { HaAnnouncer } from './home-assistant.js'
@@ -83,6 +84,8 @@ export class GatewayHomeAssistant {
   private sentCount: number | undefined
   private sentAt = -Infinity
   private timer: CancelTimer | undefined
+  /** Home Assistant's birth: every config again. */
+  private readonly birth: HaBirthWatch
 
   constructor(
     private readonly settings: HaSettings,
@@ -93,6 +96,7 @@ export class GatewayHomeAssistant {
     this.announcer = new HaAnnouncer(settings, options, options.beacons === false ? 'fleet' : 'standalone', options.names)
     this.fleetStatus = `${settings.topicPrefix}/fleet/status`
     this.trackersBase = `${settings.topicPrefix}/fleet/trackers/`
+    this.birth = new HaBirthWatch(settings.prefix, () => this.announceAll(true))
   }
 
   /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
@@ -119,11 +123,14 @@ export class GatewayHomeAssistant {
   }
 
   /**
-   * Connected (again): the device configs, the fleet subscription in 'auto' (clean sessions
-   * forget it), and on the first connection the sweep of an earlier run's configs.
+   * Connected (again): the device configs, the beacons' configs again when the broker kept no
+   * session (it may have lost its retained messages: a restart without persistence), the fleet
+   * subscription in 'auto' and Home Assistant's birth (clean sessions forget them), and on the
+   * first connection the sweep of an earlier run's configs.
    */
-  connected(link: MqttLink, now: number, first: boolean): void {
-    for (const c of haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)) this.out.retained(c.topic, c.payload)
+  connected(link: MqttLink, now: number, first: boolean, sessionPresent = false): void {
+    this.announceAll(!sessionPresent)
+    this.birth.connected(link)
     if (this.options.beacons === 'auto' && this.announcer.mode === 'standalone') {
       if (this.listening === undefined) {
         this.listening = link
@@ -133,6 +140,13 @@ export class GatewayHomeAssistant {
       link.subscribe(this.fleetFilters(), 1).catch(() => undefined)
     }
     if (first) void this.announcer.sweep(link, now, (topic) => this.out.retained(topic, '', true))
+  }
+
+  /** The gateway device's configs, and with `beacons` every beacon config announced so far. */
+  private announceAll(beacons: boolean): void {
+    const device = haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)
+    for (const c of device) this.out.retained(c.topic, c.payload)
+    if (beacons) for (const c of this.announcer.reannounce()) this.out.retained(c.topic, c.payload)
   }
 
   /** The online status went out with the current count at `now` (a connection). */
@@ -160,6 +174,7 @@ export class GatewayHomeAssistant {
   close(): void {
     this.timer?.()
     this.timer = undefined
+    this.birth.close()
     this.stopListening()
   }
 

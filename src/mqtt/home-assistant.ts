@@ -94,6 +94,8 @@ export interface HaMessage {
  */
 export class HaAnnouncer {
   private readonly announced = new Map<string, Set<HaField>>()
+  /** The name each announced beacon's configs carry, when it has one (a serial number may have named it). */
+  private readonly announcedNames = new Map<string, string>()
   /** The dwell, the cap and the expiry. */
   readonly gate: HaGate
   #mode: HaBeaconsMode
@@ -126,9 +128,12 @@ export class HaAnnouncer {
     return this.withdraw()
   }
 
-  /** The beacon came in range (its dwell starts; a device known by its address alone is never looked at). */
+  /**
+   * The beacon came in range (its dwell starts, none for a named beacon; a device known by its
+   * address alone is never looked at).
+   */
   found(beacon: Beacon, now: number): void {
-    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now)
+    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now, this.named(beacon))
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
@@ -144,9 +149,12 @@ export class HaAnnouncer {
     if (this.#mode !== 'standalone') return []
     // With a list of names, an unlisted beacon is not announced (its serial number may come later: asked again each time).
     if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
-    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now)) return []
     const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
+    // A beacon the user named is vouched for: announced when first heard, without the dwell.
+    const vouched = name !== undefined
+    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, vouched)) return []
     let done = this.announced.get(beacon.id)
+    if (name !== undefined) this.announcedNames.set(beacon.id, name)
     const out: HaMessage[] = []
     for (const field of HA_FIELDS) {
       if (done?.has(field) === true || !FIELDS[field].has(beacon)) continue
@@ -160,9 +168,29 @@ export class HaAnnouncer {
     return out
   }
 
+  private named(beacon: Beacon): boolean {
+    return this.names?.nameOf(beacon.id, beacon.serialNumber) !== undefined
+  }
+
   /** Beacons whose dwell is over by `now`: their state should be looked at (and published) again. */
   woken(now: number): string[] {
     return this.gate.woken(now)
+  }
+
+  /**
+   * Every config announced (or kept from an earlier run) once more, as announced: for a broker
+   * that lost its retained messages, or a Home Assistant that announced itself (its birth).
+   */
+  reannounce(): HaMessage[] {
+    if (this.#mode !== 'standalone') return []
+    const out: HaMessage[] = []
+    for (const [id, fields] of this.announced) {
+      const name = this.announcedNames.get(id) ?? this.names?.nameOf(id)
+      for (const field of fields) {
+        out.push({ topic: haConfigTopic(this.settings, id, field), payload: JSON.stringify(haConfig(this.settings, id, field, name)) })
+      }
+    }
+    return out
   }
 
   /** Empty retained configs of the beacons gone for the gate's `expireMs` by `now`. */
@@ -240,12 +268,14 @@ export class HaAnnouncer {
       for (const field of fields) out.push({ topic: haConfigTopic(this.settings, id, field), payload: '' })
     }
     this.announced.clear()
+    this.announcedNames.clear()
     this.withdrawn += out.length
     return out
   }
 
   private removal(beaconId: string): HaMessage[] {
     this.announced.delete(beaconId)
+    this.announcedNames.delete(beaconId)
     return HA_FIELDS.map((field) => ({ topic: haConfigTopic(this.settings, beaconId, field), payload: '' }))
   }
 }

@@ -10,6 +10,7 @@ import { hostname } from 'node:os'
 import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import { readPasswordFile } from '../password-file.js'
+import { DEFAULT_RECONNECT } from './backoff.js'
 import { MqttLink } from './connection.js'
 import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
@@ -80,7 +81,7 @@ export interface MqttPublisherOptions {
    * `close()` gives up flushing after this long without any acknowledgement. Default 5000.
    */
   ackTimeoutMs?: number
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 30000). */
+  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 5000), each wait jittered (half to all of the step). */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number
@@ -217,8 +218,12 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     queueDir: queueDir(options.queueDir),
     maxQueueBytes: positive(options.maxQueueBytes, 256 * 1024 * 1024, 'maxQueueBytes'),
     reconnect: {
-      initialDelayMs: positive(options.reconnect?.initialDelayMs, 1000, 'reconnect.initialDelayMs'),
-      maxDelayMs: positive(options.reconnect?.maxDelayMs, 30_000, 'reconnect.maxDelayMs'),
+      initialDelayMs: positive(
+        options.reconnect?.initialDelayMs,
+        DEFAULT_RECONNECT.initialDelayMs,
+        'reconnect.initialDelayMs',
+      ),
+      maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT.maxDelayMs, 'reconnect.maxDelayMs'),
     },
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),
     rssiPartitions: atMost(positive(options.rssiPartitions, 1, 'rssiPartitions'), MAX_RSSI_PARTITIONS, 'rssiPartitions'),

@@ -163,7 +163,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
             retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
             status: (beacons, now) => {
               if (this.state !== 'connected' || this.#closing) return false
-              this.outbox.putStatus(this.topics.status, statusPayload('online', now, beacons, o.statusFields))
+              const payload = statusPayload('online', this.statusTime(now), beacons, o.statusFields)
+              this.outbox.putStatus(this.topics.status, payload)
               return true
             },
           })
@@ -208,14 +209,14 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
     // With Home Assistant on it listens (sweep, fleet watch): no packet larger than those need.
-    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.clock.now(), undefined, o.statusFields) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
+    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.statusTime(), undefined, o.statusFields) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
       return
     }
     this.#link = link
-    link.on('connected', (protocolVersion) => this.onConnected(protocolVersion))
+    link.on('connected', (protocolVersion, sessionPresent) => this.onConnected(protocolVersion, sessionPresent))
     link.on('disconnected', () => {
       if (this.state === 'closed') return
       this.outbox.setClient(undefined)
@@ -246,7 +247,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.outbox.useDisk(this.#disk)
   }
 
-  private onConnected(protocolVersion: 4 | 5): void {
+  private onConnected(protocolVersion: 4 | 5, sessionPresent = false): void {
     if (this.state === 'closed') return
     this.state = 'connected'
     this.counters.connections++
@@ -256,13 +257,25 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     const ha = this.ha
     const beacons = this.scanner?.beacons()
     if (ha !== undefined && beacons !== undefined) ha.count(beacons.length, now, this.clock)
-    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', now, ha?.beacons, this.#options.statusFields))
+    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', this.statusTime(), ha?.beacons, this.#options.statusFields))
     ha?.statusSent(now)
     if (beacons !== undefined) this.feed.refresh(beacons, now)
     this.outbox.setClient(this.#link?.client)
-    // The gateway device, the fleet watch, and (once) the configs an earlier run left.
-    if (ha !== undefined && this.#link !== undefined) ha.connected(this.#link, now, this.counters.connections === 1)
+    // The gateway device (and, without a kept session, every beacon config again), the fleet
+    // watch, Home Assistant's birth, and (once) the configs an earlier run left.
+    const link = this.#link
+    if (ha !== undefined && link !== undefined) ha.connected(link, now, this.counters.connections === 1, sessionPresent)
     this.emit('connected', { protocolVersion })
+  }
+
+  /**
+   * The `time` of a status: the scanner's clock (replay time in a replay), except before that
+   * clock has any time. A replay's clock reads 0 until its first line, which is read after the
+   * broker connection is up; a status dated 1970 shows in Home Assistant as such, so the wall
+   * clock stands in until the replay has started.
+   */
+  private statusTime(now = this.clock.now()): number {
+    return now > 0 ? now : Date.now()
   }
 
   /**
@@ -344,7 +357,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     if (link === undefined && connecting !== undefined) await connecting.catch(() => undefined)
     let delivered = false
     if (this.#link !== undefined && this.#link.connected) {
-      this.outbox.putStatus(this.topics.status, statusPayload('offline', this.clock.now(), undefined, this.#options.statusFields))
+      const offline = statusPayload('offline', this.statusTime(), undefined, this.#options.statusFields)
+      this.outbox.putStatus(this.topics.status, offline)
       delivered = await this.outbox.idle(timeoutMs, this.#options.ackTimeoutMs)
     }
     this.state = 'closed'

@@ -17,6 +17,12 @@ export interface Anchor {
   z?: number
   /** The room the anchor stands in, given or found from the room polygons. */
   room?: string
+  /**
+   * A foreign node (an ESP32 of OpenMQTTGateway, Theengs or ESPresense fed through the fleet's
+   * inputs), not a beaconkit gateway: once a site declares any, its other gateways are native
+   * and no foreign node may take their ids (docs/fleet.md "Mixed fleets").
+   */
+  foreign?: true
 }
 
 /** A room: a polygon on the plan, and/or the gateways that stand for it. */
@@ -177,6 +183,7 @@ export class Site {
         if (y !== undefined) a.y = y
         if (z !== undefined) a.z = z
         if (typeof v.room === 'string') a.room = v.room
+        if (v.foreign === true) a.foreign = true
       }
       const named = roomOfGateway.get(id)
       if (named !== undefined && a.room === undefined) a.room = named

@@ -167,6 +167,59 @@ describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosqu
     }
   })
 
+  // Issue #35 item 2: foreign node ids share the gateway namespace. As the esp32 user, a node
+  // named like a native gateway (`home/gw1/LWT`, `home/gw1/BTtoMQTT/…`) made the bridge speak
+  // for gw1 — what the ACL forbids that user to write directly. The bridge refuses a node id
+  // that a beaconkit gateway has published a status under, and one the site reserves for a
+  // native gateway (`nativeNodes`: site gateways not declared `foreign`).
+  it('refuses a foreign node that takes the id of a native gateway (seen on the broker, or reserved by the site)', async () => {
+    const reader = await Subscriber.connect(url, ['beaconkit/#'], { username: 'reader', password: password('reader'), protocolVersion: 5 })
+    const native = new MqttPublisher({ url, gatewayId: 'gw1', username: 'gw1', passwordFile: await passwordFile('gw1') })
+    const bridge = new ForeignBridge({ url, username: 'fleet-inputs', passwordFile: await passwordFile('fleet-inputs'), inputs: [{ format: 'omg', base: 'home' }], bridgeId: 'acl-bridge-2', staleGraceMs: 200, nativeNodes: new Set(['gw2']) })
+    bridge.on('error', () => undefined)
+    const warnings: string[] = []
+    bridge.on('warning', (w) => warnings.push(w))
+    const node = await login('esp32')
+    try {
+      await native.connect()
+      await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/gw1/status' && !m.payload.includes('spoofed')), "the native gateway's status")
+      // What earlier tests left retained arrived before the live status: judged from here on.
+      const from = reader.messages.length
+      await bridge.start()
+      await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/inputs/acl-bridge-2/status'), 'the bridge status')
+      const report = (nodeId: string): string => OMG_PUBADVDATA.topic.replace('/OpenMQTTGateway/', `/${nodeId}/`)
+      await node.publishAsync('home/gw1/LWT', 'online', { qos: 1 })
+      await node.publishAsync('home/gw2/LWT', 'online', { qos: 1 })
+      // The hostile nodes report alongside an honest one, until the honest one is a gateway.
+      const pump = setInterval(() => {
+        for (const id of ['gw1', 'gw2', 'esp-porch']) void node.publishAsync(report(id), OMG_PUBADVDATA.payload).catch(() => undefined)
+      }, 200)
+      try {
+        await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/esp-porch/status'), "the honest node's gateway status")
+      } finally {
+        clearInterval(pump)
+      }
+      await node.publishAsync('home/gw1/LWT', 'offline', { qos: 1 })
+      await node.publishAsync('home/gw2/LWT', 'offline', { qos: 1 })
+      // Handled in order: once the honest node's offline is out, the others' were handled before it.
+      await node.publishAsync('home/esp-porch/LWT', 'offline', { qos: 1 })
+      await reader.until((ms) => ms.some((m) => m.topic === 'beaconkit/gateways/esp-porch/status' && m.payload.includes('"offline"')), "the honest node's offline")
+      const since = reader.messages.slice(from)
+      const spoken = since.filter((m) => /^beaconkit\/gateways\/gw[12]\//.test(m.topic) && m.payload.includes('acl-bridge-2'))
+      expect(spoken.map((m) => m.topic)).toEqual([])
+      expect(since.filter((m) => m.topic.startsWith('beaconkit/gateways/gw1/beacons/') || m.topic.startsWith('beaconkit/gateways/gw2/'))).toEqual([])
+      expect(JSON.parse(reader.on('beaconkit/gateways/gw1/status').at(-1)?.payload ?? '{}')).toMatchObject({ state: 'online' })
+      expect(JSON.parse(reader.on('beaconkit/gateways/gw1/status').at(-1)?.payload ?? '{}')).not.toHaveProperty('via')
+      expect(bridge.stats.nativeRefused).toBeGreaterThan(0)
+      expect(warnings.filter((w) => w.includes('gw1')).length).toBe(1)
+    } finally {
+      await bridge.close(2000)
+      await native.close(2000)
+      node.end(true)
+      await reader.close()
+    }
+  })
+
   async function passwordFile(user: string): Promise<string> {
     const file = join(dir, `${user}.password`)
     await writeFile(file, `${password(user)}\n`, { mode: 0o600 })

@@ -53,4 +53,32 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a gateway with named beacons, throug
     await scanner.stop()
     await publisher.close()
   })
+  // Issue #35 item 12: the dwell guards against made-up ids; a beacon the user named is vouched
+  // for and announced when first heard, while an unnamed one (no list: every beacon is listed)
+  // still waits out the default 30 s dwell.
+  it('announces a named beacon when first heard, without the 30 s dwell', async () => {
+    const clock = new VirtualClock(T0)
+    const source = new PushSource(clock)
+    const scanner = new BeaconScanner({ source })
+    const names = new BeaconNames([{ serialNumber: '0117C5000051', name: 'Keys' }, { id: '0117C5000053', name: 'Bag' }])
+    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'porch', topicPrefix: 'vouched', homeAssistant: { prefix: 'ha-vouched', names } })
+    publisher.attach(scanner)
+    await publisher.connect()
+    await scanner.start()
+    // Two seconds of hearing, far below the dwell.
+    for (let ms = 0; ms <= 2000; ms += 1000) {
+      clock.advanceTo(T0 + ms)
+      for (const n of ['51', '52', '53']) source.emit('advertisement', adv(vendorLine(ms, `aa:00:00:00:00:${n}`, `0117C50000${n}`, { temperature: 20 })))
+    }
+    expect(await publisher.flush(10_000)).toBe(true)
+    const configs = await retainedMessages(broker.url, 'ha-vouched/#')
+    const announced = (serial: string): string[] => [...configs.keys()].filter((topic) => topic.includes(`/beaconkit_porch/${serial.toLowerCase()}_`))
+    expect(announced('0117C5000051')).toContain('ha-vouched/sensor/beaconkit_porch/0117c5000051_temperature/config')
+    expect(announced('0117C5000053')).toContain('ha-vouched/sensor/beaconkit_porch/0117c5000053_temperature/config')
+    expect((JSON.parse(configs.get('ha-vouched/sensor/beaconkit_porch/0117c5000051_temperature/config') ?? '{}') as { device: { name: string } }).device.name).toBe('Keys')
+    // Unnamed (and so, with a list, not announced at all).
+    expect(announced('0117C5000052')).toEqual([])
+    await scanner.stop()
+    await publisher.close()
+  })
 })

@@ -36,8 +36,13 @@ async function runScan(parsed: ScanCommand): Promise<number> {
   const { source, label } = scanSource(parsed)
   try {
     try {
-      const noticesAfterStart = parsed.fallbackReplay !== undefined
-      return await runView({ source, label, view: parsed.view, adapter: true, noticesAfterStart })
+      // The adapter before the broker connection (sourceFirst): one that cannot be used must not
+      // make the gateway say `online` and `offline` at once (and, with a fallback recording,
+      // `online` a second time): a flicker of Home Assistant's Connectivity at every start.
+      // Its start() resolves once scanning is confirmed: the adapter is on.
+      const run = { source, label, view: parsed.view, adapter: true, sourceFirst: true, adapterState: 'poweredOn' as const,
+        noticesAfterStart: parsed.fallbackReplay !== undefined }
+      return await runView(run)
     } catch (error) {
       throw bluetoothFailure(error)
     }

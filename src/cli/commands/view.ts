@@ -42,6 +42,10 @@ export interface ViewRun {
    * run that ends at start for want of Bluetooth begins again on the recording, with new servers).
    */
   noticesAfterStart?: boolean
+  /** The adapter's state once the gateway has started (with `sourceFirst`, `poweredOn`). */
+  adapterState?: AdapterState
+  /** Start the source before the MQTT connection (startGateway's `sourceFirst`). */
+  sourceFirst?: boolean
 }
 
 /** Where the run writes; process.stdout/stderr unless a test says otherwise. */
@@ -86,7 +90,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const keys = await loadKeyring(view.keys, view.keysFile, { warn })
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
-    { source, filter: view.filter, ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
+    { source, filter: view.filter, ...(run.sourceFirst === true ? { sourceFirst: true } : {}),
+      ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
     {
       log,
       stderr: pending === undefined ? notices : { write: (text: string) => pending.push(text) },
@@ -97,7 +102,7 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const clock = scanner.clock
 
   // Only a source with an adapter reports states; a replay shows none rather than a made-up one.
-  let adapterState: AdapterState | undefined = run.adapter === true ? 'unknown' : undefined
+  let adapterState: AdapterState | undefined = run.adapter === true ? (run.adapterState ?? 'unknown') : undefined
   let adverts = 0
   let lastTick: { time: number; adverts: number } | undefined
   source.on('advertisement', () => {
