@@ -567,7 +567,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.presence.tick(now)
     if (this.ghosts.wantsRead) this.readGhosts()
     const facts = this.facts
-    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => facts.listed(id), (id) => facts.named(id))
+    // A named beacon skips the dwell, but on a site with rooms it waits for its first room: announced
+    // earlier, Home Assistant's Room sensor would show `home` (present, no room yet) before the room.
+    const roomless = (this.site?.rooms.length ?? 0) === 0
+    const vouched = (id: string): boolean => facts.named(id) && (roomless || this.state.get(id, now)?.room !== undefined)
+    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => facts.listed(id), vouched)
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     const moving = (id: string): boolean => this.facts.moving(id)

@@ -145,7 +145,7 @@ describe('metrics of a gateway', () => {
     try {
       const taken = first.metricsServer?.port as number
       const mapPort = await freePort()
-      await expect(startGateway({ source: new PushSource(), http: { host: '127.0.0.1', port: mapPort }, metrics: { host: '127.0.0.1', port: taken } }, quiet)).rejects.toMatchObject({ code: 'invalid_option', option: 'metrics' })
+      await expect(startGateway({ source: new PushSource(), http: { host: '127.0.0.1', port: mapPort }, metrics: { host: '127.0.0.1', port: taken } }, quiet)).rejects.toMatchObject({ name: 'TemporaryFailureError', code: 'port_in_use' })
       // The map started before it was closed again: its port is free.
       const again = await startGateway({ source: new PushSource(), http: { host: '127.0.0.1', port: mapPort } }, quiet)
       await again.stop()
