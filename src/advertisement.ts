@@ -87,22 +87,36 @@ export function parseAdvertisementLine(line: string): ParsedLine {
   }
   if (!isRecord(value)) return { kind: 'malformed', reason: 'not a JSON object' }
   if (value.format !== undefined) {
-    if (value.format !== 'beaconkit-advertisements') return { kind: 'malformed', reason: `unknown format ${JSON.stringify(value.format)}` }
-    if (value.version !== 1) return { kind: 'malformed', reason: `unsupported version ${JSON.stringify(value.version)} (this reader knows version 1)` }
+    if (value.format !== 'beaconkit-advertisements')
+      return { kind: 'malformed', reason: `unknown format ${JSON.stringify(value.format)}` }
+    if (value.version !== 1)
+      return {
+        kind: 'malformed',
+        reason: `unsupported version ${JSON.stringify(value.version)} (this reader knows version 1)`,
+      }
     return { kind: 'header', header: value as RecordingHeader }
   }
   const { t, address, rssi } = value
-  if (typeof t !== 'number' || !Number.isFinite(t)) return { kind: 'malformed', reason: '"t" must be a number of milliseconds' }
-  if (t < 0 || t > MAX_TIMESTAMP) return { kind: 'malformed', reason: `"t" must be between 0 and ${MAX_TIMESTAMP} ms (the Date range); ${t} is not a time` }
-  if (typeof address !== 'string' || !ADDRESS.test(address)) return { kind: 'malformed', reason: '"address" must look like aa:bb:cc:dd:ee:ff' }
-  if (typeof rssi !== 'number' || !Number.isFinite(rssi)) return { kind: 'malformed', reason: '"rssi" must be a number (dBm)' }
+  if (typeof t !== 'number' || !Number.isFinite(t))
+    return { kind: 'malformed', reason: '"t" must be a number of milliseconds' }
+  if (t < 0 || t > MAX_TIMESTAMP)
+    return {
+      kind: 'malformed',
+      reason: `"t" must be between 0 and ${MAX_TIMESTAMP} ms (the Date range); ${t} is not a time`,
+    }
+  if (typeof address !== 'string' || !ADDRESS.test(address))
+    return { kind: 'malformed', reason: '"address" must look like aa:bb:cc:dd:ee:ff' }
+  if (typeof rssi !== 'number' || !Number.isFinite(rssi))
+    return { kind: 'malformed', reason: '"rssi" must be a number (dBm)' }
   const adv: Advertisement = { address: address.toLowerCase(), rssi, timestamp: t }
   if (value.addressType !== undefined) {
-    if (typeof value.addressType !== 'string' || !ADDRESS_TYPES.has(value.addressType)) return { kind: 'malformed', reason: '"addressType" must be public, random or unknown' }
+    if (typeof value.addressType !== 'string' || !ADDRESS_TYPES.has(value.addressType))
+      return { kind: 'malformed', reason: '"addressType" must be public, random or unknown' }
     adv.addressType = value.addressType as Advertisement['addressType']
   }
   if (value.connectable !== undefined) {
-    if (typeof value.connectable !== 'boolean') return { kind: 'malformed', reason: '"connectable" must be true or false' }
+    if (typeof value.connectable !== 'boolean')
+      return { kind: 'malformed', reason: '"connectable" must be true or false' }
     adv.connectable = value.connectable
   }
   if (value.localName !== undefined) {
@@ -110,15 +124,18 @@ export function parseAdvertisementLine(line: string): ParsedLine {
     adv.localName = value.localName
   }
   if (value.txPowerLevel !== undefined) {
-    if (typeof value.txPowerLevel !== 'number' || !Number.isFinite(value.txPowerLevel)) return { kind: 'malformed', reason: '"txPowerLevel" must be a number' }
+    if (typeof value.txPowerLevel !== 'number' || !Number.isFinite(value.txPowerLevel))
+      return { kind: 'malformed', reason: '"txPowerLevel" must be a number' }
     adv.txPowerLevel = value.txPowerLevel
   }
   if (value.manufacturerData !== undefined) {
-    if (typeof value.manufacturerData !== 'string' || !HEX.test(value.manufacturerData)) return { kind: 'malformed', reason: '"manufacturerData" must be an even number of hex digits' }
+    if (typeof value.manufacturerData !== 'string' || !HEX.test(value.manufacturerData))
+      return { kind: 'malformed', reason: '"manufacturerData" must be an even number of hex digits' }
     adv.manufacturerData = hexToBytes(value.manufacturerData)
   }
   if (value.serviceData !== undefined) {
-    if (!Array.isArray(value.serviceData)) return { kind: 'malformed', reason: '"serviceData" must be an array of {uuid, data}' }
+    if (!Array.isArray(value.serviceData))
+      return { kind: 'malformed', reason: '"serviceData" must be an array of {uuid, data}' }
     const list: ServiceData[] = []
     for (const item of value.serviceData as unknown[]) {
       if (!isRecord(item) || typeof item.uuid !== 'string' || typeof item.data !== 'string' || !HEX.test(item.data)) {
@@ -129,7 +146,8 @@ export function parseAdvertisementLine(line: string): ParsedLine {
     adv.serviceData = list
   }
   if (value.adapter !== undefined) {
-    if (typeof value.adapter !== 'string' || value.adapter === '') return { kind: 'malformed', reason: '"adapter" must be a non-empty string such as "hci0"' }
+    if (typeof value.adapter !== 'string' || value.adapter === '')
+      return { kind: 'malformed', reason: '"adapter" must be a non-empty string such as "hci0"' }
     adv.adapter = value.adapter
   }
   return { kind: 'advertisement', advertisement: adv }
@@ -143,7 +161,8 @@ export function formatAdvertisementLine(adv: Advertisement): string {
   if (adv.localName !== undefined) out.localName = adv.localName
   if (adv.txPowerLevel !== undefined) out.txPowerLevel = adv.txPowerLevel
   if (adv.manufacturerData !== undefined) out.manufacturerData = bytesToHex(adv.manufacturerData)
-  if (adv.serviceData !== undefined) out.serviceData = adv.serviceData.map((s) => ({ uuid: s.uuid, data: bytesToHex(s.data) }))
+  if (adv.serviceData !== undefined)
+    out.serviceData = adv.serviceData.map((s) => ({ uuid: s.uuid, data: bytesToHex(s.data) }))
   if (adv.adapter !== undefined) out.adapter = adv.adapter
   return JSON.stringify(out)
 }

@@ -29,7 +29,8 @@ export class RealClock implements Clock {
     // A replay paced in real time may wait longer than Node's limit (a recording's gap of weeks).
     let handle: NodeJS.Timeout
     const wait = (left: number): void => {
-      handle = left > MAX_NODE_DELAY ? setTimeout(() => wait(left - MAX_NODE_DELAY), MAX_NODE_DELAY) : setTimeout(fn, left)
+      handle =
+        left > MAX_NODE_DELAY ? setTimeout(() => wait(left - MAX_NODE_DELAY), MAX_NODE_DELAY) : setTimeout(fn, left)
     }
     wait(Number.isFinite(ms) && ms > 0 ? ms : 0)
     return () => clearTimeout(handle)
@@ -126,7 +127,7 @@ export class VirtualClock implements Clock {
     if (a.due !== b.due) return a.due < b.due
     // Periodic timers first: a tick paused and resumed later keeps its place before the
     // one-shot timers due at the same ms, as the tick that ran from the start had.
-    if ((a.every > 0) !== (b.every > 0)) return a.every > 0
+    if (a.every > 0 !== b.every > 0) return a.every > 0
     return a.seq < b.seq
   }
 
@@ -279,7 +280,11 @@ export class PacedClock implements Clock {
       const paceNow = this.pace.now()
       // Timers due before the awaited line fire first, each at its exact due time, as in a virtual replay.
       const limit = this.target?.t ?? Infinity
-      for (let due = this.line.nextDue(); due !== undefined && due <= limit && this.paceTimeOf(due) <= paceNow && !this.halted; due = this.line.nextDue()) {
+      for (
+        let due = this.line.nextDue();
+        due !== undefined && due <= limit && this.paceTimeOf(due) <= paceNow && !this.halted;
+        due = this.line.nextDue()
+      ) {
         this.line.advanceTo(due)
       }
       const target = this.target

@@ -90,18 +90,22 @@ export class BluetoothUnavailableError extends BeaconkitError<BluetoothUnavailab
  * where a plain file must be (a keys or password file), `not_a_recording` for an input with
  * no valid advertisement line.
  */
-export type InvalidOptionCode = 'invalid_option' | 'file_not_found' | 'unreadable_file' | 'unwritable_file' | 'not_a_file' | 'not_a_recording' | 'invalid_config' | 'config_not_private'
+export type InvalidOptionCode =
+  | 'invalid_option'
+  | 'file_not_found'
+  | 'unreadable_file'
+  | 'unwritable_file'
+  | 'not_a_file'
+  | 'not_a_recording'
+  | 'invalid_config'
+  | 'config_not_private'
 
 /** An option, argument or input file is not usable. */
 export class InvalidOptionError extends BeaconkitError<InvalidOptionCode> {
   /** The option or argument at fault. */
   readonly option?: string
 
-  constructor(
-    code: InvalidOptionCode,
-    message: string,
-    details: { option?: string; cause?: unknown } = {},
-  ) {
+  constructor(code: InvalidOptionCode, message: string, details: { option?: string; cause?: unknown } = {}) {
     super(code, message, { cause: details.cause })
     if (details.option !== undefined) this.option = details.option
   }
@@ -136,7 +140,11 @@ export class QueueError extends BeaconkitError<QueueErrorCode> {
   /** The queue directory. */
   readonly dir: string
 
-  constructor(code: QueueErrorCode, message: string, details: { dir: string; holder?: QueueLockHolder; cause?: unknown }) {
+  constructor(
+    code: QueueErrorCode,
+    message: string,
+    details: { dir: string; holder?: QueueLockHolder; cause?: unknown },
+  ) {
     super(code, message, { cause: details.cause })
     this.dir = details.dir
     if (details.holder !== undefined) this.holder = details.holder
@@ -164,7 +172,11 @@ export class AdapterError extends BeaconkitError<AdapterErrorCode> {
   /** For `no_adapter_started`: every adapter's error, in the order the sources were given. */
   readonly failures?: readonly AdapterFailure[]
 
-  constructor(code: AdapterErrorCode, message: string, details: { adapter?: string; failures?: readonly AdapterFailure[]; cause?: unknown } = {}) {
+  constructor(
+    code: AdapterErrorCode,
+    message: string,
+    details: { adapter?: string; failures?: readonly AdapterFailure[]; cause?: unknown } = {},
+  ) {
     super(code, message, { cause: details.cause })
     if (details.adapter !== undefined) this.adapter = details.adapter
     if (details.failures !== undefined) this.failures = details.failures
@@ -172,7 +184,8 @@ export class AdapterError extends BeaconkitError<AdapterErrorCode> {
 }
 
 /** Reasons the MQTT publisher or the embedded broker cannot do its work. */
-export type MqttErrorCode = 'not_installed' | 'connection' | 'closed' | 'broker_failed' | 'queue' | 'publish_refused' | 'session_taken_over'
+export type MqttErrorCode =
+  'not_installed' | 'connection' | 'closed' | 'broker_failed' | 'queue' | 'publish_refused' | 'session_taken_over'
 
 /** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
 export class MqttError extends BeaconkitError<MqttErrorCode> {}
@@ -230,7 +243,15 @@ export class DeveloperApiError extends BeaconkitError<DeveloperApiErrorCode> {
   constructor(
     code: DeveloperApiErrorCode,
     message: string,
-    details: { status?: number; errCode?: number; meaning?: string; serverMessage?: string; errInfo?: string; retryAfterSeconds?: number; cause?: unknown } = {},
+    details: {
+      status?: number
+      errCode?: number
+      meaning?: string
+      serverMessage?: string
+      errInfo?: string
+      retryAfterSeconds?: number
+      cause?: unknown
+    } = {},
   ) {
     super(code, message, { cause: details.cause })
     this.status = details.status ?? 0
@@ -251,7 +272,16 @@ export class DeveloperApiError extends BeaconkitError<DeveloperApiErrorCode> {
  * `unavailable` (the handler rejected with a `WebhookError` of this code, e.g. its downstream is
  * full: 503). A 503 tells the platform to push again later.
  */
-export type WebhookErrorCode = 'malformed' | 'too_large' | 'unverified' | 'encrypted' | 'decrypt_failed' | 'handler_failed' | 'method_not_allowed' | 'handler_timeout' | 'unavailable'
+export type WebhookErrorCode =
+  | 'malformed'
+  | 'too_large'
+  | 'unverified'
+  | 'encrypted'
+  | 'decrypt_failed'
+  | 'handler_failed'
+  | 'method_not_allowed'
+  | 'handler_timeout'
+  | 'unavailable'
 
 /** A webhook push was refused; the platform gets a non-2xx answer and pushes it again (platform docs 6.4). */
 export class WebhookError extends BeaconkitError<WebhookErrorCode> {

@@ -33,7 +33,17 @@ export {
   MqttError,
   TemporaryFailureError,
 } from './errors.js'
-export type { AccountErrorCode, AdapterErrorCode, AdapterFailure, BluetoothUnavailableCode, BroadcastKeyErrorCode, InvalidOptionCode, MqttErrorCode, QueueErrorCode, QueueLockHolder } from './errors.js'
+export type {
+  AccountErrorCode,
+  AdapterErrorCode,
+  AdapterFailure,
+  BluetoothUnavailableCode,
+  BroadcastKeyErrorCode,
+  InvalidOptionCode,
+  MqttErrorCode,
+  QueueErrorCode,
+  QueueLockHolder,
+} from './errors.js'
 export type { TemporaryFailureCode } from './errors.js'
 export { DeveloperApiError, PositioningThreadError, WebhookError } from './errors.js'
 export type { DeveloperApiErrorCode, PositioningThreadErrorCode, WebhookErrorCode } from './errors.js'
@@ -57,21 +67,58 @@ export { AccountClient } from './cloud/account-client.js'
 export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-client.js'
 export type { FetchLike } from './transport/http.js'
 export { Uploader } from './cloud/uploader.js'
-export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './cloud/uploader.js'
+export type {
+  LogUploadClient,
+  RetryInfo,
+  UploadEventArgs,
+  UploadEventSource,
+  UploaderEvents,
+  UploaderOptions,
+  UploaderStats,
+} from './cloud/uploader.js'
 export { MemoryQueue } from './queue/queue.js'
-export type { DropInfo, DropReason, MemoryQueueOptions, QueueOpenReport, QueuedRecord, QueueWarning, RecordQueue, UploadQueue, UploadQueueEvents } from './queue/queue.js'
+export type {
+  DropInfo,
+  DropReason,
+  MemoryQueueOptions,
+  QueueOpenReport,
+  QueuedRecord,
+  QueueWarning,
+  RecordQueue,
+  UploadQueue,
+  UploadQueueEvents,
+} from './queue/queue.js'
 export { FileQueue } from './queue/file-queue.js'
 export type { FileQueueOptions, FileQueueStats } from './queue/file-queue.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './emulator/emulator.js'
 export type { Emulator, EmulatorFaults, EmulatorOptions } from './emulator/emulator.js'
-export type { CatalogueDevice, EmulatorAccount, EmulatorStore, LogSource, StoredLog } from './emulator/emulator-store.js'
+export type {
+  CatalogueDevice,
+  EmulatorAccount,
+  EmulatorStore,
+  LogSource,
+  StoredLog,
+} from './emulator/emulator-store.js'
 export type { DeveloperEmulator, DeveloperEmulatorOptions } from './emulator/dev-emulator.js'
 export type { Delivery } from './emulator/dev-emulator-push.js'
 export type { DeveloperStore, EmulatorTask } from './emulator/dev-emulator-store.js'
 export { DeveloperClient } from './developer/client.js'
 export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client.js'
 export { THRESHOLD_KEYS } from './developer/rules.js'
-export type { DownlinkResult, HistoryQuery, HistoryRecord, InfoUpdate, LinkResult, NormalStatus, Page, PageInfo, PageQuery, SensorDevice, Station, UpdateResult } from './developer/types.js'
+export type {
+  DownlinkResult,
+  HistoryQuery,
+  HistoryRecord,
+  InfoUpdate,
+  LinkResult,
+  NormalStatus,
+  Page,
+  PageInfo,
+  PageQuery,
+  SensorDevice,
+  Station,
+  UpdateResult,
+} from './developer/types.js'
 export { createWebhookHandler } from './developer/webhook.js'
 export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook.js'
 export { startWebhookServer } from './developer/webhook-server.js'
@@ -119,18 +166,37 @@ export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay.j
 export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
 export { CombinedSource, combineSources } from './sources/combined.js'
-export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, NamedSource, SourceEntry } from './sources/combined.js'
+export type {
+  AdapterStatus,
+  AdapterWarning,
+  CombinedSourceEvents,
+  CombinedSourceOptions,
+  NamedSource,
+  SourceEntry,
+} from './sources/combined.js'
 export { SimulatedSource } from './sources/simulated.js'
 export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Walk } from './sources/simulated.js'
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'
 export type { JsonEvent } from './scanner/json-events.js'
 export { MqttPublisher } from './mqtt/publisher.js'
-export type { MqttConnectionState, MqttPublisherEvents, MqttPublisherOptions, MqttPublisherStats, PublisherEventSource } from './mqtt/publisher.js'
+export type {
+  MqttConnectionState,
+  MqttPublisherEvents,
+  MqttPublisherOptions,
+  MqttPublisherStats,
+  PublisherEventSource,
+} from './mqtt/publisher.js'
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
 export type { MqttClientLike, MqttTlsOptions } from './mqtt/connection.js'
 export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo, MqttRefusedReason } from './mqtt/outbox.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'
-export { anyGatewayBeaconTopic, anyGatewayStatusTopic, GatewayTopics, haObjectId, inputsStatusTopic } from './mqtt/topics.js'
+export {
+  anyGatewayBeaconTopic,
+  anyGatewayStatusTopic,
+  GatewayTopics,
+  haObjectId,
+  inputsStatusTopic,
+} from './mqtt/topics.js'
 export { isPublishTopic, isTopicLevel } from './util/topic-level.js'
 export { haConfig, haConfigTopic, HA_FIELDS } from './mqtt/home-assistant.js'
 export type { HaBeaconsMode, HaField, HaSettings } from './mqtt/home-assistant.js'
@@ -145,7 +211,13 @@ export type { PositionerOptions, PositionerStats } from './positioning/positione
 export { ThreadedPositioner } from './positioning/positioner-thread.js'
 export type { ThreadedPositionerOptions, ThreadedPositionerStats } from './positioning/positioner-thread.js'
 export { ScannerLocator } from './positioning/scanner-locator.js'
-export type { LocatableScanner, LocatorBeacon, ScannerLocatorEvents, ScannerLocatorOptions, ScannerPosition } from './positioning/scanner-locator.js'
+export type {
+  LocatableScanner,
+  LocatorBeacon,
+  ScannerLocatorEvents,
+  ScannerLocatorOptions,
+  ScannerPosition,
+} from './positioning/scanner-locator.js'
 export { RadioMap } from './positioning/radio-map.js'
 export type { AnchorModel, Interpolation, RadioMapOptions, ReferencePoint } from './positioning/radio-map.js'
 export { WalkableGrid } from './positioning/grid.js'
@@ -163,10 +235,25 @@ export { ForeignBridge } from './inputs/bridge.js'
 export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats, StaleSweepStats } from './inputs/bridge.js'
 export type { ForeignFormat, ForeignInput } from './inputs/foreign.js'
 export { parseInputSpec } from './inputs/inputs-spec.js'
-export type { FleetEvent, FleetGatewayClock, FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './fleet/tracker.js'
+export type {
+  FleetEvent,
+  FleetGatewayClock,
+  FleetGatewayEvent,
+  FleetScaleOutOptions,
+  FleetTrackerEvents,
+  FleetTrackerOptions,
+  FleetTrackerStats,
+} from './fleet/tracker.js'
 export { rssiPartition } from './mqtt/partition.js'
 export type { FleetPositioning } from './fleet/site-positioner.js'
-export type { FleetBeacon, FleetGatewayReading, FleetPosition, FleetStateOptions, FleetStateStats, PositionEstimator } from './fleet/fusion.js'
+export type {
+  FleetBeacon,
+  FleetGatewayReading,
+  FleetPosition,
+  FleetStateOptions,
+  FleetStateStats,
+  PositionEstimator,
+} from './fleet/fusion.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
 export type { FleetGatewaySummary, GatewayState, GatewaySummaryEntry } from './fleet/gateway-summary.js'
 export type { Anchor, AnchorKind, Area, Room, Wall } from './positioning/site.js'
@@ -176,7 +263,13 @@ export type { BeaconFactsStats } from './fleet/beacon-facts.js'
 export { DEFAULT_FORGET_AFTER_MS } from './fleet/fleet-presence.js'
 export type { FleetPresenceState, FleetPresenceStats } from './fleet/fleet-presence.js'
 export { SiteSimulator, SiteGatewaySource } from './simulation/site-simulator.js'
-export type { SiteHeard, SiteSimulatorEvents, SiteSimulatorOptions, SiteSimulatorStats, SiteTruth } from './simulation/site-simulator.js'
+export type {
+  SiteHeard,
+  SiteSimulatorEvents,
+  SiteSimulatorOptions,
+  SiteSimulatorStats,
+  SiteTruth,
+} from './simulation/site-simulator.js'
 export { siteBeaconsFromJSON } from './simulation/site-beacons.js'
 export type { SiteBeacon, SitePath, SitePoint } from './simulation/site-beacons.js'
 export { DEFAULT_RADIO, radioFromJSON } from './simulation/site-radio.js'
@@ -186,7 +279,11 @@ export { startGateway } from './gateway/start-gateway.js'
 export { startFleet } from './gateway/start-fleet.js'
 export type { FleetConfig, RunningFleet } from './gateway/start-fleet.js'
 export type { GatewayConfig, GatewayHooks, GatewayStopReport, RunningGateway } from './gateway/start-gateway.js'
-export type { HttpFlags as GatewayHttpConfig, MqttFlags as GatewayMqttConfig, UploadFlags as GatewayUploadConfig } from './gateway/config.js'
+export type {
+  HttpFlags as GatewayHttpConfig,
+  MqttFlags as GatewayMqttConfig,
+  UploadFlags as GatewayUploadConfig,
+} from './gateway/config.js'
 export type { RunningSite, RunSiteOptions, SiteGateway } from './gateway/run-site.js'
 export { MAX_STREAMS_PER_CLIENT, startMapServer } from './web/map-server.js'
 export type { MapServer, MapServerOptions } from './web/map-server.js'

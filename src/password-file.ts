@@ -11,6 +11,11 @@ import { pathForMessage, readSecretFile } from './secure/secret-file.js'
 export async function readPasswordFile(path: string, option = 'password-file'): Promise<string> {
   const { text } = await readSecretFile(path, `--${option}`, option)
   const password = text.split(/\r\n|\n|\r/)[0]
-  if (password === '') throw new InvalidOptionError('invalid_option', `--${option} ${pathForMessage(path)} is empty: put the account password on its first line`, { option })
+  if (password === '')
+    throw new InvalidOptionError(
+      'invalid_option',
+      `--${option} ${pathForMessage(path)} is empty: put the account password on its first line`,
+      { option },
+    )
   return password
 }

@@ -19,7 +19,11 @@ export function adapterCondition(conditions: ConditionLog, label: string): (stat
       conditions.clear(ADAPTER_LOST, `Bluetooth adapter ${label} is back: scanning again`, { state })
     } else if (wasUp) {
       // The state is a field, not in the message: poweredOff then unknown is one loss, one line.
-      conditions.start(ADAPTER_LOST, `Bluetooth adapter ${label} went away: scanning paused until it is back (the command ends with exit 3 if it does not come back)`, { state })
+      conditions.start(
+        ADAPTER_LOST,
+        `Bluetooth adapter ${label} went away: scanning paused until it is back (the command ends with exit 3 if it does not come back)`,
+        { state },
+      )
     }
   }
 }

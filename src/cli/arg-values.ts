@@ -9,7 +9,15 @@ import { POSITIONING_METHODS, type PositioningMethod } from '../positioning/type
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { readBeaconNames } from '../positioning/beacon-names.js'
 import { clientIdProblem } from '../mqtt/publisher-options.js'
-import type { FilterFlags, HttpFlags, LogFlags, MetricsFlags, MqttFlags, UploadFlags, ViewFlags } from './command-line.js'
+import type {
+  FilterFlags,
+  HttpFlags,
+  LogFlags,
+  MetricsFlags,
+  MqttFlags,
+  UploadFlags,
+  ViewFlags,
+} from './command-line.js'
 import { LOG_FORMATS, LOG_LEVELS } from '../log/logger.js'
 import type { LogFormat, LogThreshold } from '../log/logger.js'
 
@@ -77,12 +85,18 @@ function parseFilter(values: Values, command: string): FilterFlags {
   const filter: FilterFlags = {}
   const serials = strs(values, 'serial')
   for (const s of serials) {
-    if (!SERIAL.test(s)) fail('serial', `--serial takes a 12-digit hex serial number such as 0117C5456A36, not ${quote(s)}`, command)
+    if (!SERIAL.test(s))
+      fail('serial', `--serial takes a 12-digit hex serial number such as 0117C5456A36, not ${quote(s)}`, command)
   }
   if (serials.length > 0) filter.serialNumbers = serials.map((s) => s.toUpperCase())
   const uuids = strs(values, 'uuid')
   for (const u of uuids) {
-    if (!UUID.test(u)) fail('uuid', `--uuid takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quote(u)}`, command)
+    if (!UUID.test(u))
+      fail(
+        'uuid',
+        `--uuid takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quote(u)}`,
+        command,
+      )
   }
   if (uuids.length > 0) filter.proximityUUIDs = uuids.map(canonicalUuid)
   const ids = strs(values, 'beacon-id')
@@ -93,11 +107,21 @@ function parseFilter(values: Values, command: string): FilterFlags {
       parts.length === 3 &&
       UUID.test(parts[0]) &&
       parts.slice(1).every((p) => /^\d{1,5}$/.test(p) && Number(p) <= 65535)
-    if (!valid) fail('beacon-id', `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`, command)
+    if (!valid)
+      fail(
+        'beacon-id',
+        `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`,
+        command,
+      )
     beaconIDs.push(beaconIdOf(canonicalUuid(parts[0]), Number(parts[1]), Number(parts[2])))
   }
   if (beaconIDs.length > 0) filter.beaconIDs = beaconIDs
-  const minRssi = number(values, 'min-rssi', command, { integer: true, min: -127, max: 20, what: 'a whole number of dBm between -127 and 20' })
+  const minRssi = number(values, 'min-rssi', command, {
+    integer: true,
+    min: -127,
+    max: 20,
+    what: 'a whole number of dBm between -127 and 20',
+  })
   if (minRssi !== undefined) filter.minRssi = minRssi
   if (bool(values, 'verified-only')) filter.verifiedOnly = true
   return filter
@@ -111,21 +135,34 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
   const password = passwordFile === undefined ? str(values, 'password') : undefined
   const queueDir = str(values, 'queue-dir')
   if (!bool(values, 'upload')) {
-    const stray = (['cloud-url', 'email', 'password-file', 'password', 'queue-dir'] as const).find((n) => str(values, n) !== undefined)
-    if (stray !== undefined) fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
+    const stray = (['cloud-url', 'email', 'password-file', 'password', 'queue-dir'] as const).find(
+      (n) => str(values, n) !== undefined,
+    )
+    if (stray !== undefined)
+      fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
     return undefined
   }
-  if (cloudUrl === undefined) fail('cloud-url', '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)', command)
+  if (cloudUrl === undefined)
+    fail(
+      'cloud-url',
+      '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)',
+      command,
+    )
   let url: URL
   try {
     url = new URL(cloudUrl)
   } catch {
     fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
   if (email === undefined) fail('email', '--upload needs --email <account e-mail>', command)
   if (passwordFile === undefined && password === undefined) {
-    fail('password-file', '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)', command)
+    fail(
+      'password-file',
+      '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)',
+      command,
+    )
   }
   const upload: UploadFlags = { cloudUrl, email, ...(passwordFile === undefined ? { password } : { passwordFile }) }
   if (queueDir !== undefined) upload.queueDir = queueDir
@@ -135,10 +172,31 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
 /** `--mqtt <url>` and its companions, checked; undefined without `--mqtt`. */
 export function parseMqtt(values: Values, command: string): MqttFlags | undefined {
   const url = str(values, 'mqtt')
-  const companions = ['gateway-id', 'client-id', 'mqtt-prefix', 'mqtt-user', 'mqtt-password-file', 'mqtt-password', 'mqtt-ca', 'mqtt-cert', 'mqtt-key', 'mqtt-queue-dir', 'rssi-partitions'] as const
+  const companions = [
+    'gateway-id',
+    'client-id',
+    'mqtt-prefix',
+    'mqtt-user',
+    'mqtt-password-file',
+    'mqtt-password',
+    'mqtt-ca',
+    'mqtt-cert',
+    'mqtt-key',
+    'mqtt-queue-dir',
+    'rssi-partitions',
+  ] as const
   if (url === undefined) {
-    const stray = companions.find((n) => str(values, n) !== undefined) ?? (bool(values, 'ha') ? 'ha' : (['ha-dwell', 'ha-expire', 'ha-beacons'] as const).find((n) => str(values, n) !== undefined))
-    if (stray !== undefined) fail(stray, `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`, command)
+    const stray =
+      companions.find((n) => str(values, n) !== undefined) ??
+      (bool(values, 'ha')
+        ? 'ha'
+        : (['ha-dwell', 'ha-expire', 'ha-beacons'] as const).find((n) => str(values, n) !== undefined))
+    if (stray !== undefined)
+      fail(
+        stray,
+        `--${stray} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish to a broker`,
+        command,
+      )
     return undefined
   }
   let protocol = ''
@@ -147,24 +205,52 @@ export function parseMqtt(values: Values, command: string): MqttFlags | undefine
   } catch {
     // refused below
   }
-  if (!['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(protocol)) fail('mqtt', `--mqtt takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quote(url)}`, command)
-  if (new URL(url).password !== '') fail('mqtt', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL', command)
+  if (!['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(protocol))
+    fail(
+      'mqtt',
+      `--mqtt takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quote(url)}`,
+      command,
+    )
+  if (new URL(url).password !== '')
+    fail('mqtt', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL', command)
   const gatewayId = str(values, 'gateway-id')
-  if (gatewayId !== undefined && !GATEWAY_ID.test(gatewayId)) fail('gateway-id', `--gateway-id takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`, command)
+  if (gatewayId !== undefined && !GATEWAY_ID.test(gatewayId))
+    fail(
+      'gateway-id',
+      `--gateway-id takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quote(gatewayId)}`,
+      command,
+    )
   const clientId = str(values, 'client-id')
-  const clientIdWrong = clientId === undefined ? undefined : clientId === '' ? 'must not be empty' : clientIdProblem(clientId)
-  if (clientIdWrong !== undefined) fail('client-id', `--client-id ${clientIdWrong}; leave it out for a unique default (beaconkit-<name>-<host>-<random>)`, command)
+  const clientIdWrong =
+    clientId === undefined ? undefined : clientId === '' ? 'must not be empty' : clientIdProblem(clientId)
+  if (clientIdWrong !== undefined)
+    fail(
+      'client-id',
+      `--client-id ${clientIdWrong}; leave it out for a unique default (beaconkit-<name>-<host>-<random>)`,
+      command,
+    )
   const prefix = str(values, 'mqtt-prefix')
-  if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes(''))) fail('mqtt-prefix', `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quote(prefix)}`, command)
+  if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes('')))
+    fail(
+      'mqtt-prefix',
+      `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quote(prefix)}`,
+      command,
+    )
   const username = str(values, 'mqtt-user')
   const passwordFile = str(values, 'mqtt-password-file')
-  if (passwordFile !== undefined && username === undefined) fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
+  if (passwordFile !== undefined && username === undefined)
+    fail('mqtt-password-file', '--mqtt-password-file needs --mqtt-user <name>', command)
   // Only a config file or the environment sets the password itself (no flag: the process list).
   const password = passwordFile === undefined ? str(values, 'mqtt-password') : undefined
-  if (password !== undefined && username === undefined) fail('mqtt-password', 'the broker password needs a user name: --mqtt-user <name>', command)
+  if (password !== undefined && username === undefined)
+    fail('mqtt-password', 'the broker password needs a user name: --mqtt-user <name>', command)
   const flags: MqttFlags = { url, homeAssistant: bool(values, 'ha') }
   if (password !== undefined) flags.password = password
-  const tls = { ...optionalFile(values, 'mqtt-ca', 'caFile'), ...optionalFile(values, 'mqtt-cert', 'certFile'), ...optionalFile(values, 'mqtt-key', 'keyFile') }
+  const tls = {
+    ...optionalFile(values, 'mqtt-ca', 'caFile'),
+    ...optionalFile(values, 'mqtt-cert', 'certFile'),
+    ...optionalFile(values, 'mqtt-key', 'keyFile'),
+  }
   if (Object.keys(tls).length > 0) flags.tls = tls
   parseHaGate(values, command, flags)
   if (gatewayId !== undefined) flags.gatewayId = gatewayId
@@ -173,11 +259,22 @@ export function parseMqtt(values: Values, command: string): MqttFlags | undefine
   if (username !== undefined) flags.username = username
   if (passwordFile !== undefined) flags.passwordFile = passwordFile
   const queueDir = str(values, 'mqtt-queue-dir')
-  if (queueDir === '') fail('mqtt-queue-dir', '--mqtt-queue-dir takes a directory, e.g. /var/lib/beaconkit/mqtt-queue', command)
+  if (queueDir === '')
+    fail('mqtt-queue-dir', '--mqtt-queue-dir takes a directory, e.g. /var/lib/beaconkit/mqtt-queue', command)
   // One process per queue directory, and one queue: the upload queue would lock it first.
-  if (queueDir !== undefined && queueDir === str(values, 'queue-dir')) fail('mqtt-queue-dir', '--mqtt-queue-dir and --queue-dir must be different directories (each holds its own queue)', command)
+  if (queueDir !== undefined && queueDir === str(values, 'queue-dir'))
+    fail(
+      'mqtt-queue-dir',
+      '--mqtt-queue-dir and --queue-dir must be different directories (each holds its own queue)',
+      command,
+    )
   if (queueDir !== undefined) flags.queueDir = queueDir
-  const partitions = number(values, 'rssi-partitions', command, { integer: true, min: 1, max: 1024, what: 'a whole number from 1 to 1024 (the fleet trackers\' partition count)' })
+  const partitions = number(values, 'rssi-partitions', command, {
+    integer: true,
+    min: 1,
+    max: 1024,
+    what: "a whole number from 1 to 1024 (the fleet trackers' partition count)",
+  })
   if (partitions !== undefined) flags.rssiPartitions = partitions
   return flags
 }
@@ -193,11 +290,31 @@ const HA_BEACONS: Readonly<Record<string, 'auto' | boolean>> = { auto: 'auto', o
 
 /** `--ha-dwell <s>`, `--ha-expire <s>` and `--ha-beacons auto|on|off`, only with `--ha` (into `flags`). */
 function parseHaGate(values: Values, command: string, flags: MqttFlags): void {
-  const dwell = number(values, 'ha-dwell', command, { min: 0, max: 86_400, what: 'a number of seconds from 0 to 86400 (default 30)' })
-  const expire = number(values, 'ha-expire', command, { positive: true, max: 366 * 86_400, what: 'a positive number of seconds, at most a year (default 604800, 7 days)' })
+  const dwell = number(values, 'ha-dwell', command, {
+    min: 0,
+    max: 86_400,
+    what: 'a number of seconds from 0 to 86400 (default 30)',
+  })
+  const expire = number(values, 'ha-expire', command, {
+    positive: true,
+    max: 366 * 86_400,
+    what: 'a positive number of seconds, at most a year (default 604800, 7 days)',
+  })
   const beacons = str(values, 'ha-beacons')
-  if (beacons !== undefined && !Object.hasOwn(HA_BEACONS, beacons)) fail('ha-beacons', `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker is seen), not ${quote(beacons)}`, command)
-  const stray = dwell !== undefined ? 'ha-dwell' : expire !== undefined ? 'ha-expire' : beacons !== undefined ? 'ha-beacons' : undefined
+  if (beacons !== undefined && !Object.hasOwn(HA_BEACONS, beacons))
+    fail(
+      'ha-beacons',
+      `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker is seen), not ${quote(beacons)}`,
+      command,
+    )
+  const stray =
+    dwell !== undefined
+      ? 'ha-dwell'
+      : expire !== undefined
+        ? 'ha-expire'
+        : beacons !== undefined
+          ? 'ha-beacons'
+          : undefined
   if (stray !== undefined && !flags.homeAssistant) fail(stray, `--${stray} only takes effect with --ha`, command)
   if (dwell !== undefined) flags.haDwellMs = Math.round(dwell * 1000)
   if (expire !== undefined) flags.haExpireMs = Math.max(1, Math.round(expire * 1000))
@@ -230,10 +347,16 @@ function listenFlags(values: Values, command: string, name: string, tokenName: s
   }
   const m = /^(?:\[([^\]]+)\]:|([^:[\]]+):)?(\d{1,5})$/.exec(text.trim())
   const port = m === null ? NaN : Number(m[3])
-  if (m === null || port > 65535) fail(name, `--${name} takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quote(text)}`, command)
+  if (m === null || port > 65535)
+    fail(name, `--${name} takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quote(text)}`, command)
   const flags: HttpFlags = { host: m[1] ?? m[2] ?? '127.0.0.1', port }
   if (token !== undefined) {
-    if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) fail(tokenName, `--${tokenName} takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)`, command)
+    if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token))
+      fail(
+        tokenName,
+        `--${tokenName} takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)`,
+        command,
+      )
     flags.token = token
   }
   return flags
@@ -241,7 +364,11 @@ function listenFlags(values: Values, command: string, name: string, tokenName: s
 
 /** The options of the commands that show beacons: output, keys, filters, upload. */
 export function parseView(values: Values, command: string): ViewFlags {
-  const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter: parseFilter(values, command) }
+  const view: ViewFlags = {
+    json: bool(values, 'json'),
+    keys: strs(values, 'key'),
+    filter: parseFilter(values, command),
+  }
   const keysFile = str(values, 'keys-file')
   if (keysFile !== undefined) view.keysFile = keysFile
   const upload = parseUpload(values, command)
@@ -285,7 +412,12 @@ export function hciList(values: Values, command: string): number[] {
 
 /** `--hci <n>`: the adapter number. */
 export function hci(values: Values, command: string): number | undefined {
-  return number(values, 'hci', command, { integer: true, min: 0, max: 255, what: 'an adapter number such as 0 (hci0) or 1 (hci1)' })
+  return number(values, 'hci', command, {
+    integer: true,
+    min: 0,
+    max: 255,
+    what: 'an adapter number such as 0 (hci0) or 1 (hci1)',
+  })
 }
 
 /** `--duration <seconds>`, in milliseconds. */
@@ -296,13 +428,22 @@ export function durationMs(values: Values, command: string): number | undefined 
 
 /** `--seed <n>`, default 1. */
 export function seed(values: Values, command: string): number {
-  return number(values, 'seed', command, { integer: true, min: 0, max: 2 ** 32 - 1, what: 'a whole number between 0 and 4294967295' }) ?? 1
+  return (
+    number(values, 'seed', command, {
+      integer: true,
+      min: 0,
+      max: 2 ** 32 - 1,
+      what: 'a whole number between 0 and 4294967295',
+    }) ?? 1
+  )
 }
 
 /** `--speed <factor>`, default 1; refused together with `--virtual`. */
 export function speed(values: Values, command: string): number {
-  const s = number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
-  if (s !== 1 && bool(values, 'virtual')) fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
+  const s =
+    number(values, 'speed', command, { positive: true, max: 1e6, what: 'a positive factor such as 1, 10 or 0.5' }) ?? 1
+  if (s !== 1 && bool(values, 'virtual'))
+    fail('speed', '--speed and --virtual exclude each other: --virtual already runs as fast as possible', command)
   return s
 }
 
@@ -310,7 +451,8 @@ export function speed(values: Values, command: string): number {
 export function positioningMethod(values: Values, command: string): PositioningMethod {
   const text = str(values, 'method') ?? 'filter'
   const method = POSITIONING_METHODS.find((m) => m === text)
-  if (method === undefined) fail('method', `--method takes one of ${POSITIONING_METHODS.join(', ')}, not ${quote(text)}`, command)
+  if (method === undefined)
+    fail('method', `--method takes one of ${POSITIONING_METHODS.join(', ')}, not ${quote(text)}`, command)
   return method
 }
 
@@ -320,8 +462,13 @@ const THRESHOLDS: readonly string[] = [...LOG_LEVELS, 'silent']
 export function parseLog(values: Values, command: string): LogFlags | undefined {
   const level = str(values, 'log-level')
   const format = str(values, 'log-format')
-  if (level !== undefined && !THRESHOLDS.includes(level)) fail('log-level', `--log-level takes ${THRESHOLDS.join(', ')}, not ${quote(level)}`, command)
-  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format)) fail('log-format', `--log-format takes ${LOG_FORMATS.join(', ')}, not ${quote(format)}`, command)
+  if (level !== undefined && !THRESHOLDS.includes(level))
+    fail('log-level', `--log-level takes ${THRESHOLDS.join(', ')}, not ${quote(level)}`, command)
+  if (format !== undefined && !(LOG_FORMATS as readonly string[]).includes(format))
+    fail('log-format', `--log-format takes ${LOG_FORMATS.join(', ')}, not ${quote(format)}`, command)
   if (level === undefined && format === undefined) return undefined
-  return { ...(level === undefined ? {} : { level: level as LogThreshold }), ...(format === undefined ? {} : { format: format as LogFormat }) }
+  return {
+    ...(level === undefined ? {} : { level: level as LogThreshold }),
+    ...(format === undefined ? {} : { format: format as LogFormat }),
+  }
 }

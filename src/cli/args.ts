@@ -81,7 +81,8 @@ function parseWith(
 }
 
 /** A parsed command line, and how to run it (help and the version are printed by the entry point). */
-export type ParsedInvocation = { parsed: Extract<ParsedCommand, { command: 'help' | 'version' }>; run?: undefined } | Invocation<ParsedCommand>
+export type ParsedInvocation =
+  { parsed: Extract<ParsedCommand, { command: 'help' | 'version' }>; run?: undefined } | Invocation<ParsedCommand>
 
 /**
  * Parses `process.argv.slice(2)` and binds the command that runs it; throws InvalidOptionError on

@@ -39,7 +39,12 @@ export function flagArg(args: readonly string[], name: string): string | undefin
  * @throws InvalidOptionError `invalid_config` listing every problem with its path or variable;
  *   the file errors of reading it (`file_not_found`, `unreadable_file`, `not_a_file`)
  */
-export async function configuredOptions(command: Command, args: readonly string[], env: Readonly<Record<string, string | undefined>>, warn: ConfigWarn): Promise<ModelOptions | undefined> {
+export async function configuredOptions(
+  command: Command,
+  args: readonly string[],
+  env: Readonly<Record<string, string | undefined>>,
+  warn: ConfigWarn,
+): Promise<ModelOptions | undefined> {
   if (!command.configurable) return undefined
   const file = configArg(args)
   const { readEnvironment } = await import('../config/env.js')
@@ -50,7 +55,11 @@ export async function configuredOptions(command: Command, args: readonly string[
     warn(`${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in docs/configuration.md)`)
   }
   if (file === undefined && fromEnv.origins.size === 0 && fromEnv.problems.length === 0) return undefined
-  const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([import('../config/load.js'), import('../config/schema.js'), import('../config/values.js')])
+  const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([
+    import('../config/load.js'),
+    import('../config/schema.js'),
+    import('../config/values.js'),
+  ])
   const problems: ConfigProblem[] = [...fromEnv.problems]
   let fileModel: unknown = {}
   if (file !== undefined) {
@@ -60,15 +69,29 @@ export async function configuredOptions(command: Command, args: readonly string[
   }
   const envChecked = checkModel(fromEnv.data)
   // A wrong value in the environment is named by its variable, not by the model's path.
-  problems.push(...envChecked.problems.map((p) => ({ path: fromEnv.origins.get(p.path) ?? `environment: ${p.path}`, message: p.message })))
+  problems.push(
+    ...envChecked.problems.map((p) => ({
+      path: fromEnv.origins.get(p.path) ?? `environment: ${p.path}`,
+      message: p.message,
+    })),
+  )
   if (problems.length > 0) throw configError(problems, file)
   const merged = mergeModels(fileModel, envChecked.model ?? {})
-  return modelOptions(merged, (option) => command.acceptsSetting(option), (path) => fromEnv.origins.get(path) ?? `${basename(file ?? 'config')}: ${path}`)
+  return modelOptions(
+    merged,
+    (option) => command.acceptsSetting(option),
+    (path) => fromEnv.origins.get(path) ?? `${basename(file ?? 'config')}: ${path}`,
+  )
 }
 
 /** One error for every problem, each on its own line with where it is. */
 function configError(problems: readonly ConfigProblem[], file: string | undefined): InvalidOptionError {
-  const head = problems.length === 1 ? 'the configuration has a problem' : `the configuration has ${problems.length} problems`
+  const head =
+    problems.length === 1 ? 'the configuration has a problem' : `the configuration has ${problems.length} problems`
   const check = file === undefined ? '' : ` (beaconkit config check ${file} lists them too)`
-  return new InvalidOptionError('invalid_config', `${head}${check}:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`, { option: 'config' })
+  return new InvalidOptionError(
+    'invalid_config',
+    `${head}${check}:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
+    { option: 'config' },
+  )
 }

@@ -5,7 +5,9 @@ import type { CommandName } from './commands/registry.js'
 
 /** The commands' overview lines: the usage in a 23-column field, then what it does. */
 function commandLines(): string {
-  return COMMAND_LIST.flatMap((c) => c.overview.map(([usage, summary]) => `  ${usage.padEnd(22)} ${summary}`)).join('\n')
+  return COMMAND_LIST.flatMap((c) => c.overview.map(([usage, summary]) => `  ${usage.padEnd(22)} ${summary}`)).join(
+    '\n',
+  )
 }
 
 /** Help of one command, or the overview when `topic` is absent. */

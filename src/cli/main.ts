@@ -45,7 +45,9 @@ async function main(argv: string[]): Promise<number> {
     stdoutGone = true
     if (error.code !== 'EPIPE') {
       outputFailure = error
-      process.stderr.write(`beaconkit: cannot write to standard output (${error.code ?? 'error'}: ${describeWriteError(error)}); stopped\n`)
+      process.stderr.write(
+        `beaconkit: cannot write to standard output (${error.code ?? 'error'}: ${describeWriteError(error)}); stopped\n`,
+      )
     }
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)
   })
@@ -56,7 +58,8 @@ async function main(argv: string[]): Promise<number> {
     const warnings: string[] = []
     try {
       const warn = (text: string): void => void warnings.push(text)
-      configured = command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, warn)
+      configured =
+        command === undefined ? undefined : await configuredOptions(command, argv.slice(1), process.env, warn)
     } finally {
       const notices = noticeStream(logFlags(command, argv.slice(1), configured), process.stderr, 'warn')
       for (const text of warnings) notices.write(`beaconkit: warning: ${text}\n`)

@@ -98,7 +98,8 @@ export class AccountClient {
   readonly #retry: RetryPolicy
 
   constructor(options: AccountClientOptions) {
-    if (typeof options.email !== 'string' || options.email.length === 0) throw invalid('email', 'email must be a non-empty string')
+    if (typeof options.email !== 'string' || options.email.length === 0)
+      throw invalid('email', 'email must be a non-empty string')
     if (typeof options.password !== 'string' || options.password.length === 0) {
       throw invalid('password', 'password must be a non-empty string')
     }
@@ -116,10 +117,18 @@ export class AccountClient {
     this.#authorization = `Basic ${basic}`
     const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
     if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) {
-      throw invalid('maxResponseBytes', 'maxResponseBytes must be a positive whole number of bytes, such as 4194304 (4 MiB)')
+      throw invalid(
+        'maxResponseBytes',
+        'maxResponseBytes must be a positive whole number of bytes, such as 4194304 (4 MiB)',
+      )
     }
     // The basic token is a secret of its own: for a short password, no part of it is.
-    this.#http = new HttpTransport({ baseUrl: this.baseUrl, fetch: options.fetch, secrets: [options.password, basic], maxResponseBytes })
+    this.#http = new HttpTransport({
+      baseUrl: this.baseUrl,
+      fetch: options.fetch,
+      secrets: [options.password, basic],
+      maxResponseBytes,
+    })
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
     this.#retry = retryPolicy(options.retry)
   }
@@ -127,20 +136,30 @@ export class AccountClient {
   /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */
   async verify(options: CallOptions = {}): Promise<void> {
     // /sessions changes nothing on the server, so a retry is safe.
-    await this.call('POST', '/sessions', options, { body: { email: this.email, password: this.#password }, auth: false, idempotent: true })
+    await this.call('POST', '/sessions', options, {
+      body: { email: this.email, password: this.#password },
+      auth: false,
+      idempotent: true,
+    })
   }
 
   /** The account's beacons (GET /users/me/beacons). */
   async listBeacons(options: CallOptions = {}): Promise<AccountBeacon[]> {
     const body = await this.call('GET', '/users/me/beacons', options, { idempotent: true, wantBody: true })
-    return checked('GET /users/me/beacons', () => asArray(body, 'GET /users/me/beacons').map((b, i) => parseAccountBeacon(b, `[${i}]`)))
+    return checked('GET /users/me/beacons', () =>
+      asArray(body, 'GET /users/me/beacons').map((b, i) => parseAccountBeacon(b, `[${i}]`)),
+    )
   }
 
   /** Adds a beacon by serial number and the verification token printed with it. Not retried. */
   async addBeacon(beacon: { mac: string; token: string }, options: CallOptions = {}): Promise<AccountBeacon> {
     const mac = this.serial(beacon?.mac, 'mac')
-    if (typeof beacon.token !== 'string' || beacon.token.length === 0) throw invalid('token', 'token must be the non-empty verification key printed with the device')
-    const body = await this.call('POST', '/users/me/beacons', options, { body: { mac, token: beacon.token }, wantBody: true })
+    if (typeof beacon.token !== 'string' || beacon.token.length === 0)
+      throw invalid('token', 'token must be the non-empty verification key printed with the device')
+    const body = await this.call('POST', '/users/me/beacons', options, {
+      body: { mac, token: beacon.token },
+      wantBody: true,
+    })
     return checked('POST /users/me/beacons', () => parseAccountBeacon(body, 'beacon'))
   }
 
@@ -153,7 +172,8 @@ export class AccountClient {
   /** Replaces a beacon's tags. */
   async setBeaconTags(sn: string, tags: string[], options: CallOptions = {}): Promise<void> {
     const mac = this.serial(sn, 'sn')
-    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw invalid('tags', 'tags must be an array of strings')
+    if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string'))
+      throw invalid('tags', 'tags must be an array of strings')
     await this.call('PUT', `/users/me/beacons/${mac}`, options, { body: { tags }, idempotent: true })
   }
 
@@ -161,21 +181,27 @@ export class AccountClient {
   async beaconLogs(query: BeaconLogQuery = {}, options: CallOptions = {}): Promise<StoredLogRecord[]> {
     const params = new URLSearchParams()
     if (query.type !== undefined) {
-      if (query.type !== 0 && query.type !== 1 && query.type !== 2) throw invalid('type', 'type must be 0 (all users), 1 (own) or 2 (inspectors)')
+      if (query.type !== 0 && query.type !== 1 && query.type !== 2)
+        throw invalid('type', 'type must be 0 (all users), 1 (own) or 2 (inspectors)')
       params.set('type', String(query.type))
     }
     if (query.timestamp !== undefined) {
-      if (typeof query.timestamp !== 'string' && typeof query.timestamp !== 'number') throw invalid('timestamp', 'timestamp must be a string or a number')
+      if (typeof query.timestamp !== 'string' && typeof query.timestamp !== 'number')
+        throw invalid('timestamp', 'timestamp must be a string or a number')
       params.set('timestamp', String(query.timestamp))
     }
     if (query.mac !== undefined) params.set('mac', this.serial(query.mac, 'mac'))
     const page = query.page ?? 0
     if (!Number.isInteger(page) || page < 0) throw invalid('page', 'page must be an integer >= 0')
     const count = query.count ?? 100
-    if (!Number.isInteger(count) || count < 1 || count > 1000) throw invalid('count', 'count must be an integer from 1 to 1000')
+    if (!Number.isInteger(count) || count < 1 || count > 1000)
+      throw invalid('count', 'count must be an integer from 1 to 1000')
     params.set('page', String(page))
     params.set('count', String(count))
-    const body = await this.call('GET', `/users/me/beacons/logs?${params.toString()}`, options, { idempotent: true, wantBody: true })
+    const body = await this.call('GET', `/users/me/beacons/logs?${params.toString()}`, options, {
+      idempotent: true,
+      wantBody: true,
+    })
     return checked('GET /users/me/beacons/logs', () =>
       asArray(body, 'GET /users/me/beacons/logs').map((r, i) => {
         const { msgId, ...rest } = parseLogRecord(r, `[${i}]`, false)
@@ -186,7 +212,10 @@ export class AccountClient {
   }
 
   /** Every beacon log matching `query`, page after page from `query.page` (default 0). */
-  async *allBeaconLogs(query: BeaconLogQuery = {}, options: CallOptions = {}): AsyncGenerator<StoredLogRecord, void, undefined> {
+  async *allBeaconLogs(
+    query: BeaconLogQuery = {},
+    options: CallOptions = {},
+  ): AsyncGenerator<StoredLogRecord, void, undefined> {
     const count = query.count ?? 100
     for (let page = query.page ?? 0; ; page++) {
       const records = await this.beaconLogs({ ...query, page, count }, options)
@@ -198,7 +227,10 @@ export class AccountClient {
   /** A deployment map by its key (GET /maps/:key). */
   async getMap(key: string, options: CallOptions = {}): Promise<DeploymentMap> {
     if (typeof key !== 'string' || key.length === 0) throw invalid('key', 'key must be the non-empty map id')
-    const body = await this.call('GET', `/maps/${encodeURIComponent(key)}`, options, { idempotent: true, wantBody: true })
+    const body = await this.call('GET', `/maps/${encodeURIComponent(key)}`, options, {
+      idempotent: true,
+      wantBody: true,
+    })
     return checked('GET /maps/:key', () => parseDeploymentMap(body, 'map'))
   }
 
@@ -217,7 +249,10 @@ export class AccountClient {
       }
     })
     // Any 2xx means accepted (the platform's documentation allows an empty body), so the body is only informative.
-    const body = await this.call('POST', '/users/me/beacons/logs', options, { body: { logs: records }, wantBody: 'optional' })
+    const body = await this.call('POST', '/users/me/beacons/logs', options, {
+      body: { logs: records },
+      wantBody: 'optional',
+    })
     const result: UploadResult = { sent: records.length }
     const reported = body as { stored?: unknown; duplicates?: unknown } | undefined
     if (typeof reported?.stored === 'number') result.stored = reported.stored
@@ -251,7 +286,8 @@ export class AccountClient {
 
   private serial(value: unknown, option: string): string {
     const mac = typeof value === 'string' ? normalizeSerial(value) : undefined
-    if (mac === undefined) throw invalid(option, `${option} must be a beacon serial number of 12 hex digits, such as 0117C5456A36`)
+    if (mac === undefined)
+      throw invalid(option, `${option} must be a beacon serial number of 12 hex digits, such as 0117C5456A36`)
     return mac
   }
 

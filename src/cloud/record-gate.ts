@@ -25,8 +25,15 @@ export class RecordGate {
    * for something that is not a reading at all.
    */
   admit(reading: BeaconReading | Beacon): BeaconLogRecord | undefined {
-    if (reading === null || typeof reading !== 'object' || typeof reading.timestamp !== 'number' || !Number.isFinite(reading.timestamp)) {
-      throw new InvalidOptionError('invalid_option', 'push needs a BeaconReading or Beacon with a numeric timestamp', { option: 'reading' })
+    if (
+      reading === null ||
+      typeof reading !== 'object' ||
+      typeof reading.timestamp !== 'number' ||
+      !Number.isFinite(reading.timestamp)
+    ) {
+      throw new InvalidOptionError('invalid_option', 'push needs a BeaconReading or Beacon with a numeric timestamp', {
+        option: 'reading',
+      })
     }
     const serial = reading.serialNumber
     if (typeof serial !== 'string' || serial.length === 0) {

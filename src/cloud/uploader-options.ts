@@ -85,7 +85,20 @@ export interface UploaderStats {
 
 /** All counters at zero. */
 export function emptyStats(): UploaderStats {
-  return { queued: 0, uploaded: 0, duplicates: 0, rejected: 0, dropped: 0, lost: 0, salvaged: 0, skippedNoSerial: 0, skippedInterval: 0, skippedInvalid: 0, retries: 0, queueOpenFailures: 0 }
+  return {
+    queued: 0,
+    uploaded: 0,
+    duplicates: 0,
+    rejected: 0,
+    dropped: 0,
+    lost: 0,
+    salvaged: 0,
+    skippedNoSerial: 0,
+    skippedInterval: 0,
+    skippedInvalid: 0,
+    retries: 0,
+    queueOpenFailures: 0,
+  }
 }
 
 /** A retry about to happen. */
@@ -112,7 +125,8 @@ export interface UploaderEvents {
 
 function option(name: string, value: number | undefined, fallback: number, min: number): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value < min) throw new InvalidOptionError('invalid_option', `${name} must be a number >= ${min}`, { option: name })
+  if (!Number.isFinite(value) || value < min)
+    throw new InvalidOptionError('invalid_option', `${name} must be a number >= ${min}`, { option: name })
   return value
 }
 
@@ -138,12 +152,15 @@ export interface UploaderSettings {
 /** Validates options (typed errors naming the option) and applies defaults. */
 export function uploaderSettings(options: UploaderOptions): UploaderSettings {
   if (options === null || typeof options !== 'object' || typeof options.client?.uploadLogs !== 'function') {
-    throw new InvalidOptionError('invalid_option', 'client must be an AccountClient (or anything with uploadLogs)', { option: 'client' })
+    throw new InvalidOptionError('invalid_option', 'client must be an AccountClient (or anything with uploadLogs)', {
+      option: 'client',
+    })
   }
   let location: GeoLocation | undefined
   if (options.location !== undefined) {
     const problem = locationProblem(options.location)
-    if (problem !== undefined) throw new InvalidOptionError('invalid_option', `location: ${problem}`, { option: 'location' })
+    if (problem !== undefined)
+      throw new InvalidOptionError('invalid_option', `location: ${problem}`, { option: 'location' })
     location = { lat: options.location.lat, lon: options.location.lon }
   }
   const initialDelayMs = option('retry.initialDelayMs', options.retry?.initialDelayMs, 1_000, 1)
@@ -163,7 +180,11 @@ export function uploaderSettings(options: UploaderOptions): UploaderSettings {
  * with "equal jitter" (between half and all of the step) so gateways that failed together
  * do not retry together; a longer Retry-After wins, up to an hour.
  */
-export function backoffDelay(attempt: number, s: Pick<UploaderSettings, 'initialDelayMs' | 'maxDelayMs'>, retryAfterSeconds?: number): number {
+export function backoffDelay(
+  attempt: number,
+  s: Pick<UploaderSettings, 'initialDelayMs' | 'maxDelayMs'>,
+  retryAfterSeconds?: number,
+): number {
   const ceiling = Math.min(s.maxDelayMs, s.initialDelayMs * 2 ** Math.min(attempt - 1, 30))
   const delay = ceiling / 2 + Math.random() * (ceiling / 2)
   return retryAfterSeconds === undefined ? delay : Math.max(delay, Math.min(retryAfterSeconds * 1000, 3_600_000))

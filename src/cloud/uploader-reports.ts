@@ -52,7 +52,11 @@ export class UploaderReports {
     if (this.emitter.listenerCount('dropped') > 0) this.emitter.emit('dropped', info)
     else if (damage) {
       const where = info.segment === undefined ? '' : `, segment ${info.segment}`
-      warnOnce(this.emitter, `dropped:${info.reason}`, `Uploader lost ${info.count} queued records (${info.reason}${where}); listen to 'dropped' for every report`)
+      warnOnce(
+        this.emitter,
+        `dropped:${info.reason}`,
+        `Uploader lost ${info.count} queued records (${info.reason}${where}); listen to 'dropped' for every report`,
+      )
     }
   }
 

@@ -18,9 +18,24 @@ import { RecordGate } from './record-gate.js'
 import { isLogRecord } from './records.js'
 import { asAccountError, backoffDelay, emptyStats, uploaderSettings } from './uploader-options.js'
 import { UploaderReports } from './uploader-reports.js'
-import type { LogUploadClient, UploadEventSource, UploaderEvents, UploaderOptions, UploaderSettings, UploaderStats } from './uploader-options.js'
+import type {
+  LogUploadClient,
+  UploadEventSource,
+  UploaderEvents,
+  UploaderOptions,
+  UploaderSettings,
+  UploaderStats,
+} from './uploader-options.js'
 
-export type { LogUploadClient, RetryInfo, UploadEventArgs, UploadEventSource, UploaderEvents, UploaderOptions, UploaderStats } from './uploader-options.js'
+export type {
+  LogUploadClient,
+  RetryInfo,
+  UploadEventArgs,
+  UploadEventSource,
+  UploaderEvents,
+  UploaderOptions,
+  UploaderStats,
+} from './uploader-options.js'
 
 /**
  * Uploads beacon sensor data through the account interface.
@@ -63,7 +78,11 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
       queue !== undefined
         ? Promise.resolve(queue)
         : queueDir !== undefined
-          ? FileQueue.open({ dir: queueDir, accept: isLogRecord, ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }) })
+          ? FileQueue.open({
+              dir: queueDir,
+              accept: isLogRecord,
+              ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }),
+            })
           : Promise.resolve(new MemoryQueue())
     this.opener = new QueueOpener(open, this.clock, this.settings, {
       opened: (q) => this.adopt(q),
@@ -187,7 +206,10 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
       return
     }
     if (this.halted === undefined && this.settings.closeTimeoutMs > 0) {
-      await this.within(this.flush().catch(() => undefined), this.settings.closeTimeoutMs)
+      await this.within(
+        this.flush().catch(() => undefined),
+        this.settings.closeTimeoutMs,
+      )
     }
     this.halted ??= new AccountError('aborted', 'the uploader is closed')
     this.timer?.()
@@ -216,7 +238,8 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
   }
 
   private async pushOne(reading: BeaconReading | Beacon): Promise<string | undefined> {
-    if (this.closing !== undefined) throw new AccountError('aborted', 'the uploader is closed; create a new one to upload more')
+    if (this.closing !== undefined)
+      throw new AccountError('aborted', 'the uploader is closed; create a new one to upload more')
     const record = this.gate.admit(reading)
     if (record === undefined) return undefined
     try {
@@ -262,7 +285,11 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
         .finally(() => {
           this.pumping = undefined
           if (!failed) this.schedule()
-          else if (this.halted === undefined) this.timer ??= this.clock.setTimeout(() => this.retryAfterFailure(), Math.max(this.settings.flushIntervalMs, this.settings.initialDelayMs))
+          else if (this.halted === undefined)
+            this.timer ??= this.clock.setTimeout(
+              () => this.retryAfterFailure(),
+              Math.max(this.settings.flushIntervalMs, this.settings.initialDelayMs),
+            )
         })
       return
     }
@@ -319,7 +346,12 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
         await queue.ack(batch[batch.length - 1].seq)
         this.stats.uploaded += batch.length
         this.stats.duplicates += result.duplicates ?? 0
-        this.emit('uploaded', result.duplicates === undefined ? { count: batch.length } : { count: batch.length, duplicates: result.duplicates })
+        this.emit(
+          'uploaded',
+          result.duplicates === undefined
+            ? { count: batch.length }
+            : { count: batch.length, duplicates: result.duplicates },
+        )
         return true
       } catch (e) {
         error = asAccountError(e)

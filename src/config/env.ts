@@ -86,7 +86,16 @@ function readValue(field: ConfigField, text: string): unknown {
   }
 }
 
-const BOOLEAN: Readonly<Record<string, boolean>> = { true: true, false: false, '1': true, '0': false, yes: true, no: false, on: true, off: false }
+const BOOLEAN: Readonly<Record<string, boolean>> = {
+  true: true,
+  false: false,
+  '1': true,
+  '0': false,
+  yes: true,
+  no: false,
+  on: true,
+  off: false,
+}
 
 /** A list: a JSON array, or items separated by commas. */
 function list(text: string): string[] | Error {

@@ -75,7 +75,10 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
 
 /** `BEACONKIT_` and the path in capitals, `_` between words: `mqtt.homeAssistant.enabled` → `BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED`. */
 export function envName(path: string): string {
-  return `BEACONKIT_${path.replace(/([a-z0-9])([A-Z])/g, '$1_$2').replace(/\./g, '_').toUpperCase()}`
+  return `BEACONKIT_${path
+    .replace(/([a-z0-9])([A-Z])/g, '$1_$2')
+    .replace(/\./g, '_')
+    .toUpperCase()}`
 }
 
 /** The prefix of the environment variables the model reads. */

@@ -32,7 +32,9 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
     // The first error only: a file that is not YAML at all (a binary) has one per line, all alike.
     const more = doc.errors.length > 1 ? ` (and ${doc.errors.length - 1} more)` : ''
     const what = first.code.toLowerCase().replace(/_/g, ' ')
-    return { problems: [{ path: `line ${lines.linePos(first.pos[0]).line}`, message: `not YAML or JSON: ${what}${more}` }] }
+    return {
+      problems: [{ path: `line ${lines.linePos(first.pos[0]).line}`, message: `not YAML or JSON: ${what}${more}` }],
+    }
   }
   let data: unknown
   try {
@@ -47,7 +49,8 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   }
   // An empty file is an empty configuration (everything from the environment and the flags).
   if (data !== null && data !== undefined && notAConfigFile(data)) {
-    const message = 'not a config file: expected settings by name at the top (gateway:, mqtt:, …; see `beaconkit config example`)'
+    const message =
+      'not a config file: expected settings by name at the top (gateway:, mqtt:, …; see `beaconkit config example`)'
     return { problems: [{ path: '(file)', message }] }
   }
   const checked = checkModel(data ?? {})
@@ -56,8 +59,14 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
   if (exposed) {
     for (const path of secretsIn(data)) {
       const file = fileAlternative(path)
-      const moves = file === undefined ? `the environment (${envName(path)})` : `a file (${file}) or the environment (${envName(path)})`
-      problems.push({ path, message: `a secret in plain text in a file others can read (mode ${mode.toString(8).padStart(3, '0')}): chmod 600 the file, or move the secret to ${moves}` })
+      const moves =
+        file === undefined
+          ? `the environment (${envName(path)})`
+          : `a file (${file}) or the environment (${envName(path)})`
+      problems.push({
+        path,
+        message: `a secret in plain text in a file others can read (mode ${mode.toString(8).padStart(3, '0')}): chmod 600 the file, or move the secret to ${moves}`,
+      })
     }
   }
   return problems.length === 0 && checked.model !== undefined ? { model: checked.model, problems } : { problems }

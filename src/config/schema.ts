@@ -21,17 +21,31 @@ const text = z.string().min(1)
 const path = text.max(4096)
 const secret = text.max(4096)
 // `[host:]port`, as --http takes it; a bare port number too.
-const listen = z.union([z.number().int().min(0).max(65535), z.string().regex(/^(?:\[[^\]]+\]:|[^:[\]]+:)?\d{1,5}$/, 'expected [host:]port such as 8080 or 127.0.0.1:8080')])
+const listen = z.union([
+  z.number().int().min(0).max(65535),
+  z.string().regex(/^(?:\[[^\]]+\]:|[^:[\]]+:)?\d{1,5}$/, 'expected [host:]port such as 8080 or 127.0.0.1:8080'),
+])
 const port = z.number().int().min(0).max(65535)
 
 const gateway = z
-  .object({ id: z.string().regex(GATEWAY_ID, 'expected up to 128 letters, digits, - and _ (it is a topic level)').meta({ description: 'This gateway in topics (default: the host name).' }) })
+  .object({
+    id: z
+      .string()
+      .regex(GATEWAY_ID, 'expected up to 128 letters, digits, - and _ (it is a topic level)')
+      .meta({ description: 'This gateway in topics (default: the host name).' }),
+  })
   .strict()
 
 const adapter = z
   .object({
-    backend: z.enum(['noble', 'bluez']).meta({ default: 'noble', description: 'noble: raw HCI socket; bluez: through bluetoothd over D-Bus.' }),
-    hci: z.array(z.number().int().min(0).max(255)).min(1).max(16).meta({ default: [0], description: 'Adapters hci<n> to scan with.' }),
+    backend: z
+      .enum(['noble', 'bluez'])
+      .meta({ default: 'noble', description: 'noble: raw HCI socket; bluez: through bluetoothd over D-Bus.' }),
+    hci: z
+      .array(z.number().int().min(0).max(255))
+      .min(1)
+      .max(16)
+      .meta({ default: [0], description: 'Adapters hci<n> to scan with.' }),
     fallbackReplay: path.meta({ description: 'A recording to replay when no Bluetooth adapter can be used.' }),
   })
   .partial()
@@ -40,7 +54,10 @@ const adapter = z
 const keys = z
   .object({
     file: path.meta({ description: 'File with one broadcast key per line (chmod 600).' }),
-    keys: z.array(secret).max(1000).meta({ description: 'Broadcast keys in plain text: only in a file no one else can read (mode 600).' }),
+    keys: z
+      .array(secret)
+      .max(1000)
+      .meta({ description: 'Broadcast keys in plain text: only in a file no one else can read (mode 600).' }),
   })
   .partial()
   .strict()
@@ -65,9 +82,25 @@ const beacon = z
 const homeAssistant = z
   .object({
     enabled: z.boolean().meta({ default: false }),
-    dwell: z.number().min(0).max(86_400).meta({ default: HA_GATE_DEFAULTS.dwellMs / 1000, description: 'Seconds a beacon must be heard before it is announced.' }),
-    expire: z.number().positive().max(366 * 86_400).meta({ default: HA_GATE_DEFAULTS.expireMs / 1000, description: 'Seconds gone before its configs are removed.' }),
-    beacons: z.enum(['auto', 'on', 'off']).meta({ default: 'auto', description: "A gateway's per-beacon entities: auto (until a fleet tracker is seen), on, off." }),
+    dwell: z
+      .number()
+      .min(0)
+      .max(86_400)
+      .meta({
+        default: HA_GATE_DEFAULTS.dwellMs / 1000,
+        description: 'Seconds a beacon must be heard before it is announced.',
+      }),
+    expire: z
+      .number()
+      .positive()
+      .max(366 * 86_400)
+      .meta({ default: HA_GATE_DEFAULTS.expireMs / 1000, description: 'Seconds gone before its configs are removed.' }),
+    beacons: z
+      .enum(['auto', 'on', 'off'])
+      .meta({
+        default: 'auto',
+        description: "A gateway's per-beacon entities: auto (until a fleet tracker is seen), on, off.",
+      }),
   })
   .partial()
   .strict()
@@ -78,7 +111,10 @@ const mqtt = z
     clientId: z.string().max(256).meta({ description: 'MQTT client id (default: unique per process).' }),
     username: text.max(256),
     passwordFile: path.meta({ description: 'File whose first line is the broker password.' }),
-    password: secret.meta({ description: 'The broker password in plain text: only in a file no one else can read (mode 600); prefer passwordFile or BEACONKIT_MQTT_PASSWORD.' }),
+    password: secret.meta({
+      description:
+        'The broker password in plain text: only in a file no one else can read (mode 600); prefer passwordFile or BEACONKIT_MQTT_PASSWORD.',
+    }),
     prefix: text.max(256).meta({ default: 'beaconkit' }),
     tls: z.object({ caFile: path, certFile: path, keyFile: path }).partial().strict(),
     queueDir: path.meta({ description: 'Keep outgoing events on disk here until the broker has them.' }),
@@ -94,7 +130,9 @@ const upload = z
     cloudUrl: text.max(2048),
     email: text.max(320),
     passwordFile: path,
-    password: secret.meta({ description: 'The account password in plain text: only in a file no one else can read (mode 600).' }),
+    password: secret.meta({
+      description: 'The account password in plain text: only in a file no one else can read (mode 600).',
+    }),
     queueDir: path,
   })
   .partial()
@@ -104,7 +142,13 @@ const server = (what: string) =>
   z
     .object({
       listen: listen.meta({ description: `${what}: [host:]port (host default 127.0.0.1).` }),
-      token: z.string().regex(/^[A-Za-z0-9._~-]{16,256}$/, 'expected 16 to 256 characters of A-Z a-z 0-9 . _ ~ -').meta({ description: 'Access token; required off loopback (generated when absent). A secret: mode 600 or BEACONKIT_*_TOKEN.' }),
+      token: z
+        .string()
+        .regex(/^[A-Za-z0-9._~-]{16,256}$/, 'expected 16 to 256 characters of A-Z a-z 0-9 . _ ~ -')
+        .meta({
+          description:
+            'Access token; required off loopback (generated when absent). A secret: mode 600 or BEACONKIT_*_TOKEN.',
+        }),
     })
     .partial()
     .strict()
@@ -112,21 +156,28 @@ const server = (what: string) =>
 const logging = z
   .object({
     level: z.enum(['trace', 'debug', 'info', 'warn', 'error', 'fatal', 'silent']).meta({ default: 'info' }),
-    format: z.enum(['auto', 'json', 'pretty']).meta({ default: 'auto', description: 'auto: human lines on a terminal, JSON lines otherwise.' }),
+    format: z
+      .enum(['auto', 'json', 'pretty'])
+      .meta({ default: 'auto', description: 'auto: human lines on a terminal, JSON lines otherwise.' }),
   })
   .partial()
   .strict()
 
 const fleet = z
   .object({
-    embeddedBroker: z.union([z.boolean(), port]).meta({ description: 'Run an MQTT broker in the fleet process: true (port 1883) or a port.' }),
+    embeddedBroker: z
+      .union([z.boolean(), port])
+      .meta({ description: 'Run an MQTT broker in the fleet process: true (port 1883) or a port.' }),
     survey: path.meta({ description: 'Calibration survey for positions (needs site).' }),
     occupancy: path.meta({ description: 'Occupancy grid (walkable cells) for positions (needs site).' }),
     record: path.meta({ description: 'Record the fused view to this file.' }),
     inputs: z
       .array(z.string().max(256))
       .max(16)
-      .meta({ description: 'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.' }),
+      .meta({
+        description:
+          'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.',
+      }),
   })
   .partial()
   .strict()
@@ -139,13 +190,21 @@ export const configSchema = z
     adapter,
     keys,
     filters,
-    beacons: z.array(beacon).max(MAX_NAMED_BEACONS).meta({ description: 'Names of beacons by id or serial number; with a list, only listed beacons are announced to Home Assistant.' }),
+    beacons: z
+      .array(beacon)
+      .max(MAX_NAMED_BEACONS)
+      .meta({
+        description:
+          'Names of beacons by id or serial number; with a list, only listed beacons are announced to Home Assistant.',
+      }),
     mqtt,
     upload,
     http: server('The live map'),
     metrics: server('Prometheus /metrics and /healthz'),
     logging,
-    site: z.union([path, z.record(z.string(), z.unknown())]).meta({ description: 'The site (fleet): a path to a site file, or the site itself.' }),
+    site: z
+      .union([path, z.record(z.string(), z.unknown())])
+      .meta({ description: 'The site (fleet): a path to a site file, or the site itself.' }),
     fleet,
   })
   .partial()

@@ -23,7 +23,11 @@ export interface ModelOptions {
  * fleet section and the other way round: each command reads its own). A setting that is false
  * or an empty list sets nothing, so it never turns on a flag.
  */
-export function modelOptions(model: unknown, accepts: (option: string) => boolean, originOf: (path: string) => string): ModelOptions {
+export function modelOptions(
+  model: unknown,
+  accepts: (option: string) => boolean,
+  originOf: (path: string) => string,
+): ModelOptions {
   const values: OptionValues = {}
   const origins = new Map<string, string>()
   for (const field of CONFIG_FIELDS) {

@@ -49,7 +49,8 @@ export function serviceKind(uuid: unknown): ServiceKind | null {
   }
   let short: string
   if (uuid.length === 4) short = uuid.toLowerCase()
-  else if (uuid.length === 36 && uuid.toLowerCase().endsWith(BASE_UUID_TAIL) && uuid.startsWith('0000')) short = uuid.slice(4, 8).toLowerCase()
+  else if (uuid.length === 36 && uuid.toLowerCase().endsWith(BASE_UUID_TAIL) && uuid.startsWith('0000'))
+    short = uuid.slice(4, 8).toLowerCase()
   else return null
   return short === '81e7' ? 'e781' : short === '80e7' ? 'e780' : short === 'feaa' ? 'eddystone' : null
 }
@@ -60,12 +61,24 @@ const RSSI_MAX = 20
 
 /** True when the envelope of an advertisement is usable at all. */
 export function isValidEnvelope(adv: Advertisement): boolean {
-  return typeof adv === 'object' && adv !== null && typeof adv.address === 'string' && adv.address.length > 0 && isValidReading(adv)
+  return (
+    typeof adv === 'object' &&
+    adv !== null &&
+    typeof adv.address === 'string' &&
+    adv.address.length > 0 &&
+    isValidReading(adv)
+  )
 }
 
 /** True when an advertisement's RSSI and time are usable (the address checked elsewhere). */
 export function isValidReading(adv: Advertisement): boolean {
-  return typeof adv.rssi === 'number' && adv.rssi >= RSSI_MIN && adv.rssi <= RSSI_MAX && typeof adv.timestamp === 'number' && Number.isFinite(adv.timestamp)
+  return (
+    typeof adv.rssi === 'number' &&
+    adv.rssi >= RSSI_MIN &&
+    adv.rssi <= RSSI_MAX &&
+    typeof adv.timestamp === 'number' &&
+    Number.isFinite(adv.timestamp)
+  )
 }
 
 /**
@@ -151,7 +164,12 @@ export function decodeFrames(adv: Advertisement, ctx: FrameContext): BeaconReadi
     const tlm = eddystone.tlm
     // TLM temperature fills in for a device whose vendor frames do not carry one. A TLM that
     // says "not supported" (0x8000) leaves it absent: null means a sensor switched off.
-    if (reading.temperature === undefined && tlm !== undefined && 'batteryMilliVolts' in tlm && tlm.temperature !== null) {
+    if (
+      reading.temperature === undefined &&
+      tlm !== undefined &&
+      'batteryMilliVolts' in tlm &&
+      tlm.temperature !== null
+    ) {
       reading.temperature = tlm.temperature
     }
   }

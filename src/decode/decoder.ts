@@ -106,7 +106,10 @@ export class SlotSummary {
     readonly frames: readonly FrameKind[],
     secure: SecureInfo | undefined,
   ) {
-    this.secure = secure === undefined ? undefined : Object.freeze({ encrypted: secure.encrypted, verified: secure.verified, rejected: secure.rejected })
+    this.secure =
+      secure === undefined
+        ? undefined
+        : Object.freeze({ encrypted: secure.encrypted, verified: secure.verified, rejected: secure.rejected })
     Object.freeze(this)
   }
 }
@@ -134,11 +137,14 @@ export class Decoder {
   constructor(options: DecoderOptions = {}) {
     const size = options.cacheSize ?? 50_000
     if (!Number.isInteger(size) || size < 1) {
-      throw new InvalidOptionError('invalid_option', 'cacheSize must be a positive integer (addresses remembered).', { option: 'cacheSize' })
+      throw new InvalidOptionError('invalid_option', 'cacheSize must be a positive integer (addresses remembered).', {
+        option: 'cacheSize',
+      })
     }
     this.cacheSize = size
     this.keyring = options.keyring
-    this.thresholds = options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
+    this.thresholds =
+      options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
     this.stats = { advertisements: 0, decoded: 0, ignored: 0, malformed: 0, cacheHits: 0, secure: createSecureStats() }
   }
 
@@ -280,7 +286,11 @@ export class Decoder {
    * Decodes an advertisement without the cache (the address's verified serial still applies).
    * @internal
    */
-  protected decodeFresh(adv: Advertisement, entry: CacheEntry | undefined, secureStats: SecureStats): BeaconReading | null {
+  protected decodeFresh(
+    adv: Advertisement,
+    entry: CacheEntry | undefined,
+    secureStats: SecureStats,
+  ): BeaconReading | null {
     return decodeFrames(adv, {
       keyring: this.keyring,
       expectedSerial: entry?.verifiedSerial,
@@ -395,7 +405,8 @@ const summaries = new InternTable<string, SlotSummary>(1024)
 function summarize(t: BeaconReading | SlotSummary | null): SlotSummary | null {
   if (t === null || t instanceof SlotSummary) return t
   const sec = t.secure
-  const key = sec === undefined ? t.frames.join() : `${t.frames.join()}|${sec.encrypted}|${sec.verified}|${sec.rejected}`
+  const key =
+    sec === undefined ? t.frames.join() : `${t.frames.join()}|${sec.encrypted}|${sec.verified}|${sec.rejected}`
   return summaries.get(key, () => new SlotSummary(internFrames(t.frames), sec))
 }
 
@@ -407,7 +418,14 @@ function summarize(t: BeaconReading | SlotSummary | null): SlotSummary | null {
  */
 const flagsInterned = new InternTable<number, BeaconFlags>(729)
 const uuidsInterned = new InternTable<string, string>(1024)
-const FLAG_NAMES = ['passwordEnabled', 'broadcastKeyEnabled', 'energySaving', 'aliBeacon', 'backgroundEnhancement', 'eddystone'] as const
+const FLAG_NAMES = [
+  'passwordEnabled',
+  'broadcastKeyEnabled',
+  'energySaving',
+  'aliBeacon',
+  'backgroundEnhancement',
+  'eddystone',
+] as const
 
 function internFlags(flags: BeaconFlags): BeaconFlags {
   // Each member is absent, false or true: a base-3 number names the combination.

@@ -22,12 +22,25 @@ export const DEFAULT_PROXIMITY_THRESHOLDS: Readonly<ProximityThresholds> = Objec
  * or not finite (nothing can be estimated).
  */
 export function accuracy(rssi: number, measuredPower: number | undefined): number {
-  if (measuredPower === undefined || measuredPower === 0 || rssi === 0 || !Number.isFinite(rssi) || !Number.isFinite(measuredPower)) {
+  if (
+    measuredPower === undefined ||
+    measuredPower === 0 ||
+    rssi === 0 ||
+    !Number.isFinite(rssi) ||
+    !Number.isFinite(measuredPower)
+  ) {
     return -1
   }
   // Raw RSSI and measured power are whole dBm in narrow ranges, so every pair that a packet can
   // carry is computed once and then looked up: the fractional power costs ~100 ns per call.
-  if (Number.isInteger(rssi) && Number.isInteger(measuredPower) && rssi >= RSSI_LOW && rssi <= RSSI_HIGH && measuredPower >= -128 && measuredPower <= 127) {
+  if (
+    Number.isInteger(rssi) &&
+    Number.isInteger(measuredPower) &&
+    rssi >= RSSI_LOW &&
+    rssi <= RSSI_HIGH &&
+    measuredPower >= -128 &&
+    measuredPower <= 127
+  ) {
     let row = tables[measuredPower + 128]
     if (row === undefined) {
       row = new Float64Array(RSSI_HIGH - RSSI_LOW + 1).fill(Number.NaN)
@@ -68,9 +81,13 @@ export function proximity(metres: number, thresholds: ProximityThresholds = DEFA
 export function checkProximityThresholds(t: unknown, option = 'proximityThresholds'): ProximityThresholds {
   const v = t as Partial<ProximityThresholds> | null
   if (
-    typeof v !== 'object' || v === null ||
-    typeof v.immediate !== 'number' || typeof v.near !== 'number' ||
-    !(v.immediate > 0) || !(v.near >= v.immediate) || !Number.isFinite(v.near)
+    typeof v !== 'object' ||
+    v === null ||
+    typeof v.immediate !== 'number' ||
+    typeof v.near !== 'number' ||
+    !(v.immediate > 0) ||
+    !(v.near >= v.immediate) ||
+    !Number.isFinite(v.near)
   ) {
     throw new InvalidOptionError(
       'invalid_option',

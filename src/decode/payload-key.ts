@@ -37,7 +37,9 @@ const scratch: number[] = []
 
 /** Builds the fingerprint of an advertisement's payload; `null` for an absurdly long one. */
 export function payloadKey(adv: Advertisement): PayloadKey | null {
-  const parts: (Uint8Array | undefined)[] = [adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined]
+  const parts: (Uint8Array | undefined)[] = [
+    adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined,
+  ]
   let uuids: string[] | null = null
   const sd = adv.serviceData
   if (Array.isArray(sd)) {
@@ -51,7 +53,7 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
   let size = 0
   for (const p of parts) {
     if (p !== undefined && p.length > MAX_LENGTH) return null
-    size += 1 + ((p?.length ?? 0) + 3 >> 2)
+    size += 1 + (((p?.length ?? 0) + 3) >> 2)
   }
   // Packed into a scratch array, then copied out: the copy is packed and exactly `size` long.
   // (`new Array(n)` is "holey", and comparisons against it measured slower; an array grown by push
@@ -63,7 +65,7 @@ export function payloadKey(adv: Advertisement): PayloadKey | null {
     words[w++] = p === undefined ? ABSENT : p.length + 1
     if (p === undefined) continue
     for (let i = 0; i < p.length; i++) words[w + (i >> 2)] |= p[i] << ((i & 3) << 3)
-    w += p.length + 3 >> 2
+    w += (p.length + 3) >> 2
   }
   return { words: words.slice(0, size), uuids: uuids === null ? null : internUuids(uuids) }
 }
@@ -99,9 +101,17 @@ export function matchesPayloadKey(k: readonly number[], uuids: readonly string[]
   if (sd === undefined) {
     if (uuids !== null) return false
     data = adv.manufacturerData
-  } else if (adv.manufacturerData === undefined && uuids !== null && uuids.length === 1 && Array.isArray(sd) && sd.length === 1 && k[0] === ABSENT) {
+  } else if (
+    adv.manufacturerData === undefined &&
+    uuids !== null &&
+    uuids.length === 1 &&
+    Array.isArray(sd) &&
+    sd.length === 1 &&
+    k[0] === ABSENT
+  ) {
     const e = sd[0]
-    if (typeof e !== 'object' || e === null || e.uuid !== uuids[0] || !(e.data instanceof Uint8Array)) return matchesAnyShape(k, uuids, adv)
+    if (typeof e !== 'object' || e === null || e.uuid !== uuids[0] || !(e.data instanceof Uint8Array))
+      return matchesAnyShape(k, uuids, adv)
     data = e.data
     w = 1
   } else {
@@ -133,11 +143,11 @@ function matchBytes(k: readonly number[], w: number, b: unknown): number {
   const stored = k[w]
   if (!(b instanceof Uint8Array)) return stored === ABSENT ? w + 1 : DIFFERENT
   const n = b.length
-  const end = w + 1 + (n + 3 >> 2)
+  const end = w + 1 + ((n + 3) >> 2)
   if (stored !== n + 1 || end > k.length) return DIFFERENT
   let i = 0
   for (w++; i + 4 <= n; i += 4, w++) {
-    if (k[w] !== (b[i] | b[i + 1] << 8 | b[i + 2] << 16 | b[i + 3] << 24)) return DIFFERENT
+    if (k[w] !== (b[i] | (b[i + 1] << 8) | (b[i + 2] << 16) | (b[i + 3] << 24))) return DIFFERENT
   }
   if (i < n) {
     // The zero padding of the stored word stands in for the bytes past the end.

@@ -14,7 +14,18 @@ import { envelopeError, fromTransport, isTransient, unwrap } from './envelope.js
 import { pages } from './paging.js'
 import * as rules from './rules.js'
 import type { Violation } from './rules.js'
-import type { DownlinkResult, HistoryQuery, HistoryRecord, InfoUpdate, LinkResult, Page, PageQuery, SensorDevice, Station, UpdateResult } from './types.js'
+import type {
+  DownlinkResult,
+  HistoryQuery,
+  HistoryRecord,
+  InfoUpdate,
+  LinkResult,
+  Page,
+  PageQuery,
+  SensorDevice,
+  Station,
+  UpdateResult,
+} from './types.js'
 import { invalid, positiveOr, retryPolicy } from '../transport/client-options.js'
 
 /** What a `sign` hook gets: the request exactly as it will be sent. */
@@ -89,17 +100,28 @@ export class DeveloperClient {
   readonly #retry: RetryPolicy
 
   constructor(options: DeveloperClientOptions) {
-    if (typeof options !== 'object' || options === null) throw invalid('options', 'DeveloperClient needs options: { baseUrl }')
+    if (typeof options !== 'object' || options === null)
+      throw invalid('options', 'DeveloperClient needs options: { baseUrl }')
     const url = parseBaseUrl(options.baseUrl, 'the sign hook')
     if (url.insecure && options.allowInsecureHttp !== true) {
-      throw invalid('baseUrl', `refusing plain http to ${url.host}: signed requests would travel in the clear; use https, or set allowInsecureHttp if you accept the risk`)
+      throw invalid(
+        'baseUrl',
+        `refusing plain http to ${url.host}: signed requests would travel in the clear; use https, or set allowInsecureHttp if you accept the risk`,
+      )
     }
-    if (options.appId !== undefined && (typeof options.appId !== 'string' || options.appId === '')) throw invalid('appId', 'appId must be a non-empty string')
-    if (options.sign !== undefined && typeof options.sign !== 'function') throw invalid('sign', 'sign must be a function (request) => headers')
+    if (options.appId !== undefined && (typeof options.appId !== 'string' || options.appId === ''))
+      throw invalid('appId', 'appId must be a non-empty string')
+    if (options.sign !== undefined && typeof options.sign !== 'function')
+      throw invalid('sign', 'sign must be a function (request) => headers')
     const secrets = options.secrets ?? []
-    if (!Array.isArray(secrets) || !secrets.every((s) => typeof s === 'string')) throw invalid('secrets', 'secrets must be an array of strings')
+    if (!Array.isArray(secrets) || !secrets.every((s) => typeof s === 'string'))
+      throw invalid('secrets', 'secrets must be an array of strings')
     const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES
-    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1) throw invalid('maxResponseBytes', 'maxResponseBytes must be a positive whole number of bytes, such as 4194304 (4 MiB)')
+    if (!Number.isSafeInteger(maxResponseBytes) || maxResponseBytes < 1)
+      throw invalid(
+        'maxResponseBytes',
+        'maxResponseBytes must be a positive whole number of bytes, such as 4194304 (4 MiB)',
+      )
     this.baseUrl = url.baseUrl
     if (options.appId !== undefined) this.appId = options.appId
     this.#sign = options.sign
@@ -108,7 +130,10 @@ export class DeveloperClient {
       fetch: options.fetch,
       secrets: secrets.filter((s) => s.length > 0),
       maxResponseBytes,
-      service: { name: 'the developer interface', unauthorizedHint: 'check the sign hook and the AppID/AppSecret it uses' },
+      service: {
+        name: 'the developer interface',
+        unauthorizedHint: 'check the sign hook and the AppID/AppSecret it uses',
+      },
     })
     this.#timeoutMs = positiveOr(options.timeoutMs, 15_000, 'timeoutMs')
     this.#retry = retryPolicy(options.retry)
@@ -118,14 +143,26 @@ export class DeveloperClient {
   async setInterval(sns: string[], interval: number, options: DeveloperCallOptions = {}): Promise<DownlinkResult> {
     check(rules.checkSns(sns))
     check(rules.checkInterval(interval))
-    return (await this.call('POST', '/developers/device/interval', options, { sns, cfg: { interval } })) as DownlinkResult
+    return (await this.call('POST', '/developers/device/interval', options, {
+      sns,
+      cfg: { interval },
+    })) as DownlinkResult
   }
 
   /** Sets alarm thresholds of sensors of one `deviceType` (4.3); only the keys of that type. Not retried. */
-  async setThresholds(sns: string[], deviceType: string, cfg: Record<string, number>, options: DeveloperCallOptions = {}): Promise<DownlinkResult> {
+  async setThresholds(
+    sns: string[],
+    deviceType: string,
+    cfg: Record<string, number>,
+    options: DeveloperCallOptions = {},
+  ): Promise<DownlinkResult> {
     check(rules.checkSns(sns))
     check(rules.checkThresholds(deviceType, cfg))
-    return (await this.call('POST', '/developers/device/threshold', options, { sns, deviceType, cfg })) as DownlinkResult
+    return (await this.call('POST', '/developers/device/threshold', options, {
+      sns,
+      deviceType,
+      cfg,
+    })) as DownlinkResult
   }
 
   /** Sends raw data, a hex string, to alpha transmission modules (4.4). Not retried. */
@@ -136,7 +173,12 @@ export class DeveloperClient {
   }
 
   /** Sends `data` through the downlink parser `dataPacker` (e.g. `tracker`) (4.5). Not retried. */
-  async sendParserData(dataPacker: string, sns: string[], data: Record<string, unknown>, options: DeveloperCallOptions = {}): Promise<DownlinkResult> {
+  async sendParserData(
+    dataPacker: string,
+    sns: string[],
+    data: Record<string, unknown>,
+    options: DeveloperCallOptions = {},
+  ): Promise<DownlinkResult> {
     check(rules.checkParserRequest(dataPacker, data))
     check(rules.checkSns(sns))
     return (await this.call('POST', `/developers/device/${dataPacker}/data`, options, { sns, data })) as DownlinkResult
@@ -165,7 +207,11 @@ export class DeveloperClient {
   }
 
   /** One page of a sensor's history (4.10); page 1, count 100, newest first unless given. */
-  async deviceHistory(sn: string, query: HistoryQuery = {}, options: DeveloperCallOptions = {}): Promise<HistoryRecord[]> {
+  async deviceHistory(
+    sn: string,
+    query: HistoryQuery = {},
+    options: DeveloperCallOptions = {},
+  ): Promise<HistoryRecord[]> {
     check(rules.checkSn(sn))
     check(rules.checkHistoryQuery(query))
     const params = pageParams(query, 100)
@@ -173,7 +219,12 @@ export class DeveloperClient {
     if (query.endTime !== undefined) params.set('endTime', String(query.endTime))
     if (query.order !== undefined) params.set('order', query.order)
     const data = await this.call('GET', `/developers/device/${encodeURIComponent(sn)}/log?${params}`, options)
-    if (!Array.isArray(data)) throw new DeveloperApiError('invalid_response', 'GET /developers/device/:sn/log answered data that is not an array of history records', { status: 200 })
+    if (!Array.isArray(data))
+      throw new DeveloperApiError(
+        'invalid_response',
+        'GET /developers/device/:sn/log answered data that is not an array of history records',
+        { status: 200 },
+      )
     return data as HistoryRecord[]
   }
 
@@ -190,7 +241,11 @@ export class DeveloperClient {
   }
 
   /** Updates names, tags and coordinates of devices or stations, at most 1000 at once (4.13). */
-  async updateInfo(type: 'device' | 'station', items: InfoUpdate[], options: DeveloperCallOptions = {}): Promise<UpdateResult> {
+  async updateInfo(
+    type: 'device' | 'station',
+    items: InfoUpdate[],
+    options: DeveloperCallOptions = {},
+  ): Promise<UpdateResult> {
     check(rules.checkInfoUpdate(type, items))
     return (await this.call('PUT', `/developers/${type}/info`, options, { data: items })) as UpdateResult
   }
@@ -206,7 +261,11 @@ export class DeveloperClient {
   }
 
   /** A sensor's whole history matching `query`, page after page, until a page comes back short. */
-  async *history(sn: string, query: HistoryQuery = {}, options: DeveloperCallOptions = {}): AsyncGenerator<HistoryRecord, void, undefined> {
+  async *history(
+    sn: string,
+    query: HistoryQuery = {},
+    options: DeveloperCallOptions = {},
+  ): AsyncGenerator<HistoryRecord, void, undefined> {
     const count = query.count ?? 100
     for (let page = query.page ?? 1; ; page++) {
       const records = await this.deviceHistory(sn, { ...query, page, count }, options)
@@ -243,7 +302,8 @@ export class DeveloperClient {
             signal: options.signal,
             timeoutMs,
             wantBody: true,
-            check: (status, parsed, retryAfterSeconds, scrub) => envelopeError(what, status, parsed, retryAfterSeconds, scrub),
+            check: (status, parsed, retryAfterSeconds, scrub) =>
+              envelopeError(what, status, parsed, retryAfterSeconds, scrub),
           })
           return unwrap(what, answer)
         },
@@ -258,16 +318,29 @@ export class DeveloperClient {
 
   private async signed(method: Method, path: string, body: string): Promise<Record<string, string> | undefined> {
     if (this.#sign === undefined) return undefined
-    const request: SignRequest = { method, path, url: `${this.baseUrl}${path}`, body, ...(this.appId === undefined ? {} : { appId: this.appId }) }
+    const request: SignRequest = {
+      method,
+      path,
+      url: `${this.baseUrl}${path}`,
+      body,
+      ...(this.appId === undefined ? {} : { appId: this.appId }),
+    }
     let headers: unknown
     try {
       headers = await this.#sign(request)
     } catch (e) {
       // The hook's own message may quote the AppSecret: only its class name is reported.
       const name = e instanceof Error ? e.name : typeof e
-      throw new DeveloperApiError('sign_failed', `the sign hook threw (${name}) for ${method} ${path.split('?')[0]}; fix the hook`)
+      throw new DeveloperApiError(
+        'sign_failed',
+        `the sign hook threw (${name}) for ${method} ${path.split('?')[0]}; fix the hook`,
+      )
     }
-    if (typeof headers !== 'object' || headers === null || !Object.values(headers).every((h) => typeof h === 'string')) {
+    if (
+      typeof headers !== 'object' ||
+      headers === null ||
+      !Object.values(headers).every((h) => typeof h === 'string')
+    ) {
       throw new DeveloperApiError('sign_failed', 'the sign hook must return an object of header names to string values')
     }
     return headers as Record<string, string>

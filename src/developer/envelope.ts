@@ -50,7 +50,13 @@ function text(value: unknown): string | undefined {
  * The error for an envelope with a non-zero `err_code`, or undefined when `body` is a success
  * envelope or not an envelope at all. `scrub` masks secrets in text the server sent.
  */
-export function envelopeError(what: string, status: number, body: unknown, retryAfterSeconds: number | undefined, scrub: (text: string, max: number) => string): DeveloperApiError | undefined {
+export function envelopeError(
+  what: string,
+  status: number,
+  body: unknown,
+  retryAfterSeconds: number | undefined,
+  scrub: (text: string, max: number) => string,
+): DeveloperApiError | undefined {
   if (typeof body !== 'object' || body === null) return undefined
   const env = body as { err_code?: unknown; err_msg?: unknown; errmsg?: unknown; err_info?: unknown }
   if (typeof env.err_code !== 'number' || env.err_code === 0) return undefined
@@ -81,7 +87,11 @@ export function envelopeError(what: string, status: number, body: unknown, retry
 export function unwrap(what: string, body: unknown): unknown {
   const env = body as { err_code?: unknown; data?: unknown } | null | undefined
   if (typeof env !== 'object' || env === null || env.err_code !== 0) {
-    throw new DeveloperApiError('invalid_response', `${what} answered without the {err_code, data} envelope; check that baseUrl points at the developer interface`, { status: 200 })
+    throw new DeveloperApiError(
+      'invalid_response',
+      `${what} answered without the {err_code, data} envelope; check that baseUrl points at the developer interface`,
+      { status: 200 },
+    )
   }
   return env.data
 }
@@ -91,14 +101,27 @@ export function fromTransport(e: unknown): unknown {
   if (!(e instanceof AccountError)) return e
   // insecure_url is refused when the client is made, before any exchange.
   const code = e.code === 'insecure_url' ? 'invalid_response' : e.code
-  return new DeveloperApiError(code, e.message, { status: e.status, ...(e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }), cause: e })
+  return new DeveloperApiError(code, e.message, {
+    status: e.status,
+    ...(e.retryAfterSeconds === undefined ? {} : { retryAfterSeconds: e.retryAfterSeconds }),
+    cause: e,
+  })
 }
 
 /** Failures worth another attempt of an idempotent read. */
-const TRANSIENT: ReadonlySet<DeveloperApiErrorCode> = new Set(['system_busy', 'network', 'timeout', 'server', 'rate_limited'])
+const TRANSIENT: ReadonlySet<DeveloperApiErrorCode> = new Set([
+  'system_busy',
+  'network',
+  'timeout',
+  'server',
+  'rate_limited',
+])
 
 /** Whether a read may be tried again after `e`. */
 export function isTransient(e: unknown): boolean {
   if (e instanceof DeveloperApiError) return TRANSIENT.has(e.code)
-  return e instanceof AccountError && (e.code === 'network' || e.code === 'timeout' || e.code === 'server' || e.code === 'rate_limited')
+  return (
+    e instanceof AccountError &&
+    (e.code === 'network' || e.code === 'timeout' || e.code === 'server' || e.code === 'rate_limited')
+  )
 }

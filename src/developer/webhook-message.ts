@@ -77,7 +77,8 @@ export const MAX_ID_LENGTH = 128
 
 /** The problem with an id field that must be a non-empty string of at most MAX_ID_LENGTH characters. */
 function idProblem(v: unknown, field: string, allowEmpty = false): string | undefined {
-  if (typeof v !== 'string' || (!allowEmpty && v === '')) return `${field} must be a ${allowEmpty ? '' : 'non-empty '}string`
+  if (typeof v !== 'string' || (!allowEmpty && v === ''))
+    return `${field} must be a ${allowEmpty ? '' : 'non-empty '}string`
   if (v.length > MAX_ID_LENGTH) return `${field} must be at most ${MAX_ID_LENGTH} characters`
   return undefined
 }
@@ -94,11 +95,13 @@ function sensorData(data: unknown): string | undefined {
   for (const k of NUMBERS) if (data[k] !== undefined && !finite(data[k])) return `data.${k} must be a number`
   for (const k of VECTORS) {
     const v = data[k]
-    if (v !== undefined && (!isObject(v) || !finite(v.x) || !finite(v.y) || !finite(v.z))) return `data.${k} must be {x, y, z} numbers`
+    if (v !== undefined && (!isObject(v) || !finite(v.x) || !finite(v.y) || !finite(v.z)))
+      return `data.${k} must be {x, y, z} numbers`
   }
   if (data.leak !== undefined && typeof data.leak !== 'boolean') return 'data.leak must be true or false'
   const ll = data.lonlat
-  if (ll !== undefined && !(Array.isArray(ll) && ll.length === 2 && finite(ll[0]) && finite(ll[1]))) return 'data.lonlat must be [longitude, latitude]'
+  if (ll !== undefined && !(Array.isArray(ll) && ll.length === 2 && finite(ll[0]) && finite(ll[1])))
+    return 'data.lonlat must be [longitude, latitude]'
   if (data.customer !== undefined && typeof data.customer !== 'string') return 'data.customer must be a string'
   return undefined
 }
@@ -112,9 +115,16 @@ export function parseWebhookMessage(value: unknown): { message: WebhookMessage }
   const m = value
   const appIdProblem = idProblem(m.appId, 'appId')
   if (appIdProblem !== undefined) return { problem: appIdProblem }
-  if (msgIdOf(m.msgId) === undefined) return { problem: `msgId must be a non-negative integer (or a non-empty string of at most ${MAX_ID_LENGTH} characters)` }
+  if (msgIdOf(m.msgId) === undefined)
+    return {
+      problem: `msgId must be a non-negative integer (or a non-empty string of at most ${MAX_ID_LENGTH} characters)`,
+    }
   if (!finite(m.createdTime) && typeof m.createdTime !== 'string') return { problem: 'createdTime must be a timestamp' }
-  const common = { appId: m.appId as string, createdTime: m.createdTime as number | string, msgId: m.msgId as number | string }
+  const common = {
+    appId: m.appId as string,
+    createdTime: m.createdTime as number | string,
+    msgId: m.msgId as number | string,
+  }
   if (m.type === 'text') {
     const problem = idProblem(m.sn, 'sn') ?? idProblem(m.deviceType, 'deviceType', true)
     if (problem !== undefined) return { problem }
@@ -122,14 +132,25 @@ export function parseWebhookMessage(value: unknown): { message: WebhookMessage }
     const data = m.data ?? {}
     const dataProblem = sensorData(data)
     if (dataProblem !== undefined) return { problem: dataProblem }
-    return { message: { ...common, type: 'text', sn: m.sn as string, deviceType: m.deviceType as string, data: data as SensorData } }
+    return {
+      message: {
+        ...common,
+        type: 'text',
+        sn: m.sn as string,
+        deviceType: m.deviceType as string,
+        data: data as SensorData,
+      },
+    }
   }
   if (m.type === 'event') {
     const taskId = typeof m.taskId === 'number' && Number.isSafeInteger(m.taskId) ? String(m.taskId) : m.taskId
-    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_ID_LENGTH) return { problem: `taskId must be a task id (an integer, or a string of at most ${MAX_ID_LENGTH} characters)` }
+    if (typeof taskId !== 'string' || taskId === '' || taskId.length > MAX_ID_LENGTH)
+      return { problem: `taskId must be a task id (an integer, or a string of at most ${MAX_ID_LENGTH} characters)` }
     const data = m.data
-    if (!isObject(data) || (data.resultCode !== 0 && data.resultCode !== 1)) return { problem: 'data.resultCode must be 0 (success) or 1 (fail)' }
-    if (data.resultData !== undefined && !isObject(data.resultData)) return { problem: 'data.resultData must be an object' }
+    if (!isObject(data) || (data.resultCode !== 0 && data.resultCode !== 1))
+      return { problem: 'data.resultCode must be 0 (success) or 1 (fail)' }
+    if (data.resultData !== undefined && !isObject(data.resultData))
+      return { problem: 'data.resultData must be an object' }
     const out: TaskEvent['data'] = { resultCode: data.resultCode }
     if (data.resultData !== undefined) out.resultData = data.resultData as Record<string, unknown>
     return { message: { ...common, type: 'event', taskId, data: out } }

@@ -27,7 +27,10 @@ export interface WebhookServer {
 /** Starts the receiver; resolves once it listens. */
 export async function startWebhookServer(options: WebhookServerOptions): Promise<WebhookServer> {
   const port = options?.port
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', 'port must be an integer from 0 to 65535 (0 picks a free one)', { option: 'port' })
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError('invalid_option', 'port must be an integer from 0 to 65535 (0 picks a free one)', {
+      option: 'port',
+    })
   const host = options.host ?? '127.0.0.1'
   const handler = createWebhookHandler(options)
   const server = createServer(handler)

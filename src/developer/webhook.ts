@@ -37,7 +37,10 @@ export interface WebhookHandlerOptions {
    * cipher is not published: plug yours in. Without it an encrypted push is refused (501),
    * never passed on as if it were plain text.
    */
-  decrypt?: (encryptData: string, envelope: Record<string, unknown>) => string | Record<string, unknown> | Promise<string | Record<string, unknown>>
+  decrypt?: (
+    encryptData: string,
+    envelope: Record<string, unknown>,
+  ) => string | Record<string, unknown> | Promise<string | Record<string, unknown>>
   /** Told about every refused push (the platform is answered non-2xx and pushes again, 6.4). */
   onError?: (error: WebhookError) => void
   /** Largest body accepted; a longer one is answered 413. Default 1 MiB. */
@@ -114,7 +117,8 @@ function settleWithin(work: Promise<void>, ms: number): Promise<void> {
 
 function positiveInt(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 1) throw new InvalidOptionError('invalid_option', `${option} must be a positive whole number`, { option })
+  if (!Number.isSafeInteger(value) || value < 1)
+    throw new InvalidOptionError('invalid_option', `${option} must be a positive whole number`, { option })
   return value
 }
 
@@ -152,11 +156,18 @@ function readBody(req: IncomingMessage, limit: number): Promise<string | undefin
 
 /** Creates the receiver. Give at least one of `onData` / `onTaskEvent`. */
 export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHandler {
-  if (typeof options !== 'object' || options === null || (options.onData === undefined && options.onTaskEvent === undefined)) {
-    throw new InvalidOptionError('invalid_option', 'createWebhookHandler needs onData and/or onTaskEvent', { option: 'onData' })
+  if (
+    typeof options !== 'object' ||
+    options === null ||
+    (options.onData === undefined && options.onTaskEvent === undefined)
+  ) {
+    throw new InvalidOptionError('invalid_option', 'createWebhookHandler needs onData and/or onTaskEvent', {
+      option: 'onData',
+    })
   }
   for (const hook of ['onData', 'onTaskEvent', 'verify', 'decrypt', 'onError'] as const) {
-    if (options[hook] !== undefined && typeof options[hook] !== 'function') throw new InvalidOptionError('invalid_option', `${hook} must be a function`, { option: hook })
+    if (options[hook] !== undefined && typeof options[hook] !== 'function')
+      throw new InvalidOptionError('invalid_option', `${hook} must be a function`, { option: hook })
   }
   const maxBodyBytes = positiveInt(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
   const window = positiveInt(options.dedupWindow, 10_000, 'dedupWindow')
@@ -167,7 +178,17 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     events: 0,
     duplicates: 0,
     unhandled: 0,
-    refused: { malformed: 0, too_large: 0, unverified: 0, encrypted: 0, decrypt_failed: 0, handler_failed: 0, method_not_allowed: 0, handler_timeout: 0, unavailable: 0 },
+    refused: {
+      malformed: 0,
+      too_large: 0,
+      unverified: 0,
+      encrypted: 0,
+      decrypt_failed: 0,
+      handler_failed: 0,
+      method_not_allowed: 0,
+      handler_timeout: 0,
+      unavailable: 0,
+    },
   }
   // Digests of taken messages (bounded), and of those being taken now.
   const taken = new DedupKeys(window)
@@ -175,7 +196,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
 
   const refuse = (code: WebhookErrorCode, message: string, msgId?: string, cause?: unknown): WebhookError => {
     stats.refused[code]++
-    const error = new WebhookError(code, message, { status: STATUS[code], ...(msgId === undefined ? {} : { msgId }), ...(cause === undefined ? {} : { cause }) })
+    const error = new WebhookError(code, message, {
+      status: STATUS[code],
+      ...(msgId === undefined ? {} : { msgId }),
+      ...(cause === undefined ? {} : { cause }),
+    })
     try {
       options.onError?.(error)
     } catch {
@@ -207,7 +232,11 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     if (envelope.encryptData === undefined) return envelope
     if (typeof envelope.encryptData !== 'string') throw refuse('malformed', 'encryptData must be a string', msgId)
     if (options.decrypt === undefined) {
-      throw refuse('encrypted', 'an encrypted (safe mode) push arrived but no decrypt hook is configured: pass decrypt to createWebhookHandler, or switch the webhook to plain text mode', msgId)
+      throw refuse(
+        'encrypted',
+        'an encrypted (safe mode) push arrived but no decrypt hook is configured: pass decrypt to createWebhookHandler, or switch the webhook to plain text mode',
+        msgId,
+      )
     }
     let plain: string | Record<string, unknown>
     try {
@@ -223,7 +252,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         throw refuse('decrypt_failed', 'the decrypt hook returned text that is not JSON', msgId)
       }
     }
-    if (typeof inner !== 'object' || inner === null || Array.isArray(inner)) throw refuse('decrypt_failed', 'the decrypt hook must return the message (a JSON object or its text)', msgId)
+    if (typeof inner !== 'object' || inner === null || Array.isArray(inner))
+      throw refuse('decrypt_failed', 'the decrypt hook must return the message (a JSON object or its text)', msgId)
     const { encryptData: _drop, ...outer } = envelope
     void _drop
     return { ...outer, ...(inner as Record<string, unknown>) }
@@ -248,11 +278,18 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         let ok = false
         let cause: unknown
         try {
-          ok = (await options.verify({ method: 'POST', url: req.url ?? '/', headers: req.headers, body: text })) === true
+          ok =
+            (await options.verify({ method: 'POST', url: req.url ?? '/', headers: req.headers, body: text })) === true
         } catch (e) {
           cause = e
         }
-        if (!ok) throw refuse('unverified', 'the push failed signature verification (the verify hook said no)', undefined, cause)
+        if (!ok)
+          throw refuse(
+            'unverified',
+            'the push failed signature verification (the verify hook said no)',
+            undefined,
+            cause,
+          )
       }
       let json: unknown
       try {
@@ -260,9 +297,15 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       } catch {
         throw refuse('malformed', 'the push is not JSON')
       }
-      if (typeof json !== 'object' || json === null || Array.isArray(json)) throw refuse('malformed', 'the push must be a JSON object')
+      if (typeof json !== 'object' || json === null || Array.isArray(json))
+        throw refuse('malformed', 'the push must be a JSON object')
       const parsed = parseWebhookMessage(await open(json as Record<string, unknown>))
-      if ('problem' in parsed) throw refuse('malformed', `the push is not a valid message: ${parsed.problem}`, msgIdOf((json as { msgId?: unknown }).msgId))
+      if ('problem' in parsed)
+        throw refuse(
+          'malformed',
+          `the push is not a valid message: ${parsed.problem}`,
+          msgIdOf((json as { msgId?: unknown }).msgId),
+        )
       const message = parsed.message
       // The sender picks these fields: only their fixed-size digest is kept in memory.
       const key = dedupDigest(`${message.type}\u0000${message.appId}\u0000${String(message.msgId)}`)
@@ -277,7 +320,10 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         work = deliver(message)
         inFlight.set(key, work)
         void work
-          .then(() => taken.add(key), () => undefined)
+          .then(
+            () => taken.add(key),
+            () => undefined,
+          )
           .finally(() => inFlight.delete(key))
       } else {
         stats.duplicates++
@@ -286,7 +332,12 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         await settleWithin(work, handlerTimeoutMs)
       } catch (e) {
         const msgId = String(message.msgId)
-        if (e === TIMED_OUT) throw refuse('handler_timeout', `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); the platform will push it again`, msgId)
+        if (e === TIMED_OUT)
+          throw refuse(
+            'handler_timeout',
+            `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); the platform will push it again`,
+            msgId,
+          )
         if (e instanceof WebhookError && e.code === 'unavailable') throw refuse('unavailable', e.message, msgId, e)
         throw refuse('handler_failed', 'the handler rejected the message; the platform will push it again', msgId, e)
       }
@@ -303,6 +354,9 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
       reply(res, 500, 'the receiver failed')
     })
   }) as WebhookHandler
-  Object.defineProperty(listener, 'stats', { get: (): WebhookStats => ({ ...stats, refused: { ...stats.refused } }), enumerable: true })
+  Object.defineProperty(listener, 'stats', {
+    get: (): WebhookStats => ({ ...stats, refused: { ...stats.refused } }),
+    enumerable: true,
+  })
   return listener
 }

@@ -93,7 +93,13 @@ export class WebhookPusher {
   private async post(url: string, body: string): Promise<number> {
     try {
       const headers = { 'content-type': 'application/json', ...(this.settings.sign?.(body) ?? {}) }
-      const res = await fetch(url, { method: 'POST', body, headers, redirect: 'manual', signal: AbortSignal.timeout(this.settings.timeoutMs) })
+      const res = await fetch(url, {
+        method: 'POST',
+        body,
+        headers,
+        redirect: 'manual',
+        signal: AbortSignal.timeout(this.settings.timeoutMs),
+      })
       await res.body?.cancel().catch(() => undefined)
       return res.status
     } catch {

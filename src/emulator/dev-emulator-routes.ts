@@ -23,7 +23,11 @@ export class EnvelopeError extends Error {
   /** The answer body. */
   body(): Record<string, unknown> {
     const key = this.errCode === 5020613 ? 'errmsg' : 'err_msg'
-    return { err_code: this.errCode, [key]: this.message, ...(this.errInfo === undefined ? {} : { err_info: this.errInfo }) }
+    return {
+      err_code: this.errCode,
+      [key]: this.message,
+      ...(this.errInfo === undefined ? {} : { err_info: this.errInfo }),
+    }
   }
 }
 
@@ -43,7 +47,10 @@ function refuse(violation: Violation | undefined): void {
   if (violation === undefined) return
   const { errCode, field, rule } = violation
   if (errCode === 704) throw new EnvelopeError(400, 704, MESSAGES[704], `${field} ${rule}`)
-  const text = errCode >= 5020614 && errCode <= 5020620 ? `${field.replace(/^cfg\./, '')} should be a positive integer` : (MESSAGES[errCode] ?? `${field} ${rule}`)
+  const text =
+    errCode >= 5020614 && errCode <= 5020620
+      ? `${field.replace(/^cfg\./, '')} should be a positive integer`
+      : (MESSAGES[errCode] ?? `${field} ${rule}`)
   throw new EnvelopeError(400, errCode, errCode === 5020601 ? `invalid params: ${field} ${rule}` : text)
 }
 
@@ -62,21 +69,29 @@ function numberQuery(q: URLSearchParams, name: string): unknown {
   return /^\d+(\.\d+)?$/.test(raw) ? Number(raw) : raw
 }
 
-function pageOf<T>(all: T[], q: URLSearchParams): { items: T[]; page_info: { current_page: number; count: number; items_count: number } } {
+function pageOf<T>(
+  all: T[],
+  q: URLSearchParams,
+): { items: T[]; page_info: { current_page: number; count: number; items_count: number } } {
   const count = intQuery(q, 'count', 20)
   refuse(rules.checkCount(count))
   const page = intQuery(q, 'page', 1)
   refuse(rules.checkPage(page))
   const c = count as number
   const p = page as number
-  return { items: all.slice((p - 1) * c, p * c), page_info: { current_page: p, count: Math.ceil(all.length / c), items_count: all.length } }
+  return {
+    items: all.slice((p - 1) * c, p * c),
+    page_info: { current_page: p, count: Math.ceil(all.length / c), items_count: all.length },
+  }
 }
 
 /** Applies to a tracker: a command name, and an emergency time in whole seconds when given. */
 function checkTracker(data: Record<string, unknown>): void {
-  if (typeof data.command !== 'string' || data.command === '') throw new EnvelopeError(400, 704, MESSAGES[704], 'tracker: command must be a non-empty string')
+  if (typeof data.command !== 'string' || data.command === '')
+    throw new EnvelopeError(400, 704, MESSAGES[704], 'tracker: command must be a non-empty string')
   const t = data.emergencyTime
-  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 0)) throw new EnvelopeError(400, 704, MESSAGES[704], 'tracker: emergencyTime must be whole seconds >= 0')
+  if (t !== undefined && (typeof t !== 'number' || !Number.isInteger(t) || t < 0))
+    throw new EnvelopeError(400, 704, MESSAGES[704], 'tracker: emergencyTime must be whole seconds >= 0')
 }
 
 /** Parsers the emulator knows (4.5). */
@@ -86,14 +101,31 @@ const PARSERS: Record<string, (data: Record<string, unknown>) => void> = { track
  * Answers one developer request: `parts` is the path split on `/` after `developers`.
  * Returns the status and the success envelope, or throws an EnvelopeError.
  */
-export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: string, parts: string[], q: URLSearchParams, body: unknown): [number, unknown] {
+export function developerRoute(
+  store: DeveloperStore,
+  tasks: TaskSink,
+  method: string,
+  parts: string[],
+  q: URLSearchParams,
+  body: unknown,
+): [number, unknown] {
   const b = (typeof body === 'object' && body !== null ? body : {}) as Record<string, unknown>
   const ok = (data: unknown): [number, unknown] => [200, { err_code: 0, data }]
   const [kind, second, third] = parts
-  const downlink = (taskKind: EmulatorTask['kind'], supports: (d: SensorDevice) => boolean, payload: unknown, listUnsupported = true): [number, unknown] => {
+  const downlink = (
+    taskKind: EmulatorTask['kind'],
+    supports: (d: SensorDevice) => boolean,
+    payload: unknown,
+    listUnsupported = true,
+  ): [number, unknown] => {
     const sns = [...new Set(b.sns as string[])]
     const scheduleNo = store.scheduleNo()
-    const result: DownlinkResult = { scheduleNo, ok: [], unexistSns: [], ...(listUnsupported ? { unsupportSns: [] } : {}) }
+    const result: DownlinkResult = {
+      scheduleNo,
+      ok: [],
+      unexistSns: [],
+      ...(listUnsupported ? { unsupportSns: [] } : {}),
+    }
     const created: EmulatorTask[] = []
     for (const sn of sns) {
       const device = store.ownDevice(sn)
@@ -117,7 +149,11 @@ export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: s
   if (kind === 'device' && method === 'POST' && parts.length === 2 && second === 'threshold') {
     refuse(rules.checkSns(b.sns))
     refuse(rules.checkThresholds(b.deviceType, b.cfg))
-    return downlink('threshold', (d) => d.deviceType === b.deviceType && d.deviceType !== ALPHA_MODULE && d.deviceType !== ALPHA_SENSOR, b.cfg)
+    return downlink(
+      'threshold',
+      (d) => d.deviceType === b.deviceType && d.deviceType !== ALPHA_MODULE && d.deviceType !== ALPHA_SENSOR,
+      b.cfg,
+    )
   }
   if (kind === 'device' && method === 'POST' && parts.length === 2 && second === 'cdata') {
     refuse(rules.checkSns(b.sns))
@@ -127,7 +163,13 @@ export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: s
   if (kind === 'device' && method === 'POST' && parts.length === 3 && third === 'data' && second !== 'relation') {
     refuse(rules.checkParserRequest(second, b.data))
     const parser = Object.hasOwn(PARSERS, second) ? PARSERS[second] : undefined
-    if (parser === undefined) throw new EnvelopeError(400, 704, MESSAGES[704], `unknown dataPacker ${second}; the emulator knows ${Object.keys(PARSERS).join(', ')}`)
+    if (parser === undefined)
+      throw new EnvelopeError(
+        400,
+        704,
+        MESSAGES[704],
+        `unknown dataPacker ${second}; the emulator knows ${Object.keys(PARSERS).join(', ')}`,
+      )
     refuse(rules.checkSns(b.sns))
     parser(b.data as Record<string, unknown>)
     return downlink('parser', () => true, b.data, false)
@@ -136,7 +178,12 @@ export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: s
     refuse(rules.checkSns(b.sns, 5010101))
     const sns = [...new Set(b.sns as string[])]
     if (method === 'POST') {
-      const result = { ok: [] as string[], thisOwner: [] as string[], otherOwner: [] as string[], notFound: [] as string[] }
+      const result = {
+        ok: [] as string[],
+        thisOwner: [] as string[],
+        otherOwner: [] as string[],
+        notFound: [] as string[],
+      }
       for (const sn of sns) {
         const owner = store.owners.get(sn)
         if (!store.devices.has(sn)) result.notFound.push(sn)
@@ -162,7 +209,8 @@ export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: s
     return ok(kind === 'device' ? pageOf(store.ownDevices(), q) : pageOf([...store.stations.values()], q))
   }
   if (kind === 'station' && method === 'GET' && parts.length === 2) {
-    if (!/^[A-Za-z0-9_-]{1,64}$/.test(second)) throw new EnvelopeError(400, 5020601, 'invalid params: sn must be letters, digits, - and _')
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(second))
+      throw new EnvelopeError(400, 5020601, 'invalid params: sn must be letters, digits, - and _')
     const station = store.stations.get(second)
     if (station === undefined) throw new EnvelopeError(404, 5010107, MESSAGES[5010107])
     return ok(station)
@@ -177,11 +225,17 @@ export function developerRoute(store: DeveloperStore, tasks: TaskSink, method: s
     refuse(rules.checkCount(count))
     const page = intQuery(q, 'page', 1)
     refuse(rules.checkPage(page))
-    const query = { startTime: numberQuery(q, 'startTime'), endTime: numberQuery(q, 'endTime'), order: q.get('order') ?? undefined }
+    const query = {
+      startTime: numberQuery(q, 'startTime'),
+      endTime: numberQuery(q, 'endTime'),
+      order: q.get('order') ?? undefined,
+    }
     refuse(rules.checkHistoryQuery(query))
     const from = (query.startTime as number | undefined) ?? -Infinity
     const to = (query.endTime as number | undefined) ?? Infinity
-    const records = (store.ownDevice(second) === undefined ? [] : store.history(second)).filter((r) => r.createdTime >= from && r.createdTime <= to)
+    const records = (store.ownDevice(second) === undefined ? [] : store.history(second)).filter(
+      (r) => r.createdTime >= from && r.createdTime <= to,
+    )
     const ordered = query.order === 'asc' ? records : [...records].reverse()
     const c = count as number
     return ok(ordered.slice(((page as number) - 1) * c, (page as number) * c))

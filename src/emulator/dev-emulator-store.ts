@@ -14,9 +14,32 @@ export const ALPHA_MODULE = 'alpha_module'
 export const ALPHA_SENSOR = 'alpha_sensor'
 
 /** Sensor types seeded, two devices each. */
-const TYPES = ['node', 'co', 'co2', 'so2', 'no2', 'ch4', 'nh3', 'pm', 'lpg', 'tvoc', 'temp_humi', 'o3', 'angle', ALPHA_MODULE, ALPHA_SENSOR]
+const TYPES = [
+  'node',
+  'co',
+  'co2',
+  'so2',
+  'no2',
+  'ch4',
+  'nh3',
+  'pm',
+  'lpg',
+  'tvoc',
+  'temp_humi',
+  'o3',
+  'angle',
+  ALPHA_MODULE,
+  ALPHA_SENSOR,
+]
 
-const STATUS: Record<NormalStatus, SensorDevice['status']> = { [-1]: 'inactive', 0: 'normal', 1: 'error', 2: 'danger', 3: 'timeout', 4: 'offline' }
+const STATUS: Record<NormalStatus, SensorDevice['status']> = {
+  [-1]: 'inactive',
+  0: 'normal',
+  1: 'error',
+  2: 'danger',
+  3: 'timeout',
+  4: 'offline',
+}
 
 const SEED_EPOCH = Date.UTC(2026, 0, 1)
 
@@ -79,13 +102,21 @@ export class DeveloperStore {
           status: STATUS[normalStatus],
         })
         this.owners.set(sn, EMULATOR_MERCHANT)
-        this.#history.set(sn, seedHistory(sn, rng, () => this.msgId()))
+        this.#history.set(
+          sn,
+          seedHistory(sn, rng, () => this.msgId()),
+        )
       }
     })
     // Devices that exist but are not this merchant's: two free to link, two another's.
     for (let i = 0; i < 4; i++) {
       const sn = `70B3D5${hex(rng, 10)}`
-      this.devices.set(sn, { ...(this.devices.values().next().value as SensorDevice), sn, name: `spare ${i + 1}`, deviceType: 'temp_humi' })
+      this.devices.set(sn, {
+        ...(this.devices.values().next().value as SensorDevice),
+        sn,
+        name: `spare ${i + 1}`,
+        deviceType: 'temp_humi',
+      })
       if (i >= 2) this.owners.set(sn, 'another-merchant')
     }
     const nets: Station['netacm'][] = ['wifi', 'cellular', 'ethernet']
@@ -116,7 +147,9 @@ export class DeveloperStore {
 
   /** The merchant's devices, in serial order. */
   ownDevices(merchant = EMULATOR_MERCHANT): SensorDevice[] {
-    return [...this.devices.values()].filter((d) => this.owners.get(d.sn) === merchant).sort((a, b) => a.sn.localeCompare(b.sn))
+    return [...this.devices.values()]
+      .filter((d) => this.owners.get(d.sn) === merchant)
+      .sort((a, b) => a.sn.localeCompare(b.sn))
   }
 
   /** One of the merchant's devices. */
@@ -165,7 +198,12 @@ function seedHistory(sn: string, rng: () => number, msgId: () => number): Histor
       msgId: String(msgId()),
       createdTime: SEED_EPOCH + i * 600_000,
       sn,
-      data: { temperature: Math.round((18 + rng() * 8) * 10) / 10, humidity: Math.round(30 + rng() * 40), light: Math.round(rng() * 500), battery: 90 - Math.floor(i / 10) },
+      data: {
+        temperature: Math.round((18 + rng() * 8) * 10) / 10,
+        humidity: Math.round(30 + rng() * 40),
+        light: Math.round(rng() * 500),
+        battery: 90 - Math.floor(i / 10),
+      },
     })
   }
   return out

@@ -42,7 +42,8 @@ export interface DeveloperEmulator {
 
 function nonNegative(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value < 0) throw new InvalidOptionError('invalid_option', `${option} must be a number of milliseconds >= 0`, { option })
+  if (!Number.isFinite(value) || value < 0)
+    throw new InvalidOptionError('invalid_option', `${option} must be a number of milliseconds >= 0`, { option })
   return value
 }
 
@@ -61,7 +62,11 @@ export class DeveloperEmulatorCore implements DeveloperEmulator {
       try {
         new URL(webhookUrl)
       } catch {
-        throw new InvalidOptionError('invalid_option', 'webhookUrl must be an absolute URL such as http://127.0.0.1:8080/', { option: 'webhookUrl' })
+        throw new InvalidOptionError(
+          'invalid_option',
+          'webhookUrl must be an absolute URL such as http://127.0.0.1:8080/',
+          { option: 'webhookUrl' },
+        )
       }
     }
     this.store = new DeveloperStore(seed)
@@ -90,15 +95,29 @@ export class DeveloperEmulatorCore implements DeveloperEmulator {
 
   pushData(sn: string, data: Record<string, unknown> = {}): Promise<Delivery | undefined> {
     const device = this.store.devices.get(sn)
-    if (device === undefined) throw new InvalidOptionError('invalid_option', `no device ${sn} in the emulator; pick one of store.devices`, { option: 'sn' })
+    if (device === undefined)
+      throw new InvalidOptionError('invalid_option', `no device ${sn} in the emulator; pick one of store.devices`, {
+        option: 'sn',
+      })
     const msgId = this.store.msgId()
     const createdTime = Date.now()
     this.store.addHistory({ msgId: String(msgId), createdTime, sn, data })
-    return this.#pusher.push({ appId: this.#appId, sn, type: 'text', deviceType: device.deviceType, createdTime, msgId, data })
+    return this.#pusher.push({
+      appId: this.#appId,
+      sn,
+      type: 'text',
+      deviceType: device.deviceType,
+      createdTime,
+      msgId,
+      data,
+    })
   }
 
   failNext(errCode: number, times = 1): void {
-    if (!Number.isInteger(errCode) || errCode === 0) throw new InvalidOptionError('invalid_option', 'errCode must be a non-zero integer such as -1 or 500', { option: 'errCode' })
+    if (!Number.isInteger(errCode) || errCode === 0)
+      throw new InvalidOptionError('invalid_option', 'errCode must be a non-zero integer such as -1 or 500', {
+        option: 'errCode',
+      })
     for (let i = 0; i < times; i++) this.#failures.push(errCode)
   }
 
@@ -110,7 +129,12 @@ export class DeveloperEmulatorCore implements DeveloperEmulator {
   handle(method: string, parts: string[], query: URLSearchParams, body: unknown): [number, unknown] {
     try {
       const injected = this.#failures.shift()
-      if (injected !== undefined) throw new EnvelopeError(injected === -1 ? 503 : 500, injected, injected === -1 ? 'system busy, retry later' : 'injected failure')
+      if (injected !== undefined)
+        throw new EnvelopeError(
+          injected === -1 ? 503 : 500,
+          injected,
+          injected === -1 ? 'system busy, retry later' : 'injected failure',
+        )
       return developerRoute(this.store, (tasks) => this.schedule(tasks), method, parts, query, body)
     } catch (e) {
       if (e instanceof EnvelopeError) return [e.status, e.body()]

@@ -50,7 +50,8 @@ export function intParam(params: URLSearchParams, name: string, fallback: number
   const raw = params.get(name)
   if (raw === null) return fallback
   const n = Number(raw)
-  if (!Number.isInteger(n) || n < min || n > max) throw new HttpError(400, `${name} must be an integer from ${min} to ${max}`, 'bad_param')
+  if (!Number.isInteger(n) || n < min || n > max)
+    throw new HttpError(400, `${name} must be an integer from ${min} to ${max}`, 'bad_param')
   return n
 }
 
@@ -59,7 +60,8 @@ export function sinceParam(params: URLSearchParams): number | undefined {
   const raw = params.get('timestamp')
   if (raw === null || raw === '') return undefined
   const n = /^\d+$/.test(raw) ? Number(raw) : Date.parse(raw)
-  if (Number.isNaN(n)) throw new HttpError(400, 'timestamp must be milliseconds since the epoch or an ISO 8601 date', 'bad_param')
+  if (Number.isNaN(n))
+    throw new HttpError(400, 'timestamp must be milliseconds since the epoch or an ISO 8601 date', 'bad_param')
   return n
 }
 

@@ -80,16 +80,25 @@ export class EmulatorStore {
     this.catalogue = catalogue
     accounts.forEach((a, k) => {
       const beacons = new Map<string, AccountBeacon>()
-      for (const d of catalogue.slice(3 * k, 3 * k + 3)) beacons.set(d.mac, this.newAccountBeacon(d, a.email, SEED_EPOCH))
+      for (const d of catalogue.slice(3 * k, 3 * k + 3))
+        beacons.set(d.mac, this.newAccountBeacon(d, a.email, SEED_EPOCH))
       this.#accounts.set(a.email, { password: a.password, beacons, msgIds: new Set() })
       for (let i = 0; i < 5; i++) {
         const d = catalogue[(3 * k + i) % catalogue.length]
-        this.logs.push({ owner: a.email, source: 'inspector', record: seedRecord(`seed-inspector-${k}-${i}`, d, SEED_EPOCH + i * 60_000, rng) })
+        this.logs.push({
+          owner: a.email,
+          source: 'inspector',
+          record: seedRecord(`seed-inspector-${k}-${i}`, d, SEED_EPOCH + i * 60_000, rng),
+        })
       }
     })
     for (let i = 0; i < 20; i++) {
       const d = catalogue[i % catalogue.length]
-      this.logs.push({ owner: 'someone@example.org', source: 'seed', record: seedRecord(`seed-${i}`, d, SEED_EPOCH + i * 30_000, rng) })
+      this.logs.push({
+        owner: 'someone@example.org',
+        source: 'seed',
+        record: seedRecord(`seed-${i}`, d, SEED_EPOCH + i * 30_000, rng),
+      })
     }
     const placed = catalogue.slice(0, 6).map((d, i) => ({
       mac: d.mac,
@@ -132,7 +141,9 @@ export class EmulatorStore {
 
   /** Records uploaded by `email` (or by every account), in arrival order, without duplicates. */
   uploads(email?: string): BeaconLogRecord[] {
-    return this.logs.filter((l) => l.source === 'upload' && (email === undefined || l.owner === email)).map((l) => l.record)
+    return this.logs
+      .filter((l) => l.source === 'upload' && (email === undefined || l.owner === email))
+      .map((l) => l.record)
   }
 
   /** Every stored log. */
@@ -199,7 +210,11 @@ export class EmulatorStore {
     const out: BeaconLogRecord[] = []
     for (const l of this.logs) {
       const visible =
-        type === 0 ? l.source !== 'inspector' : type === 1 ? l.source === 'upload' && l.owner === email : l.source === 'inspector' && l.owner === email
+        type === 0
+          ? l.source !== 'inspector'
+          : type === 1
+            ? l.source === 'upload' && l.owner === email
+            : l.source === 'inspector' && l.owner === email
       if (!visible) continue
       if (filter.mac !== undefined && l.record.beaconMac !== filter.mac) continue
       if (filter.since !== undefined && l.record.updatedTime < filter.since) continue
@@ -268,7 +283,8 @@ export class EmulatorStore {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return
       throw new Error(`emulator state ${path} is not readable JSON; move it away to start fresh`, { cause: e })
     }
-    if (state.format !== 'beaconkit-emulator' || state.version !== 1) throw new Error(`${path} is not an emulator state file`)
+    if (state.format !== 'beaconkit-emulator' || state.version !== 1)
+      throw new Error(`${path} is not an emulator state file`)
     for (const [email, beacons] of Object.entries(state.beacons)) {
       const account = this.#accounts.get(email)
       if (account === undefined) continue

@@ -73,7 +73,8 @@ export const DEFAULT_EMULATOR_ACCOUNT: EmulatorAccount = { email: 'demo@example.
 function checkFaults(faults: EmulatorFaults): EmulatorFaults {
   for (const k of ['failureRate', 'resetRate'] as const) {
     const v = faults[k]
-    if (v !== undefined && !(v >= 0 && v <= 1)) throw new InvalidOptionError('invalid_option', `faults.${k} must be between 0 and 1`, { option: `faults.${k}` })
+    if (v !== undefined && !(v >= 0 && v <= 1))
+      throw new InvalidOptionError('invalid_option', `faults.${k} must be between 0 and 1`, { option: `faults.${k}` })
   }
   if (faults.latencyMs !== undefined && !(faults.latencyMs >= 0)) {
     throw new InvalidOptionError('invalid_option', 'faults.latencyMs must be >= 0', { option: 'faults.latencyMs' })
@@ -81,15 +82,20 @@ function checkFaults(faults: EmulatorFaults): EmulatorFaults {
   return { ...faults }
 }
 
-
 /** Starts the emulator; resolves once it listens. */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<Emulator> {
   const accounts = options.accounts ?? [DEFAULT_EMULATOR_ACCOUNT]
-  if (!Array.isArray(accounts) || accounts.some((a) => typeof a?.email !== 'string' || typeof a.password !== 'string' || a.email === '')) {
-    throw new InvalidOptionError('invalid_option', 'accounts must be an array of { email, password } strings', { option: 'accounts' })
+  if (
+    !Array.isArray(accounts) ||
+    accounts.some((a) => typeof a?.email !== 'string' || typeof a.password !== 'string' || a.email === '')
+  ) {
+    throw new InvalidOptionError('invalid_option', 'accounts must be an array of { email, password } strings', {
+      option: 'accounts',
+    })
   }
   const seed = options.seed ?? 1
-  if (!Number.isInteger(seed)) throw new InvalidOptionError('invalid_option', 'seed must be an integer', { option: 'seed' })
+  if (!Number.isInteger(seed))
+    throw new InvalidOptionError('invalid_option', 'seed must be an integer', { option: 'seed' })
   const port = options.port ?? 0
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new InvalidOptionError('invalid_option', 'port must be an integer from 0 to 65535', { option: 'port' })
@@ -108,7 +114,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const decoded = m === null ? '' : Buffer.from(m[1], 'base64').toString('utf8')
     const colon = decoded.indexOf(':')
     const email = colon < 0 ? undefined : store.authenticate(decoded.slice(0, colon), decoded.slice(colon + 1))
-    if (email === undefined) throw new HttpError(401, 'valid basic credentials (account e-mail and password) are required', 'unauthorized')
+    if (email === undefined)
+      throw new HttpError(401, 'valid basic credentials (account e-mail and password) are required', 'unauthorized')
     return email
   }
 
@@ -123,10 +130,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     const method = req.method ?? 'GET'
     const parts = url.pathname.split('/').filter((p) => p.length > 0)
     const path = `/${parts.join('/')}`
-    if (parts[0] === 'developers') return developer.handle(method, parts.slice(1).map(pathSegment), url.searchParams, body)
+    if (parts[0] === 'developers')
+      return developer.handle(method, parts.slice(1).map(pathSegment), url.searchParams, body)
     if (method === 'POST' && path === '/sessions') {
       const b = body as { email?: unknown; password?: unknown } | undefined
-      if (typeof b?.email !== 'string' || typeof b.password !== 'string') throw new HttpError(400, 'email and password are required strings', 'bad_param')
+      if (typeof b?.email !== 'string' || typeof b.password !== 'string')
+        throw new HttpError(400, 'email and password are required strings', 'bad_param')
       const email = store.authenticate(b.email, b.password)
       if (email === undefined) throw new HttpError(401, 'e-mail or password is wrong', 'unauthorized')
       return [200, { user: { email }, createdTime: new Date().toISOString() }]
@@ -137,13 +146,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       if (map === undefined) throw new HttpError(404, 'no map with this key', 'not_found')
       return [200, map]
     }
-    if (parts[0] !== 'users' || parts[1] !== 'me' || parts[2] !== 'beacons' || parts.length > 4) throw new HttpError(404, `no route ${method} ${path}`, 'not_found')
+    if (parts[0] !== 'users' || parts[1] !== 'me' || parts[2] !== 'beacons' || parts.length > 4)
+      throw new HttpError(404, `no route ${method} ${path}`, 'not_found')
     const email = authenticate(req)
     if (parts.length === 3) {
       if (method === 'GET') return [200, store.beacons(email)]
       if (method === 'POST') {
         const b = body as { mac?: unknown; token?: unknown } | undefined
-        if (typeof b?.mac !== 'string' || typeof b.token !== 'string') throw new HttpError(400, 'mac and token are required strings', 'bad_param')
+        if (typeof b?.mac !== 'string' || typeof b.token !== 'string')
+          throw new HttpError(400, 'mac and token are required strings', 'bad_param')
         const added = store.addBeacon(email, serial(b.mac), b.token)
         if (added === 'unknown') throw new HttpError(404, 'no device with this serial number', 'not_found')
         if (added === 'token_mismatch') throw new HttpError(400, 'token does not match the device', 'token_mismatch')
@@ -161,7 +172,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       if (method === 'POST') {
         const logs = (body as { logs?: unknown } | undefined)?.logs
-        if (!Array.isArray(logs) || logs.length === 0) throw new HttpError(400, 'body must be { "logs": [record, ...] } with at least one record', 'bad_param')
+        if (!Array.isArray(logs) || logs.length === 0)
+          throw new HttpError(400, 'body must be { "logs": [record, ...] } with at least one record', 'bad_param')
         let records: BeaconLogRecord[]
         try {
           records = logs.map((r, i) => parseLogRecord(r, `logs[${i}]`, true))
@@ -180,7 +192,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
       }
       if (method === 'PUT') {
         const tags = (body as { tags?: unknown } | undefined)?.tags
-        if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string')) throw new HttpError(400, 'tags must be an array of strings', 'bad_param')
+        if (!Array.isArray(tags) || !tags.every((t) => typeof t === 'string'))
+          throw new HttpError(400, 'tags must be an array of strings', 'bad_param')
         const beacon = store.setTags(email, mac, tags as string[])
         if (beacon === undefined) throw new HttpError(404, 'this account has no such beacon', 'not_found')
         return [200, beacon]
@@ -239,7 +252,8 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Emul
     handle(req, res).catch((e: unknown) => {
       if (res.headersSent || req.socket.destroyed) return
       if (e instanceof HttpError) {
-        const headers: Record<string, string> = e.status === 401 ? { 'www-authenticate': 'Basic realm="beaconkit-emulator"' } : {}
+        const headers: Record<string, string> =
+          e.status === 401 ? { 'www-authenticate': 'Basic realm="beaconkit-emulator"' } : {}
         send(res, e.status, { code: e.code, message: e.message }, headers)
       } else {
         send(res, 500, { code: 'internal', message: 'emulator error' })

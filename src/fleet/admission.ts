@@ -16,7 +16,12 @@ import type { Site } from '../positioning/site.js'
 /** A count option of the fused state: `fallback` when absent, else a whole number ≥ 1 (typed error otherwise). */
 export function countOption(v: number | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback
-  if (!Number.isInteger(v) || v < 1) throw new InvalidOptionError('invalid_option', `${name} must be a whole number of at least 1, e.g. ${fallback}, not ${String(v)}`, { option: name })
+  if (!Number.isInteger(v) || v < 1)
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${name} must be a whole number of at least 1, e.g. ${fallback}, not ${String(v)}`,
+      { option: name },
+    )
   return v
 }
 

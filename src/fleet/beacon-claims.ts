@@ -160,7 +160,8 @@ export class BeaconClaims<T> {
     if (unknown) this.counters.unknownGateway++
     if (b.lastSeen > arrived) this.counters.clamped++
     const secure: unknown = b.secure
-    const claim = typeof secure === 'object' && secure !== null ? (secure as { verified?: unknown }).verified : undefined
+    const claim =
+      typeof secure === 'object' && secure !== null ? (secure as { verified?: unknown }).verified : undefined
     const entry: HeldClaim<T> = { gateway, seen: Math.min(b.lastSeen, arrived), arrived, unknown, data: this.pick(b) }
     if (typeof claim === 'boolean') entry.verified = claim
     let list = this.byBeacon.get(id)

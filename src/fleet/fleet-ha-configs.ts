@@ -13,7 +13,16 @@ import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
 import { isTopicLevel } from '../util/topic-level.js'
 import { isStableIdentity } from './admission.js'
 import type { FleetBeacon } from './fusion.js'
-import { FLEET_HA_FIELDS, haFleetConfigTopics, haRoomConfig, haRoomConfigTopic, haTrackerConfig, haTrackerConfigTopic, haValueConfig, haValueConfigTopic } from './home-assistant.js'
+import {
+  FLEET_HA_FIELDS,
+  haFleetConfigTopics,
+  haRoomConfig,
+  haRoomConfigTopic,
+  haTrackerConfig,
+  haTrackerConfigTopic,
+  haValueConfig,
+  haValueConfigTopic,
+} from './home-assistant.js'
 
 /** The configs of one beacon that are out. */
 interface Announced {
@@ -133,14 +142,23 @@ export class FleetHaConfigs {
   private putBase(id: string, entry: Announced): void {
     entry.base = true
     const { prefix, availability } = this.ha
-    this.outbox.putRetained(haTrackerConfigTopic(prefix, id), JSON.stringify(haTrackerConfig(this.topicPrefix, id, availability, entry.name)))
-    this.outbox.putRetained(haRoomConfigTopic(prefix, id), JSON.stringify(haRoomConfig(this.topicPrefix, id, availability, entry.name)))
+    this.outbox.putRetained(
+      haTrackerConfigTopic(prefix, id),
+      JSON.stringify(haTrackerConfig(this.topicPrefix, id, availability, entry.name)),
+    )
+    this.outbox.putRetained(
+      haRoomConfigTopic(prefix, id),
+      JSON.stringify(haRoomConfig(this.topicPrefix, id, availability, entry.name)),
+    )
   }
 
   private putValue(id: string, field: HaField, entry: Announced): void {
     entry.fields.add(field)
     const { prefix, availability } = this.ha
-    this.outbox.putRetained(haValueConfigTopic(prefix, id, field), JSON.stringify(haValueConfig(this.topicPrefix, id, field, availability, entry.name)))
+    this.outbox.putRetained(
+      haValueConfigTopic(prefix, id, field),
+      JSON.stringify(haValueConfig(this.topicPrefix, id, field, availability, entry.name)),
+    )
   }
 }
 

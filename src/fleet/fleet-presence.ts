@@ -80,7 +80,13 @@ export class FleetPresence {
       if (this.named.size <= this.maxAway) break
       this.named.delete(old)
     }
-    this.put({ id: b.id, present: true, ...(b.room === undefined ? {} : { room: b.room }), ...(b.name === undefined ? {} : { name: b.name }), time: b.time })
+    this.put({
+      id: b.id,
+      present: true,
+      ...(b.room === undefined ? {} : { room: b.room }),
+      ...(b.name === undefined ? {} : { name: b.name }),
+      time: b.time,
+    })
   }
 
   /**

@@ -29,13 +29,33 @@ const KEYFRAME_MS = 60_000
 
 /** A Site back in the JSON shape of docs/fleet.md, for the recording's header. */
 export function siteToJSON(site: Site): Record<string, unknown> {
-  const anchors = Object.fromEntries(site.anchorList().map((a) => [a.id, { ...(a.x === undefined ? {} : { x: a.x }), ...(a.y === undefined ? {} : { y: a.y }), ...(a.z === undefined ? {} : { z: a.z }), ...(a.room === undefined ? {} : { room: a.room }) }]))
+  const anchors = Object.fromEntries(
+    site
+      .anchorList()
+      .map((a) => [
+        a.id,
+        {
+          ...(a.x === undefined ? {} : { x: a.x }),
+          ...(a.y === undefined ? {} : { y: a.y }),
+          ...(a.z === undefined ? {} : { z: a.z }),
+          ...(a.room === undefined ? {} : { room: a.room }),
+        },
+      ]),
+  )
   return {
     [site.kind === 'beacons' ? 'anchorBeacons' : 'gateways']: anchors,
     ...(site.area === undefined ? {} : { area: site.area }),
     rooms: site.rooms.map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon })),
     // The replayed map draws the walls too (Site.fromJSON reads this form back).
-    ...(site.walls.length === 0 ? {} : { walls: site.walls.map((w) => ({ from: w.from, to: w.to, ...(w.attenuationDb === undefined ? {} : { attenuationDb: w.attenuationDb }) })) }),
+    ...(site.walls.length === 0
+      ? {}
+      : {
+          walls: site.walls.map((w) => ({
+            from: w.from,
+            to: w.to,
+            ...(w.attenuationDb === undefined ? {} : { attenuationDb: w.attenuationDb }),
+          })),
+        }),
     ...(site.beaconNames.length === 0 ? {} : { beacons: site.beaconNames.map((b) => ({ ...b })) }),
   }
 }
@@ -51,7 +71,14 @@ function signature(b: FleetBeacon): string {
 }
 
 function compact(b: FleetBeacon): FleetBeacon {
-  const out: FleetBeacon = { id: b.id, time: b.time, present: true, gateways: b.gateways.map((g) => ({ ...g, rssi: Math.round(g.rssi * 10) / 10 })), firstSeen: b.firstSeen, lastSeen: b.lastSeen }
+  const out: FleetBeacon = {
+    id: b.id,
+    time: b.time,
+    present: true,
+    gateways: b.gateways.map((g) => ({ ...g, rssi: Math.round(g.rssi * 10) / 10 })),
+    firstSeen: b.firstSeen,
+    lastSeen: b.lastSeen,
+  }
   if (b.room !== undefined) out.room = b.room
   if (b.position !== undefined) out.position = b.position
   if (b.name !== undefined) out.name = b.name
@@ -83,12 +110,24 @@ export class FleetRecorder {
     await new Promise<void>((resolve, reject) => {
       out.once('open', () => resolve())
       out.once('error', (error: NodeJS.ErrnoException) => {
-        const what = error.code === 'EEXIST' ? 'exists already; give another file name, or add --force to replace it (FleetRecorder.create: force: true)' : `cannot be written (${error.code ?? 'error'})`
-        reject(new InvalidOptionError('unwritable_file', `fleet recording ${path} ${what}`, { option: 'record', cause: error }))
+        const what =
+          error.code === 'EEXIST'
+            ? 'exists already; give another file name, or add --force to replace it (FleetRecorder.create: force: true)'
+            : `cannot be written (${error.code ?? 'error'})`
+        reject(
+          new InvalidOptionError('unwritable_file', `fleet recording ${path} ${what}`, {
+            option: 'record',
+            cause: error,
+          }),
+        )
       })
     })
     const recorder = new FleetRecorder(out)
-    recorder.line({ format: FLEET_RECORDING_FORMAT, version: 1, ...(options.site === undefined ? {} : { site: siteToJSON(options.site) }) })
+    recorder.line({
+      format: FLEET_RECORDING_FORMAT,
+      version: 1,
+      ...(options.site === undefined ? {} : { site: siteToJSON(options.site) }),
+    })
     return recorder
   }
 
@@ -114,14 +153,23 @@ export class FleetRecorder {
       for (const b of changed) this.sent.set(b.id, signature(b))
       this.line({ t, event: 'beacons', beacons: changed.map(compact) })
     }
-    const onFound = (b: FleetBeacon): void => this.line({ t: now(), event: 'found', id: b.id, ...(b.room === undefined ? {} : { room: b.room }) })
+    const onFound = (b: FleetBeacon): void =>
+      this.line({ t: now(), event: 'found', id: b.id, ...(b.room === undefined ? {} : { room: b.room }) })
     const onGone = (b: FleetBeacon): void => {
       this.sent.delete(b.id)
       this.line({ t: now(), event: 'gone', id: b.id })
     }
-    const onRoom = (b: FleetBeacon, c: RoomChange): void => this.line({ t: now(), event: 'room', id: b.id, ...(c.from === undefined ? {} : { from: c.from }), to: c.to })
-    const onGateway = (g: FleetGatewayEvent): void => this.line({ t: g.time, event: 'gateway', gateway: g.gateway, state: g.state })
-    this.detach = subscribe(tracker, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway })
+    const onRoom = (b: FleetBeacon, c: RoomChange): void =>
+      this.line({ t: now(), event: 'room', id: b.id, ...(c.from === undefined ? {} : { from: c.from }), to: c.to })
+    const onGateway = (g: FleetGatewayEvent): void =>
+      this.line({ t: g.time, event: 'gateway', gateway: g.gateway, state: g.state })
+    this.detach = subscribe(tracker, {
+      updated: onUpdated,
+      found: onFound,
+      gone: onGone,
+      room: onRoom,
+      gateway: onGateway,
+    })
   }
 
   /** Stops recording and closes the file once everything is written. */

@@ -196,7 +196,11 @@ export class FleetTopics {
    * (fleet-ha-configs.ts), once, after the first connection: each kept under the gate and written
    * again in the current form, or removed.
    */
-  sweep(link: MqttLink, now: number, nameOf: (id: string) => string | undefined = () => undefined): Promise<number> | undefined {
+  sweep(
+    link: MqttLink,
+    now: number,
+    nameOf: (id: string) => string | undefined = () => undefined,
+  ): Promise<number> | undefined {
     const gate = this.gate
     if (gate === undefined || this.configs === undefined) return undefined
     return this.configs.sweep(link, gate, now, nameOf)

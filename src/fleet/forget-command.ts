@@ -38,5 +38,9 @@ export function readForgetCommand(payload: Buffer): string | undefined {
  * presence and all its Home Assistant configs (home-assistant.ts).
  */
 export function fleetBeaconTopics(topicPrefix: string, haPrefix: string, id: string): string[] {
-  return [`${topicPrefix}/fleet/beacons/${id}`, `${topicPrefix}/fleet/presence/${id}`, ...haFleetConfigTopics(haPrefix, id)]
+  return [
+    `${topicPrefix}/fleet/beacons/${id}`,
+    `${topicPrefix}/fleet/presence/${id}`,
+    ...haFleetConfigTopics(haPrefix, id),
+  ]
 }

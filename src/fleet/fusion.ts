@@ -243,7 +243,11 @@ export class FleetState {
     this.maxBeacons = options.maxBeacons ?? DEFAULT_MAX_BEACONS
     this.maxBatchReadings = countOption(options.maxBatchReadings, 'maxBatchReadings', 20_000)
     this.admission = new BeaconAdmission(
-      { maxBeacons: this.maxBeacons, maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000), ...(options.site === undefined ? {} : { site: options.site }) },
+      {
+        maxBeacons: this.maxBeacons,
+        maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000),
+        ...(options.site === undefined ? {} : { site: options.site }),
+      },
       {
         size: () => this.beacons.size,
         lastSeen: (id) => this.beacons.get(id)?.lastSeen,
@@ -267,7 +271,15 @@ export class FleetState {
   /** Counters (a copy). */
   get stats(): FleetStateStats {
     const a = this.admission.counters
-    return { ...this.counters, clockRefusedGateways: this.clockRefusals.size, droppedBeacons: a.full, refusedBeacons: a.overQuota, evictedBeacons: a.evicted, droppedGateways: this.gateways.refused, gateways: this.gateways.size }
+    return {
+      ...this.counters,
+      clockRefusedGateways: this.clockRefusals.size,
+      droppedBeacons: a.full,
+      refusedBeacons: a.overQuota,
+      evictedBeacons: a.evicted,
+      droppedGateways: this.gateways.refused,
+      gateways: this.gateways.size,
+    }
   }
 
   /** Whether beacons are positioned (a positioner was given): placing one is then a filter update, not a few comparisons. */
@@ -307,7 +319,14 @@ export class FleetState {
       return false
     }
     const { gateway, time, readings } = batch as Partial<RssiBatch>
-    if (typeof gateway !== 'string' || !GATEWAY_ID.test(gateway) || (from !== undefined && gateway !== from) || typeof time !== 'number' || !Number.isFinite(time) || !Array.isArray(readings)) {
+    if (
+      typeof gateway !== 'string' ||
+      !GATEWAY_ID.test(gateway) ||
+      (from !== undefined && gateway !== from) ||
+      typeof time !== 'number' ||
+      !Number.isFinite(time) ||
+      !Array.isArray(readings)
+    ) {
       this.counters.malformed++
       return false
     }
@@ -413,10 +432,19 @@ export class FleetState {
     if (this.beacons.has(s.id) || this.beacons.size >= this.maxBeacons) return false
     // Times come from another process's clock: never in the future of this one.
     const gateways = s.gateways.map((g) => ({ ...g, lastSeen: Math.min(g.lastSeen, now) }))
-    const b: Fused = { id: s.id, gateways, firstSeen: Math.min(s.firstSeen, now), lastSeen: Math.min(s.lastSeen, now), candidateSince: 0 }
+    const b: Fused = {
+      id: s.id,
+      gateways,
+      firstSeen: Math.min(s.firstSeen, now),
+      lastSeen: Math.min(s.lastSeen, now),
+      candidateSince: 0,
+    }
     if (s.room !== undefined) b.room = s.room
     this.beacons.set(s.id, b)
-    this.admission.adopt(s.id, gateways.map((g) => g.gateway))
+    this.admission.adopt(
+      s.id,
+      gateways.map((g) => g.gateway),
+    )
     return true
   }
 
@@ -541,7 +569,9 @@ export class FleetState {
 
   private place(b: Fused, now: number, estimate = true): void {
     const site = this.options.site
-    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate ? this.options.positioner?.estimate(b.id, this.positionTime(now)) : b.position
+    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate
+      ? this.options.positioner?.estimate(b.id, this.positionTime(now))
+      : b.position
     if (fix !== undefined) {
       const was = b.reported
       const position = { x: fix.x, y: fix.y, accuracy: fix.accuracy }
@@ -562,7 +592,8 @@ export class FleetState {
       const room = site.anchor(g.gateway)?.room
       if (room !== undefined && g.rssi > (evidence.get(room) ?? -Infinity)) evidence.set(room, g.rssi)
     }
-    const at = fix === undefined || fix.accuracy > this.roomAccuracyM ? undefined : (fix.room ?? site.roomAt(fix.x, fix.y))
+    const at =
+      fix === undefined || fix.accuracy > this.roomAccuracyM ? undefined : (fix.room ?? site.roomAt(fix.x, fix.y))
     if (at !== undefined) {
       let best = -Infinity
       for (const v of evidence.values()) if (v > best) best = v
@@ -577,7 +608,14 @@ export class FleetState {
 
   private view(b: Fused, now: number): FleetBeacon {
     const gateways = b.gateways.map((g) => ({ ...g })).sort((x, y) => y.rssi - x.rssi)
-    const out: FleetBeacon = { id: b.id, time: now, present: true, gateways, firstSeen: b.firstSeen, lastSeen: b.lastSeen }
+    const out: FleetBeacon = {
+      id: b.id,
+      time: now,
+      present: true,
+      gateways,
+      firstSeen: b.firstSeen,
+      lastSeen: b.lastSeen,
+    }
     if (b.room !== undefined) out.room = b.room
     if (b.position !== undefined) out.position = { ...b.position }
     const more = this.describe?.(b.id)

@@ -23,7 +23,12 @@ const PARTITION = /^(0|[1-9][0-9]{0,3})$/
  * topic, and the id becomes a map key the map and the CLI show), `'unparsable'` for a body
  * that is not JSON. `partitioned`: batches arrive as `…/rssi/<n>` (scale-out).
  */
-export function readGatewayMessage(base: string, topic: string, payload: Buffer, partitioned: boolean): GatewayMessage | 'ignore' | 'invalid_id' | 'unparsable' {
+export function readGatewayMessage(
+  base: string,
+  topic: string,
+  payload: Buffer,
+  partitioned: boolean,
+): GatewayMessage | 'ignore' | 'invalid_id' | 'unparsable' {
   if (!topic.startsWith(base)) return 'ignore'
   const [gateway, kind, extra, more] = topic.slice(base.length).split('/')
   if (gateway === undefined || more !== undefined || (kind !== 'rssi' && kind !== 'status')) return 'ignore'

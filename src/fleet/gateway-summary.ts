@@ -55,6 +55,9 @@ export function summarizeGateways(states: GatewayStates, site: Site | undefined,
   }
   const inSite = new Set(listed)
   const counted = listed.map(entry)
-  const others = known.filter((id) => !inSite.has(id)).sort().map(entry)
+  const others = known
+    .filter((id) => !inSite.has(id))
+    .sort()
+    .map(entry)
   return { counted, others, online: counted.filter((g) => g.state === 'online').length, fromSite: true }
 }

@@ -13,7 +13,13 @@ import { haObjectId } from '../mqtt/topics.js'
  * The fused values that become entities. Not rssi or distance: those are one gateway's view of
  * the beacon, not a value of the beacon itself.
  */
-export const FLEET_HA_FIELDS: readonly HaField[] = Object.freeze(['temperature', 'light', 'battery', 'accelerometer_count', 'moving'])
+export const FLEET_HA_FIELDS: readonly HaField[] = Object.freeze([
+  'temperature',
+  'light',
+  'battery',
+  'accelerometer_count',
+  'moving',
+])
 
 /**
  * The device_tracker's attributes from `<p>/fleet/presence/<id>`: `in_zones` is what Home
@@ -21,10 +27,10 @@ export const FLEET_HA_FIELDS: readonly HaField[] = Object.freeze(['temperature',
  * once away); an empty or foreign payload gives `{"in_zones": []}` rather than a template error.
  */
 const ATTRIBUTES_TEMPLATE =
-  "{% set p = value_json if value_json is defined and value_json is mapping else {} %}" +
-  "{% set here = p.present is defined and p.present is sameas true %}" +
+  '{% set p = value_json if value_json is defined and value_json is mapping else {} %}' +
+  '{% set here = p.present is defined and p.present is sameas true %}' +
   "{% set a = {'in_zones': ['zone.home'] if here else [], 'room': p.room if here and p.room is string else None} %}" +
-  "{% if p.name is defined and p.name is string %}{% set a = dict(a, name=p.name) %}{% endif %}" +
+  '{% if p.name is defined and p.name is string %}{% set a = dict(a, name=p.name) %}{% endif %}' +
   '{{ a | tojson }}'
 
 /** The room while present (`home` without one), `away` once gone, None (unknown) for an empty or foreign payload. */
@@ -50,11 +56,20 @@ export function haValueConfigTopic(haPrefix: string, beaconId: string, field: Ha
 
 /** Every config topic the fleet may write for a beacon: what forgetting it empties. */
 export function haFleetConfigTopics(haPrefix: string, beaconId: string): string[] {
-  return [haTrackerConfigTopic(haPrefix, beaconId), haRoomConfigTopic(haPrefix, beaconId), ...FLEET_HA_FIELDS.map((f) => haValueConfigTopic(haPrefix, beaconId, f))]
+  return [
+    haTrackerConfigTopic(haPrefix, beaconId),
+    haRoomConfigTopic(haPrefix, beaconId),
+    ...FLEET_HA_FIELDS.map((f) => haValueConfigTopic(haPrefix, beaconId, f)),
+  ]
 }
 
 /** What every fleet config of a beacon shares: device, origin and (one tracker) availability. */
-function common(topicPrefix: string, beaconId: string, availability: boolean, name: string | undefined): Record<string, unknown> {
+function common(
+  topicPrefix: string,
+  beaconId: string,
+  availability: boolean,
+  name: string | undefined,
+): Record<string, unknown> {
   return {
     // Scale-out: a beacon moves between trackers, and no one topic says whether its current one
     // is up; the entities then have no availability and a stale state is cleared by the gone timeout.
@@ -68,7 +83,12 @@ function common(topicPrefix: string, beaconId: string, availability: boolean, na
  * The discovery config of a beacon's device_tracker, fed by `<p>/fleet/presence/<id>` through
  * its attributes only: no state topic (deprecated for MQTT device trackers).
  */
-export function haTrackerConfig(topicPrefix: string, beaconId: string, availability = true, name?: string): Record<string, unknown> {
+export function haTrackerConfig(
+  topicPrefix: string,
+  beaconId: string,
+  availability = true,
+  name?: string,
+): Record<string, unknown> {
   return {
     name: null,
     unique_id: `beaconkit_${haObjectId(beaconId)}_presence`,
@@ -80,7 +100,12 @@ export function haTrackerConfig(topicPrefix: string, beaconId: string, availabil
 }
 
 /** The discovery config of a beacon's Room sensor, fed by `<p>/fleet/presence/<id>`. */
-export function haRoomConfig(topicPrefix: string, beaconId: string, availability = true, name?: string): Record<string, unknown> {
+export function haRoomConfig(
+  topicPrefix: string,
+  beaconId: string,
+  availability = true,
+  name?: string,
+): Record<string, unknown> {
   return {
     name: 'Room',
     unique_id: `beaconkit_${haObjectId(beaconId)}_room`,
@@ -92,7 +117,13 @@ export function haRoomConfig(topicPrefix: string, beaconId: string, availability
 }
 
 /** The discovery config of one fused value of a beacon, fed by `<p>/fleet/beacons/<id>`. */
-export function haValueConfig(topicPrefix: string, beaconId: string, field: HaField, availability = true, name?: string): Record<string, unknown> {
+export function haValueConfig(
+  topicPrefix: string,
+  beaconId: string,
+  field: HaField,
+  availability = true,
+  name?: string,
+): Record<string, unknown> {
   const spec = HA_FIELD_SPECS[field]
   return {
     name: spec.name,

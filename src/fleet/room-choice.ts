@@ -31,7 +31,13 @@ export interface RoomChange {
  * Advances `st` to `now` given each room's evidence (the best smoothed RSSI of a gateway in
  * that room hearing the beacon); returns the change, if the room changed.
  */
-export function decideRoom(st: RoomState, evidence: ReadonlyMap<string, number>, now: number, dwellMs: number, marginDb: number): RoomChange | undefined {
+export function decideRoom(
+  st: RoomState,
+  evidence: ReadonlyMap<string, number>,
+  now: number,
+  dwellMs: number,
+  marginDb: number,
+): RoomChange | undefined {
   let leader: string | undefined
   let best = -Infinity
   for (const [room, rssi] of evidence) {

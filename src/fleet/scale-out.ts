@@ -81,12 +81,32 @@ export class ScaleOut {
   ) {
     const { partitions, trackerId, group } = options
     if (!Number.isInteger(partitions) || partitions < 2 || partitions > MAX_RSSI_PARTITIONS) {
-      throw new InvalidOptionError('invalid_option', `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} (the gateways' rssiPartitions), not ${String(partitions)}`, { option: 'scaleOut.partitions' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} (the gateways' rssiPartitions), not ${String(partitions)}`,
+        { option: 'scaleOut.partitions' },
+      )
     }
-    const id = trackerId ?? `${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 32) || 'tracker'}-${randomBytes(3).toString('hex')}`
-    if (!TRACKER_ID.test(id)) throw new InvalidOptionError('invalid_option', `scaleOut.trackerId must be 1-64 letters, digits, '-' or '_', e.g. 'tracker-1'`, { option: 'scaleOut.trackerId' })
+    const id =
+      trackerId ??
+      `${
+        hostname()
+          .replace(/[^A-Za-z0-9_-]/g, '')
+          .slice(0, 32) || 'tracker'
+      }-${randomBytes(3).toString('hex')}`
+    if (!TRACKER_ID.test(id))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `scaleOut.trackerId must be 1-64 letters, digits, '-' or '_', e.g. 'tracker-1'`,
+        { option: 'scaleOut.trackerId' },
+      )
     const g = group ?? 'beaconkit-fleet'
-    if (!TRACKER_ID.test(g)) throw new InvalidOptionError('invalid_option', `scaleOut.group must be 1-64 letters, digits, '-' or '_', e.g. 'fleet'`, { option: 'scaleOut.group' })
+    if (!TRACKER_ID.test(g))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `scaleOut.group must be 1-64 letters, digits, '-' or '_', e.g. 'fleet'`,
+        { option: 'scaleOut.group' },
+      )
     this.trackerId = id
     this.count = partitions
     this.group = g
@@ -111,7 +131,13 @@ export class ScaleOut {
 
   /** This tracker's status payload: the gateway status shape plus its partition count and session. */
   status(state: 'online' | 'offline', time: number): string {
-    return JSON.stringify({ state, time, version: PACKAGE_VERSION, partitions: this.count, ...(state === 'online' ? { session: this.session } : {}) })
+    return JSON.stringify({
+      state,
+      time,
+      version: PACKAGE_VERSION,
+      partitions: this.count,
+      ...(state === 'online' ? { session: this.session } : {}),
+    })
   }
 
   /**
@@ -193,7 +219,8 @@ export class ScaleOut {
     let state: unknown
     let session: unknown
     try {
-      const body = payload.length === 0 ? {} : (JSON.parse(payload.toString('utf8')) as { state?: unknown; session?: unknown })
+      const body =
+        payload.length === 0 ? {} : (JSON.parse(payload.toString('utf8')) as { state?: unknown; session?: unknown })
       state = body.state
       session = body.session
     } catch {
@@ -249,7 +276,10 @@ export class ScaleOut {
         }
         if (gained.length > 0) {
           await this.seed(link, new Set(gained))
-          await link.subscribe(gained.map((n) => this.partitionFilter(n)), 0)
+          await link.subscribe(
+            gained.map((n) => this.partitionFilter(n)),
+            0,
+          )
           for (const n of gained) this.held.add(n)
         }
       } catch (error) {

@@ -42,7 +42,15 @@ export function checkSiteJSON(json: unknown): { site?: Site; problems: SiteProbl
   try {
     site = Site.fromJSON(json)
   } catch (error) {
-    return { problems: [{ severity: 'error', where: 'site', message: (error instanceof Error ? error.message : String(error)).replace(/^site: /, '') }] }
+    return {
+      problems: [
+        {
+          severity: 'error',
+          where: 'site',
+          message: (error instanceof Error ? error.message : String(error)).replace(/^site: /, ''),
+        },
+      ],
+    }
   }
   const problems: SiteProblem[] = []
   const add = (p: SiteProblem): void => {
@@ -53,30 +61,55 @@ export function checkSiteJSON(json: unknown): { site?: Site; problems: SiteProbl
   const declared = site.anchorList().map((a) => a.id)
   const known = new Set(declared)
   const unknown = (where: string, id: unknown): void => {
-    if (typeof id !== 'string') add({ severity: 'error', where, message: `${JSON.stringify(id)} is not a gateway id; give the id of a gateway under "${groupName}"` })
-    else if (!known.has(id)) add({ severity: 'error', where, message: `gateway ${JSON.stringify(id)} is not declared under "${groupName}" (${list(declared)}): its readings would give no room; declare it, or correct the id` })
+    if (typeof id !== 'string')
+      add({
+        severity: 'error',
+        where,
+        message: `${JSON.stringify(id)} is not a gateway id; give the id of a gateway under "${groupName}"`,
+      })
+    else if (!known.has(id))
+      add({
+        severity: 'error',
+        where,
+        message: `gateway ${JSON.stringify(id)} is not declared under "${groupName}" (${list(declared)}): its readings would give no room; declare it, or correct the id`,
+      })
   }
   if (Array.isArray(o.rooms)) {
     o.rooms.forEach((r, i) => {
       const gateways = isRecord(r) ? r.gateways : undefined
       if (gateways === undefined) return
-      if (!Array.isArray(gateways)) add({ severity: 'error', where: `rooms[${i}].gateways`, message: 'is not a list of gateway ids' })
+      if (!Array.isArray(gateways))
+        add({ severity: 'error', where: `rooms[${i}].gateways`, message: 'is not a list of gateway ids' })
       else gateways.forEach((g, j) => unknown(`rooms[${i}].gateways[${j}]`, g))
     })
   } else if (isRecord(o.rooms)) {
-    for (const [name, ids] of Object.entries(o.rooms)) if (Array.isArray(ids)) ids.forEach((g, j) => unknown(`${keyPath('rooms', name)}[${j}]`, g))
+    for (const [name, ids] of Object.entries(o.rooms))
+      if (Array.isArray(ids)) ids.forEach((g, j) => unknown(`${keyPath('rooms', name)}[${j}]`, g))
   }
   if (site.kind === 'receivers') {
     for (const id of declared) {
-      if (!GATEWAY_ID.test(id)) add({ severity: 'error', where: keyPath(groupName, id), message: 'is not an id a gateway can publish under (1 to 128 letters, digits, - and _): no batch can ever match it' })
+      if (!GATEWAY_ID.test(id))
+        add({
+          severity: 'error',
+          where: keyPath(groupName, id),
+          message:
+            'is not an id a gateway can publish under (1 to 128 letters, digits, - and _): no batch can ever match it',
+        })
     }
     const unplaced = site.anchorList().filter((a) => a.x === undefined || a.y === undefined)
     if (unplaced.length > 0 && unplaced.length < declared.length) {
-      for (const a of unplaced.slice(0, 10)) add({ severity: 'warning', where: keyPath(groupName, a.id), message: 'has no x, y while other gateways do: positions are off until every gateway is placed (rooms still work)' })
+      for (const a of unplaced.slice(0, 10))
+        add({
+          severity: 'warning',
+          where: keyPath(groupName, a.id),
+          message:
+            'has no x, y while other gateways do: positions are off until every gateway is placed (rooms still work)',
+        })
     }
   }
   for (const key of ['image', 'imageURL'] as const) {
-    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === '')) add({ severity: 'error', where: key, message: 'is not a file path or an http(s) URL of the floor plan' })
+    if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === ''))
+      add({ severity: 'error', where: key, message: 'is not a file path or an http(s) URL of the floor plan' })
   }
   return { site, problems }
 }

@@ -43,9 +43,13 @@ export interface SitePositioner {
  * mobile case) gets none: its anchors are not the fleet's gateways. `onError` hears a thread
  * that failed (positions then go on in this thread).
  */
-export function sitePositioner(options: FleetStateOptions & { positioning?: false | FleetPositioning }, onError: (error: PositioningThreadError) => void): SitePositioner | undefined {
+export function sitePositioner(
+  options: FleetStateOptions & { positioning?: false | FleetPositioning },
+  onError: (error: PositioningThreadError) => void,
+): SitePositioner | undefined {
   const { site, positioning } = options
-  if (options.positioner !== undefined || positioning === false || site === undefined || site.kind !== 'receivers') return undefined
+  if (options.positioner !== undefined || positioning === false || site === undefined || site.kind !== 'receivers')
+    return undefined
   if (!site.anchorList().some((a) => a.x !== undefined && a.y !== undefined)) return undefined
   const settings: PositionerOptions = {
     site,

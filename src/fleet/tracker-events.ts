@@ -61,7 +61,11 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'error': {
       // The message only (errors are typed and carry no secret); the stack stays out of the stream.
       const e = args[0] as Error & { code?: unknown }
-      return { event, time, error: { name: e.name, message: e.message, ...(typeof e.code === 'string' ? { code: e.code } : {}) } }
+      return {
+        event,
+        time,
+        error: { name: e.name, message: e.message, ...(typeof e.code === 'string' ? { code: e.code } : {}) },
+      }
     }
   }
 }

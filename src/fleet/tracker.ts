@@ -42,7 +42,14 @@ import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from 
 import { isTopicLevel } from '../util/topic-level.js'
 import { forgetCommandTopic, readForgetCommand } from './forget-command.js'
 
-export type { FleetGatewayClock, FleetGatewayEvent, FleetScaleOutOptions, FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
+export type {
+  FleetGatewayClock,
+  FleetGatewayEvent,
+  FleetScaleOutOptions,
+  FleetTrackerEvents,
+  FleetTrackerOptions,
+  FleetTrackerStats,
+} from './tracker-types.js'
 export type { FleetEvent } from './tracker-events.js'
 
 const TICK_MS = 1000
@@ -143,15 +150,31 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.clock = options.clock ?? new RealClock()
     this.clientId = options.clientId
     const interval = options.publishIntervalMs ?? 5000
-    if (!Number.isFinite(interval) || interval <= 0) throw new InvalidOptionError('invalid_option', `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`, { option: 'publishIntervalMs' })
+    if (!Number.isFinite(interval) || interval <= 0)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `publishIntervalMs must be a positive number of ms, e.g. 5000, not ${String(interval)}`,
+        { option: 'publishIntervalMs' },
+      )
     const size = options.eventBufferSize ?? 10_000
-    if (!Number.isInteger(size) || size < 1) throw new InvalidOptionError('invalid_option', `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`, { option: 'eventBufferSize' })
+    if (!Number.isInteger(size) || size < 1)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `eventBufferSize must be a positive whole number, e.g. 10000, not ${String(size)}`,
+        { option: 'eventBufferSize' },
+      )
     this.streams = new FleetEventStreams(size)
     const maxPayload = options.maxPayloadBytes ?? MAX_PAYLOAD_BYTES
-    if (!Number.isInteger(maxPayload) || maxPayload < 1024) throw new InvalidOptionError('invalid_option', `maxPayloadBytes must be a whole number of bytes, at least 1024, e.g. 4194304, not ${String(maxPayload)}`, { option: 'maxPayloadBytes' })
+    if (!Number.isInteger(maxPayload) || maxPayload < 1024)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `maxPayloadBytes must be a whole number of bytes, at least 1024, e.g. 4194304, not ${String(maxPayload)}`,
+        { option: 'maxPayloadBytes' },
+      )
     this.maxPayloadBytes = maxPayload
     const ha = this.#options.homeAssistant
-    const haPrefix = ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
+    const haPrefix =
+      ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
     const broker = this.#options.url ?? 'the broker'
     this.outbox = new Outbox(
       { maxQueuedEvents: 1, maxInflight: 100, ackTimeoutMs: this.#options.ackTimeoutMs },
@@ -167,12 +190,30 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     )
     this.unknownGateways = new UnknownGateways(options.site)
     this.site = options.site
-    const topics = new FleetTopics(this.outbox, this.topicPrefix, interval, ha === undefined || haPrefix === undefined ? undefined : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha })
+    const topics = new FleetTopics(
+      this.outbox,
+      this.topicPrefix,
+      interval,
+      ha === undefined || haPrefix === undefined
+        ? undefined
+        : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha },
+    )
     this.topics = topics
     this.birth = haPrefix === undefined ? undefined : new HaBirthWatch(haPrefix, () => topics.reannounce())
-    const forgetAfterMs = options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
-    if (!(forgetAfterMs > 0)) throw new InvalidOptionError('invalid_option', `forgetAfterMs must be a positive number of ms, e.g. 604800000 (7 days), not ${String(forgetAfterMs)}`, { option: 'forgetAfterMs' })
-    const presence = new FleetPresence(this.outbox, this.topicPrefix, options.maxBeacons ?? DEFAULT_MAX_BEACONS, forgetAfterMs)
+    const forgetAfterMs =
+      options.forgetAfterMs ?? (typeof ha === 'object' ? ha.expireMs : undefined) ?? DEFAULT_FORGET_AFTER_MS
+    if (!(forgetAfterMs > 0))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `forgetAfterMs must be a positive number of ms, e.g. 604800000 (7 days), not ${String(forgetAfterMs)}`,
+        { option: 'forgetAfterMs' },
+      )
+    const presence = new FleetPresence(
+      this.outbox,
+      this.topicPrefix,
+      options.maxBeacons ?? DEFAULT_MAX_BEACONS,
+      forgetAfterMs,
+    )
     this.presence = presence
     this.facts = new BeaconFacts(options.site, (gateway) => this.state.offsetOf(gateway) !== undefined)
     this.own = sitePositioner(options, (error) => this.emit('error', error))
@@ -208,7 +249,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
           this.emit('moved', b)
         },
         gatewayForgotten: (gateway) => this.emit('gateway', { gateway, state: 'forgotten', time: this.clock.now() }),
-        gatewayClock: (gateway, refused, offsetMs) => this.emit('gatewayClock', { gateway, refused, offsetMs, time: this.clock.now() }),
+        gatewayClock: (gateway, refused, offsetMs) =>
+          this.emit('gatewayClock', { gateway, refused, offsetMs, time: this.clock.now() }),
       },
       (id) => this.facts.describe(id),
     )
@@ -227,16 +269,20 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
             error: (error) => this.emit('error', error),
           })
     this.reader = new RetainedReader(this.topicPrefix, `${this.statusTopic}/sync`)
-    this.ghosts = new GhostStates(options.maxBeacons ?? DEFAULT_MAX_BEACONS, options.goneTimeoutMs ?? DEFAULT_GONE_TIMEOUT_MS, {
-      present: (id) => this.state.get(id, this.clock.now()) !== undefined,
-      owns: (id) => this.scaleOut?.holds(id) ?? true,
-      clear: (id) => {
-        topics.clear(id, true)
-        // A present state an earlier run left that no gateway confirmed: the beacon is away.
-        presence.ghost(id, this.clock.now(), this.facts.describe(id)?.name)
+    this.ghosts = new GhostStates(
+      options.maxBeacons ?? DEFAULT_MAX_BEACONS,
+      options.goneTimeoutMs ?? DEFAULT_GONE_TIMEOUT_MS,
+      {
+        present: (id) => this.state.get(id, this.clock.now()) !== undefined,
+        owns: (id) => this.scaleOut?.holds(id) ?? true,
+        clear: (id) => {
+          topics.clear(id, true)
+          // A present state an earlier run left that no gateway confirmed: the beacon is away.
+          presence.ghost(id, this.clock.now(), this.facts.describe(id)?.name)
+        },
+        backlog: () => this.outbox.pending,
       },
-      backlog: () => this.outbox.pending,
-    })
+    )
   }
 
   /** `<p>/fleet/beacons/<id>` */
@@ -255,7 +301,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    * announced again after the dwell). Throws InvalidOptionError for an id that is no topic level.
    */
   forget(id: string): void {
-    if (!isTopicLevel(id)) throw new InvalidOptionError('invalid_option', 'forget(id) takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters)', { option: 'id' })
+    if (!isTopicLevel(id))
+      throw new InvalidOptionError(
+        'invalid_option',
+        'forget(id) takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters)',
+        { option: 'id' },
+      )
     this.state.release((x) => x === id)
     this.ghosts.settled(id)
     this.clearBeacon(id)
@@ -297,7 +348,23 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const so = this.scaleOut?.counters ?? { seeded: 0, released: 0, unparsable: 0 }
     const unparsable = c.unparsable + so.unparsable
     const f = this.facts.stats
-    const stats: FleetTrackerStats = { ...s, malformed: s.malformed + unparsable, unparsable, oversized: c.oversized, invalidIds: c.invalidIds, beaconStates: f, presence: this.presence.stats, forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands }, published: c.published, refused: { ...this.outbox.refused }, eventsDropped: this.streams.dropped, seeded: so.seeded, released: so.released, ghostsCleared: this.ghosts.counters.cleared, retainedBatches: c.retainedBatches }
+    const stats: FleetTrackerStats = {
+      ...s,
+      malformed: s.malformed + unparsable,
+      unparsable,
+      oversized: c.oversized,
+      invalidIds: c.invalidIds,
+      beaconStates: f,
+      presence: this.presence.stats,
+      forgetCommands: { done: c.forgetCommands, invalid: c.invalidForgetCommands },
+      published: c.published,
+      refused: { ...this.outbox.refused },
+      eventsDropped: this.streams.dropped,
+      seeded: so.seeded,
+      released: so.released,
+      ghostsCleared: this.ghosts.counters.cleared,
+      retainedBatches: c.retainedBatches,
+    }
     const ha = this.topics.discoveryStats
     if (ha !== undefined) stats.homeAssistant = ha
     const thread = this.own?.threadStats?.()
@@ -320,7 +387,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   }
 
   /** Every event also goes to the async iterators (as an object), then to the listeners. */
-  override emit<T extends EventEmitter.EventNames<FleetTrackerEvents>>(event: T, ...args: EventEmitter.EventArgs<FleetTrackerEvents, T>): boolean {
+  override emit<T extends EventEmitter.EventNames<FleetTrackerEvents>>(
+    event: T,
+    ...args: EventEmitter.EventArgs<FleetTrackerEvents, T>
+  ): boolean {
     if (this.streams.active) this.streams.push(event, args as unknown[], this.clock.now())
     return super.emit(event, ...args)
   }
@@ -373,8 +443,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private async open(): Promise<void> {
     const o = this.#options
     // Trackers that share the beacons need one client id each: the tracker id is unique.
-    const defaultId = this.scaleOut === undefined ? defaultClientId('fleet') : `beaconkit-fleet-${this.scaleOut.trackerId}`
-    const link = await openLink(o, this.clientId ?? defaultId, { topic: this.statusTopic, payload: this.statusPayload('offline') }, this.maxPayloadBytes + PACKET_OVERHEAD_BYTES)
+    const defaultId =
+      this.scaleOut === undefined ? defaultClientId('fleet') : `beaconkit-fleet-${this.scaleOut.trackerId}`
+    const link = await openLink(
+      o,
+      this.clientId ?? defaultId,
+      { topic: this.statusTopic, payload: this.statusPayload('offline') },
+      this.maxPayloadBytes + PACKET_OVERHEAD_BYTES,
+    )
     if (this.stopped) {
       await link.close()
       return
@@ -396,10 +472,13 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (link.connected) void this.onConnected(link.protocolVersion)
     // Ticks fall on whole seconds of the clock (a few ms after, as timers do), where the fleet's
     // positioner is cheapest to ask (FleetState.positionTime) and its answer newest.
-    const cancelFirst = this.clock.setTimeout(() => {
-      this.tick()
-      this.cancelTick = this.clock.setInterval(() => this.tick(), TICK_MS)
-    }, TICK_MS - (((this.clock.now() % TICK_MS) + TICK_MS) % TICK_MS))
+    const cancelFirst = this.clock.setTimeout(
+      () => {
+        this.tick()
+        this.cancelTick = this.clock.setInterval(() => this.tick(), TICK_MS)
+      },
+      TICK_MS - (((this.clock.now() % TICK_MS) + TICK_MS) % TICK_MS),
+    )
     this.cancelTick = cancelFirst
     await subscribed
   }
@@ -412,9 +491,18 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       // the partitions come later, once the live trackers are known.
       const so = this.scaleOut
       // Beacon states are not partitioned: every tracker reads them all (bounded: beacon-claims.ts).
-      const base = [anyGatewayStatusTopic(this.topicPrefix), this.reader.syncTopic, `${this.topicPrefix}/gateways/+/beacons/+`, this.forgetTopic]
+      const base = [
+        anyGatewayStatusTopic(this.topicPrefix),
+        this.reader.syncTopic,
+        `${this.topicPrefix}/gateways/+/beacons/+`,
+        this.forgetTopic,
+      ]
       const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
-      await watchAck(this.#options.ackTimeoutMs, (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')), link.subscribe(filters, 1))
+      await watchAck(
+        this.#options.ackTimeoutMs,
+        (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')),
+        link.subscribe(filters, 1),
+      )
     } catch (error) {
       // Lost the connection meanwhile: the next `connected` subscribes again. Stopped meanwhile: nothing to say.
       if (this.stopped) return
@@ -448,10 +536,12 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const link = this.#link
     if (link === undefined || this.stopped) return
     this.ghostsRead = true
-    this.ghosts.read(link, this.reader, () => this.clock.now()).catch(() => {
-      // Lost the connection meanwhile: read again on the next one.
-      this.ghostsRead = false
-    })
+    this.ghosts
+      .read(link, this.reader, () => this.clock.now())
+      .catch(() => {
+        // Lost the connection meanwhile: read again on the next one.
+        this.ghostsRead = false
+      })
   }
 
   private onMessage(topic: string, payload: Buffer, retained = false): void {
@@ -510,7 +600,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // A positioner on its own thread estimates this tick's beacons there first; placing them is
     // then a few comparisons each, in one step.
     const order = this.positioner?.prepare === undefined ? [] : this.state.tickOrder(now)
-    const ready = order.length === 0 ? undefined : this.positioner?.prepare?.(order, this.state.positionTime(now), THREAD_BUDGET_MS)
+    const ready =
+      order.length === 0 ? undefined : this.positioner?.prepare?.(order, this.state.positionTime(now), THREAD_BUDGET_MS)
     if (ready !== undefined) {
       this.ticking = true
       void ready.then((estimated) => {
@@ -570,8 +661,14 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     // A named beacon skips the dwell, but on a site with rooms it waits for its first room: announced
     // earlier, Home Assistant's Room sensor would show `home` (present, no room yet) before the room.
     const roomless = (this.site?.rooms.length ?? 0) === 0
-    const vouched = (id: string): boolean => facts.named(id) && (roomless || this.state.get(id, now)?.room !== undefined)
-    this.topics.discovery(now, (id) => this.state.get(id, now), (id) => facts.listed(id), vouched)
+    const vouched = (id: string): boolean =>
+      facts.named(id) && (roomless || this.state.get(id, now)?.room !== undefined)
+    this.topics.discovery(
+      now,
+      (id) => this.state.get(id, now),
+      (id) => facts.listed(id),
+      vouched,
+    )
     // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
     // that subscribes late (the message is retained anyway) without a message per beacon per second.
     const moving = (id: string): boolean => this.facts.moving(id)

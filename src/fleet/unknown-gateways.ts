@@ -22,7 +22,8 @@ export class UnknownGateways {
 
   /** True for the first batch of a gateway the site (of receivers) does not declare. */
   firstSight(gateway: string): boolean {
-    if (this.site === undefined || this.site.kind !== 'receivers' || this.site.anchor(gateway) !== undefined) return false
+    if (this.site === undefined || this.site.kind !== 'receivers' || this.site.anchor(gateway) !== undefined)
+      return false
     if (this.reported.has(gateway)) return false
     if (this.reported.size >= this.max) {
       this.unreported++

@@ -26,8 +26,11 @@ export function isReading(r: unknown): r is RssiReading {
   const o = r as Record<string, unknown>
   return (
     isBeaconId(o.id) &&
-    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
-    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
+    typeof o.rssi === 'number' &&
+    o.rssi >= -127 &&
+    o.rssi <= 20 &&
+    typeof o.lastSeen === 'number' &&
+    Number.isFinite(o.lastSeen) &&
     (o.measuredPower === undefined || (typeof o.measuredPower === 'number' && Number.isFinite(o.measuredPower)))
   )
 }
@@ -53,9 +56,13 @@ function isGatewayReading(g: unknown): g is SeedGateway {
   if (typeof g !== 'object' || g === null) return false
   const o = g as Record<string, unknown>
   return (
-    typeof o.gateway === 'string' && GATEWAY_ID.test(o.gateway) &&
-    typeof o.rssi === 'number' && o.rssi >= -127 && o.rssi <= 20 &&
-    typeof o.lastSeen === 'number' && Number.isFinite(o.lastSeen) &&
+    typeof o.gateway === 'string' &&
+    GATEWAY_ID.test(o.gateway) &&
+    typeof o.rssi === 'number' &&
+    o.rssi >= -127 &&
+    o.rssi <= 20 &&
+    typeof o.lastSeen === 'number' &&
+    Number.isFinite(o.lastSeen) &&
     (o.distance === undefined || (typeof o.distance === 'number' && Number.isFinite(o.distance)))
   )
 }
@@ -64,13 +71,31 @@ function isGatewayReading(g: unknown): g is SeedGateway {
 export function parseSeed(id: string, body: unknown): SeedState | undefined {
   if (typeof body !== 'object' || body === null) return undefined
   const o = body as Record<string, unknown>
-  if (o.id !== id || !isBeaconId(id) || o.present !== true || !Array.isArray(o.gateways) || o.gateways.length > 1024) return undefined
-  if (typeof o.firstSeen !== 'number' || !Number.isFinite(o.firstSeen) || typeof o.lastSeen !== 'number' || !Number.isFinite(o.lastSeen)) return undefined
+  if (o.id !== id || !isBeaconId(id) || o.present !== true || !Array.isArray(o.gateways) || o.gateways.length > 1024)
+    return undefined
+  if (
+    typeof o.firstSeen !== 'number' ||
+    !Number.isFinite(o.firstSeen) ||
+    typeof o.lastSeen !== 'number' ||
+    !Number.isFinite(o.lastSeen)
+  )
+    return undefined
   if (o.room !== undefined && (typeof o.room !== 'string' || o.room.length > 256)) return undefined
   const gateways: SeedGateway[] = []
   for (const g of o.gateways as unknown[]) {
     if (!isGatewayReading(g)) return undefined
-    gateways.push({ gateway: g.gateway, rssi: g.rssi, lastSeen: g.lastSeen, ...(g.distance === undefined ? {} : { distance: g.distance }) })
+    gateways.push({
+      gateway: g.gateway,
+      rssi: g.rssi,
+      lastSeen: g.lastSeen,
+      ...(g.distance === undefined ? {} : { distance: g.distance }),
+    })
   }
-  return { id, ...(o.room === undefined ? {} : { room: o.room as string }), gateways, firstSeen: o.firstSeen, lastSeen: o.lastSeen }
+  return {
+    id,
+    ...(o.room === undefined ? {} : { room: o.room as string }),
+    gateways,
+    firstSeen: o.firstSeen,
+    lastSeen: o.lastSeen,
+  }
 }

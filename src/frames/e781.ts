@@ -155,7 +155,15 @@ function setCommon(batteryByte: number, a: number, b: number, power: number, out
   if (mp !== undefined) out.measuredPower = mp
 }
 
-function setSensors(temp: number, lightHi: number, lightLo: number, count: number, moving: number, fw: number, out: ReadingDraft): void {
+function setSensors(
+  temp: number,
+  lightHi: number,
+  lightLo: number,
+  count: number,
+  moving: number,
+  fw: number,
+  out: ReadingDraft,
+): void {
   out.temperature = temperature(temp, fw)
   out.light = light(lightHi, lightLo)
   out.accelerometerCount = count
@@ -201,13 +209,21 @@ export function encodeE781(f: E781Fields, opts: E781EncodeOptions = {}): Uint8Ar
   const fw = firmwareByte(f.firmwareVersion)
   const modeByte = opts.modeByte ?? f.mode
   if (e781Mode(modeByte) !== f.mode) {
-    throw new InvalidOptionError('invalid_option', `modeByte 0x${HEX_LOWER[modeByte & 0xff]} does not select mode 0x${HEX_LOWER[f.mode]}.`, {
-      option: 'modeByte',
-    })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `modeByte 0x${HEX_LOWER[modeByte & 0xff]} does not select mode 0x${HEX_LOWER[f.mode]}.`,
+      {
+        option: 'modeByte',
+      },
+    )
   }
   const split = f.mode === 0x41 || f.mode === 0x42
   if (split && opts.key === undefined) {
-    throw new InvalidOptionError('invalid_option', `Mode 0x${HEX_LOWER[f.mode]} is always encrypted: pass a broadcast key.`, { option: 'key' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `Mode 0x${HEX_LOWER[f.mode]} is always encrypted: pass a broadcast key.`,
+      { option: 'key' },
+    )
   }
   const encrypt = opts.key !== undefined && (split || f.mode === 0x10 || f.mode === 0x20)
   const out = new Uint8Array(f.mode === 0x50 ? 6 : E781_ENCRYPTED_LENGTH)
@@ -260,7 +276,14 @@ function writeCommon(b: Uint8Array, batteryAt: number, aAt: number, bAt: number,
   b[powerAt] = f.measuredPower === undefined ? 0 : checkInt('measuredPower', f.measuredPower, -128, 127) & 0xff
 }
 
-function writeSensors(b: Uint8Array, tempAt: number, countAt: number, movingAt: number, f: E781Fields, fw: number): void {
+function writeSensors(
+  b: Uint8Array,
+  tempAt: number,
+  countAt: number,
+  movingAt: number,
+  f: E781Fields,
+  fw: number,
+): void {
   b[tempAt] = temperatureByte(f.temperature ?? null, fw)
   const [hi, lo] = lightBytes(f.light ?? null)
   b[tempAt + 1] = hi

@@ -9,8 +9,20 @@ const SCHEMES: readonly string[] = ['http://www.', 'https://www.', 'http://', 'h
 
 /** Expansion codes 0x00–0x0D. The "/"-suffixed forms come first, so the first match is the longest. */
 const EXPANSIONS: readonly string[] = [
-  '.com/', '.org/', '.edu/', '.net/', '.info/', '.biz/', '.gov/',
-  '.com', '.org', '.edu', '.net', '.info', '.biz', '.gov',
+  '.com/',
+  '.org/',
+  '.edu/',
+  '.net/',
+  '.info/',
+  '.biz/',
+  '.gov/',
+  '.com',
+  '.org',
+  '.edu',
+  '.net',
+  '.info',
+  '.biz',
+  '.gov',
 ]
 
 /** At most 17 encoded bytes fit after the frame type, tx power and scheme bytes. */

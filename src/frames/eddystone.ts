@@ -5,13 +5,7 @@
  * or carrying reserved codes yields `null` — nothing is guessed. Encoders sit beside them.
  */
 import { InvalidOptionError } from '../errors.js'
-import type {
-  EddystoneEid,
-  EddystoneInfo,
-  EddystonePlainTlm,
-  EddystoneUid,
-  EddystoneUrl,
-} from '../reading.js'
+import type { EddystoneEid, EddystoneInfo, EddystonePlainTlm, EddystoneUid, EddystoneUrl } from '../reading.js'
 import { MAX_ENCODED_URL_BYTES, compressUrl, expandUrl } from './eddystone-url.js'
 import { checkInt, writeHexBytes } from './fields.js'
 import { HEX_LOWER } from '../util/hex.js'
@@ -28,7 +22,6 @@ const TEMPERATURE_UNSUPPORTED = 0x8000
 const ENCRYPTED_TLM_LENGTH = 18
 const PLAIN_TLM_LENGTH = 14
 const EID_LENGTH = 10
-
 
 function hex(data: Uint8Array, start: number, end: number): string {
   let s = ''

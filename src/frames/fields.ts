@@ -87,7 +87,14 @@ export function serial3(b: Uint8Array, o: number): string {
 
 /** 6-byte serial → 12 upper-case hex digits. */
 export function serial6(b: Uint8Array, o: number): string {
-  return HEX_UPPER[b[o]] + HEX_UPPER[b[o + 1]] + HEX_UPPER[b[o + 2]] + HEX_UPPER[b[o + 3]] + HEX_UPPER[b[o + 4]] + HEX_UPPER[b[o + 5]]
+  return (
+    HEX_UPPER[b[o]] +
+    HEX_UPPER[b[o + 1]] +
+    HEX_UPPER[b[o + 2]] +
+    HEX_UPPER[b[o + 3]] +
+    HEX_UPPER[b[o + 4]] +
+    HEX_UPPER[b[o + 5]]
+  )
 }
 
 /** Writes validated hex digits as bytes at `o` (every encoder's hex fields go through here). */
@@ -131,7 +138,11 @@ export function temperatureByte(celsius: number | null, firmware: number): numbe
   if (celsius === null) return 0xff
   const raw = firmware < TEMPERATURE_OFFSET_DROPPED ? celsius + 10 : celsius
   if (!Number.isInteger(raw) || raw < -128 || raw > 127 || raw === -1) {
-    throw badField('temperature', celsius, `an integer whose raw byte fits −128…127 and is not −1 (firmware ${firmwareName(firmware)})`)
+    throw badField(
+      'temperature',
+      celsius,
+      `an integer whose raw byte fits −128…127 and is not −1 (firmware ${firmwareName(firmware)})`,
+    )
   }
   return raw & 0xff
 }
@@ -189,7 +200,9 @@ export function movingStateByte(state: MovingState): number {
 }
 
 /** Advertising interval in ms by the index in the low nibble of bit field A. */
-export const ADVERTISING_INTERVALS_MS: readonly number[] = [100, 152.5, 211.25, 318.75, 417.5, 546.25, 760, 852.5, 1022.5, 1285]
+export const ADVERTISING_INTERVALS_MS: readonly number[] = [
+  100, 152.5, 211.25, 318.75, 417.5, 546.25, 760, 852.5, 1022.5, 1285,
+]
 
 /** Highest transmit-power level a device can report. */
 export const MAX_TX_POWER_LEVEL = 11
@@ -211,7 +224,10 @@ export function transmitPowerDbm(model: number, level: number): number | undefin
  * place from the two values beside it rather than carried from frame to frame: a level merged
  * from one frame must never keep a dBm looked up for another frame's level or model.
  */
-export function transmitPowerDbmOf(r: { readonly hardwareModelName?: string; readonly transmitPower?: number }): number | undefined {
+export function transmitPowerDbmOf(r: {
+  readonly hardwareModelName?: string
+  readonly transmitPower?: number
+}): number | undefined {
   if (r.transmitPower === undefined || r.hardwareModelName === undefined) return undefined
   // Model names are always modelName()'s two upper-case hex digits.
   return transmitPowerDbm(parseInt(r.hardwareModelName, 16), r.transmitPower)
@@ -245,7 +261,8 @@ export function bitFieldAByte(transmitPower: number | undefined, advertisingInte
   let index = 0x0f
   if (advertisingInterval !== undefined) {
     index = ADVERTISING_INTERVALS_MS.indexOf(advertisingInterval)
-    if (index < 0) throw badField('advertisingInterval', advertisingInterval, `one of ${ADVERTISING_INTERVALS_MS.join(', ')} ms`)
+    if (index < 0)
+      throw badField('advertisingInterval', advertisingInterval, `one of ${ADVERTISING_INTERVALS_MS.join(', ')} ms`)
   }
   return (level << 4) | index
 }
@@ -287,7 +304,11 @@ export function checkInt(field: string, v: number, min: number, max: number): nu
 }
 
 function badField(field: string, value: unknown, expected: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', `${field} ${JSON.stringify(value)} cannot be encoded: expected ${expected}.`, {
-    option: field,
-  })
+  return new InvalidOptionError(
+    'invalid_option',
+    `${field} ${JSON.stringify(value)} cannot be encoded: expected ${expected}.`,
+    {
+      option: field,
+    },
+  )
 }

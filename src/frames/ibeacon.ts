@@ -31,11 +31,26 @@ export function isIBeacon(md: Uint8Array): boolean {
 export function uuidString(b: Uint8Array, o: number): string {
   const h = HEX_UPPER
   return (
-    h[b[o]] + h[b[o + 1]] + h[b[o + 2]] + h[b[o + 3]] + '-' +
-    h[b[o + 4]] + h[b[o + 5]] + '-' +
-    h[b[o + 6]] + h[b[o + 7]] + '-' +
-    h[b[o + 8]] + h[b[o + 9]] + '-' +
-    h[b[o + 10]] + h[b[o + 11]] + h[b[o + 12]] + h[b[o + 13]] + h[b[o + 14]] + h[b[o + 15]]
+    h[b[o]] +
+    h[b[o + 1]] +
+    h[b[o + 2]] +
+    h[b[o + 3]] +
+    '-' +
+    h[b[o + 4]] +
+    h[b[o + 5]] +
+    '-' +
+    h[b[o + 6]] +
+    h[b[o + 7]] +
+    '-' +
+    h[b[o + 8]] +
+    h[b[o + 9]] +
+    '-' +
+    h[b[o + 10]] +
+    h[b[o + 11]] +
+    h[b[o + 12]] +
+    h[b[o + 13]] +
+    h[b[o + 14]] +
+    h[b[o + 15]]
   )
 }
 
@@ -60,9 +75,13 @@ const UUID_PATTERN = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a
 /** Encodes an iBeacon manufacturer-data element (company id first, as noble delivers it). */
 export function encodeIBeacon(frame: IBeaconFrame): Uint8Array {
   if (typeof frame.proximityUUID !== 'string' || !UUID_PATTERN.test(frame.proximityUUID)) {
-    throw new InvalidOptionError('invalid_option', 'proximityUUID must be 32 hex digits, optionally in 8-4-4-4-12 form.', {
-      option: 'proximityUUID',
-    })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'proximityUUID must be 32 hex digits, optionally in 8-4-4-4-12 form.',
+      {
+        option: 'proximityUUID',
+      },
+    )
   }
   const out = new Uint8Array(IBEACON_LENGTH)
   out.set([0x4c, 0x00, 0x02, 0x15])

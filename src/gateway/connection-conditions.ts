@@ -24,7 +24,10 @@ export interface ConnectionConditions {
 }
 
 /** Follows one broker connection and logs its conditions through `conditions` (or a ConditionLog of its own on `log`). */
-export function connectionConditions(log: Logger, conditions: ConditionLog = new ConditionLog(log)): ConnectionConditions {
+export function connectionConditions(
+  log: Logger,
+  conditions: ConditionLog = new ConditionLog(log),
+): ConnectionConditions {
   let holding: NodeJS.Timeout | undefined
   const stopHolding = (): void => {
     if (holding !== undefined) clearTimeout(holding)
@@ -46,7 +49,10 @@ export function connectionConditions(log: Logger, conditions: ConditionLog = new
       if (conditions.isActive(TAKEN_OVER) && holding === undefined) {
         holding = setTimeout(() => {
           holding = undefined
-          conditions.clear(TAKEN_OVER, `mqtt: the session has held for ${TAKEOVER_WINDOW_MS / 1000} s: no other client takes it over any more`)
+          conditions.clear(
+            TAKEN_OVER,
+            `mqtt: the session has held for ${TAKEOVER_WINDOW_MS / 1000} s: no other client takes it over any more`,
+          )
         }, TAKEOVER_WINDOW_MS).unref()
       }
     },

@@ -10,13 +10,26 @@ import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsFlags } from './config.js'
 
 /** Starts the metrics server for `endpoint` and says where it is. */
-export async function startMetrics(flags: MetricsFlags, endpoint: MetricsEndpoint, stderr: { write(text: string): unknown }): Promise<MetricsServer> {
+export async function startMetrics(
+  flags: MetricsFlags,
+  endpoint: MetricsEndpoint,
+  stderr: { write(text: string): unknown },
+): Promise<MetricsServer> {
   await endpoint.ready()
-  const server = await startMetricsServer({ endpoint, host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }) })
+  const server = await startMetricsServer({
+    endpoint,
+    host: flags.host,
+    port: flags.port,
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+  })
   if (server.generatedToken !== undefined) {
-    stderr.write(`beaconkit: metrics at ${server.url} and /healthz; a generated access token (send it as Authorization: Bearer <token>): ${server.generatedToken}\n`)
+    stderr.write(
+      `beaconkit: metrics at ${server.url} and /healthz; a generated access token (send it as Authorization: Bearer <token>): ${server.generatedToken}\n`,
+    )
   } else if (server.tokenRequired) {
-    stderr.write(`beaconkit: metrics at ${server.url} and /healthz (send the --metrics-token as Authorization: Bearer <token>)\n`)
+    stderr.write(
+      `beaconkit: metrics at ${server.url} and /healthz (send the --metrics-token as Authorization: Bearer <token>)\n`,
+    )
   } else {
     stderr.write(`beaconkit: metrics at ${server.url} and /healthz\n`)
   }

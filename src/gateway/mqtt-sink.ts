@@ -29,7 +29,9 @@ export interface RunningMqtt {
 
 /** This machine's name as a gateway id (`[A-Za-z0-9_-]`, at most 64 characters). */
 export function defaultGatewayId(): string {
-  const id = hostname().replace(/[^A-Za-z0-9_-]/g, '-').slice(0, 64)
+  const id = hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '-')
+    .slice(0, 64)
   return id === '' || /^-+$/.test(id) ? 'gateway' : id
 }
 
@@ -40,7 +42,9 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
     ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
     ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }),
     ...(flags.haBeacons === undefined ? {} : { beacons: flags.haBeacons }),
-    ...(flags.beaconNames === undefined || flags.beaconNames.length === 0 ? {} : { names: new BeaconNames(flags.beaconNames) }),
+    ...(flags.beaconNames === undefined || flags.beaconNames.length === 0
+      ? {}
+      : { names: new BeaconNames(flags.beaconNames) }),
   }
 }
 
@@ -48,7 +52,12 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
 export const MAX_QUEUED_EVENTS = 10_000
 
 /** Starts publishing; waits up to `waitMs` for the first connection. */
-export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource, log: Logger, waitMs = 10_000): Promise<RunningMqtt> {
+export async function startMqtt(
+  flags: MqttFlags,
+  scanner: PublisherEventSource,
+  log: Logger,
+  waitMs = 10_000,
+): Promise<RunningMqtt> {
   const publisher = new MqttPublisher({
     url: flags.url,
     maxQueuedEvents: MAX_QUEUED_EVENTS,
@@ -70,7 +79,11 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
   const repeated = new RepeatedWarnings(
     (text, key, first) => (first ? conditions.start(dropKey(key), text) : log.warn(text)),
     undefined,
-    (key, total) => conditions.clear(dropKey(key), `mqtt: no events dropped (${key}) for a while; ${formatCount(total)} dropped in all`),
+    (key, total) =>
+      conditions.clear(
+        dropKey(key),
+        `mqtt: no events dropped (${key}) for a while; ${formatCount(total)} dropped in all`,
+      ),
   )
   // An acknowledgement warning says "mqtt: …" itself; what the disk queue found gets a prefix.
   // A stall and its end are one condition.
@@ -82,10 +95,20 @@ export async function startMqtt(flags: MqttFlags, scanner: PublisherEventSource,
   publisher.on('dropped', (info) => {
     if (info.kind !== 'event') return
     const from = info.segment === undefined ? '' : ` from queue segment ${info.segment}`
-    repeated.add(`${info.reason}${from}`, info.count, (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`)
+    repeated.add(
+      `${info.reason}${from}`,
+      info.count,
+      (n) => `mqtt: dropped ${formatCount(n)} events (${info.reason})${from}`,
+    )
   })
   // The event queue near its bound: the broker is away or slower than the beacons.
-  const stopWatching = watchQueueFill(conditions, 'mqtt.queue_near_bound', `mqtt: the event queue (${formatCount(MAX_QUEUED_EVENTS)} events)`, () => publisher.stats.pending / MAX_QUEUED_EVENTS, () => ({ pending: publisher.stats.pending }))
+  const stopWatching = watchQueueFill(
+    conditions,
+    'mqtt.queue_near_bound',
+    `mqtt: the event queue (${formatCount(MAX_QUEUED_EVENTS)} events)`,
+    () => publisher.stats.pending / MAX_QUEUED_EVENTS,
+    () => ({ pending: publisher.stats.pending }),
+  )
   publisher.attach(scanner)
   const connected = new Promise<boolean>((resolve) => {
     publisher.once('connected', () => resolve(true))

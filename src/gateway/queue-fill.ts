@@ -18,10 +18,17 @@ const QUEUE_CHECK_MS = 1000
  * Looks at `fill()` (0 empty … 1 at the bound) every second and reports the condition `key`;
  * `what` names the queue in the lines (`mqtt: the event queue`). Returns the function that stops watching.
  */
-export function watchQueueFill(conditions: ConditionLog, key: string, what: string, fill: () => number, fields: () => Record<string, unknown> = () => ({})): () => void {
+export function watchQueueFill(
+  conditions: ConditionLog,
+  key: string,
+  what: string,
+  fill: () => number,
+  fields: () => Record<string, unknown> = () => ({}),
+): () => void {
   const timer = setInterval(() => {
     const f = fill()
-    if (f >= QUEUE_NEAR) conditions.start(key, `${what} is ${Math.round(f * 100)}% full; the oldest go beyond its bound`, fields())
+    if (f >= QUEUE_NEAR)
+      conditions.start(key, `${what} is ${Math.round(f * 100)}% full; the oldest go beyond its bound`, fields())
     else if (f <= QUEUE_CLEAR) conditions.clear(key, `${what} is back to ${Math.round(f * 100)}% full`, fields())
   }, QUEUE_CHECK_MS)
   timer.unref()

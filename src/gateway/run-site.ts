@@ -143,10 +143,19 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
     })
   const prefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   // The broker options are checked, and the password read, as the publisher does it.
-  const checked = resolvePublisherOptions({ url: options.url, gatewayId: 'sim', ...(options.username === undefined ? {} : { username: options.username }), ...(options.passwordFile === undefined ? {} : { passwordFile: options.passwordFile }) })
+  const checked = resolvePublisherOptions({
+    url: options.url,
+    gatewayId: 'sim',
+    ...(options.username === undefined ? {} : { username: options.username }),
+    ...(options.passwordFile === undefined ? {} : { passwordFile: options.passwordFile }),
+  })
   const secrets = await checked.readSecrets()
   const mqtt = await loadMqtt()
-  const idPrefix = options.clientIdPrefix ?? `beaconkit-sim-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${process.pid}`
+  const idPrefix =
+    options.clientIdPrefix ??
+    `beaconkit-sim-${hostname()
+      .replace(/[^A-Za-z0-9_-]/g, '')
+      .slice(0, 16)}-${process.pid}`
   const waitMs = options.connectTimeoutMs ?? 10_000
   const runs = new Map<string, GatewayRun>()
   const killed: MqttPublisher[] = []
@@ -162,7 +171,12 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
       reconnectPeriod: 1000,
       connectTimeout: waitMs,
       queueQoSZero: false,
-      will: { topic: topics.status, payload: Buffer.from(statusPayload('offline', sim.clock?.now() ?? Date.now())), qos: 1, retain: true },
+      will: {
+        topic: topics.status,
+        payload: Buffer.from(statusPayload('offline', sim.clock?.now() ?? Date.now())),
+        qos: 1,
+        retain: true,
+      },
       ...(checked.username === undefined ? {} : { username: checked.username }),
       ...(secrets.password === undefined ? {} : { password: secrets.password }),
     })
@@ -175,7 +189,10 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
     })
     if (!ok) {
       client.end(true)
-      throw new MqttError('connection', `the simulated gateway ${id} could not reach the broker ${options.url} within ${waitMs} ms; is it running?`)
+      throw new MqttError(
+        'connection',
+        `the simulated gateway ${id} could not reach the broker ${options.url} within ${waitMs} ms; is it running?`,
+      )
     }
     return client
   }
@@ -191,7 +208,10 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
     })
     const sink = publisherSink(publisher)
     // A failed start leaves no connection behind (the root has already closed the publisher).
-    const gateway = await startGateway({ source: sim.source(id), ...(options.scanner === undefined ? {} : { scanner: options.scanner }), sinks: [sink] }, QUIET).catch((error: unknown) => {
+    const gateway = await startGateway(
+      { source: sim.source(id), ...(options.scanner === undefined ? {} : { scanner: options.scanner }), sinks: [sink] },
+      QUIET,
+    ).catch((error: unknown) => {
       client.end(true)
       throw error
     })
@@ -209,7 +229,8 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
 
   const get = (id: string): GatewayRun => {
     const run = runs.get(id)
-    if (run === undefined) throw new MqttError('closed', `the running site has no gateway ${id}; it has ${sim.gateways.join(', ')}`)
+    if (run === undefined)
+      throw new MqttError('closed', `the running site has no gateway ${id}; it has ${sim.gateways.join(', ')}`)
     return run
   }
 
@@ -250,7 +271,11 @@ export async function runSite(options: RunSiteOptions): Promise<RunningSite> {
       sim.advanceTo(time)
       await Promise.all([...runs.values()].filter((r) => r.alive).map((r) => r.publisher.flush(30_000)))
     },
-    rssiBatches: () => [...killed, ...[...runs.values()].filter((r) => r.alive).map((r) => r.publisher)].reduce((sum, p) => sum + p.stats.byKind.rssi, 0),
+    rssiBatches: () =>
+      [...killed, ...[...runs.values()].filter((r) => r.alive).map((r) => r.publisher)].reduce(
+        (sum, p) => sum + p.stats.byKind.rssi,
+        0,
+      ),
     async close(timeoutMs = 5000) {
       await sim.stop()
       // All at once: a silent broker costs one deadline, not one per gateway.

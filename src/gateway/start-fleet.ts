@@ -80,12 +80,19 @@ export interface RunningFleet {
 function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
   const anchors = site.anchorList()
   if (!anchors.some((a) => a.foreign === true)) return {}
-  const ids = (foreign: boolean): Set<string> => new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
+  const ids = (foreign: boolean): Set<string> =>
+    new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
   return { nativeNodes: ids(false), foreignNodes: ids(true) }
 }
 
 /** The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its warnings and errors become the fleet's warnings. */
-function foreignBridge(options: NonNullable<FleetConfig['inputs']>, url: string, m: MqttFlags, site: Site | undefined, warn: (text: string) => void): ForeignBridge {
+function foreignBridge(
+  options: NonNullable<FleetConfig['inputs']>,
+  url: string,
+  m: MqttFlags,
+  site: Site | undefined,
+  warn: (text: string) => void,
+): ForeignBridge {
   const bridge = new ForeignBridge({
     ...options,
     url,
@@ -118,9 +125,18 @@ export async function startFleet(
   }
   const { site, mqtt: m } = config
   try {
-    const recorder = config.record === undefined ? undefined : await FleetRecorder.create(config.record.file, { ...(site === undefined ? {} : { site }), force: config.record.force })
+    const recorder =
+      config.record === undefined
+        ? undefined
+        : await FleetRecorder.create(config.record.file, {
+            ...(site === undefined ? {} : { site }),
+            force: config.record.force,
+          })
     if (recorder !== undefined) started.push(recorder)
-    const broker = config.embeddedBroker === undefined ? undefined : await startBroker({ port: config.embeddedBroker, host: '127.0.0.1' })
+    const broker =
+      config.embeddedBroker === undefined
+        ? undefined
+        : await startBroker({ port: config.embeddedBroker, host: '127.0.0.1' })
     if (broker !== undefined) started.push(broker)
     const url = broker?.url ?? m.url
     const tracker = new FleetTracker({
@@ -133,19 +149,45 @@ export async function startFleet(
     })
     recorder?.attach(tracker)
     // Started before the tracker: the foreign nodes' gateways are on the broker by the time it listens.
-    const inputs = config.inputs === undefined ? undefined : foreignBridge(config.inputs, url, m, site, (text) => log.warn(text))
+    const inputs =
+      config.inputs === undefined ? undefined : foreignBridge(config.inputs, url, m, site, (text) => log.warn(text))
     if (inputs !== undefined) {
       started.push(inputs)
       await inputs.start()
     }
     // The details panel reads the gateways' retained beacon states through its own subscription.
-    const details = config.http === undefined ? undefined : new MqttBeaconDetails({ url, gateways: new FleetGateways(tracker, site), clock: tracker.clock, ...brokerSettings(m) })
+    const details =
+      config.http === undefined
+        ? undefined
+        : new MqttBeaconDetails({
+            url,
+            gateways: new FleetGateways(tracker, site),
+            clock: tracker.clock,
+            ...brokerSettings(m),
+          })
     // Listens to the tracker's connection events from before its start, so /healthz knows.
-    const metrics = config.http === undefined && config.metrics === undefined ? undefined : new MetricsEndpoint({ tracker })
+    const metrics =
+      config.http === undefined && config.metrics === undefined ? undefined : new MetricsEndpoint({ tracker })
     if (metrics !== undefined) started.push({ close: async () => metrics.close() })
-    const web = config.http === undefined ? undefined : await startWeb(config.http, { fleet: tracker, ...(site === undefined ? {} : { site }), ...(config.siteImage === undefined ? {} : { image: config.siteImage }) }, hooks.stderr, details, metrics)
+    const web =
+      config.http === undefined
+        ? undefined
+        : await startWeb(
+            config.http,
+            {
+              fleet: tracker,
+              ...(site === undefined ? {} : { site }),
+              ...(config.siteImage === undefined ? {} : { image: config.siteImage }),
+            },
+            hooks.stderr,
+            details,
+            metrics,
+          )
     if (web !== undefined) started.push(web)
-    const metricsServer = config.metrics === undefined || metrics === undefined ? undefined : await startMetrics(config.metrics, metrics, hooks.stderr)
+    const metricsServer =
+      config.metrics === undefined || metrics === undefined
+        ? undefined
+        : await startMetrics(config.metrics, metrics, hooks.stderr)
     let stopping: Promise<MqttCloseResult> | undefined
     return {
       tracker,

@@ -135,7 +135,12 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
   let metricsServer: MetricsServer | undefined
   try {
     if (config.upload !== undefined) {
-      const running = await startUpload(config.upload, scanner, log.child({ component: 'upload' }), hooks.onUploadRefused)
+      const running = await startUpload(
+        config.upload,
+        scanner,
+        log.child({ component: 'upload' }),
+        hooks.onUploadRefused,
+      )
       upload = running
       started.push({ close: () => running.close() })
     }
@@ -156,7 +161,12 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
     }
     if (config.http !== undefined || config.metrics !== undefined) {
       // Built once the sinks it reads exist; it only listens to state changes until scraped.
-      const endpoint = new MetricsEndpoint({ scanner, source: config.source, ...(mqtt === undefined ? {} : { mqtt: mqtt.publisher }), ...(upload === undefined ? {} : { uploader: upload.uploader }) })
+      const endpoint = new MetricsEndpoint({
+        scanner,
+        source: config.source,
+        ...(mqtt === undefined ? {} : { mqtt: mqtt.publisher }),
+        ...(upload === undefined ? {} : { uploader: upload.uploader }),
+      })
       metrics = endpoint
       started.push({ close: async () => endpoint.close() })
     }
@@ -207,7 +217,10 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): 
         // clears those states before its status says offline).
         await scanner.stop()
         for (const part of [...started].reverse()) await part.close()
-        return { ...(mqttResult === undefined ? {} : { mqtt: mqttResult }), ...(upload?.failure === undefined ? {} : { uploadFailure: upload.failure }) }
+        return {
+          ...(mqttResult === undefined ? {} : { mqtt: mqttResult }),
+          ...(upload?.failure === undefined ? {} : { uploadFailure: upload.failure }),
+        }
       })()),
   }
 }

@@ -47,7 +47,12 @@ export async function startUpload(
 ): Promise<RunningUpload> {
   // The file wins: a flag typed now over a password the environment or a config file holds.
   const password = flags.passwordFile === undefined ? flags.password : await readPasswordFile(flags.passwordFile)
-  if (password === undefined) throw new InvalidOptionError('invalid_option', '--upload needs the account password: --password-file <file>, or upload.password / BEACONKIT_UPLOAD_PASSWORD', { option: 'password-file' })
+  if (password === undefined)
+    throw new InvalidOptionError(
+      'invalid_option',
+      '--upload needs the account password: --password-file <file>, or upload.password / BEACONKIT_UPLOAD_PASSWORD',
+      { option: 'password-file' },
+    )
   const client = new AccountClient({ baseUrl: flags.cloudUrl, email: flags.email, password })
   const say = (text: string): void => log.warn(client.scrub(text))
   const conditions = new ConditionLog(log)
@@ -56,7 +61,9 @@ export async function startUpload(
   } catch (error) {
     if (!(error instanceof AccountError)) throw error
     if (!TRANSIENT.has(error.code)) throw refused(error, client)
-    say(`could not check the account at ${client.baseUrl} now (${error.message}); records are queued and sent once it answers`)
+    say(
+      `could not check the account at ${client.baseUrl} now (${error.message}); records are queued and sent once it answers`,
+    )
   }
   const uploader = new Uploader({ client, ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }) })
   let failure: AccountError | undefined
@@ -68,7 +75,9 @@ export async function startUpload(
     }
     say(`upload error: ${error.message}`)
   })
-  uploader.on('retrying', (info) => say(`upload failed (${info.error.message}); retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`))
+  uploader.on('retrying', (info) =>
+    say(`upload failed (${info.error.message}); retry ${info.attempt} in ${Math.round(info.delayMs / 1000)} s`),
+  )
   // Queue warnings (a dead process's lock taken over, an unreadable segment) go where the
   // command's other warnings go, not to Node's process warnings.
   uploader.on('warning', (w) => say(`upload queue: ${w.message}`))
@@ -77,13 +86,28 @@ export async function startUpload(
   const repeated = new RepeatedWarnings(
     (text, key, first) => (first ? conditions.start(`upload.dropped:${key}`, client.scrub(text)) : say(text)),
     undefined,
-    (key, total) => conditions.clear(`upload.dropped:${key}`, `upload: no records dropped (${key}) for a while; ${formatCount(total)} dropped in all`),
+    (key, total) =>
+      conditions.clear(
+        `upload.dropped:${key}`,
+        `upload: no records dropped (${key}) for a while; ${formatCount(total)} dropped in all`,
+      ),
   )
   uploader.on('dropped', (info) =>
-    repeated.add(info.reason, info.count, (n) => `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`),
+    repeated.add(
+      info.reason,
+      info.count,
+      (n) =>
+        `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`,
+    ),
   )
   // The queue near its bound: the account interface is away or slower than the beacons.
-  const stopWatching = watchQueueFill(conditions, 'upload.queue_near_bound', 'upload: the record queue', () => uploader.queueFill, () => ({ pending: uploader.pending }))
+  const stopWatching = watchQueueFill(
+    conditions,
+    'upload.queue_near_bound',
+    'upload: the record queue',
+    () => uploader.queueFill,
+    () => ({ pending: uploader.pending }),
+  )
   const detach = uploader.attach(scanner)
   return {
     uploader,

@@ -21,9 +21,17 @@ export async function startWeb(
   details?: DetailsSource,
   metrics?: MetricsEndpoint,
 ): Promise<MapServer> {
-  const server = await startMapServer({ host: flags.host, port: flags.port, ...(flags.token === undefined ? {} : { token: flags.token }), ...what, ...(details === undefined ? {} : { details }), ...(metrics === undefined ? {} : { metrics }) })
+  const server = await startMapServer({
+    host: flags.host,
+    port: flags.port,
+    ...(flags.token === undefined ? {} : { token: flags.token }),
+    ...what,
+    ...(details === undefined ? {} : { details }),
+    ...(metrics === undefined ? {} : { metrics }),
+  })
   if (server.tokenRequired) {
-    const given = flags.token === undefined ? ' (a generated access token: anyone with this address can see the map)' : ''
+    const given =
+      flags.token === undefined ? ' (a generated access token: anyone with this address can see the map)' : ''
     stderr.write(`beaconkit: live map at ${server.pageUrl}${given}\n`)
   } else {
     stderr.write(`beaconkit: live map at ${server.url}\n`)

@@ -21,7 +21,9 @@ import { checkGatewayId, GATEWAY_ID, inputsStatusTopic } from '../mqtt/topics.js
 export function defaultBridgeId(clientId: string | undefined): string {
   const fromClient = clientId?.replace(/[^A-Za-z0-9_-]/g, '_').slice(0, 128)
   if (fromClient !== undefined && GATEWAY_ID.test(fromClient)) return fromClient
-  return `beaconkit-inputs-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}`.replace(/-$/, '')
+  return `beaconkit-inputs-${hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '')
+    .slice(0, 16)}`.replace(/-$/, '')
 }
 
 /** The checked bridge id: the given one (a topic level, as a gateway id), else {@link defaultBridgeId}. */

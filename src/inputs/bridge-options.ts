@@ -11,7 +11,10 @@ import { zeroSweepStats } from './stale-sweep.js'
 import type { StaleSweepStats } from './stale-sweep.js'
 
 /** Options of {@link ForeignBridge}. */
-export interface ForeignBridgeOptions extends Pick<MqttPublisherOptions, 'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'> {
+export interface ForeignBridgeOptions extends Pick<
+  MqttPublisherOptions,
+  'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'
+> {
   /** The inputs to listen to (at least one). */
   inputs: readonly ForeignInput[]
   /** beaconkit's topic prefix the nodes publish under (default `beaconkit`). */

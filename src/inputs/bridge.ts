@@ -92,7 +92,12 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
 
   constructor(config: ForeignBridgeOptions) {
     super()
-    this.#node = { keyring: config.keyring, knownNodes: config.knownNodes, topicPrefix: config.topicPrefix, goneTimeoutMs: config.goneTimeoutMs }
+    this.#node = {
+      keyring: config.keyring,
+      knownNodes: config.knownNodes,
+      topicPrefix: config.topicPrefix,
+      goneTimeoutMs: config.goneTimeoutMs,
+    }
     if (config.inputs.length === 0) throw new TypeError('ForeignBridge needs at least one input')
     this.#options = resolvePublisherOptions({ ...config, gatewayId: 'inputs' })
     this.clock = config.clock ?? new RealClock()
@@ -122,13 +127,23 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
 
   /** What JSON.stringify shows: its id, the inputs and the counters; never credentials. */
   toJSON(): { bridgeId: string; inputs: string[]; stats: ForeignBridgeStats } {
-    return { bridgeId: this.bridgeId, inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`), stats: this.stats }
+    return {
+      bridgeId: this.bridgeId,
+      inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`),
+      stats: this.stats,
+    }
   }
 
   /** Counters (a copy). */
   get stats(): ForeignBridgeStats {
     const s = this.#stats
-    return { ...s, advertisements: { ...s.advertisements }, rejected: { ...s.rejected }, sweep: { ...s.sweep }, nodes: this.#nodes.size }
+    return {
+      ...s,
+      advertisements: { ...s.advertisements },
+      rejected: { ...s.rejected },
+      sweep: { ...s.sweep },
+      nodes: this.#nodes.size,
+    }
   }
 
   /** The foreign nodes publishing as gateways now. */
@@ -176,7 +191,16 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   private async sweep(link: MqttLink, graceEnds: number): Promise<boolean> {
     const prefix = this.#options.topicPrefix
     const live = (node: string): boolean => this.#nodes.has(node)
-    const result = await sweepStaleNodes(link, { prefix, bridgeId: this.bridgeId, markerTopic: this.#status.topic, maxNodes: this.#maxNodes, graceEnds, clock: this.clock, live, signal: this.#stopping.signal })
+    const result = await sweepStaleNodes(link, {
+      prefix,
+      bridgeId: this.bridgeId,
+      markerTopic: this.#status.topic,
+      maxNodes: this.#maxNodes,
+      graceEnds,
+      clock: this.clock,
+      live,
+      signal: this.#stopping.signal,
+    })
     this.#stats.sweep = result.stats
     if (!this.#closed && result.complete) this.emit('swept', { ...result.stats })
     return result.complete
@@ -216,8 +240,13 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     this.#stats.advertisements[message.carries]++
     // Said once per node: OMG/Theengs without raw data (even for the iBeacons rebuilt from decoded
     // keys: no vendor frames, sensors or private broadcasts); ESPresense for its non-iBeacon ids.
-    if (message.carries === 'address' || (message.carries === 'ibeacon' && input.format !== 'espresense')) this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
-    const adv = { ...message.advertisement, rssi: message.advertisement.rssi + (input.rssiOffsetDb ?? 0), timestamp: this.clock.now() }
+    if (message.carries === 'address' || (message.carries === 'ibeacon' && input.format !== 'espresense'))
+      this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
+    const adv = {
+      ...message.advertisement,
+      rssi: message.advertisement.rssi + (input.rssiOffsetDb ?? 0),
+      timestamp: this.clock.now(),
+    }
     if (message.carries !== 'address') node.source.push(adv)
     else if (node.beacons.addresses.size < this.#maxDevices) node.beacons.addresses.ingest(adv)
     else this.#stats.devicesRefused++
@@ -250,7 +279,11 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     if (this.#nodes.size >= this.#maxNodes && client !== undefined) this.makeRoom(inSite)
     if (this.#nodes.size >= this.#maxNodes || client === undefined) {
       this.#stats.nodesRefused++
-      if (client !== undefined) this.noteOnce('max-nodes', `more than ${this.#maxNodes} foreign nodes: messages of further nodes are skipped (counted)`)
+      if (client !== undefined)
+        this.noteOnce(
+          'max-nodes',
+          `more than ${this.#maxNodes} foreign nodes: messages of further nodes are skipped (counted)`,
+        )
       return undefined
     }
     if (this.#node.knownNodes !== undefined && !inSite) {
@@ -258,12 +291,23 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     }
     // Each node's publisher watches the shared client (five listeners): not a leak, a bounded table.
     const listening = client as typeof client & { setMaxListeners?(n: number): unknown; getMaxListeners?(): number }
-    if ((listening.getMaxListeners?.() ?? Infinity) < 8 * this.#maxNodes + 32) listening.setMaxListeners?.(8 * this.#maxNodes + 32)
+    if ((listening.getMaxListeners?.() ?? Infinity) < 8 * this.#maxNodes + 32)
+      listening.setMaxListeners?.(8 * this.#maxNodes + 32)
     const source = new NodeSource(this.clock)
     const gone = this.#node.goneTimeoutMs
-    const scanner = new BeaconScanner({ source, clock: this.clock, ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }), ...(gone === undefined ? {} : { goneTimeoutMs: gone }) })
+    const scanner = new BeaconScanner({
+      source,
+      clock: this.clock,
+      ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }),
+      ...(gone === undefined ? {} : { goneTimeoutMs: gone }),
+    })
     const beacons = new NodeBeacons(scanner, gone)
-    const publisher = new MqttPublisher({ client, gatewayId: name, statusFields: { via: this.bridgeId }, ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }) })
+    const publisher = new MqttPublisher({
+      client,
+      gatewayId: name,
+      statusFields: { via: this.bridgeId },
+      ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }),
+    })
     publisher.on('error', (e) => this.emit('error', e))
     scanner.on('error', (e) => this.emit('error', e))
     publisher.attach(beacons)
@@ -282,7 +326,8 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
    */
   private makeRoom(forSiteNode: boolean): void {
     let oldest: [string, ForeignNode] | undefined
-    for (const entry of this.#nodes) if (!entry[1].inSite && (oldest === undefined || entry[1].heard < oldest[1].heard)) oldest = entry
+    for (const entry of this.#nodes)
+      if (!entry[1].inSite && (oldest === undefined || entry[1].heard < oldest[1].heard)) oldest = entry
     if (oldest === undefined) return
     if (!forSiteNode && this.clock.now() - oldest[1].heard < this.#idleMs) return
     this.#stats.nodesEvicted++

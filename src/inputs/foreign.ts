@@ -73,7 +73,9 @@ export function jsonObject(payload: string): Record<string, unknown> | undefined
   } catch {
     return undefined
   }
-  return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+  return typeof value === 'object' && value !== null && !Array.isArray(value)
+    ? (value as Record<string, unknown>)
+    : undefined
 }
 
 /** `online` / `offline` availability payloads (OMG, Theengs and ESPresense alike); else undefined. */

@@ -15,7 +15,8 @@ export function uuidHex(text: string): string | undefined {
   const hex = text.replace(/-/g, '').toLowerCase()
   if (!UUID_HEX.test(hex)) return undefined
   // Dashes only where 8-4-4-4-12 puts them.
-  if (text.includes('-') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text)) return undefined
+  if (text.includes('-') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(text))
+    return undefined
   return hex
 }
 

@@ -24,10 +24,16 @@ export class NodeBeacons extends EventEmitter<NodeEvents> implements PublisherEv
   readonly addresses: AddressTable
   readonly #detach: () => void
 
-  constructor(readonly scanner: BeaconScanner, goneTimeoutMs: number | undefined) {
+  constructor(
+    readonly scanner: BeaconScanner,
+    goneTimeoutMs: number | undefined,
+  ) {
     super()
     this.clock = scanner.clock
-    this.addresses = new AddressTable(scanner.clock, goneTimeoutMs, { found: (b) => this.emit('found', b), gone: (b) => this.emit('gone', b) })
+    this.addresses = new AddressTable(scanner.clock, goneTimeoutMs, {
+      found: (b) => this.emit('found', b),
+      gone: (b) => this.emit('gone', b),
+    })
     const found = (b: Beacon): void => void this.emit('found', b)
     const gone = (b: Beacon): void => void this.emit('gone', b)
     const updated = (bs: Beacon[]): void => {

@@ -19,7 +19,9 @@ const MAX_AD_BYTES = 255
 const MAX_NAME = 248
 
 function bytes(value: unknown): Uint8Array | undefined {
-  return typeof value === 'string' && value.length <= 2 * MAX_AD_BYTES && HEX.test(value) ? Uint8Array.from(Buffer.from(value, 'hex')) : undefined
+  return typeof value === 'string' && value.length <= 2 * MAX_AD_BYTES && HEX.test(value)
+    ? Uint8Array.from(Buffer.from(value, 'hex'))
+    : undefined
 }
 
 /**

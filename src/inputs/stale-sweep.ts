@@ -119,7 +119,10 @@ export function isSweepTopic(prefix: string, markerTopic: string, topic: string)
 /** The checked `staleGraceMs` (default 30 s). */
 export function checkGraceMs(ms: unknown): number {
   if (ms === undefined) return 30_000
-  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0) throw new InvalidOptionError('invalid_option', `staleGraceMs must be a number of ms ≥ 0, not ${String(ms)}`, { option: 'staleGraceMs' })
+  if (typeof ms !== 'number' || !Number.isFinite(ms) || ms < 0)
+    throw new InvalidOptionError('invalid_option', `staleGraceMs must be a number of ms ≥ 0, not ${String(ms)}`, {
+      option: 'staleGraceMs',
+    })
   return ms
 }
 

@@ -82,10 +82,19 @@ export async function createLogger(options: CreateLoggerOptions = {}): Promise<L
   }
   if (format === 'json') {
     // The level by name (`"level":"warn"`): what a person greps for and jq selects on.
-    return wrap(pino({ ...common, formatters: { level: (label: string) => ({ level: label }) } }, { write: (line: string) => void stream.write(line) }))
+    return wrap(
+      pino(
+        { ...common, formatters: { level: (label: string) => ({ level: label }) } },
+        { write: (line: string) => void stream.write(line) },
+      ),
+    )
   }
   const { prettyFactory } = (await import('pino-pretty')).default
-  const pretty = prettyFactory({ colorize: stream.isTTY === true, translateTime: 'SYS:standard', ignore: 'pid,hostname,condition,state,component' })
+  const pretty = prettyFactory({
+    colorize: stream.isTTY === true,
+    translateTime: 'SYS:standard',
+    ignore: 'pid,hostname,condition,state,component',
+  })
   // prettyFactory formats one JSON line at a time on this thread: no transport worker, no pipe
   // that could lose the last lines at exit.
   return wrap(pino(common, { write: (line: string) => void stream.write(pretty(line)) }))

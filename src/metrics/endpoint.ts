@@ -54,7 +54,11 @@ export class MetricsEndpoint {
   async respond(pathname: string): Promise<MetricsResponse | undefined> {
     if (pathname === '/healthz') {
       const report = this.health.report()
-      return { status: report.status === 'ok' ? 200 : 503, contentType: 'application/json; charset=utf-8', body: `${JSON.stringify(report)}\n` }
+      return {
+        status: report.status === 'ok' ? 200 : 503,
+        contentType: 'application/json; charset=utf-8',
+        body: `${JSON.stringify(report)}\n`,
+      }
     }
     if (pathname === '/metrics') {
       const registry = await this.load()
@@ -66,6 +70,9 @@ export class MetricsEndpoint {
   /** Stops watching the parts and empties the registry. */
   close(): void {
     this.health.close()
-    void this.registry?.then((r) => r.clear(), () => undefined)
+    void this.registry?.then(
+      (r) => r.clear(),
+      () => undefined,
+    )
   }
 }

@@ -36,13 +36,18 @@ function readingAges(beacons: readonly FleetBeacon[], now: number): number[] {
  * Registers the fleet metrics of `parts.tracker` in `registry`; `connected` says whether the
  * tracker's broker connection is up (the tracker reports it by events, see health.ts).
  */
-export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, parts: MetricsSources, connected: () => boolean): void {
+export function registerFleetMetrics(
+  prom: Prom,
+  registry: PromClient.Registry,
+  parts: MetricsSources,
+  connected: () => boolean,
+): void {
   const tracker = parts.tracker
   if (tracker === undefined) return
   const registers = [registry]
   new prom.Counter({
     name: 'beaconkit_fleet_observations_total',
-    help: 'Readings the fleet tracker fused from the gateways\' RSSI batches (rate() gives observations per second).',
+    help: "Readings the fleet tracker fused from the gateways' RSSI batches (rate() gives observations per second).",
     registers,
     collect() {
       this.reset()
@@ -59,7 +64,7 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
   })
   new prom.Gauge({
     name: 'beaconkit_fleet_reading_age_seconds',
-    help: 'Age of each present beacon\'s freshest fused reading, by quantile over beacons: how far the fused view lags (stands in for a fusion delay histogram).',
+    help: "Age of each present beacon's freshest fused reading, by quantile over beacons: how far the fused view lags (stands in for a fusion delay histogram).",
     labelNames: ['quantile'],
     registers,
     collect() {
@@ -68,18 +73,19 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
   })
   new prom.Gauge({
     name: 'beaconkit_fleet_position_accuracy_meters',
-    help: 'The positioner\'s error estimate (accuracy radius) of the placed beacons, by quantile over beacons.',
+    help: "The positioner's error estimate (accuracy radius) of the placed beacons, by quantile over beacons.",
     labelNames: ['quantile'],
     registers,
     collect() {
       const radii: number[] = []
-      for (const b of tracker.beacons()) if (b.position !== undefined && Number.isFinite(b.position.accuracy)) radii.push(b.position.accuracy)
+      for (const b of tracker.beacons())
+        if (b.position !== undefined && Number.isFinite(b.position.accuracy)) radii.push(b.position.accuracy)
       setQuantiles(this, radii)
     },
   })
   new prom.Counter({
     name: 'beaconkit_fleet_positions_deferred_total',
-    help: 'Ticks\' room decisions made from a beacon\'s previous position because positioning ran out of its time (rate() above 0: the tracker is short of CPU for its positions).',
+    help: "Ticks' room decisions made from a beacon's previous position because positioning ran out of its time (rate() above 0: the tracker is short of CPU for its positions).",
     registers,
     collect() {
       this.reset()
@@ -115,7 +121,7 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
   new prom.Gauge({
     name: 'beaconkit_fleet_gateway_up',
     help:
-      'Whether each of the site\'s gateways is online (1) or not (0: offline, or not heard within gatewayForgetMs); ' +
+      "Whether each of the site's gateways is online (1) or not (0: offline, or not heard within gatewayForgetMs); " +
       'labels from the site file only, none without a site.',
     labelNames: ['gateway'],
     registers,
@@ -137,7 +143,7 @@ export function registerFleetMetrics(prom: Prom, registry: PromClient.Registry, 
   })
   new prom.Counter({
     name: 'beaconkit_mqtt_messages_sent_total',
-    help: 'MQTT messages handed to the broker (the fleet\'s states, presences and discovery).',
+    help: "MQTT messages handed to the broker (the fleet's states, presences and discovery).",
     registers,
     collect() {
       this.reset()

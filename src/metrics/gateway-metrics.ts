@@ -16,7 +16,7 @@ export type Prom = typeof PromClient
 export function registerBuildInfo(prom: Prom, registry: PromClient.Registry): void {
   const info = new prom.Gauge({
     name: 'beaconkit_build_info',
-    help: 'Always 1; the version label is the running beaconkit package\'s version.',
+    help: "Always 1; the version label is the running beaconkit package's version.",
     labelNames: ['version'],
     registers: [registry],
   })
@@ -133,7 +133,11 @@ export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry
  * `beaconkit_mqtt_refused_total{reason}`: what the broker will never take, read from a
  * publisher's or a tracker's `stats.refused` at scrape time (both count refusals alike).
  */
-export function registerRefused(prom: Prom, registers: PromClient.Registry[], refused: () => Readonly<Record<string, number>>): void {
+export function registerRefused(
+  prom: Prom,
+  registers: PromClient.Registry[],
+  refused: () => Readonly<Record<string, number>>,
+): void {
   new prom.Counter({
     name: 'beaconkit_mqtt_refused_total',
     help: 'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; never retried.',

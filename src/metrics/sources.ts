@@ -33,6 +33,9 @@ export function sourceLabel(source: AdvertisementSource | undefined): string {
   if (typeof source.adapter === 'string' && source.adapter !== '') return source.adapter
   const name = (source.constructor as { name?: unknown }).name
   if (typeof name !== 'string' || name === '') return 'source'
-  const kind = name.replace(/\d+$/, '').replace(/Source$/, '').toLowerCase()
+  const kind = name
+    .replace(/\d+$/, '')
+    .replace(/Source$/, '')
+    .toLowerCase()
   return kind === '' ? 'source' : kind
 }

@@ -46,7 +46,11 @@ async function loadAedes(): Promise<AedesModule> {
   try {
     return (await import(AEDES_MODULE)) as AedesModule
   } catch (error) {
-    throw new MqttError('not_installed', 'the aedes package is not installed: run `npm install aedes` next to beaconkit, or use Mosquitto', { cause: error })
+    throw new MqttError(
+      'not_installed',
+      'the aedes package is not installed: run `npm install aedes` next to beaconkit, or use Mosquitto',
+      { cause: error },
+    )
   }
 }
 
@@ -54,7 +58,10 @@ async function loadAedes(): Promise<AedesModule> {
 export async function startBroker(options: BrokerOptions = {}): Promise<RunningBroker> {
   const port = options.port ?? 1883
   const host = options.host ?? '127.0.0.1'
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, { option: 'port' })
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, {
+      option: 'port',
+    })
   const { Aedes } = await loadAedes()
   const aedes = await Aedes.createBroker()
   const sockets = new Set<Socket>()
@@ -71,12 +78,22 @@ export async function startBroker(options: BrokerOptions = {}): Promise<RunningB
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       const advice = 'choose another port (0 picks a free one)'
-      throw new TemporaryFailureError('port_in_use', `port ${port} on ${host} is in use (another broker?); ${advice}`, { cause: error })
+      throw new TemporaryFailureError('port_in_use', `port ${port} on ${host} is in use (another broker?); ${advice}`, {
+        cause: error,
+      })
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
-      throw new InvalidOptionError('invalid_option', `cannot listen on ${host}:${port} (${code}); check the host and port`, { option: 'host', cause: error })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `cannot listen on ${host}:${port} (${code}); check the host and port`,
+        { option: 'host', cause: error },
+      )
     }
-    throw new MqttError('broker_failed', `the embedded broker could not listen on ${host}:${port} (${code ?? 'error'})`, { cause: error })
+    throw new MqttError(
+      'broker_failed',
+      `the embedded broker could not listen on ${host}:${port} (${code ?? 'error'})`,
+      { cause: error },
+    )
   }
   const shownHost = urlHost(host)
   return {

@@ -13,7 +13,12 @@ import { takeoverError, TakeoverWatch } from './takeover.js'
 /** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
 export interface MqttClientLike {
   readonly connected: boolean
-  publish(topic: string, message: string | Buffer, opts: { qos: 0 | 1; retain: boolean }, callback?: (error?: Error) => void): unknown
+  publish(
+    topic: string,
+    message: string | Buffer,
+    opts: { qos: 0 | 1; retain: boolean },
+    callback?: (error?: Error) => void,
+  ): unknown
   end(force?: boolean, opts?: object, callback?: () => void): unknown
   on(event: 'connect' | 'close' | 'reconnect' | 'offline', listener: () => void): unknown
   on(event: 'error', listener: (error: Error) => void): unknown
@@ -61,10 +66,15 @@ export function outgoingId(client: MqttClientLike, callback: (error?: Error) => 
  * still belongs to this message as long as its callback has not been called (mqtt.js frees an id
  * only after calling back). Returns false when the message is not there.
  */
-export function withdrawPublish(client: MqttClientLike, messageId: number | undefined, callback: (error?: Error) => void): boolean {
+export function withdrawPublish(
+  client: MqttClientLike,
+  messageId: number | undefined,
+  callback: (error?: Error) => void,
+): boolean {
   const store = client as MqttClientLike & OutgoingStore
   if (store.outgoing === undefined || typeof store.removeOutgoingMessage !== 'function') return false
-  const id = messageId !== undefined && store.outgoing[messageId] !== undefined ? messageId : outgoingId(client, callback)
+  const id =
+    messageId !== undefined && store.outgoing[messageId] !== undefined ? messageId : outgoingId(client, callback)
   if (id === undefined) return false
   store.removeOutgoingMessage(id)
   return true
@@ -182,7 +192,11 @@ export async function loadMqtt(): Promise<MqttModule> {
     const mod = (await import(MQTT_MODULE)) as MqttModule & { default?: MqttModule }
     return typeof mod.connect === 'function' ? mod : (mod.default as MqttModule)
   } catch (error) {
-    throw new MqttError('not_installed', 'the mqtt package (mqtt.js 5) is not installed: run `npm install mqtt@5` next to beaconkit', { cause: error })
+    throw new MqttError(
+      'not_installed',
+      'the mqtt package (mqtt.js 5) is not installed: run `npm install mqtt@5` next to beaconkit',
+      { cause: error },
+    )
   }
 }
 
@@ -257,8 +271,12 @@ export class MqttLink extends EventEmitter<LinkEvents> {
       connectTimeout: s.connectTimeoutMs,
       // Offline publishes are queued by the publisher's bounded outbox, never by mqtt.js.
       queueQoSZero: false,
-      ...(s.will === undefined ? {} : { will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true } }),
-      ...(s.maxPacketBytes === undefined || version !== 5 ? {} : { properties: { maximumPacketSize: s.maxPacketBytes } }),
+      ...(s.will === undefined
+        ? {}
+        : { will: { topic: s.will.topic, payload: Buffer.from(s.will.payload), qos: 1, retain: true } }),
+      ...(s.maxPacketBytes === undefined || version !== 5
+        ? {}
+        : { properties: { maximumPacketSize: s.maxPacketBytes } }),
       ...(s.username === undefined ? {} : { username: s.username }),
       ...(s.password === undefined ? {} : { password: s.password }),
       ...s.tls,
@@ -290,7 +308,8 @@ export class MqttLink extends EventEmitter<LinkEvents> {
 
   private watch(client: MqttClientLike): void {
     const store = client as MqttClientLike & OutgoingStore
-    const clientId = this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
+    const clientId =
+      this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
     const onConnect = (connack?: { sessionPresent?: boolean }): void => {
       this.#takeover.connected()
       this.emit('connected', this.#protocolVersion, connack?.sessionPresent === true)
@@ -337,12 +356,22 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   subscribe(filters: string[], qos: 0 | 1 = 1): Promise<void> {
     const client = this.#client as (MqttClientLike & Partial<SubscribingClient>) | undefined
     if (client === undefined || !client.connected || typeof client.subscribe !== 'function') {
-      return Promise.reject(new MqttError('connection', 'cannot subscribe: the MQTT client is not connected (or cannot subscribe); wait for the connection'))
+      return Promise.reject(
+        new MqttError(
+          'connection',
+          'cannot subscribe: the MQTT client is not connected (or cannot subscribe); wait for the connection',
+        ),
+      )
     }
     return new Promise((resolve, reject) => {
       client.subscribe?.(filters, { qos }, (error) => {
         if (error === undefined || error === null) resolve()
-        else reject(new MqttError('connection', `MQTT subscribe to ${filters.join(', ')} failed: ${error.message}`, { cause: error }))
+        else
+          reject(
+            new MqttError('connection', `MQTT subscribe to ${filters.join(', ')} failed: ${error.message}`, {
+              cause: error,
+            }),
+          )
       })
     })
   }
@@ -351,12 +380,19 @@ export class MqttLink extends EventEmitter<LinkEvents> {
   unsubscribe(filters: string[]): Promise<void> {
     const client = this.#client as (MqttClientLike & Partial<SubscribingClient>) | undefined
     if (client === undefined || !client.connected || typeof client.unsubscribe !== 'function') {
-      return Promise.reject(new MqttError('connection', 'cannot unsubscribe: the MQTT client is not connected; wait for the connection'))
+      return Promise.reject(
+        new MqttError('connection', 'cannot unsubscribe: the MQTT client is not connected; wait for the connection'),
+      )
     }
     return new Promise((resolve, reject) => {
       client.unsubscribe?.(filters, {}, (error) => {
         if (error === undefined || error === null) resolve()
-        else reject(new MqttError('connection', `MQTT unsubscribe from ${filters.join(', ')} failed: ${error.message}`, { cause: error }))
+        else
+          reject(
+            new MqttError('connection', `MQTT unsubscribe from ${filters.join(', ')} failed: ${error.message}`, {
+              cause: error,
+            }),
+          )
       })
     })
   }

@@ -31,7 +31,12 @@ export const MAX_STORED_PAYLOAD = 256 * 1024
  */
 export function isStoredEvent(record: object): boolean {
   const { topic, payload } = record as Partial<Record<keyof StoredEvent, unknown>>
-  return typeof topic === 'string' && isPublishTopic(topic) && typeof payload === 'string' && payload.length <= MAX_STORED_PAYLOAD
+  return (
+    typeof topic === 'string' &&
+    isPublishTopic(topic) &&
+    typeof payload === 'string' &&
+    payload.length <= MAX_STORED_PAYLOAD
+  )
 }
 
 /** Events let go by the disk queue (a subset of the outbox's MqttDropInfo; kept here so the outbox can depend on this file alone). */

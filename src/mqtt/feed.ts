@@ -53,7 +53,13 @@ interface Batch {
 }
 
 function valuesOf(b: Beacon): Values {
-  return { temperature: b.temperature, light: b.light, accelerometerCount: b.accelerometerCount, movingState: b.movingState, batteryLevel: b.batteryLevel }
+  return {
+    temperature: b.temperature,
+    light: b.light,
+    accelerometerCount: b.accelerometerCount,
+    movingState: b.movingState,
+    batteryLevel: b.batteryLevel,
+  }
 }
 
 /** What changed since `values` (and updates them), or undefined. */
@@ -180,11 +186,15 @@ export class GatewayFeed {
         // diff() brought every value up to b's: the mark has now seen this version.
         marks.version[m] = version ?? Number.NaN
         if (changes !== undefined) {
-          this.sink.putEvent(this.topics.events, serializeJsonEvent({ event: 'changed', time: now, beacon: b, changes }))
+          this.sink.putEvent(
+            this.topics.events,
+            serializeJsonEvent({ event: 'changed', time: now, beacon: b, changes }),
+          )
           marks.dirty[m] = 1
         }
       }
-      if (m < 0 || now - marks.at[m] >= (marks.dirty[m] === 1 ? minIntervalMs : heartbeatMs)) m = this.publishState(b, now)
+      if (m < 0 || now - marks.at[m] >= (marks.dirty[m] === 1 ? minIntervalMs : heartbeatMs))
+        m = this.publishState(b, now)
       if (m < 0) continue
       if (marks.addresses[m] !== b.address) this.relink(m, b.address)
       if (slot !== undefined) {
@@ -210,7 +220,11 @@ export class GatewayFeed {
       const batch = batches[n]
       if (batch.readings === 0) continue
       batch.out.bytes(BATCH_TAIL)
-      this.sink.putVolatile(this.partitions > 1 ? this.topics.rssiPartition(n) : this.topics.rssi, batch.out.take(), 'rssi')
+      this.sink.putVolatile(
+        this.partitions > 1 ? this.topics.rssiPartition(n) : this.topics.rssi,
+        batch.out.take(),
+        'rssi',
+      )
     }
   }
 

@@ -35,7 +35,11 @@ export interface HomeAssistantOptions extends HaGateOptions {
 }
 
 /** The gate's defaults, in one place. */
-export const HA_GATE_DEFAULTS: Readonly<Required<HaGateOptions>> = Object.freeze({ dwellMs: 30_000, expireMs: 7 * 24 * 3600_000, maxBeacons: 1000 })
+export const HA_GATE_DEFAULTS: Readonly<Required<HaGateOptions>> = Object.freeze({
+  dwellMs: 30_000,
+  expireMs: 7 * 24 * 3600_000,
+  maxBeacons: 1000,
+})
 
 /** Counters of the discovery gate. */
 export interface HaGateStats {
@@ -61,14 +65,23 @@ export function isAddressId(id: string): boolean {
  * True when the beacon's id is a stable identity: its serial number or iBeacon beaconID, or an
  * address that carries an Eddystone UID. Never a device known only by its (random) address.
  */
-export function hasStableIdentity(b: { id: string; serialNumber?: string; beaconID?: string; eddystone?: { uid?: unknown } }): boolean {
+export function hasStableIdentity(b: {
+  id: string
+  serialNumber?: string
+  beaconID?: string
+  eddystone?: { uid?: unknown }
+}): boolean {
   return b.id === b.serialNumber || b.id === b.beaconID || b.eddystone?.uid !== undefined
 }
 
 function checked(value: number | undefined, fallback: number, option: string, min: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min) {
-    throw new InvalidOptionError('invalid_option', `homeAssistant.${option} must be a whole number of at least ${min}, not ${String(value)}`, { option: `homeAssistant.${option}` })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `homeAssistant.${option} must be a whole number of at least ${min}, not ${String(value)}`,
+      { option: `homeAssistant.${option}` },
+    )
   }
   return value
 }

@@ -8,7 +8,8 @@ import { HA_ORIGIN, haGatewayDevice, haStatusAvailability } from './ha-fields.js
 import type { HaMessage } from './home-assistant.js'
 
 /** ON while the status says online; OFF for offline, the will, an empty or foreign payload. */
-export const HA_CONNECTIVITY_TEMPLATE = "{{ 'ON' if value_json is defined and value_json.state == 'online' else 'OFF' }}"
+export const HA_CONNECTIVITY_TEMPLATE =
+  "{{ 'ON' if value_json is defined and value_json.state == 'online' else 'OFF' }}"
 
 /** The status's `beacons` when it is a number (a JSON `true` is a number to Jinja2 too), else None (unknown). */
 export const HA_BEACONS_TEMPLATE =

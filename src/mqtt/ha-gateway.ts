@@ -51,7 +51,11 @@ export const HA_MAX_PACKET_BYTES = 64 * 1024
 export function checkHaBeacons(value: unknown): 'auto' | boolean {
   if (value === undefined) return HA_BEACONS_DEFAULT
   if (value === 'auto' || value === true || value === false) return value
-  throw new InvalidOptionError('invalid_option', `homeAssistant.beacons must be 'auto', true or false, not ${JSON.stringify(value) ?? typeof value}`, { option: 'homeAssistant.beacons' })
+  throw new InvalidOptionError(
+    'invalid_option',
+    `homeAssistant.beacons must be 'auto', true or false, not ${JSON.stringify(value) ?? typeof value}`,
+    { option: 'homeAssistant.beacons' },
+  )
 }
 
 /** Home Assistant counters of a gateway publisher. */
@@ -93,14 +97,24 @@ export class GatewayHomeAssistant {
     private readonly statusTopic: string,
     private readonly out: GatewayHaOutput,
   ) {
-    this.announcer = new HaAnnouncer(settings, options, options.beacons === false ? 'fleet' : 'standalone', options.names)
+    this.announcer = new HaAnnouncer(
+      settings,
+      options,
+      options.beacons === false ? 'fleet' : 'standalone',
+      options.names,
+    )
     this.fleetStatus = `${settings.topicPrefix}/fleet/status`
     this.trackersBase = `${settings.topicPrefix}/fleet/trackers/`
     this.birth = new HaBirthWatch(settings.prefix, () => this.announceAll(true))
   }
 
   /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
-  static forGateway(options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames }, topics: GatewayTopics, heartbeatMs: number, out: GatewayHaOutput): GatewayHomeAssistant {
+  static forGateway(
+    options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames },
+    topics: GatewayTopics,
+    heartbeatMs: number,
+    out: GatewayHaOutput,
+  ): GatewayHomeAssistant {
     const settings: HaSettings = {
       prefix: checkTopicPrefix(options.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix'),
       topicPrefix: topics.prefix,
@@ -114,7 +128,13 @@ export class GatewayHomeAssistant {
   /** Counters and the mode. */
   get stats(): HaPublisherStats {
     const a = this.announcer
-    return { ...a.gate.stats, beacons: this.options.beacons, mode: a.mode, withdrawn: a.withdrawn, legacyRemoved: a.legacyRemoved }
+    return {
+      ...a.gate.stats,
+      beacons: this.options.beacons,
+      mode: a.mode,
+      withdrawn: a.withdrawn,
+      legacyRemoved: a.legacyRemoved,
+    }
   }
 
   /** Beacons in range now (the status's `beacons`). */

@@ -47,7 +47,9 @@ function parse(payload: Buffer): Record<string, unknown> | undefined {
   if (payload.length === 0 || payload.length > MAX_CONFIG_BYTES) return undefined
   try {
     const value = JSON.parse(payload.toString('utf8')) as unknown
-    return typeof value === 'object' && value !== null && !Array.isArray(value) ? (value as Record<string, unknown>) : undefined
+    return typeof value === 'object' && value !== null && !Array.isArray(value)
+      ? (value as Record<string, unknown>)
+      : undefined
   } catch {
     return undefined
   }
@@ -58,20 +60,30 @@ function parse(payload: Buffer): Record<string, unknown> | undefined {
  * (`adopt` at `now`) and unsubscribes. Resolves with the number of configs seen; a broker that
  * refuses the subscription (an ACL) leaves everything as it is.
  */
-export async function sweepRetainedConfigs(link: MqttLink, gate: HaGate, owner: SweepOwner, now: number, bounds: SweepBounds): Promise<number> {
+export async function sweepRetainedConfigs(
+  link: MqttLink,
+  gate: HaGate,
+  owner: SweepOwner,
+  now: number,
+  bounds: SweepBounds,
+): Promise<number> {
   let seen = 0
   const onMessage = (topic: string, payload: Buffer): void => {
     if (seen >= bounds.maxMessages || !owner.filters.some((f) => matches(f, topic))) return
     seen++
     const config = parse(payload)
-    const id = config === undefined || (config.origin as { name?: unknown } | undefined)?.name !== 'beaconkit' ? undefined : owner.beaconOf(topic, config)
+    const id =
+      config === undefined || (config.origin as { name?: unknown } | undefined)?.name !== 'beaconkit'
+        ? undefined
+        : owner.beaconOf(topic, config)
     if (id === undefined) return
     if (gate.adopt(id, now, owner.stable?.(id))) owner.kept(id, topic)
     else owner.remove(topic)
   }
   link.on('message', onMessage)
   // Unref'd: a sweep never keeps a finished process alive.
-  const window = (): Promise<'late'> => new Promise((resolve) => setTimeout(() => resolve('late'), bounds.windowMs).unref())
+  const window = (): Promise<'late'> =>
+    new Promise((resolve) => setTimeout(() => resolve('late'), bounds.windowMs).unref())
   try {
     // A broker that never acknowledges the subscription must not hold the sweep (and its
     // listener) for ever: one window for the SUBACK, one for the retained configs.

@@ -12,7 +12,14 @@ import type { HaGateOptions } from './ha-gate.js'
 import { sweepRetainedConfigs } from './ha-sweep.js'
 import type { SweepOwner } from './ha-sweep.js'
 import type { MqttLink } from './connection.js'
-import { HA_FIELDS, HA_FIELD_SPECS as FIELDS, HA_ORIGIN, haDevice, haFieldTemplate, haStatusAvailability } from './ha-fields.js'
+import {
+  HA_FIELDS,
+  HA_FIELD_SPECS as FIELDS,
+  HA_ORIGIN,
+  haDevice,
+  haFieldTemplate,
+  haStatusAvailability,
+} from './ha-fields.js'
 import type { HaDevice, HaField } from './ha-fields.js'
 import { anyGatewayBeaconTopic, GatewayTopics, haObjectId } from './topics.js'
 
@@ -36,7 +43,11 @@ export interface HaSettings {
 }
 
 /** `<ha>/<component>/beaconkit_<gw>/<obj>_<field>/config`: the gateway's own entity of the beacon's value. */
-export function haConfigTopic(settings: Pick<HaSettings, 'prefix' | 'gatewayId'>, beaconId: string, field: HaField): string {
+export function haConfigTopic(
+  settings: Pick<HaSettings, 'prefix' | 'gatewayId'>,
+  beaconId: string,
+  field: HaField,
+): string {
   return `${settings.prefix}/${FIELDS[field].component}/beaconkit_${settings.gatewayId}/${haObjectId(beaconId)}_${field}/config`
 }
 
@@ -60,7 +71,12 @@ export interface HaBeaconNames {
 }
 
 /** The discovery config of one entity of one beacon, as this gateway hears it (`name`: the device's, when the beacon is named). */
-export function haConfig(settings: HaSettings, beaconId: string, field: HaField, name?: string): Record<string, unknown> {
+export function haConfig(
+  settings: HaSettings,
+  beaconId: string,
+  field: HaField,
+  name?: string,
+): Record<string, unknown> {
   const spec = FIELDS[field]
   const topics = new GatewayTopics(settings.topicPrefix, settings.gatewayId)
   const device: HaDevice = { ...haDevice(beaconId, name), via_device: `beaconkit_gw_${settings.gatewayId}` }
@@ -152,7 +168,8 @@ export class HaAnnouncer {
     const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
     // A beacon the user named is vouched for: announced when first heard, without the dwell.
     const vouched = name !== undefined
-    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, vouched)) return []
+    if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, vouched))
+      return []
     let done = this.announced.get(beacon.id)
     if (name !== undefined) this.announcedNames.set(beacon.id, name)
     const out: HaMessage[] = []
@@ -163,7 +180,10 @@ export class HaAnnouncer {
         this.announced.set(beacon.id, done)
       }
       done.add(field)
-      out.push({ topic: haConfigTopic(this.settings, beacon.id, field), payload: JSON.stringify(haConfig(this.settings, beacon.id, field, name)) })
+      out.push({
+        topic: haConfigTopic(this.settings, beacon.id, field),
+        payload: JSON.stringify(haConfig(this.settings, beacon.id, field, name)),
+      })
     }
     return out
   }
@@ -187,7 +207,10 @@ export class HaAnnouncer {
     for (const [id, fields] of this.announced) {
       const name = this.announcedNames.get(id) ?? this.names?.nameOf(id)
       for (const field of fields) {
-        out.push({ topic: haConfigTopic(this.settings, id, field), payload: JSON.stringify(haConfig(this.settings, id, field, name)) })
+        out.push({
+          topic: haConfigTopic(this.settings, id, field),
+          payload: JSON.stringify(haConfig(this.settings, id, field, name)),
+        })
       }
     }
     return out
@@ -214,7 +237,10 @@ export class HaAnnouncer {
   async sweep(link: MqttLink, now: number, remove: (topic: string) => void): Promise<number> {
     const legacy: string[] = []
     const perBeacon = HA_FIELDS.length * this.gate.options.maxBeacons
-    const seen = await sweepRetainedConfigs(link, this.gate, this.sweepOwner(remove, legacy, perBeacon), now, { maxMessages: 3 * perBeacon, windowMs: 2000 })
+    const seen = await sweepRetainedConfigs(link, this.gate, this.sweepOwner(remove, legacy, perBeacon), now, {
+      maxMessages: 3 * perBeacon,
+      windowMs: 2000,
+    })
     if (this.#mode === 'standalone') {
       for (const topic of legacy) remove(topic)
       this.legacyRemoved += legacy.length
@@ -241,12 +267,23 @@ export class HaAnnouncer {
     }
     const node = `beaconkit_${gatewayId}`
     return {
-      filters: [`${prefix}/sensor/${node}/+/config`, `${prefix}/binary_sensor/${node}/+/config`, `${prefix}/sensor/+/config`, `${prefix}/binary_sensor/+/config`],
+      filters: [
+        `${prefix}/sensor/${node}/+/config`,
+        `${prefix}/binary_sensor/${node}/+/config`,
+        `${prefix}/sensor/+/config`,
+        `${prefix}/binary_sensor/+/config`,
+      ],
       beaconOf: (topic, config) => {
         const own = idAfter(config.state_topic, ownBase)
-        if (own !== undefined) return HA_FIELDS.some((f) => haConfigTopic(this.settings, own, f) === topic) ? own : undefined
+        if (own !== undefined)
+          return HA_FIELDS.some((f) => haConfigTopic(this.settings, own, f) === topic) ? own : undefined
         const shared = idAfter(config.state_topic, legacyBase)
-        if (shared !== undefined && legacy.length < maxLegacy && HA_FIELDS.some((f) => haLegacyConfigTopic(prefix, shared, f) === topic)) legacy.push(topic)
+        if (
+          shared !== undefined &&
+          legacy.length < maxLegacy &&
+          HA_FIELDS.some((f) => haLegacyConfigTopic(prefix, shared, f) === topic)
+        )
+          legacy.push(topic)
         return undefined
       },
       kept: (id, topic) => {

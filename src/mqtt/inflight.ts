@@ -71,7 +71,14 @@ export class InFlight<T> {
    * Publishes at QoS 1 and calls `done` once: with no error on the PUBACK, with mqtt.js's error
    * when it gives up. Never after {@link InFlight.withdrawAll}.
    */
-  publish(client: MqttClientLike, topic: string, payload: string | Buffer, retain: boolean, item: T, done: (error?: Error) => void): void {
+  publish(
+    client: MqttClientLike,
+    topic: string,
+    payload: string | Buffer,
+    retain: boolean,
+    item: T,
+    done: (error?: Error) => void,
+  ): void {
     const flight: Flight<T> = { item, client, since: Date.now(), callback: () => undefined, id: undefined, strikes: 0 }
     flight.callback = (error?: Error) => {
       // Withdrawn meanwhile: its sender has already let it go.
@@ -163,7 +170,11 @@ export class InFlight<T> {
  * takes longer than `ackTimeoutMs`, and `resumed` when it comes after all (not when it fails:
  * the connection is gone, which says enough).
  */
-export async function watchAck<T>(ackTimeoutMs: number, onAcks: (info: AckStallInfo) => void, work: Promise<T>): Promise<T> {
+export async function watchAck<T>(
+  ackTimeoutMs: number,
+  onAcks: (info: AckStallInfo) => void,
+  work: Promise<T>,
+): Promise<T> {
   const started = Date.now()
   let late = false
   const timer = setTimeout(() => {
@@ -194,8 +205,18 @@ export interface MqttAckWarning {
 export function ackWarning(info: AckStallInfo, broker: string): MqttAckWarning {
   const seconds = Math.round(info.waitedMs / 100) / 10
   return info.state === 'stalled'
-    ? { code: 'acks_stalled', message: `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); is the broker overloaded or frozen?`, inflight: info.inflight, waitedMs: info.waitedMs }
-    : { code: 'acks_resumed', message: `mqtt: ${broker} acknowledges again (after ${seconds} s)`, inflight: info.inflight, waitedMs: info.waitedMs }
+    ? {
+        code: 'acks_stalled',
+        message: `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); is the broker overloaded or frozen?`,
+        inflight: info.inflight,
+        waitedMs: info.waitedMs,
+      }
+    : {
+        code: 'acks_resumed',
+        message: `mqtt: ${broker} acknowledges again (after ${seconds} s)`,
+        inflight: info.inflight,
+        waitedMs: info.waitedMs,
+      }
 }
 
 /** What a close or stop could not deliver before its deadline. */

@@ -350,7 +350,8 @@ export class Outbox {
 
   /** A message withdrawn as poison: dropped, and its topic refused from now on. */
   private poisoned(m: OutMessage): void {
-    if (this.poisonTopics.size >= MAX_POISON_TOPICS) this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
+    if (this.poisonTopics.size >= MAX_POISON_TOPICS)
+      this.poisonTopics.delete(this.poisonTopics.values().next().value as string)
     this.poisonTopics.add(m.topic)
     this.refuse(m, 'poison')
   }
@@ -361,7 +362,12 @@ export class Outbox {
     if (m.retain && m.payload !== '') this.onBroker.delete(m.topic)
     // An event from the disk queue leaves it: it would be refused again on every run.
     if (m.record !== undefined) this.disk?.sent(m.record.seq)
-    this.hooks.refused?.({ reason, kind: m.kind, topicLength: m.topic.length, ...(reasonCode === undefined ? {} : { reasonCode }) })
+    this.hooks.refused?.({
+      reason,
+      kind: m.kind,
+      topicLength: m.topic.length,
+      ...(reasonCode === undefined ? {} : { reasonCode }),
+    })
   }
 
   /** A publish mqtt.js gave up on (client ended): put it back unless something newer took its place. */

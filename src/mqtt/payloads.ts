@@ -60,7 +60,12 @@ export interface RssiBatch {
  * The status payload as JSON text; `beacons` goes into the online form only (the will stays as it
  * was); `extra` members (checked by the caller: none of {@link RESERVED_STATUS_FIELDS}) into both.
  */
-export function statusPayload(state: GatewayStatus['state'], time: number, beacons?: number, extra?: StatusFields): string {
+export function statusPayload(
+  state: GatewayStatus['state'],
+  time: number,
+  beacons?: number,
+  extra?: StatusFields,
+): string {
   const status: GatewayStatus & Record<string, unknown> = { state, time, version: PACKAGE_VERSION, ...extra }
   // Written after the spread: a reserved name in `extra` can never change what readers rely on.
   status.state = state

@@ -104,13 +104,18 @@ export interface MqttPublisherOptions {
 function positive(value: number | undefined, fallback: number, option: string, integer = true): number {
   if (value === undefined) return fallback
   if (!Number.isFinite(value) || value <= 0 || (integer && !Number.isInteger(value))) {
-    throw new InvalidOptionError('invalid_option', `${option} must be a positive ${integer ? 'whole ' : ''}number, not ${String(value)}`, { option })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${option} must be a positive ${integer ? 'whole ' : ''}number, not ${String(value)}`,
+      { option },
+    )
   }
   return value
 }
 
 function atMost(value: number, max: number, option: string): number {
-  if (value > max) throw new InvalidOptionError('invalid_option', `${option} must be at most ${max}, not ${value}`, { option })
+  if (value > max)
+    throw new InvalidOptionError('invalid_option', `${option} must be at most ${max}, not ${value}`, { option })
   return value
 }
 
@@ -119,7 +124,11 @@ async function readPem(path: string, option: string): Promise<Buffer> {
     return await readFile(path)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new InvalidOptionError(code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `${option} ${path} cannot be read (${code ?? 'error'}); check the path and its permissions`, { option, cause: error })
+    throw new InvalidOptionError(
+      code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
+      `${option} ${path} cannot be read (${code ?? 'error'}); check the path and its permissions`,
+      { option, cause: error },
+    )
   }
 }
 
@@ -138,7 +147,10 @@ export function clientIdProblem(id: unknown): string | undefined {
 function clientId(id: unknown): string | undefined {
   if (id === undefined) return undefined
   const problem = clientIdProblem(id)
-  if (problem !== undefined) throw new InvalidOptionError('invalid_option', `clientId ${problem}; leave it unset for a unique default`, { option: 'clientId' })
+  if (problem !== undefined)
+    throw new InvalidOptionError('invalid_option', `clientId ${problem}; leave it unset for a unique default`, {
+      option: 'clientId',
+    })
   return id as string
 }
 
@@ -148,7 +160,9 @@ function clientId(id: unknown): string | undefined {
  * SSH session) take the session from each other at every reconnect.
  */
 export function defaultClientId(name: string): string {
-  return `beaconkit-${name}-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${randomBytes(3).toString('hex')}`
+  return `beaconkit-${name}-${hostname()
+    .replace(/[^A-Za-z0-9_-]/g, '')
+    .slice(0, 16)}-${randomBytes(3).toString('hex')}`
 }
 
 /** Bound on the JSON of `statusFields`: the status stays far below what readers accept (4 KiB). */
@@ -157,7 +171,9 @@ const MAX_STATUS_FIELDS_BYTES = 1024
 function statusFields(fields: unknown): StatusFields | undefined {
   if (fields === undefined) return undefined
   const bad = (why: string): never => {
-    throw new InvalidOptionError('invalid_option', `statusFields ${why}, e.g. { via: 'fleet-inputs' }`, { option: 'statusFields' })
+    throw new InvalidOptionError('invalid_option', `statusFields ${why}, e.g. { via: 'fleet-inputs' }`, {
+      option: 'statusFields',
+    })
   }
   if (typeof fields !== 'object' || fields === null || Array.isArray(fields)) return bad('must be an object of strings')
   const entries = Object.entries(fields as Record<string, unknown>)
@@ -165,27 +181,47 @@ function statusFields(fields: unknown): StatusFields | undefined {
     if (RESERVED_STATUS_FIELDS.includes(key)) bad(`must not set '${key}' (the status's own member)`)
     if (typeof value !== 'string') bad(`must hold strings only ('${key.slice(0, 40)}' is not one)`)
   }
-  if (Buffer.byteLength(JSON.stringify(fields)) > MAX_STATUS_FIELDS_BYTES) bad(`must be at most ${MAX_STATUS_FIELDS_BYTES} bytes of JSON`)
+  if (Buffer.byteLength(JSON.stringify(fields)) > MAX_STATUS_FIELDS_BYTES)
+    bad(`must be at most ${MAX_STATUS_FIELDS_BYTES} bytes of JSON`)
   // A copy: the caller changing its object later must not change what the will says.
   return Object.freeze(Object.fromEntries(entries as [string, string][]))
 }
 
 function queueDir(dir: unknown): string | undefined {
   if (dir === undefined) return undefined
-  if (typeof dir !== 'string' || dir === '') throw new InvalidOptionError('invalid_option', 'queueDir must be a directory path, e.g. /var/lib/beaconkit/mqtt-queue', { option: 'queueDir' })
+  if (typeof dir !== 'string' || dir === '')
+    throw new InvalidOptionError(
+      'invalid_option',
+      'queueDir must be a directory path, e.g. /var/lib/beaconkit/mqtt-queue',
+      { option: 'queueDir' },
+    )
   return dir
 }
 
-function haOptions(ha: GatewayHomeAssistantOptions): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix' | 'names'>> {
-  return { ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }), ...(ha.names === undefined ? {} : { names: ha.names }), ...resolveHaGateOptions(ha), beacons: checkHaBeacons(ha.beacons) }
+function haOptions(
+  ha: GatewayHomeAssistantOptions,
+): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix' | 'names'>> {
+  return {
+    ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }),
+    ...(ha.names === undefined ? {} : { names: ha.names }),
+    ...resolveHaGateOptions(ha),
+    beacons: checkHaBeacons(ha.beacons),
+  }
 }
 
 /** Checked options with defaults; secrets stay behind `readSecrets()`. */
 export function resolvePublisherOptions(options: MqttPublisherOptions) {
-  if (typeof options !== 'object' || options === null) throw new InvalidOptionError('invalid_option', 'MqttPublisher needs options: { url, gatewayId }', { option: 'options' })
+  if (typeof options !== 'object' || options === null)
+    throw new InvalidOptionError('invalid_option', 'MqttPublisher needs options: { url, gatewayId }', {
+      option: 'options',
+    })
   const { url, client } = options
   if ((url === undefined) === (client === undefined)) {
-    throw new InvalidOptionError('invalid_option', 'give MqttPublisher either url (e.g. mqtt://127.0.0.1:1883) or client, not both and not neither', { option: 'url' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'give MqttPublisher either url (e.g. mqtt://127.0.0.1:1883) or client, not both and not neither',
+      { option: 'url' },
+    )
   }
   if (url !== undefined) {
     let protocol = ''
@@ -195,10 +231,17 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
       // reported below
     }
     if (!['mqtt:', 'mqtts:', 'ws:', 'wss:', 'tcp:', 'ssl:', 'tls:'].includes(protocol)) {
-      throw new InvalidOptionError('invalid_option', 'url must be a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883', { option: 'url' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        'url must be a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883',
+        { option: 'url' },
+      )
     }
     // user:password@ in the URL would put the password in logs and the process list.
-    if (new URL(url).password !== '') throw new InvalidOptionError('invalid_option', 'put the broker password in passwordFile, not in the URL', { option: 'url' })
+    if (new URL(url).password !== '')
+      throw new InvalidOptionError('invalid_option', 'put the broker password in passwordFile, not in the URL', {
+        option: 'url',
+      })
   }
   const ha = options.homeAssistant
   const tls = options.tls ?? {}
@@ -226,13 +269,24 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
       maxDelayMs: positive(options.reconnect?.maxDelayMs, DEFAULT_RECONNECT.maxDelayMs, 'reconnect.maxDelayMs'),
     },
     connectTimeoutMs: positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs'),
-    rssiPartitions: atMost(positive(options.rssiPartitions, 1, 'rssiPartitions'), MAX_RSSI_PARTITIONS, 'rssiPartitions'),
+    rssiPartitions: atMost(
+      positive(options.rssiPartitions, 1, 'rssiPartitions'),
+      MAX_RSSI_PARTITIONS,
+      'rssiPartitions',
+    ),
     statusFields: statusFields(options.statusFields),
     clock: options.clock,
     /** Reads the password and TLS files now, for the connection only. */
-    async readSecrets(): Promise<{ password?: string; tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } }> {
-      const password = options.passwordFile === undefined ? options.password : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
-      const out: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } = {}
+    async readSecrets(): Promise<{
+      password?: string
+      tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
+    }> {
+      const password =
+        options.passwordFile === undefined
+          ? options.password
+          : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
+      const out: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } =
+        {}
       const ca = tls.ca ?? (tls.caFile === undefined ? undefined : await readPem(tls.caFile, 'tls.caFile'))
       const cert = tls.cert ?? (tls.certFile === undefined ? undefined : await readPem(tls.certFile, 'tls.certFile'))
       const key = tls.key ?? (tls.keyFile === undefined ? undefined : await readPem(tls.keyFile, 'tls.keyFile'))
@@ -251,7 +305,12 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
  * tracker, which differ only in client id and last will (and, for the tracker, which listens, the
  * largest packet it accepts: `maxPacketBytes`, MQTT 5 only).
  */
-export async function openLink(o: ReturnType<typeof resolvePublisherOptions>, clientId: string, will: LinkSettings['will'], maxPacketBytes?: number): Promise<MqttLink> {
+export async function openLink(
+  o: ReturnType<typeof resolvePublisherOptions>,
+  clientId: string,
+  will: LinkSettings['will'],
+  maxPacketBytes?: number,
+): Promise<MqttLink> {
   if (o.client !== undefined) return MqttLink.wrap(o.client)
   const secrets = await o.readSecrets()
   return MqttLink.open({

@@ -88,7 +88,10 @@ export interface MqttPublisherStats {
 export interface PublisherEventSource {
   readonly clock: Clock
   /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
-  readonly source?: { on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown; off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown }
+  readonly source?: {
+    on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
+    off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
+  }
   beacons(): Beacon[]
   /** True when `updated` snapshots already carry packet totals (a BeaconScanner's do): `source` is then not listened to. */
   readonly countsPackets?: boolean
@@ -128,7 +131,13 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
   private scanner: PublisherEventSource | undefined
   private detachScanner: (() => void) | undefined
   private state: MqttConnectionState = 'idle'
-  private readonly counters = { messages: 0, bytes: 0, connections: 0, byKind: { status: 0, retained: 0, event: 0, rssi: 0 }, dropped: { event: 0, rssi: 0 } }
+  private readonly counters = {
+    messages: 0,
+    bytes: 0,
+    connections: 0,
+    byKind: { status: 0, retained: 0, event: 0, rssi: 0 },
+    dropped: { event: 0, rssi: 0 },
+  }
 
   constructor(options: MqttPublisherOptions) {
     super()
@@ -168,13 +177,29 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
               return true
             },
           })
-    this.feed = new GatewayFeed(this.topics, { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs }, this.outbox, this.ha?.announcer, o.rssiPartitions)
+    this.feed = new GatewayFeed(
+      this.topics,
+      { minIntervalMs: o.minIntervalMs, heartbeatMs: o.heartbeatMs },
+      this.outbox,
+      this.ha?.announcer,
+      o.rssiPartitions,
+    )
   }
 
   /** Counters and the connection state. */
   get stats(): MqttPublisherStats {
     const c = this.counters
-    const stats: MqttPublisherStats = { state: this.state, messages: c.messages, bytes: c.bytes, byKind: { ...c.byKind }, pending: this.outbox.pending, dropped: { ...c.dropped }, connections: c.connections, refused: { ...this.outbox.refused }, invalidIds: this.feed.invalidIds }
+    const stats: MqttPublisherStats = {
+      state: this.state,
+      messages: c.messages,
+      bytes: c.bytes,
+      byKind: { ...c.byKind },
+      pending: this.outbox.pending,
+      dropped: { ...c.dropped },
+      connections: c.connections,
+      refused: { ...this.outbox.refused },
+      invalidIds: this.feed.invalidIds,
+    }
     if (this.#disk !== undefined) stats.diskQueued = this.#disk.size
     if (this.ha !== undefined) stats.homeAssistant = this.ha.stats
     return stats
@@ -199,7 +224,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
    * events of an earlier run found there go out after the current state.
    */
   connect(): Promise<void> {
-    if (this.state === 'closed') return Promise.reject(new MqttError('closed', 'this MqttPublisher is closed; create a new one'))
+    if (this.state === 'closed')
+      return Promise.reject(new MqttError('closed', 'this MqttPublisher is closed; create a new one'))
     this.#connecting ??= this.open()
     return this.#connecting
   }
@@ -209,7 +235,12 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     this.state = 'connecting'
     if (o.queueDir !== undefined) await this.openDisk(o.queueDir, o.maxQueueBytes)
     // With Home Assistant on it listens (sweep, fleet watch): no packet larger than those need.
-    const link = await openLink(o, o.clientId ?? defaultClientId(this.gatewayId), { topic: this.topics.status, payload: statusPayload('offline', this.statusTime(), undefined, o.statusFields) }, this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES)
+    const link = await openLink(
+      o,
+      o.clientId ?? defaultClientId(this.gatewayId),
+      { topic: this.topics.status, payload: statusPayload('offline', this.statusTime(), undefined, o.statusFields) },
+      this.ha === undefined ? undefined : HA_MAX_PACKET_BYTES,
+    )
     // close() may have run while mqtt.js was loading.
     if ((this.state as MqttConnectionState) === 'closed') {
       await link.close()
@@ -242,7 +273,11 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
         this.emit('dropped', info)
       },
       warning: (warning) => this.emit('warning', warning),
-      failed: (error) => this.emit('error', new MqttError('queue', `MQTT event queue in ${dir}: ${error.message}; check the disk`, { cause: error })),
+      failed: (error) =>
+        this.emit(
+          'error',
+          new MqttError('queue', `MQTT event queue in ${dir}: ${error.message}; check the disk`, { cause: error }),
+        ),
     })
     this.outbox.useDisk(this.#disk)
   }
@@ -257,7 +292,10 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     const ha = this.ha
     const beacons = this.scanner?.beacons()
     if (ha !== undefined && beacons !== undefined) ha.count(beacons.length, now, this.clock)
-    this.outbox.putStatus(this.topics.status, statusPayload(this.#closing ? 'offline' : 'online', this.statusTime(), ha?.beacons, this.#options.statusFields))
+    this.outbox.putStatus(
+      this.topics.status,
+      statusPayload(this.#closing ? 'offline' : 'online', this.statusTime(), ha?.beacons, this.#options.statusFields),
+    )
     ha?.statusSent(now)
     if (beacons !== undefined) this.feed.refresh(beacons, now)
     this.outbox.setClient(this.#link?.client)
@@ -311,7 +349,13 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     source?.on('advertisement', packet)
     if (ha !== undefined) ha.count(scanner.beacons().length, now(), this.clock)
     // At most a minute late: the expiry is days by default, and a minute of timers costs nothing.
-    const cancelExpiry = ha === undefined ? undefined : this.clock.setInterval(() => feed.expireDiscovery(now()), Math.min(60_000, ha.announcer.gate.options.expireMs))
+    const cancelExpiry =
+      ha === undefined
+        ? undefined
+        : this.clock.setInterval(
+            () => feed.expireDiscovery(now()),
+            Math.min(60_000, ha.announcer.gate.options.expireMs),
+          )
     const detach = (): void => {
       cancelExpiry?.()
       scanner.off('found', found)

@@ -40,5 +40,8 @@ const WHY: Record<MqttRefusedReason, string> = {
  */
 export function refusedError(reason: MqttRefusedReason, reasonCode?: number): MqttError {
   const code = reasonCode === undefined ? '' : ` (reason code 0x${reasonCode.toString(16)})`
-  return new MqttError('publish_refused', `an MQTT message was dropped: ${WHY[reason]}${code}; later ones are counted in stats; check the broker's ACL and the ids published`)
+  return new MqttError(
+    'publish_refused',
+    `an MQTT message was dropped: ${WHY[reason]}${code}; later ones are counted in stats; check the broker's ACL and the ids published`,
+  )
 }

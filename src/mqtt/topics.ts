@@ -27,16 +27,28 @@ export function checkGatewayId(id: unknown, option = 'gatewayId'): string {
   if (typeof id !== 'string' || !GATEWAY_ID.test(id)) {
     const shown = typeof id === 'string' && id.length <= 40 ? `'${id}'` : typeof id
     const what = option === 'gatewayId' ? 'gateway id' : option
-    throw new InvalidOptionError('invalid_option', `${what} ${shown} is not usable in a topic: use up to 128 letters, digits, '-' and '_', e.g. 'hall' or 'pi-3'`, { option })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${what} ${shown} is not usable in a topic: use up to 128 letters, digits, '-' and '_', e.g. 'hall' or 'pi-3'`,
+      { option },
+    )
   }
   return id
 }
 
 /** Throws the InvalidOptionError for a prefix with wildcards, empty levels or a leading/trailing '/'. */
 export function checkTopicPrefix(prefix: unknown, option = 'topicPrefix'): string {
-  const ok = typeof prefix === 'string' && prefix !== '' && !PREFIX_FORBIDDEN.some((c) => prefix.includes(c)) && !prefix.split('/').includes('')
+  const ok =
+    typeof prefix === 'string' &&
+    prefix !== '' &&
+    !PREFIX_FORBIDDEN.some((c) => prefix.includes(c)) &&
+    !prefix.split('/').includes('')
   if (!ok) {
-    throw new InvalidOptionError('invalid_option', `${option} must be topic levels without wildcards, e.g. 'beaconkit' or 'site/beaconkit'`, { option })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${option} must be topic levels without wildcards, e.g. 'beaconkit' or 'site/beaconkit'`,
+      { option },
+    )
   }
   return prefix
 }

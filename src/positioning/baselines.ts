@@ -28,7 +28,8 @@ function spacing(map: RadioMap): number {
 /** The strongest anchor's position. */
 export function nearestAnchor(map: RadioMap, w: WindowMeans): Fix | undefined {
   let best = -1
-  for (let a = 0; a < w.mean.length; a++) if (!Number.isNaN(w.mean[a]) && (best < 0 || w.mean[a] > w.mean[best])) best = a
+  for (let a = 0; a < w.mean.length; a++)
+    if (!Number.isNaN(w.mean[a]) && (best < 0 || w.mean[a] > w.mean[best])) best = a
   if (best < 0) return undefined
   return { x: map.anchors[best].x, y: map.anchors[best].y, accuracy: 1.5 * spacing(map) }
 }
@@ -141,7 +142,8 @@ export function nearestFingerprints(map: RadioMap, w: WindowMeans, k = 3): Fix |
     }
   }
   if (best.length === 0) return undefined
-  const at = (i: number): [number, number] => (refs.length > 0 ? [refs[i].x, refs[i].y] : [map.grid.x(i % map.grid.nx), map.grid.y(Math.floor(i / map.grid.nx))])
+  const at = (i: number): [number, number] =>
+    refs.length > 0 ? [refs[i].x, refs[i].y] : [map.grid.x(i % map.grid.nx), map.grid.y(Math.floor(i / map.grid.nx))]
   let sw = 0
   let sx = 0
   let sy = 0

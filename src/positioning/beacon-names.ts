@@ -36,18 +36,34 @@ function isName(v: unknown): v is string {
  */
 export function readBeaconNames(v: unknown): BeaconName[] {
   if (v === undefined) return []
-  if (!Array.isArray(v)) throw bad('beacons is not a list', 'list each beacon as { "id": "…", "name": "…" } or { "serialNumber": "…", "name": "…" }')
-  if (v.length > MAX_NAMED_BEACONS) throw bad(`beacons lists ${v.length} entries`, `name at most ${MAX_NAMED_BEACONS} beacons`)
+  if (!Array.isArray(v))
+    throw bad(
+      'beacons is not a list',
+      'list each beacon as { "id": "…", "name": "…" } or { "serialNumber": "…", "name": "…" }',
+    )
+  if (v.length > MAX_NAMED_BEACONS)
+    throw bad(`beacons lists ${v.length} entries`, `name at most ${MAX_NAMED_BEACONS} beacons`)
   const out: BeaconName[] = []
   v.forEach((e: unknown, i) => {
-    if (typeof e !== 'object' || e === null || Array.isArray(e)) throw bad(`beacons[${i}] is not an object`, 'write { "id": "…", "name": "…" }')
+    if (typeof e !== 'object' || e === null || Array.isArray(e))
+      throw bad(`beacons[${i}] is not an object`, 'write { "id": "…", "name": "…" }')
     const o = e as Record<string, unknown>
     if (o.name === undefined) return
-    if (!isName(o.name)) throw bad(`beacons[${i}].name is not a name`, `give a text of 1 to ${MAX_NAME_LENGTH} characters`)
+    if (!isName(o.name))
+      throw bad(`beacons[${i}].name is not a name`, `give a text of 1 to ${MAX_NAME_LENGTH} characters`)
     const serial = o.serialNumber ?? o.serial
-    if (o.id !== undefined && !isTopicLevel(o.id)) throw bad(`beacons[${i}].id is not a beacon id`, 'give the id as beaconkit reports it (no "/", "+", "#" or control characters)')
-    if (serial !== undefined && !isName(serial)) throw bad(`beacons[${i}].serialNumber is not a serial number`, 'give it as the beacon reports it, e.g. "0117C5000001"')
-    if (o.id === undefined && serial === undefined) throw bad(`beacons[${i}] (${o.name}) has neither "id" nor "serialNumber"`, 'say which beacon the name is for')
+    if (o.id !== undefined && !isTopicLevel(o.id))
+      throw bad(
+        `beacons[${i}].id is not a beacon id`,
+        'give the id as beaconkit reports it (no "/", "+", "#" or control characters)',
+      )
+    if (serial !== undefined && !isName(serial))
+      throw bad(
+        `beacons[${i}].serialNumber is not a serial number`,
+        'give it as the beacon reports it, e.g. "0117C5000001"',
+      )
+    if (o.id === undefined && serial === undefined)
+      throw bad(`beacons[${i}] (${o.name}) has neither "id" nor "serialNumber"`, 'say which beacon the name is for')
     const entry: BeaconName = { name: o.name }
     if (o.id !== undefined) entry.id = o.id as string
     if (serial !== undefined) entry.serialNumber = serial as string
@@ -78,7 +94,11 @@ export class BeaconNames {
 
   /** The beacon's name, by its id or (when known) its serial number. */
   nameOf(id: string, serialNumber?: string): string | undefined {
-    return this.byId.get(id) ?? this.bySerial.get(id) ?? (serialNumber === undefined ? undefined : this.bySerial.get(serialNumber))
+    return (
+      this.byId.get(id) ??
+      this.bySerial.get(id) ??
+      (serialNumber === undefined ? undefined : this.bySerial.get(serialNumber))
+    )
   }
 
   /** Whether the beacon may be announced: always without a list, else only when it is named. */

@@ -38,7 +38,14 @@ export interface GridFilterParams {
 }
 
 /** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({ speed: 1.0, dynamicSd: 3, nu: 4, blockedWeight: 0.05, biasTau: 30, biasMax: 6 })
+export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({
+  speed: 1.0,
+  dynamicSd: 3,
+  nu: 4,
+  blockedWeight: 0.05,
+  biasTau: 30,
+  biasMax: 6,
+})
 
 /**
  * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor
@@ -67,7 +74,10 @@ export class FilterScratch {
   readonly rows: Float64Array
   private kernelOf?: { sigma: number; weights: Float64Array }
 
-  constructor(readonly map: RadioMap, params: GridFilterParams) {
+  constructor(
+    readonly map: RadioMap,
+    params: GridFilterParams,
+  ) {
     this.cols = new Float64Array(map.grid.nx)
     this.rows = new Float64Array(map.grid.ny)
     this.tmp = new Float64Array(map.grid.size)
@@ -421,7 +431,16 @@ export class GridFilter {
  * Blurs each of `oh` rows of `from` (width `ow`) along x into `to` (width `nw`): old column i
  * lands in new column i + shift + t with weight kernel[t + radius]; columns outside `to` are dropped.
  */
-function blurRows(from: Float32Array, ow: number, oh: number, to: Float64Array, nw: number, kernel: Float64Array, radius: number, shift: number): void {
+function blurRows(
+  from: Float32Array,
+  ow: number,
+  oh: number,
+  to: Float64Array,
+  nw: number,
+  kernel: Float64Array,
+  radius: number,
+  shift: number,
+): void {
   to.fill(0, 0, oh * nw)
   for (let iy = 0; iy < oh; iy++) {
     const src = iy * ow
@@ -439,7 +458,16 @@ function blurRows(from: Float32Array, ow: number, oh: number, to: Float64Array, 
  * Blurs `oh` rows of `from` (width `nw`) along y into the `nh` rows of `to`: old row iy lands in
  * new row iy + shift + t with weight kernel[t + radius], whole rows at a time.
  */
-function blurColumns(from: Float64Array, nw: number, oh: number, to: Float32Array, nh: number, kernel: Float64Array, radius: number, shift: number): void {
+function blurColumns(
+  from: Float64Array,
+  nw: number,
+  oh: number,
+  to: Float32Array,
+  nh: number,
+  kernel: Float64Array,
+  radius: number,
+  shift: number,
+): void {
   to.fill(0, 0, nw * nh)
   for (let iy = 0; iy < oh; iy++) {
     const src = iy * nw
@@ -473,7 +501,17 @@ function weighByPrior(p: Float32Array, nw: number, nh: number, prior: Float64Arr
  * e the reading `obs` less the radio map's mean from `base` (grid width `nx`), `kWeak` where the
  * reading is the weaker.
  */
-function multiplyFactors(prod: Float64Array, mean: Float32Array, base: number, nx: number, ww: number, wh: number, obs: number, k: number, kWeak: number): void {
+function multiplyFactors(
+  prod: Float64Array,
+  mean: Float32Array,
+  base: number,
+  nx: number,
+  ww: number,
+  wh: number,
+  obs: number,
+  k: number,
+  kWeak: number,
+): void {
   for (let iy = 0; iy < wh; iy++) {
     const from = base + iy * nx
     const row = iy * ww

@@ -32,11 +32,13 @@ export class WalkableGrid {
     walkable?: Uint8Array,
   ) {
     if (!(cell > 0) || !Number.isFinite(cell)) throw bad(`cell size ${cell}`, 'give a positive cell size in metres')
-    if (!Number.isInteger(nx) || !Number.isInteger(ny) || nx < 1 || ny < 1 || nx * ny > 4_000_000) throw bad(`${nx} × ${ny} cells`, 'give between 1 and 4 million cells; use larger cells for a large site')
+    if (!Number.isInteger(nx) || !Number.isInteger(ny) || nx < 1 || ny < 1 || nx * ny > 4_000_000)
+      throw bad(`${nx} × ${ny} cells`, 'give between 1 and 4 million cells; use larger cells for a large site')
     this.nx = nx
     this.ny = ny
     this.walkable = walkable ?? new Uint8Array(nx * ny).fill(1)
-    if (this.walkable.length !== nx * ny) throw bad('the walkable flags do not match the grid size', 'give one flag per cell')
+    if (this.walkable.length !== nx * ny)
+      throw bad('the walkable flags do not match the grid size', 'give one flag per cell')
   }
 
   /**
@@ -67,13 +69,27 @@ export class WalkableGrid {
    * not listed are free.
    * Throws `InvalidOptionError` on a malformed header; malformed cell lines are skipped and counted.
    */
-  static parseOccupancy(text: string, options: { walkableValue?: '0' | '1' } = {}): { grid: WalkableGrid; skipped: number } {
+  static parseOccupancy(
+    text: string,
+    options: { walkableValue?: '0' | '1' } = {},
+  ): { grid: WalkableGrid; skipped: number } {
     const walkableValue = options.walkableValue ?? '0'
     const lines = text.split(/\r?\n/)
-    const head = /^\s*\[\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*,\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*\]\s*::\s*([-\d.eE+]+)\s*$/.exec(lines[0] ?? '')
-    if (head === null) throw bad('the first line is not "[[minX, minY], [maxX, maxY]]::cell"', 'give the occupancy file of the site (see docs/positioning.md)')
+    const head =
+      /^\s*\[\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*,\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*\]\s*::\s*([-\d.eE+]+)\s*$/.exec(
+        lines[0] ?? '',
+      )
+    if (head === null)
+      throw bad(
+        'the first line is not "[[minX, minY], [maxX, maxY]]::cell"',
+        'give the occupancy file of the site (see docs/positioning.md)',
+      )
     const [minX, minY, maxX, maxY, cell] = head.slice(1).map(Number)
-    if (![minX, minY, maxX, maxY, cell].every(Number.isFinite) || maxX <= minX || maxY <= minY || !(cell > 0)) throw bad('the header does not describe a rectangle and a cell size', 'give minX < maxX, minY < maxY and a positive cell size')
+    if (![minX, minY, maxX, maxY, cell].every(Number.isFinite) || maxX <= minX || maxY <= minY || !(cell > 0))
+      throw bad(
+        'the header does not describe a rectangle and a cell size',
+        'give minX < maxX, minY < maxY and a positive cell size',
+      )
     const cells: [number, number, boolean][] = []
     let skipped = 0
     let nx = Math.ceil((maxX - minX) / cell - 1e-9)

@@ -14,7 +14,13 @@ import { Positioner, usableObservation, type PositionerOptions } from './positio
 import type { RadioMap } from './radio-map.js'
 import type { Site } from './site.js'
 import type {
-  EstimateMessage, FixesMessage, ForgottenMessage, FromWorker, MemoryMessage, ObserveMessage, WorkerStart,
+  EstimateMessage,
+  FixesMessage,
+  ForgottenMessage,
+  FromWorker,
+  MemoryMessage,
+  ObserveMessage,
+  WorkerStart,
 } from './thread-messages.js'
 import { SlotTable } from './thread-slots.js'
 import type { Observation, PositionEstimate } from './types.js'
@@ -126,7 +132,12 @@ export class ThreadedPositioner {
       this.#flushSoon()
     })
     const max = options.maxPending ?? 250_000
-    if (!Number.isInteger(max) || max < CHUNK) throw new InvalidOptionError('invalid_option', `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`, { option: 'maxPending' })
+    if (!Number.isInteger(max) || max < CHUNK)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `positioner thread: maxPending is ${max}; give a whole number of readings, at least ${CHUNK}`,
+        { option: 'maxPending' },
+      )
     this.#maxPending = max
   }
 
@@ -300,8 +311,22 @@ export class ThreadedPositioner {
     if (p.n === 0 && this.#forget.length === 0) return
     const worker = this.#start()
     if (worker === undefined) return
-    const message: ObserveMessage = { type: 'observe', n: p.n, slot: p.slot, anchor: p.anchor, time: p.time, rssi: p.rssi, forget: Int32Array.from(this.#forget) }
-    worker.postMessage(message, [p.slot.buffer, p.anchor.buffer, p.time.buffer, p.rssi.buffer, message.forget.buffer] as ArrayBuffer[])
+    const message: ObserveMessage = {
+      type: 'observe',
+      n: p.n,
+      slot: p.slot,
+      anchor: p.anchor,
+      time: p.time,
+      rssi: p.rssi,
+      forget: Int32Array.from(this.#forget),
+    }
+    worker.postMessage(message, [
+      p.slot.buffer,
+      p.anchor.buffer,
+      p.time.buffer,
+      p.rssi.buffer,
+      message.forget.buffer,
+    ] as ArrayBuffer[])
     this.#counters.sent += p.n
     this.#pending = new Pending()
     this.#forget = []
@@ -343,6 +368,12 @@ export class ThreadedPositioner {
     this.#worker = undefined
     this.#settle(0)
     const reason = error instanceof Error ? error.message : String(error)
-    this.#options.onError?.(new PositioningThreadError('positioning_thread_failed', `positioning thread stopped (${reason}); positions go on in the main thread from scratch, using more of its CPU — check that dist/positioner-worker.js is installed with the package`, { cause: error }))
+    this.#options.onError?.(
+      new PositioningThreadError(
+        'positioning_thread_failed',
+        `positioning thread stopped (${reason}); positions go on in the main thread from scratch, using more of its CPU — check that dist/positioner-worker.js is installed with the package`,
+        { cause: error },
+      ),
+    )
   }
 }

@@ -31,7 +31,13 @@ function heapBytes(): number {
 
 port.on('message', (m: ToWorker) => {
   if (m.type === 'observe') {
-    for (let i = 0; i < m.n; i++) positioner.observe({ time: m.time[i], anchor: anchorIds[m.anchor[i]] ?? '', beacon: String(m.slot[i]), rssi: m.rssi[i] })
+    for (let i = 0; i < m.n; i++)
+      positioner.observe({
+        time: m.time[i],
+        anchor: anchorIds[m.anchor[i]] ?? '',
+        beacon: String(m.slot[i]),
+        rssi: m.rssi[i],
+      })
     for (const slot of m.forget) positioner.forget(String(slot))
     applied += m.n
     if (m.forget.length > 0) {

@@ -6,7 +6,14 @@
  */
 import { InvalidOptionError } from '../errors.js'
 import type { Site } from './site.js'
-import { multilaterate, nearestAnchor, nearestFingerprints, weightedCentroid, type Fix, type WindowMeans } from './baselines.js'
+import {
+  multilaterate,
+  nearestAnchor,
+  nearestFingerprints,
+  weightedCentroid,
+  type Fix,
+  type WindowMeans,
+} from './baselines.js'
 import { DEFAULT_GRID_FILTER, FilterScratch, GridFilter, type GridFilterParams } from './grid-filter.js'
 import { RadioMap } from './radio-map.js'
 import { TrackBuffer } from './track-buffer.js'
@@ -80,12 +87,21 @@ export const MAX_TIME_MS = 8.64e15
 
 /** Whether an observation can be taken at all: a time within ±{@link MAX_TIME_MS}, RSSI within −130…20 dBm, a beacon id. */
 export function usableObservation(o: Observation): boolean {
-  return Math.abs(o.time) <= MAX_TIME_MS && Number.isFinite(o.rssi) && o.rssi >= -130 && o.rssi <= 20 && typeof o.beacon === 'string'
+  return (
+    Math.abs(o.time) <= MAX_TIME_MS &&
+    Number.isFinite(o.rssi) &&
+    o.rssi >= -130 &&
+    o.rssi <= 20 &&
+    typeof o.beacon === 'string'
+  )
 }
 
 function positiveOption(v: number | undefined, name: string, fallback: number): number {
   if (v === undefined) return fallback
-  if (!(v > 0) || !Number.isFinite(v)) throw new InvalidOptionError('invalid_option', `positioner: ${name} is ${v}; give a positive number`, { option: name })
+  if (!(v > 0) || !Number.isFinite(v))
+    throw new InvalidOptionError('invalid_option', `positioner: ${name} is ${v}; give a positive number`, {
+      option: name,
+    })
   return v
 }
 
@@ -94,7 +110,12 @@ function filterParams(given: Partial<GridFilterParams> | undefined): GridFilterP
   const params = { ...DEFAULT_GRID_FILTER, ...given }
   for (const [name, v] of Object.entries(params)) {
     // A NaN or a negative setting would not throw later: it would quietly reset the filter every step.
-    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw new InvalidOptionError('invalid_option', `positioner: filter.${name} is ${String(v)}; give a finite number, 0 or more`, { option: `filter.${name}` })
+    if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `positioner: filter.${name} is ${String(v)}; give a finite number, 0 or more`,
+        { option: `filter.${name}` },
+      )
   }
   return params
 }
@@ -131,7 +152,12 @@ export class Positioner {
   constructor(options: PositionerOptions) {
     this.site = options.site
     this.method = options.method ?? 'filter'
-    if (!POSITIONING_METHODS.includes(this.method)) throw new InvalidOptionError('invalid_option', `positioner: unknown method ${JSON.stringify(this.method)}; use one of ${POSITIONING_METHODS.join(', ')}`, { option: 'method' })
+    if (!POSITIONING_METHODS.includes(this.method))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `positioner: unknown method ${JSON.stringify(this.method)}; use one of ${POSITIONING_METHODS.join(', ')}`,
+        { option: 'method' },
+      )
     this.radioMap = options.radioMap ?? RadioMap.defaultPhysics(options.site)
     this.windowMs = positiveOption(options.windowMs, 'windowMs', 2000)
     this.stepMs = positiveOption(options.stepMs, 'stepMs', 1000)
@@ -182,7 +208,10 @@ export class Positioner {
     // own (and cut steps in two).
     if (this.method === 'filter' && t.buffer.full && t.buffer.time(0) > t.foldedUntil) {
       const step = this.stepMs
-      this.fold(t, Math.max((Math.floor(t.buffer.time(0) / step) + 1) * step, Math.floor((o.time - this.lagMs) / step) * step))
+      this.fold(
+        t,
+        Math.max((Math.floor(t.buffer.time(0) / step) + 1) * step, Math.floor((o.time - this.lagMs) / step) * step),
+      )
     }
     t.buffer.push(o.time, a, o.rssi)
     this.stats.observations++
@@ -254,7 +283,12 @@ export class Positioner {
     // it folded (none arrived since, none lies between the two ends), it already holds this
     // fold's result. The ends differ by a tick's jitter when a live tracker asks. (A look-ahead
     // folded at least one packet, so an empty range never matches.)
-    if (ahead !== undefined && ahead.from === from && b.firstAfter(until) - i === ahead.count && b.firstAfter(ahead.until) - i === ahead.count) {
+    if (
+      ahead !== undefined &&
+      ahead.from === from &&
+      b.firstAfter(until) - i === ahead.count &&
+      b.firstAfter(ahead.until) - i === ahead.count
+    ) {
       if (t.filter !== undefined) t.spare = t.filter
       t.filter = ahead.filter
       return

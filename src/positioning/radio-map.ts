@@ -67,15 +67,27 @@ const DEFAULT_PACKET_SD = 4
 function siteArea(site: Site): Area {
   if (site.area !== undefined) return site.area
   const placed = site.anchorList().filter((a) => a.x !== undefined && a.y !== undefined)
-  if (placed.length === 0) throw new InvalidOptionError('invalid_option', 'site: no anchor has x and y and there is no area; give anchor positions to position beacons', { option: 'site' })
+  if (placed.length === 0)
+    throw new InvalidOptionError(
+      'invalid_option',
+      'site: no anchor has x and y and there is no area; give anchor positions to position beacons',
+      { option: 'site' },
+    )
   const xs = placed.map((a) => a.x as number)
   const ys = placed.map((a) => a.y as number)
   return { minX: Math.min(...xs) - 1, minY: Math.min(...ys) - 1, maxX: Math.max(...xs) + 1, maxY: Math.max(...ys) + 1 }
 }
 
 function placedAnchors(site: Site): { id: string; x: number; y: number; z: number }[] {
-  const out = site.anchorList().flatMap((a) => (a.x === undefined || a.y === undefined ? [] : [{ id: a.id, x: a.x, y: a.y, z: a.z ?? 0 }]))
-  if (out.length === 0) throw new InvalidOptionError('invalid_option', 'site: no anchor has x and y; give anchor positions to position beacons', { option: 'site' })
+  const out = site
+    .anchorList()
+    .flatMap((a) => (a.x === undefined || a.y === undefined ? [] : [{ id: a.id, x: a.x, y: a.y, z: a.z ?? 0 }]))
+  if (out.length === 0)
+    throw new InvalidOptionError(
+      'invalid_option',
+      'site: no anchor has x and y; give anchor positions to position beacons',
+      { option: 'site' },
+    )
   return out
 }
 
@@ -173,9 +185,22 @@ export class RadioMap {
     const { grid: g, anchors, mean } = parts
     const grid = new WalkableGrid(g.originX, g.originY, g.cell, g.nx, g.ny, g.walkable)
     if (!(mean instanceof Float32Array) || mean.length !== anchors.length * grid.size) {
-      throw new InvalidOptionError('invalid_option', `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; give the parts of one map`, { option: 'radioMap' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; give the parts of one map`,
+        { option: 'radioMap' },
+      )
     }
-    return new RadioMap(grid, [...anchors], parts.tagHeight, parts.references, parts.interpolation, undefined, parts.skew, mean)
+    return new RadioMap(
+      grid,
+      [...anchors],
+      parts.tagHeight,
+      parts.references,
+      parts.interpolation,
+      undefined,
+      parts.skew,
+      mean,
+    )
   }
 
   /**
@@ -184,7 +209,12 @@ export class RadioMap {
    */
   static defaultPhysics(site: Site, options: RadioMapOptions = {}): RadioMap {
     const grid = options.grid ?? WalkableGrid.fromArea(siteArea(site))
-    const anchors = placedAnchors(site).map((a) => ({ ...a, pathLoss: { ...DEFAULT_PATH_LOSS }, modelSd: DEFAULT_PATH_LOSS.sigma, packetSd: DEFAULT_PACKET_SD }))
+    const anchors = placedAnchors(site).map((a) => ({
+      ...a,
+      pathLoss: { ...DEFAULT_PATH_LOSS },
+      modelSd: DEFAULT_PATH_LOSS.sigma,
+      packetSd: DEFAULT_PACKET_SD,
+    }))
     return new RadioMap(grid, anchors, options.tagHeight ?? 1.2, [])
   }
 
@@ -196,7 +226,11 @@ export class RadioMap {
    * leave-one-point-out on the survey itself. Samples for anchors the site does not place are
    * ignored. Throws `InvalidOptionError` when no reference point hears a placed anchor.
    */
-  static fromSurvey(site: Site, samples: Iterable<SurveySample> | SurveyPoints, options: RadioMapOptions = {}): RadioMap {
+  static fromSurvey(
+    site: Site,
+    samples: Iterable<SurveySample> | SurveyPoints,
+    options: RadioMapOptions = {},
+  ): RadioMap {
     let reduced: SurveyPoints
     if (samples instanceof SurveyPoints) reduced = samples
     else {
@@ -208,21 +242,56 @@ export class RadioMap {
     const tagHeight = options.tagHeight ?? 1.2
     const placed = placedAnchors(site)
     const A = placed.length
-    const refs: ReferencePoint[] = points.map((p) => ({ x: p.x, y: p.y, mean: Float64Array.from(placed, (a) => p.anchors.get(a.id)?.mean ?? Number.NaN) }))
+    const refs: ReferencePoint[] = points.map((p) => ({
+      x: p.x,
+      y: p.y,
+      mean: Float64Array.from(placed, (a) => p.anchors.get(a.id)?.mean ?? Number.NaN),
+    }))
     if (!refs.some((r) => r.mean.some((m) => !Number.isNaN(m)))) {
-      throw new InvalidOptionError('invalid_option', 'survey: no reference point hears an anchor the site places; check that the survey and the site name the anchors alike', { option: 'survey' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        'survey: no reference point hears an anchor the site places; check that the survey and the site name the anchors alike',
+        { option: 'survey' },
+      )
     }
-    const dist = (a: number, x: number, y: number): number => Math.hypot(placed[a].x - x, placed[a].y - y, placed[a].z - tagHeight)
-    const pathLoss = placed.map((_, a) => fitPathLoss(refs.flatMap((r) => (Number.isNaN(r.mean[a]) ? [] : [{ d: dist(a, r.x, r.y), rssi: r.mean[a] }]))))
-    const residual = refs.map((r) => Float64Array.from(placed, (_, a) => (Number.isNaN(r.mean[a]) ? Number.NaN : r.mean[a] - rssiAt(pathLoss[a], dist(a, r.x, r.y)))))
-    const chosen = chooseInterpolation(refs, residual, A, options.lengthScales ?? [1, 1.5, 2, 3, 4], options.shrinkages ?? [0.05, 0.2, 0.5, 1, 2])
-    const anchors: AnchorModel[] = placed.map((a, i) => ({ ...a, pathLoss: pathLoss[i], modelSd: Math.max(1, chosen.perAnchorRms[i]), packetSd: pooledSd(points, a.id) }))
+    const dist = (a: number, x: number, y: number): number =>
+      Math.hypot(placed[a].x - x, placed[a].y - y, placed[a].z - tagHeight)
+    const pathLoss = placed.map((_, a) =>
+      fitPathLoss(refs.flatMap((r) => (Number.isNaN(r.mean[a]) ? [] : [{ d: dist(a, r.x, r.y), rssi: r.mean[a] }]))),
+    )
+    const residual = refs.map((r) =>
+      Float64Array.from(placed, (_, a) =>
+        Number.isNaN(r.mean[a]) ? Number.NaN : r.mean[a] - rssiAt(pathLoss[a], dist(a, r.x, r.y)),
+      ),
+    )
+    const chosen = chooseInterpolation(
+      refs,
+      residual,
+      A,
+      options.lengthScales ?? [1, 1.5, 2, 3, 4],
+      options.shrinkages ?? [0.05, 0.2, 0.5, 1, 2],
+    )
+    const anchors: AnchorModel[] = placed.map((a, i) => ({
+      ...a,
+      pathLoss: pathLoss[i],
+      modelSd: Math.max(1, chosen.perAnchorRms[i]),
+      packetSd: pooledSd(points, a.id),
+    }))
     const { lengthScale, shrinkage } = chosen
-    const residualAt = (a: number, x: number, y: number): number => kernelResidual(refs, residual, a, x, y, lengthScale, shrinkage, -1)
+    const residualAt = (a: number, x: number, y: number): number =>
+      kernelResidual(refs, residual, a, x, y, lengthScale, shrinkage, -1)
     // Held to 1–2: a survey cannot make strong readings the likelier tail, nor should a few
     // deep fades make weak readings meaningless.
     const skew = Math.min(2, Math.max(1, reduced.skew() ?? 1))
-    return new RadioMap(grid, anchors, tagHeight, refs, { lengthScale, shrinkage, looRmsDb: chosen.rms }, residualAt, skew)
+    return new RadioMap(
+      grid,
+      anchors,
+      tagHeight,
+      refs,
+      { lengthScale, shrinkage, looRmsDb: chosen.rms },
+      residualAt,
+      skew,
+    )
   }
 }
 
@@ -240,7 +309,16 @@ function pooledSd(points: readonly SurveyPoint[], id: string): number {
 }
 
 /** Kernel-weighted mean of the residuals of anchor `a` around (x, y), leaving out point `skip`. */
-function kernelResidual(refs: readonly ReferencePoint[], residual: readonly Float64Array[], a: number, x: number, y: number, lengthScale: number, shrinkage: number, skip: number): number {
+function kernelResidual(
+  refs: readonly ReferencePoint[],
+  residual: readonly Float64Array[],
+  a: number,
+  x: number,
+  y: number,
+  lengthScale: number,
+  shrinkage: number,
+  skip: number,
+): number {
   let sw = 0
   let s = 0
   const k = -1 / (2 * lengthScale * lengthScale)
@@ -261,7 +339,12 @@ function chooseInterpolation(
   lengthScales: readonly number[],
   shrinkages: readonly number[],
 ): { lengthScale: number; shrinkage: number; rms: number; perAnchorRms: number[] } {
-  let best = { lengthScale: lengthScales[0] ?? 2, shrinkage: shrinkages[0] ?? 0.5, rms: Infinity, perAnchorRms: new Array<number>(A).fill(DEFAULT_PATH_LOSS.sigma) }
+  let best = {
+    lengthScale: lengthScales[0] ?? 2,
+    shrinkage: shrinkages[0] ?? 0.5,
+    rms: Infinity,
+    perAnchorRms: new Array<number>(A).fill(DEFAULT_PATH_LOSS.sigma),
+  }
   for (const lengthScale of lengthScales) {
     for (const shrinkage of shrinkages) {
       const sq = new Array<number>(A).fill(0)
@@ -277,7 +360,13 @@ function chooseInterpolation(
       const total = cnt.reduce((s, c) => s + c, 0)
       if (total === 0) continue
       const rms = Math.sqrt(sq.reduce((s, v) => s + v, 0) / total)
-      if (rms < best.rms) best = { lengthScale, shrinkage, rms, perAnchorRms: sq.map((v, a) => (cnt[a] === 0 ? DEFAULT_PATH_LOSS.sigma : Math.sqrt(v / cnt[a]))) }
+      if (rms < best.rms)
+        best = {
+          lengthScale,
+          shrinkage,
+          rms,
+          perAnchorRms: sq.map((v, a) => (cnt[a] === 0 ? DEFAULT_PATH_LOSS.sigma : Math.sqrt(v / cnt[a]))),
+        }
     }
   }
   return best

@@ -61,20 +61,30 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 
 function optionalNumber(v: unknown, where: string): number | undefined {
   if (v === undefined || v === null) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v)) throw bad(`${where} is ${JSON.stringify(v)}`, 'give a number of metres')
+  if (typeof v !== 'number' || !Number.isFinite(v))
+    throw bad(`${where} is ${JSON.stringify(v)}`, 'give a number of metres')
   return v
 }
 
 function readPolygon(v: unknown, where: string): [number, number][] {
-  if (!Array.isArray(v) || v.length < 3) throw bad(`${where}.polygon is not a list of at least three [x, y] corners`, 'list the corners in order, e.g. [[0,0],[5,0],[5,4]]')
+  if (!Array.isArray(v) || v.length < 3)
+    throw bad(
+      `${where}.polygon is not a list of at least three [x, y] corners`,
+      'list the corners in order, e.g. [[0,0],[5,0],[5,4]]',
+    )
   return v.map((p, i) => {
-    if (!Array.isArray(p) || p.length < 2) throw bad(`${where}.polygon[${i}] is not an [x, y] pair`, 'give each corner as [x, y] in metres')
-    return [optionalNumber(p[0], `${where}.polygon[${i}][0]`) ?? Number.NaN, optionalNumber(p[1], `${where}.polygon[${i}][1]`) ?? Number.NaN]
+    if (!Array.isArray(p) || p.length < 2)
+      throw bad(`${where}.polygon[${i}] is not an [x, y] pair`, 'give each corner as [x, y] in metres')
+    return [
+      optionalNumber(p[0], `${where}.polygon[${i}][0]`) ?? Number.NaN,
+      optionalNumber(p[1], `${where}.polygon[${i}][1]`) ?? Number.NaN,
+    ]
   })
 }
 
 function readPoint(v: unknown, where: string): [number, number] {
-  if (!Array.isArray(v) || v.length < 2) throw bad(`${where} is not an [x, y] pair`, 'give each end as [x, y] in metres')
+  if (!Array.isArray(v) || v.length < 2)
+    throw bad(`${where} is not an [x, y] pair`, 'give each end as [x, y] in metres')
   const x = optionalNumber(v[0], `${where}[0]`)
   const y = optionalNumber(v[1], `${where}[1]`)
   if (x === undefined || y === undefined) throw bad(`${where} lacks a coordinate`, 'give each end as [x, y] in metres')
@@ -83,10 +93,18 @@ function readPoint(v: unknown, where: string): [number, number] {
 
 /** `walls`: `[[x1, y1], [x2, y2]]` segments, or `{ from, to, attenuationDb? }`. */
 function readWalls(v: unknown): Wall[] {
-  if (!Array.isArray(v)) throw bad('walls is not a list', 'list each wall as [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y], "attenuationDb": 6 }')
+  if (!Array.isArray(v))
+    throw bad(
+      'walls is not a list',
+      'list each wall as [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y], "attenuationDb": 6 }',
+    )
   return v.map((w, i) => {
     if (Array.isArray(w)) return { from: readPoint(w[0], `walls[${i}][0]`), to: readPoint(w[1], `walls[${i}][1]`) }
-    if (!isRecord(w)) throw bad(`walls[${i}] is neither a segment nor an object`, 'write [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y] }')
+    if (!isRecord(w))
+      throw bad(
+        `walls[${i}] is neither a segment nor an object`,
+        'write [[x1, y1], [x2, y2]] or { "from": [x, y], "to": [x, y] }',
+      )
     const wall: Wall = { from: readPoint(w.from, `walls[${i}].from`), to: readPoint(w.to, `walls[${i}].to`) }
     const db = optionalNumber(w.attenuationDb, `walls[${i}].attenuationDb`)
     if (db !== undefined) {
@@ -127,7 +145,14 @@ export class Site {
   readonly beaconNames: readonly BeaconName[]
   private readonly anchors: ReadonlyMap<string, Anchor>
 
-  constructor(init: { kind?: AnchorKind; anchors: Iterable<Anchor>; area?: Area; rooms?: readonly Room[]; walls?: readonly Wall[]; beaconNames?: readonly BeaconName[] }) {
+  constructor(init: {
+    kind?: AnchorKind
+    anchors: Iterable<Anchor>
+    area?: Area
+    rooms?: readonly Room[]
+    walls?: readonly Wall[]
+    beaconNames?: readonly BeaconName[]
+  }) {
     this.kind = init.kind ?? 'receivers'
     this.rooms = init.rooms ?? []
     this.walls = init.walls ?? []
@@ -154,20 +179,27 @@ export class Site {
     if (!isRecord(json)) throw bad('the file is not a JSON object', 'see docs/fleet.md for the shape')
     const fixedBeacons = isRecord(json.anchorBeacons)
     const group = fixedBeacons ? json.anchorBeacons : (json.receivers ?? json.gateways)
-    if (!isRecord(group)) throw bad('no anchors', 'list the gateways under "gateways" (or "receivers"), or fixed beacons under "anchorBeacons"')
+    if (!isRecord(group))
+      throw bad(
+        'no anchors',
+        'list the gateways under "gateways" (or "receivers"), or fixed beacons under "anchorBeacons"',
+      )
     const roomOfGateway = new Map<string, string>()
     const rooms: Room[] = []
     if (Array.isArray(json.rooms)) {
       json.rooms.forEach((r, i) => {
-        if (!isRecord(r) || typeof r.name !== 'string' || r.name === '') throw bad(`rooms[${i}] has no name`, 'give each room a "name"')
+        if (!isRecord(r) || typeof r.name !== 'string' || r.name === '')
+          throw bad(`rooms[${i}] has no name`, 'give each room a "name"')
         const room: Room = { name: r.name }
         if (r.polygon !== undefined) room.polygon = readPolygon(r.polygon, `rooms[${i}]`)
         rooms.push(room)
-        if (Array.isArray(r.gateways)) for (const g of r.gateways) if (typeof g === 'string') roomOfGateway.set(g, r.name)
+        if (Array.isArray(r.gateways))
+          for (const g of r.gateways) if (typeof g === 'string') roomOfGateway.set(g, r.name)
       })
     } else if (isRecord(json.rooms)) {
       for (const [name, ids] of Object.entries(json.rooms)) {
-        if (!Array.isArray(ids)) throw bad(`rooms.${name} is not a list of gateway ids`, 'map each room name to the gateways in it')
+        if (!Array.isArray(ids))
+          throw bad(`rooms.${name} is not a list of gateway ids`, 'map each room name to the gateways in it')
         rooms.push({ name })
         for (const g of ids) if (typeof g === 'string') roomOfGateway.set(g, name)
       }
@@ -192,13 +224,23 @@ export class Site {
     }
     let area: Area | undefined
     if (isRecord(json.area)) {
-      const [minX, minY, maxX, maxY] = (['minX', 'minY', 'maxX', 'maxY'] as const).map((k) => optionalNumber((json.area as Record<string, unknown>)[k], `area.${k}`))
-      if (minX === undefined || minY === undefined || maxX === undefined || maxY === undefined) throw bad('area lacks one of minX, minY, maxX, maxY', 'give all four, in metres')
+      const [minX, minY, maxX, maxY] = (['minX', 'minY', 'maxX', 'maxY'] as const).map((k) =>
+        optionalNumber((json.area as Record<string, unknown>)[k], `area.${k}`),
+      )
+      if (minX === undefined || minY === undefined || maxX === undefined || maxY === undefined)
+        throw bad('area lacks one of minX, minY, maxX, maxY', 'give all four, in metres')
       area = { minX, minY, maxX, maxY }
     }
     const walls = json.walls === undefined ? [] : readWalls(json.walls)
     const beaconNames = readBeaconNames(json.beacons)
-    return new Site({ kind: fixedBeacons ? 'beacons' : 'receivers', anchors, rooms, walls, beaconNames, ...(area === undefined ? {} : { area }) })
+    return new Site({
+      kind: fixedBeacons ? 'beacons' : 'receivers',
+      anchors,
+      rooms,
+      walls,
+      beaconNames,
+      ...(area === undefined ? {} : { area }),
+    })
   }
 
   /**
@@ -211,22 +253,41 @@ export class Site {
    * separators, as the scanner reports them. Throws `InvalidOptionError` without a usable scale.
    */
   static fromDeploymentMap(
-    map: { xScale?: number; yScale?: number; beacons: readonly { mac: string; PosX: number; PosY: number; title?: string }[] },
+    map: {
+      xScale?: number
+      yScale?: number
+      beacons: readonly { mac: string; PosX: number; PosY: number; title?: string }[]
+    },
     options: { xScale?: number; yScale?: number; z?: number } = {},
   ): Site {
     const xScale = options.xScale ?? map.xScale
     const yScale = options.yScale ?? map.yScale
-    for (const [name, v] of [['xScale', xScale], ['yScale', yScale]] as const) {
-      if (v === undefined || !(v > 0) || !Number.isFinite(v)) throw bad(`the deployment map's ${name} is ${JSON.stringify(v)}`, `pass the map's ${name === 'xScale' ? 'width' : 'height'} in metres as options.${name}`)
+    for (const [name, v] of [
+      ['xScale', xScale],
+      ['yScale', yScale],
+    ] as const) {
+      if (v === undefined || !(v > 0) || !Number.isFinite(v))
+        throw bad(
+          `the deployment map's ${name} is ${JSON.stringify(v)}`,
+          `pass the map's ${name === 'xScale' ? 'width' : 'height'} in metres as options.${name}`,
+        )
     }
     const anchors: Anchor[] = []
     for (const b of map.beacons) {
       if (!Number.isFinite(b.PosX) || !Number.isFinite(b.PosY) || typeof b.mac !== 'string') continue
-      const a: Anchor = { id: b.mac.toLowerCase().replace(/[^0-9a-z]/g, ''), x: b.PosX * (xScale as number), y: b.PosY * (yScale as number) }
+      const a: Anchor = {
+        id: b.mac.toLowerCase().replace(/[^0-9a-z]/g, ''),
+        x: b.PosX * (xScale as number),
+        y: b.PosY * (yScale as number),
+      }
       if (options.z !== undefined) a.z = options.z
       anchors.push(a)
     }
-    return new Site({ kind: 'beacons', anchors, area: { minX: 0, minY: 0, maxX: xScale as number, maxY: yScale as number } })
+    return new Site({
+      kind: 'beacons',
+      anchors,
+      area: { minX: 0, minY: 0, maxX: xScale as number, maxY: yScale as number },
+    })
   }
 
   /** An anchor by id. */

@@ -50,7 +50,12 @@ export class SurveyPoints {
    * dB): a survey kept as a summary, or a test fixture. Malformed input is skipped and counted.
    */
   addAggregate(x: number, y: number, anchor: string, c: SurveyCell): void {
-    if (![x, y, c.mean, c.sd].every(Number.isFinite) || !(c.count >= 1) || typeof anchor !== 'string' || anchor === '') {
+    if (
+      ![x, y, c.mean, c.sd].every(Number.isFinite) ||
+      !(c.count >= 1) ||
+      typeof anchor !== 'string' ||
+      anchor === ''
+    ) {
       this.skipped++
       return
     }

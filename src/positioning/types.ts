@@ -38,4 +38,10 @@ export interface SurveySample {
 export type PositioningMethod = 'filter' | 'nearest' | 'centroid' | 'multilateration' | 'knn'
 
 /** Every method, the default first. */
-export const POSITIONING_METHODS: readonly PositioningMethod[] = ['filter', 'nearest', 'centroid', 'multilateration', 'knn']
+export const POSITIONING_METHODS: readonly PositioningMethod[] = [
+  'filter',
+  'nearest',
+  'centroid',
+  'multilateration',
+  'knn',
+]

@@ -55,8 +55,19 @@ function parseOwner(text: string): LockOwner | undefined {
   try {
     const v = JSON.parse(text) as Partial<LockOwner>
     // pid 0 or below would make kill(pid, 0) probe a whole process group: never "alive" that way.
-    if (!Number.isSafeInteger(v.pid) || (v.pid as number) <= 0 || typeof v.hostname !== 'string' || typeof v.token !== 'string') return undefined
-    return { pid: v.pid as number, hostname: v.hostname, token: v.token, ...(typeof v.startTime === 'string' ? { startTime: v.startTime } : {}) }
+    if (
+      !Number.isSafeInteger(v.pid) ||
+      (v.pid as number) <= 0 ||
+      typeof v.hostname !== 'string' ||
+      typeof v.token !== 'string'
+    )
+      return undefined
+    return {
+      pid: v.pid as number,
+      hostname: v.hostname,
+      token: v.token,
+      ...(typeof v.startTime === 'string' ? { startTime: v.startTime } : {}),
+    }
   } catch {
     return undefined
   }
@@ -83,7 +94,8 @@ function ownerAlive(owner: LockOwner): boolean {
 }
 
 function lockedError(dir: string, holder: LockOwner): QueueError {
-  const where = holder.hostname === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.hostname}`
+  const where =
+    holder.hostname === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.hostname}`
   return new QueueError(
     'queue_locked',
     `queue directory ${dir} is in use by ${where}; give each uploader its own queueDir, or stop that process first (if it is certainly gone, delete ${join(dir, LOCK_FILE)})`,
@@ -106,7 +118,12 @@ async function readOwner(path: string): Promise<{ owner?: LockOwner } | undefine
  */
 export async function lockDir(dir: string): Promise<DirLock> {
   const startTime = processStartTime(process.pid)
-  const owner: LockOwner = { pid: process.pid, hostname: hostname(), token: randomUUID(), ...(startTime === undefined ? {} : { startTime }) }
+  const owner: LockOwner = {
+    pid: process.pid,
+    hostname: hostname(),
+    token: randomUUID(),
+    ...(startTime === undefined ? {} : { startTime }),
+  }
   const path = join(dir, LOCK_FILE)
   const mine = join(dir, `${LOCK_FILE}.${owner.token}`)
   await writeFile(mine, JSON.stringify(owner), { flag: 'wx' })

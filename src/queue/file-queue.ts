@@ -69,9 +69,21 @@ export interface FileQueueStats {
  * with {@link FileQueue.open}. `R` is the record type, any JSON object: records come back as
  * JSON.parse makes them, so `R` must survive a JSON round trip.
  */
-export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<UploadQueueEvents> implements RecordQueue<R> {
+export class FileQueue<R extends object = BeaconLogRecord>
+  extends EventEmitter<UploadQueueEvents>
+  implements RecordQueue<R>
+{
   /** What recovery found and what has been dropped since. */
-  readonly stats: FileQueueStats = { recovered: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, lost: 0, dropped: 0, segments: 0, bytes: 0 }
+  readonly stats: FileQueueStats = {
+    recovered: 0,
+    tornBytes: 0,
+    damagedBytes: 0,
+    salvaged: 0,
+    lost: 0,
+    dropped: 0,
+    segments: 0,
+    bytes: 0,
+  }
 
   private readonly dir: string
   private readonly maxBytes: number
@@ -134,14 +146,21 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
    */
   static async open<R extends object = BeaconLogRecord>(options: FileQueueOptions): Promise<FileQueue<R>> {
     if (typeof options.dir !== 'string' || options.dir.length === 0) {
-      throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', { option: 'queueDir' })
+      throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', {
+        option: 'queueDir',
+      })
     }
     const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
     if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
-      throw new InvalidOptionError('invalid_option', 'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes', { option: 'maxQueueBytes' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes',
+        { option: 'maxQueueBytes' },
+      )
     }
     const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
-    if (options.accept !== undefined && typeof options.accept !== 'function') throw new InvalidOptionError('invalid_option', 'accept must be a function', { option: 'accept' })
+    if (options.accept !== undefined && typeof options.accept !== 'function')
+      throw new InvalidOptionError('invalid_option', 'accept must be a function', { option: 'accept' })
     const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes, accept: options.accept })
     try {
       await queue.recover()
@@ -149,10 +168,14 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
       await queue.release()
       if (e instanceof QueueError) throw e
       const code = (e as NodeJS.ErrnoException).code ?? 'error'
-      throw new InvalidOptionError('unreadable_file', `cannot use queue directory ${options.dir} (${code}); check that it exists, is a directory, is writable and has free space`, {
-        option: 'queueDir',
-        cause: e,
-      })
+      throw new InvalidOptionError(
+        'unreadable_file',
+        `cannot use queue directory ${options.dir} (${code}); check that it exists, is a directory, is writable and has free space`,
+        {
+          option: 'queueDir',
+          cause: e,
+        },
+      )
     }
     return queue
   }
@@ -171,7 +194,10 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
   push(record: R): Promise<number> {
     if (this.closed) return Promise.reject(new Error('FileQueue is closed'))
     const payload = encodePayload(record)
-    if (payload.length > MAX_FRAME) return Promise.reject(new RangeError(`a record of ${payload.length} bytes is larger than the queue's 1 MiB frame limit`))
+    if (payload.length > MAX_FRAME)
+      return Promise.reject(
+        new RangeError(`a record of ${payload.length} bytes is larger than the queue's 1 MiB frame limit`),
+      )
     return new Promise<number>((resolve, reject) => {
       this.writer.add({ payload, record, resolve, reject })
     })
@@ -252,7 +278,10 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     const previous = this.lock.tookOverFrom
     if (previous !== undefined) {
       const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
-      this.report.warnings.push({ code: 'stale_lock', message: `took over the lock of queue directory ${this.dir} from ${who} (it did not close the queue: a crash or kill?)` })
+      this.report.warnings.push({
+        code: 'stale_lock',
+        message: `took over the lock of queue directory ${this.dir} from ${who} (it did not close the queue: a crash or kill?)`,
+      })
     }
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
@@ -265,7 +294,11 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     // From now on a damaged last segment can be counted: the seqs up to here were written.
     // Not fatal: a full disk must still let the queue open and drain (a later loss is then uncounted).
     await writeWritten(this.dir, found.maxSeq).catch(() => undefined)
-    Object.assign(this.stats, { tornBytes: found.tornBytes, damagedBytes: found.damagedBytes, salvaged: found.salvaged })
+    Object.assign(this.stats, {
+      tornBytes: found.tornBytes,
+      damagedBytes: found.damagedBytes,
+      salvaged: found.salvaged,
+    })
     this.report.warnings.push(...found.warnings)
     if (found.losses.length > 0) {
       await this.recordLosses(found.known, found.losses)
@@ -294,7 +327,12 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
     const count = loss.to - loss.from + 1
     this.stats.lost += count
     this.stats.dropped += count
-    return { count, reason: loss.reason, segment: loss.segment, ...(loss.reason === 'corrupt' ? { salvaged: loss.salvaged } : {}) }
+    return {
+      count,
+      reason: loss.reason,
+      segment: loss.segment,
+      ...(loss.reason === 'corrupt' ? { salvaged: loss.salvaged } : {}),
+    }
   }
 
   private async load(seg: Segment): Promise<QueuedRecord<R>[]> {
@@ -327,7 +365,12 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
   }
 
   /** A segment lost records underneath the running queue (deleted, truncated, overwritten). */
-  private async damagedWhileRunning(seg: Segment, lost: number, reason: 'missing' | 'corrupt', salvaged: number): Promise<void> {
+  private async damagedWhileRunning(
+    seg: Segment,
+    lost: number,
+    reason: 'missing' | 'corrupt',
+    salvaged: number,
+  ): Promise<void> {
     const name = seg.path.slice(this.dir.length + 1)
     this.knownLosses.push(...gaps(seg.seqs ?? [], Math.max(this.acked + 1, seg.firstSeq), seg.lastSeq))
     await writeKnownLosses(this.dir, this.knownLosses, this.acked).catch(() => undefined)
@@ -353,7 +396,9 @@ export class FileQueue<R extends object = BeaconLogRecord> extends EventEmitter<
       if (lost > 0) {
         // The ack moves past them, so a restart does not take the gap for a deleted segment.
         const moveAck = seg.lastSeq
-        this.ackChain = this.ackChain.then(() => (moveAck > this.acked ? this.writeAck(moveAck) : undefined)).catch(() => undefined)
+        this.ackChain = this.ackChain
+          .then(() => (moveAck > this.acked ? this.writeAck(moveAck) : undefined))
+          .catch(() => undefined)
         this.stats.dropped += lost
         this.emit('dropped', { count: lost, reason: 'queue_full' })
       }

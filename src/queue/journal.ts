@@ -110,7 +110,8 @@ function decodeLegacySegment(buf: Buffer, firstSeq: number, accept: RecordCheck 
     } catch {
       break
     }
-    if (record !== null && typeof record === 'object' && (accept === undefined || accept(record))) records.push({ seq, record })
+    if (record !== null && typeof record === 'object' && (accept === undefined || accept(record)))
+      records.push({ seq, record })
     else {
       rejected.push(seq)
       damagedBytes += 8 + len

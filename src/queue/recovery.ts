@@ -118,7 +118,9 @@ async function readKnownLosses(dir: string): Promise<Range[]> {
   try {
     const v = JSON.parse(await readFile(join(dir, LOST_FILE), 'utf8')) as unknown
     if (!Array.isArray(v)) return []
-    return v.filter((r): r is Range => Array.isArray(r) && r.length === 2 && Number.isSafeInteger(r[0]) && Number.isSafeInteger(r[1]))
+    return v.filter(
+      (r): r is Range => Array.isArray(r) && r.length === 2 && Number.isSafeInteger(r[0]) && Number.isSafeInteger(r[1]),
+    )
   } catch {
     // Missing or damaged: at worst an old loss is reported again.
     return []
@@ -167,10 +169,27 @@ export function gaps(seqs: number[], from: number, to: number): Range[] {
  * missing or unreadable) seqs before the first segment may simply have been delivered: they
  * are not counted as lost.
  */
-export async function recoverSegments(dir: string, acked: number, ackKnown = true, hints: RecoveryHints = {}): Promise<Recovery & { known: Range[] }> {
+export async function recoverSegments(
+  dir: string,
+  acked: number,
+  ackKnown = true,
+  hints: RecoveryHints = {},
+): Promise<Recovery & { known: Range[] }> {
   const { accept, written } = hints
   const known = await readKnownLosses(dir)
-  const out: Recovery & { known: Range[] } = { segments: [], losses: [], obsolete: [], renumber: [], warnings: [], maxSeq: acked, diskMaxSeq: 0, tornBytes: 0, damagedBytes: 0, salvaged: 0, known }
+  const out: Recovery & { known: Range[] } = {
+    segments: [],
+    losses: [],
+    obsolete: [],
+    renumber: [],
+    warnings: [],
+    maxSeq: acked,
+    diskMaxSeq: 0,
+    tornBytes: 0,
+    damagedBytes: 0,
+    salvaged: 0,
+    known,
+  }
   const named: { name: string; firstSeq: number }[] = []
   for (const name of await readdir(dir)) {
     if (!SEGMENT_LIKE.test(name)) continue
@@ -186,11 +205,17 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     const { records } = decodeSegment(buf, 0, true, accept)
     if (records.length === 0 && buf.length > 0) {
       // Nothing we can read: not ours to delete.
-      out.warnings.push({ code: 'segment_unreadable', message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away` })
+      out.warnings.push({
+        code: 'segment_unreadable',
+        message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away`,
+      })
       continue
     }
     out.renumber.push({ path, records: records.map((r) => r.record) })
-    out.warnings.push({ code: 'segment_renumbered', message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed` })
+    out.warnings.push({
+      code: 'segment_renumbered',
+      message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed`,
+    })
   }
   named.sort((a, b) => a.firstSeq - b.firstSeq)
   // Seqs between the ack and the first segment belonged to a segment that is gone.
@@ -210,14 +235,30 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     const lastRejected = d.rejected.filter((s) => next === undefined || s < next).at(-1) ?? firstSeq - 1
     const lastValid = Math.max(records.length > 0 ? records[records.length - 1].seq : firstSeq - 1, lastRejected)
     // The gap before this segment: the previous one's tail, or whole segments deleted.
-    for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), Math.min(firstSeq - 1, Number.MAX_SAFE_INTEGER))) {
+    for (const [from, to] of gaps(
+      [],
+      Math.max(expectFrom, acked + 1),
+      Math.min(firstSeq - 1, Number.MAX_SAFE_INTEGER),
+    )) {
       // A clean segment before the gap: the file that held `from` on is gone (and had this name).
-      out.losses.push({ from, to, reason: previousDamaged ? 'corrupt' : 'missing', segment: previousDamaged ? previous : segmentName(from), salvaged: 0 })
+      out.losses.push({
+        from,
+        to,
+        reason: previousDamaged ? 'corrupt' : 'missing',
+        segment: previousDamaged ? previous : segmentName(from),
+        salvaged: 0,
+      })
     }
     const damaged = d.damagedBytes > 0
-    const inside = gaps(live.map((r) => r.seq), Math.max(acked + 1, firstSeq), lastValid)
+    const inside = gaps(
+      live.map((r) => r.seq),
+      Math.max(acked + 1, firstSeq),
+      lastValid,
+    )
     // The segment's salvaged count goes with its first loss only, so that sums stay right.
-    inside.forEach(([from, to], k) => out.losses.push({ from, to, reason: 'corrupt', segment: name, salvaged: k === 0 ? d.salvaged : 0 }))
+    inside.forEach(([from, to], k) =>
+      out.losses.push({ from, to, reason: 'corrupt', segment: name, salvaged: k === 0 ? d.salvaged : 0 }),
+    )
     out.damagedBytes += d.damagedBytes
     out.salvaged += d.salvaged
     // Bytes after the last frame: a torn write unless the next segment shows seqs went missing.
@@ -226,7 +267,10 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
     if (!tailIsLoss) out.tornBytes += d.tailBytes
     else out.damagedBytes += d.tailBytes
     if (next === undefined && written === undefined && lastValid < firstSeq && buf.length > 0) {
-      out.warnings.push({ code: 'segment_unreadable', message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted` })
+      out.warnings.push({
+        code: 'segment_unreadable',
+        message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted`,
+      })
     }
     previous = name
     previousDamaged = damaged || d.tailBytes > 0 || records.length === 0
@@ -244,7 +288,13 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
   if (written !== undefined) {
     // Seqs written after the last one found: the last segment's lost tail, or later segments gone.
     for (const [from, to] of gaps([], Math.max(expectFrom, acked + 1), written)) {
-      out.losses.push({ from, to, reason: previousDamaged ? 'corrupt' : 'missing', segment: previousDamaged ? previous : segmentName(from), salvaged: 0 })
+      out.losses.push({
+        from,
+        to,
+        reason: previousDamaged ? 'corrupt' : 'missing',
+        segment: previousDamaged ? previous : segmentName(from),
+        salvaged: 0,
+      })
     }
     out.maxSeq = Math.max(out.maxSeq, written)
   }
@@ -264,11 +314,16 @@ export async function recoverSegments(dir: string, acked: number, ackKnown = tru
  * with a warning `ack_invalid` and reset, and the records on disk go out again (at least once,
  * none lost). Returns the ack to use.
  */
-export async function recoverQueue(dir: string, ackFile: AckFile, accept: RecordCheck | undefined): Promise<{ found: Recovery & { known: Range[] }; acked: number; warnings: QueueWarning[] }> {
+export async function recoverQueue(
+  dir: string,
+  ackFile: AckFile,
+  accept: RecordCheck | undefined,
+): Promise<{ found: Recovery & { known: Range[] }; acked: number; warnings: QueueWarning[] }> {
   const written = await readWritten(dir)
   const found = await recoverSegments(dir, ackFile.acked, ackFile.known, { accept, written })
   const highest = Math.max(written ?? 0, found.diskMaxSeq)
-  if (!(ackFile.acked > MAX_SEGMENT_SEQ || (written !== undefined && ackFile.acked > highest))) return { found, acked: ackFile.acked, warnings: [] }
+  if (!(ackFile.acked > MAX_SEGMENT_SEQ || (written !== undefined && ackFile.acked > highest)))
+    return { found, acked: ackFile.acked, warnings: [] }
   const warning = {
     code: 'ack_invalid',
     message: `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ${highest} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,

@@ -71,14 +71,21 @@ export class SegmentWriter {
         const firstSeq = host.nextSeq
         try {
           if (firstSeq > MAX_SEGMENT_SEQ) {
-            throw new QueueError('seq_exhausted', `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move the directory away`, { dir: host.dir })
+            throw new QueueError(
+              'seq_exhausted',
+              `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move the directory away`,
+              { dir: host.dir },
+            )
           }
           await this.ensureActive(firstSeq, FRAME_HEADER + batch[i].payload.length)
           const seg = this.active as Segment
           // Take as many as fit in this segment (at least one, so huge records still go in).
           let bytes = 0
           let j = i
-          while (j < batch.length && (j === i || seg.bytes + bytes + FRAME_HEADER + batch[j].payload.length <= host.segmentBytes)) {
+          while (
+            j < batch.length &&
+            (j === i || seg.bytes + bytes + FRAME_HEADER + batch[j].payload.length <= host.segmentBytes)
+          ) {
             bytes += FRAME_HEADER + batch[j].payload.length
             j++
           }

@@ -28,7 +28,14 @@ export class AdapterTrack implements SmoothingState {
  * beacon for `timeoutMs` are dropped here, so the list stays as short as the set of adapters
  * hearing the beacon.
  */
-export function addTrackSample(tracks: AdapterTrack[], adapter: string, rssi: number, now: number, filter: RssiFilter, timeoutMs: number): void {
+export function addTrackSample(
+  tracks: AdapterTrack[],
+  adapter: string,
+  rssi: number,
+  now: number,
+  filter: RssiFilter,
+  timeoutMs: number,
+): void {
   let track: AdapterTrack | undefined
   for (let i = tracks.length - 1; i >= 0; i--) {
     const t = tracks[i]
@@ -64,7 +71,12 @@ function newestOf(tracks: readonly AdapterTrack[]): number {
  * there is no track. Each adapter's value is taken at its own last sample, as a
  * single-adapter beacon's is.
  */
-export function bestTrackRssi(tracks: readonly AdapterTrack[], ref: number, filter: RssiFilter, timeoutMs: number): number {
+export function bestTrackRssi(
+  tracks: readonly AdapterTrack[],
+  ref: number,
+  filter: RssiFilter,
+  timeoutMs: number,
+): number {
   const newest = newestOf(tracks)
   let best = Number.NaN
   for (const t of tracks) {
@@ -76,7 +88,12 @@ export function bestTrackRssi(tracks: readonly AdapterTrack[], ref: number, filt
 }
 
 /** The public list: the adapters that count at `ref`, best first (ties by name). */
-export function trackList(tracks: readonly AdapterTrack[], ref: number, filter: RssiFilter, timeoutMs: number): BeaconAdapter[] {
+export function trackList(
+  tracks: readonly AdapterTrack[],
+  ref: number,
+  filter: RssiFilter,
+  timeoutMs: number,
+): BeaconAdapter[] {
   const newest = newestOf(tracks)
   const list: BeaconAdapter[] = []
   for (const t of tracks) {

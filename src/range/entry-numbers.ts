@@ -53,6 +53,7 @@ export class EntryNumbers {
   clear(): void {
     this.free = []
     this.top = 0
-    if (this.values.length > INITIAL_SLOTS * NUMBERS_PER_ENTRY) this.values = new Float64Array(INITIAL_SLOTS * NUMBERS_PER_ENTRY)
+    if (this.values.length > INITIAL_SLOTS * NUMBERS_PER_ENTRY)
+      this.values = new Float64Array(INITIAL_SLOTS * NUMBERS_PER_ENTRY)
   }
 }

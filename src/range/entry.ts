@@ -5,7 +5,15 @@
  * states share one small integer, and the numbers that change on every packet sit in a shared
  * array (EntryNumbers) rather than in boxed fields.
  */
-import type { BeaconFlags, BeaconReading, EddystoneInfo, FrameKind, MovingState, Proximity, SecureInfo } from '../reading.js'
+import type {
+  BeaconFlags,
+  BeaconReading,
+  EddystoneInfo,
+  FrameKind,
+  MovingState,
+  Proximity,
+  SecureInfo,
+} from '../reading.js'
 import type { BeaconRecord, MergeState } from './record.js'
 import { NUMBERS_PER_ENTRY } from './entry-numbers.js'
 import type { EntryNumbers } from './entry-numbers.js'

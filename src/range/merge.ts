@@ -17,7 +17,14 @@ import type { BeaconRecord, MergeState } from './record.js'
 export type IBeaconHint = Uint8Array | undefined
 
 /** The values whose changes are reported by the `changed` event (the iOS SDK's per-value callbacks). */
-export const CHANGE_FIELDS = ['rssi', 'temperature', 'light', 'accelerometerCount', 'movingState', 'batteryLevel'] as const
+export const CHANGE_FIELDS = [
+  'rssi',
+  'temperature',
+  'light',
+  'accelerometerCount',
+  'movingState',
+  'batteryLevel',
+] as const
 
 /** One of the values `changed` reports. */
 export type ChangeField = (typeof CHANGE_FIELDS)[number]
@@ -169,7 +176,8 @@ export function mergeReading(b: BeaconRecord, r: Readonly<BeaconReading>, st: Me
     changed = true
   }
   if (r.eddystone !== undefined && !sameMembers(b.eddystone, r.eddystone)) {
-    b.eddystone = b.eddystone === undefined && Object.isFrozen(r.eddystone) ? r.eddystone : mergeEddystone(b.eddystone, r.eddystone)
+    b.eddystone =
+      b.eddystone === undefined && Object.isFrozen(r.eddystone) ? r.eddystone : mergeEddystone(b.eddystone, r.eddystone)
     changed = true
   }
   if (r.secure !== undefined && !sameSecure(b.secure, r.secure)) {
@@ -193,7 +201,13 @@ function sameMembers<T extends object>(old: T | undefined, add: T): boolean {
 }
 
 function sameSecure(a: BeaconReading['secure'], b: NonNullable<BeaconReading['secure']>): boolean {
-  return a !== undefined && a.encrypted === b.encrypted && a.keyId === b.keyId && a.verified === b.verified && a.rejected === b.rejected
+  return (
+    a !== undefined &&
+    a.encrypted === b.encrypted &&
+    a.keyId === b.keyId &&
+    a.verified === b.verified &&
+    a.rejected === b.rejected
+  )
 }
 
 /**
@@ -221,7 +235,16 @@ class BeaconSnapshot {
   /** The entry's slot in its table (see {@link slotOf}); private like #packets. */
   readonly #slot: number | undefined
 
-  constructor(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean, packets: number, version: number | undefined, slot: number | undefined) {
+  constructor(
+    b: BeaconRecord,
+    smoothedRssi: number,
+    accuracy: number,
+    proximity: Beacon['proximity'],
+    inRange: boolean,
+    packets: number,
+    version: number | undefined,
+    slot: number | undefined,
+  ) {
     this.#packets = packets
     this.#version = version
     this.#slot = slot
@@ -292,7 +315,16 @@ export function slotOf(b: Beacon): number | undefined {
  * times faster than with spread syntax, and every tick copies every beacon in range; absent
  * fields stay absent. Not frozen: each copy is fresh, and freezing doubled the tick's cost.
  */
-export function snapshotOf(b: BeaconRecord, smoothedRssi: number, accuracy: number, proximity: Beacon['proximity'], inRange: boolean, packets = 0, version?: number, slot?: number): Beacon {
+export function snapshotOf(
+  b: BeaconRecord,
+  smoothedRssi: number,
+  accuracy: number,
+  proximity: Beacon['proximity'],
+  inRange: boolean,
+  packets = 0,
+  version?: number,
+  slot?: number,
+): Beacon {
   const o: Beacon = new BeaconSnapshot(b, smoothedRssi, accuracy, proximity, inRange, packets, version, slot)
   if (b.serialNumber !== undefined) o.serialNumber = b.serialNumber
   if (b.proximityUUID !== undefined) o.proximityUUID = b.proximityUUID

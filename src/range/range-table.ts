@@ -79,7 +79,6 @@ export interface RangeTableStats {
   droppedSecure: number
 }
 
-
 /** Tracks beacons in clock time and reports found/gone/changed/updated to its sink. */
 export class RangeTable {
   private readonly index: IdentityIndex
@@ -156,7 +155,13 @@ export class RangeTable {
    * version stays as it is now (it passed the secure gate as a plain or confirmed reading).
    * `adapter` names the adapter that heard the packet, when there are several (AdapterTrack).
    */
-  ingest(r: Readonly<BeaconReading>, hint?: IBeaconHint, rssi = r.rssi, timestamp = r.timestamp, adapter?: string): Entry | undefined {
+  ingest(
+    r: Readonly<BeaconReading>,
+    hint?: IBeaconHint,
+    rssi = r.rssi,
+    timestamp = r.timestamp,
+    adapter?: string,
+  ): Entry | undefined {
     if (this.tickPaused) this.resumeTick()
     const minRssi = this.opts.filter.minRssi
     if (minRssi !== undefined && rssi < minRssi) {
@@ -176,7 +181,8 @@ export class RangeTable {
     }
     const entry = this.index.resolve(r, linked, verdict === 'address')
     if (verdict === 'confirmed') {
-      for (const h of this.gate.takeHeld()) this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp, undefined)
+      for (const h of this.gate.takeHeld())
+        this.apply(entry, h.reading, h.hint, now, false, h.reading.rssi, h.reading.timestamp, undefined)
       entry.confirmedSerial = r.serialNumber
       entry.version = nextVersion()
     }
@@ -248,7 +254,16 @@ export class RangeTable {
   }
 
   /** Merges `r` (none for a repeat that would change nothing) and takes the packet's RSSI and time. */
-  private apply(e: Entry, r: Readonly<BeaconReading> | undefined, hint: IBeaconHint, now: number, announce: boolean, rssi: number, timestamp: number, adapter: string | undefined): void {
+  private apply(
+    e: Entry,
+    r: Readonly<BeaconReading> | undefined,
+    hint: IBeaconHint,
+    now: number,
+    announce: boolean,
+    rssi: number,
+    timestamp: number,
+    adapter: string | undefined,
+  ): void {
     const wantChanges = announce && e.reported && this.sink.wantsChanged()
     const before = wantChanges ? changeValues(e, Math.round(this.smoothed(e, e.lastSeen))) : undefined
     if (r !== undefined && mergeReading(e, r, e, hint)) e.version = nextVersion()
@@ -327,7 +342,16 @@ export class RangeTable {
     const smoothed = tenths / 10
     // An Eddystone-only beacon has no measured power: its 0 m power minus 41 dB stands in.
     const acc = this.accuracy.of(tenths, referencePower(e))
-    const b = snapshotOf(e, smoothed, acc, proximity(acc, this.opts.proximityThresholds), inRange, e.packets, e.version, e.slot)
+    const b = snapshotOf(
+      e,
+      smoothed,
+      acc,
+      proximity(acc, this.opts.proximityThresholds),
+      inRange,
+      e.packets,
+      e.version,
+      e.slot,
+    )
     if (tracks !== undefined) b.adapters = trackList(tracks, ref, this.opts.smoothing, this.opts.goneTimeoutMs)
     return b
   }

@@ -97,7 +97,13 @@ export class AccuracyMemo {
   private readonly rows: (Float64Array | undefined)[] = []
 
   of(tenths: number, measuredPower: number | undefined): number {
-    if (measuredPower === undefined || !Number.isInteger(measuredPower) || measuredPower < -128 || measuredPower > 127 || !(tenths >= -1280 && tenths <= 0)) {
+    if (
+      measuredPower === undefined ||
+      !Number.isInteger(measuredPower) ||
+      measuredPower < -128 ||
+      measuredPower > 127 ||
+      !(tenths >= -1280 && tenths <= 0)
+    ) {
       return accuracy(tenths / 10, measuredPower)
     }
     let row = this.rows[measuredPower + 128]

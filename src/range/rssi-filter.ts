@@ -175,17 +175,28 @@ export function validateSmoothing(options: SmoothingOptions): void {
   switch (options.method) {
     case 'arma':
       if (options.factor !== undefined && !(options.factor > 0 && options.factor <= 1)) bad('factor must be in (0, 1]')
-      if (options.timeConstantMs !== undefined && !(Number.isFinite(options.timeConstantMs) && options.timeConstantMs > 0)) bad('timeConstantMs must be a positive number')
+      if (
+        options.timeConstantMs !== undefined &&
+        !(Number.isFinite(options.timeConstantMs) && options.timeConstantMs > 0)
+      )
+        bad('timeConstantMs must be a positive number')
       return
     case 'trimmed-mean':
-      if (options.windowMs !== undefined && !(Number.isFinite(options.windowMs) && options.windowMs > 0)) bad('windowMs must be a positive number')
+      if (options.windowMs !== undefined && !(Number.isFinite(options.windowMs) && options.windowMs > 0))
+        bad('windowMs must be a positive number')
       if (options.trim !== undefined && !(options.trim >= 0 && options.trim < 0.5)) bad('trim must be in [0, 0.5)')
-      if (options.maxSamples !== undefined && !(Number.isInteger(options.maxSamples) && options.maxSamples >= 1 && options.maxSamples <= 1000)) bad('maxSamples must be an integer from 1 to 1000')
+      if (
+        options.maxSamples !== undefined &&
+        !(Number.isInteger(options.maxSamples) && options.maxSamples >= 1 && options.maxSamples <= 1000)
+      )
+        bad('maxSamples must be an integer from 1 to 1000')
       return
     case 'none':
       return
     default:
-      bad(`unknown method ${JSON.stringify((options as { method: unknown }).method)}; use 'arma', 'trimmed-mean' or 'none'`)
+      bad(
+        `unknown method ${JSON.stringify((options as { method: unknown }).method)}; use 'arma', 'trimmed-mean' or 'none'`,
+      )
   }
 }
 

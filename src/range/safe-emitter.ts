@@ -29,7 +29,10 @@ export class SafeEmitter<Events extends ErrorEvents> extends EventEmitter<Events
    * scanner: the error is emitted as `error` instead. eventemitter3 stops at the first throw,
    * hence this copy of its dispatch over its (stable, documented-by-source) listener store.
    */
-  override emit<T extends EventEmitter.EventNames<Events>>(event: T, ...args: EventEmitter.EventArgs<Events, T>): boolean {
+  override emit<T extends EventEmitter.EventNames<Events>>(
+    event: T,
+    ...args: EventEmitter.EventArgs<Events, T>
+  ): boolean {
     const store = (this as unknown as { _events: Record<string, Listener | Listener[] | undefined> })._events
     const key = (typeof EventEmitter.prefixed === 'string' ? EventEmitter.prefixed : '') + String(event)
     const found = store[key]

@@ -55,7 +55,12 @@ export class SecureGate {
    * Decides about reading `r`. `confirmedSerial` is the serial number already confirmed for
    * the entry this address is linked to, if any.
    */
-  check(r: Readonly<BeaconReading>, hint: IBeaconHint | undefined, confirmedSerial: string | undefined, now: number): GateVerdict {
+  check(
+    r: Readonly<BeaconReading>,
+    hint: IBeaconHint | undefined,
+    confirmedSerial: string | undefined,
+    now: number,
+  ): GateVerdict {
     const sec = r.secure
     const plain = sec === undefined || !sec.encrypted
     // The common case, plain beacons and nobody pending, costs no map lookup.
@@ -70,7 +75,13 @@ export class SecureGate {
     if (sec.verified) {
       if (confirmedSerial !== undefined) return r.serialNumber === confirmedSerial ? 'pass' : 'drop'
       if (p === undefined) {
-        this.pending.set(r.address, { serial: r.serialNumber, verifiedFrames: 1, held: [{ reading: r, hint }], lastSeen: now, failed: false })
+        this.pending.set(r.address, {
+          serial: r.serialNumber,
+          verifiedFrames: 1,
+          held: [{ reading: r, hint }],
+          lastSeen: now,
+          failed: false,
+        })
         return 'hold'
       }
       if (p.serial === r.serialNumber && r.serialNumber !== undefined) {

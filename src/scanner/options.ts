@@ -72,51 +72,76 @@ function bad(option: string, what: string): never {
 
 function positive(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1) bad(option, `must be a number of milliseconds >= 1 (got ${String(value)}).`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 1)
+    bad(option, `must be a number of milliseconds >= 1 (got ${String(value)}).`)
   return value
 }
 
 function nonNegative(value: unknown, option: string, fallback: number): number {
   if (value === undefined) return fallback
-  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0) bad(option, `must be a number of milliseconds >= 0 (got ${String(value)}).`)
+  if (typeof value !== 'number' || !Number.isFinite(value) || value < 0)
+    bad(option, `must be a number of milliseconds >= 0 (got ${String(value)}).`)
   return value
 }
 
 function isClock(c: unknown): c is Clock {
   const x = c as Partial<Clock> | null
-  return typeof x === 'object' && x !== null && typeof x.now === 'function' && typeof x.setTimeout === 'function' && typeof x.setInterval === 'function'
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.now === 'function' &&
+    typeof x.setTimeout === 'function' &&
+    typeof x.setInterval === 'function'
+  )
 }
 
 function isSource(s: unknown): s is AdvertisementSource {
   const x = s as Partial<AdvertisementSource> | null
-  return typeof x === 'object' && x !== null && typeof x.start === 'function' && typeof x.stop === 'function' && typeof x.on === 'function'
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.start === 'function' &&
+    typeof x.stop === 'function' &&
+    typeof x.on === 'function'
+  )
 }
 
 /** Validates scanner options; throws InvalidOptionError (or BroadcastKeyError for a bad key). */
 export function resolveScannerOptions(options: ScannerOptions): ResolvedScannerOptions {
   if (typeof options !== 'object' || options === null) bad('options', 'must be an object.')
-  const source = Array.isArray(options.source) ? new CombinedSource(options.source as readonly SourceEntry[]) : options.source
-  if (source !== undefined && !isSource(source)) bad('source', 'must be an AdvertisementSource (start(), stop(), on()) or an array of them.')
-  if (options.clock !== undefined && !isClock(options.clock)) bad('clock', 'must be a Clock (now(), setTimeout(), setInterval()).')
+  const source = Array.isArray(options.source)
+    ? new CombinedSource(options.source as readonly SourceEntry[])
+    : options.source
+  if (source !== undefined && !isSource(source))
+    bad('source', 'must be an AdvertisementSource (start(), stop(), on()) or an array of them.')
+  if (options.clock !== undefined && !isClock(options.clock))
+    bad('clock', 'must be a Clock (now(), setTimeout(), setInterval()).')
   for (const name of ['enterRssi', 'leaveRssi'] as const) {
     const v = options[name]
-    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v))) bad(name, 'must be a number of dBm, e.g. -75.')
+    if (v !== undefined && (typeof v !== 'number' || !Number.isFinite(v)))
+      bad(name, 'must be a number of dBm, e.g. -75.')
   }
   const enterRssi = options.enterRssi ?? options.leaveRssi
   const leaveRssi = options.leaveRssi ?? options.enterRssi
-  if (enterRssi !== undefined && leaveRssi !== undefined && leaveRssi > enterRssi) bad('leaveRssi', `must not exceed enterRssi (${enterRssi} dBm): hysteresis needs leave <= enter.`)
-  if (options.hideUnverifiedSecure !== undefined && typeof options.hideUnverifiedSecure !== 'boolean') bad('hideUnverifiedSecure', 'must be true or false.')
+  if (enterRssi !== undefined && leaveRssi !== undefined && leaveRssi > enterRssi)
+    bad('leaveRssi', `must not exceed enterRssi (${enterRssi} dBm): hysteresis needs leave <= enter.`)
+  if (options.hideUnverifiedSecure !== undefined && typeof options.hideUnverifiedSecure !== 'boolean')
+    bad('hideUnverifiedSecure', 'must be true or false.')
   const eventBufferSize = options.eventBufferSize ?? 10_000
   if (!Number.isInteger(eventBufferSize) || eventBufferSize < 1) bad('eventBufferSize', 'must be a positive integer.')
   let keyring: Keyring | undefined
   if (options.keys instanceof Keyring) keyring = options.keys
   else if (options.keys !== undefined) {
-    if (typeof options.keys === 'string' || typeof (options.keys as Iterable<unknown>)[Symbol.iterator] !== 'function') {
+    if (
+      typeof options.keys === 'string' ||
+      typeof (options.keys as Iterable<unknown>)[Symbol.iterator] !== 'function'
+    ) {
       bad('keys', 'must be a Keyring or an array of key strings / parsed keys.')
     }
     keyring = new Keyring(options.keys)
   }
-  const thresholds = options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
+  const thresholds =
+    options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
   return {
     source: source as AdvertisementSource | undefined,
     clock: options.clock,

@@ -144,7 +144,8 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     const onAdv = (adv: Advertisement): void => this.ingest(adv)
     const onState = (state: AdapterState): void => this.publish('state', state)
     const onError = (err: Error): void => this.publish('error', err)
-    const onWarning = (w: string | ScannerWarning): void => this.publish('warning', typeof w === 'string' ? { code: 'source_warning', message: w } : w)
+    const onWarning = (w: string | ScannerWarning): void =>
+      this.publish('warning', typeof w === 'string' ? { code: 'source_warning', message: w } : w)
     const onEnd = (): void => this.onSourceEnd()
     src.on('advertisement', onAdv)
     src.on('state', onState)
@@ -241,7 +242,10 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     return new Promise((resolve) => this.drainWaiters.push(resolve))
   }
 
-  private publish<T extends EventEmitter.EventNames<ScannerEvents>>(event: T, ...args: EventEmitter.EventArgs<ScannerEvents, T>): void {
+  private publish<T extends EventEmitter.EventNames<ScannerEvents>>(
+    event: T,
+    ...args: EventEmitter.EventArgs<ScannerEvents, T>
+  ): void {
     if (this.streams.size > 0) {
       const e = this.toEventObject(event, args as unknown[])
       for (const s of this.streams) s.push(e)
@@ -265,7 +269,11 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
         return { event, time, warning: args[0] as ScannerWarning }
       case 'error': {
         const err = args[0] as Error & { code?: unknown }
-        return { event, time, error: { name: err.name, message: err.message, ...(typeof err.code === 'string' ? { code: err.code } : {}) } }
+        return {
+          event,
+          time,
+          error: { name: err.name, message: err.message, ...(typeof err.code === 'string' ? { code: err.code } : {}) },
+        }
       }
     }
   }
@@ -304,10 +312,21 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
    * beacon changed since (decoded again). Kept out of {@link ingest}, so the code that runs
    * for nearly every packet stays small enough for V8 to optimize as a whole.
    */
-  private merge(adv: Advertisement, answer: Readonly<BeaconReading> | SlotSummary, cached: CacheEntry, slot: number): void {
+  private merge(
+    adv: Advertisement,
+    answer: Readonly<BeaconReading> | SlotSummary,
+    cached: CacheEntry,
+    slot: number,
+  ): void {
     const reading = answer instanceof SlotSummary ? this.decoder.redecode(adv, cached) : answer
     if (reading === null) return
-    const owner = this.table.ingest(reading, adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined, adv.rssi, adv.timestamp, adv.adapter)
+    const owner = this.table.ingest(
+      reading,
+      adv.manufacturerData instanceof Uint8Array ? adv.manufacturerData : undefined,
+      adv.rssi,
+      adv.timestamp,
+      adv.adapter,
+    )
     // Where the answer came from was read before the table ran listeners, which may feed more packets.
     this.decoder.settle(cached, slot, owner)
   }

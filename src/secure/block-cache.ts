@@ -34,14 +34,26 @@ export class BlockCache {
     const c3 = (payload[19] << 24) | (payload[20] << 16) | (payload[21] << 8) | payload[22]
     const h =
       Math.imul(
-        t0 ^ Math.imul(c0, 0x9e3779b1) ^ Math.imul(c1, 0x85ebca77) ^ Math.imul(c2, 0xc2b2ae3d) ^ Math.imul(c3, 0x27d4eb2f),
+        t0 ^
+          Math.imul(c0, 0x9e3779b1) ^
+          Math.imul(c1, 0x85ebca77) ^
+          Math.imul(c2, 0xc2b2ae3d) ^
+          Math.imul(c3, 0x27d4eb2f),
         0x165667b1,
-      ) >>> (32 - SLOT_BITS)
+      ) >>>
+      (32 - SLOT_BITS)
     const tags = this.tags
     const plain = this.plain
     const t = h * 5
     const p = h * 16
-    if (this.used[h] === 1 && tags[t] === t0 && tags[t + 1] === c0 && tags[t + 2] === c1 && tags[t + 3] === c2 && tags[t + 4] === c3) {
+    if (
+      this.used[h] === 1 &&
+      tags[t] === t0 &&
+      tags[t + 1] === c0 &&
+      tags[t + 2] === c1 &&
+      tags[t + 3] === c2 &&
+      tags[t + 4] === c3
+    ) {
       for (let i = 0; i < 16; i++) out[i] = plain[p + i]
       return
     }

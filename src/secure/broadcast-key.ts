@@ -110,7 +110,8 @@ const WRAP_KEY = (() => {
   return k
 })()
 
-const WHAT_TO_DO = 'Copy the key again exactly as the operator issued it (40 hex digits, or 90 characters starting with "01").'
+const WHAT_TO_DO =
+  'Copy the key again exactly as the operator issued it (40 hex digits, or 90 characters starting with "01").'
 
 /**
  * Whether `text` has the shape of a broadcast key (raw hex or operator-wrapped base64), even
@@ -133,12 +134,18 @@ export function looksLikeBroadcastKey(text: string): boolean {
  */
 export function parseBroadcastKey(text: string, options: ParseBroadcastKeyOptions = {}): BroadcastKey {
   if (typeof text !== 'string') {
-    throw new BroadcastKeyError('malformed', `A broadcast key must be a string, got ${text === null ? 'null' : typeof text}. ${WHAT_TO_DO}`)
+    throw new BroadcastKeyError(
+      'malformed',
+      `A broadcast key must be a string, got ${text === null ? 'null' : typeof text}. ${WHAT_TO_DO}`,
+    )
   }
   const s = text.trim()
   if (s.length === RAW_LENGTH) {
     if (!HEX40.test(s)) {
-      throw new BroadcastKeyError('malformed', `The 40-character broadcast key contains characters other than hex digits. ${WHAT_TO_DO}`)
+      throw new BroadcastKeyError(
+        'malformed',
+        `The 40-character broadcast key contains characters other than hex digits. ${WHAT_TO_DO}`,
+      )
     }
     return fromRaw(s, undefined)
   }
@@ -177,11 +184,17 @@ function fromRaw(hex: string, expiresAt: Date | undefined): BroadcastKey {
 
 function fromWrapped(s: string, now: number): BroadcastKey {
   if (!s.startsWith('01')) {
-    throw new BroadcastKeyError('malformed', `A 90-character broadcast key must start with the version "01"; this one does not. ${WHAT_TO_DO}`)
+    throw new BroadcastKeyError(
+      'malformed',
+      `A 90-character broadcast key must start with the version "01"; this one does not. ${WHAT_TO_DO}`,
+    )
   }
   const body = s.slice(2)
   if (!BASE64.test(body)) {
-    throw new BroadcastKeyError('malformed', `The operator-wrapped broadcast key is not valid Base64 after its "01" prefix. ${WHAT_TO_DO}`)
+    throw new BroadcastKeyError(
+      'malformed',
+      `The operator-wrapped broadcast key is not valid Base64 after its "01" prefix. ${WHAT_TO_DO}`,
+    )
   }
   let plain: string
   try {
@@ -189,12 +202,18 @@ function fromWrapped(s: string, now: number): BroadcastKey {
     plain = Buffer.concat([d.update(Buffer.from(body, 'base64')), d.final()]).toString('latin1')
   } catch {
     // The cause is dropped on purpose: it says nothing useful and must not carry key bytes.
-    throw new BroadcastKeyError('malformed', `The operator-wrapped broadcast key does not unwrap (damaged or truncated). ${WHAT_TO_DO}`)
+    throw new BroadcastKeyError(
+      'malformed',
+      `The operator-wrapped broadcast key does not unwrap (damaged or truncated). ${WHAT_TO_DO}`,
+    )
   }
   const raw = plain.slice(0, RAW_LENGTH)
   const expiryHex = plain.slice(RAW_LENGTH)
   if (!HEX40.test(raw) || !/^[0-9a-fA-F]{1,13}$/.test(expiryHex)) {
-    throw new BroadcastKeyError('malformed', `The operator-wrapped broadcast key unwraps to an unexpected format. ${WHAT_TO_DO}`)
+    throw new BroadcastKeyError(
+      'malformed',
+      `The operator-wrapped broadcast key unwraps to an unexpected format. ${WHAT_TO_DO}`,
+    )
   }
   const expiresAt = new Date(parseInt(expiryHex, 16) * 1000)
   const key = fromRaw(raw, expiresAt)

@@ -122,8 +122,14 @@ export function keyWords(key: Uint8Array): [number, number, number, number] {
  * The key is four big-endian words (see {@link keyWords}); `out` may be `input`.
  */
 export function aes128EncryptBlock(
-  k0: number, k1: number, k2: number, k3: number,
-  input: Uint8Array, inOff: number, out: Uint8Array, outOff: number,
+  k0: number,
+  k1: number,
+  k2: number,
+  k3: number,
+  input: Uint8Array,
+  inOff: number,
+  out: Uint8Array,
+  outOff: number,
 ): void {
   expandKey(k0, k1, k2, k3)
   const rk = RK
@@ -142,10 +148,26 @@ export function aes128EncryptBlock(
     s3 = t3
   }
   const S = SBOX
-  writeWord(out, outOff, ((S[s0 >>> 24] << 24) | (S[(s1 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s3 & 255]) ^ rk[40])
-  writeWord(out, outOff + 4, ((S[s1 >>> 24] << 24) | (S[(s2 >>> 16) & 255] << 16) | (S[(s3 >>> 8) & 255] << 8) | S[s0 & 255]) ^ rk[41])
-  writeWord(out, outOff + 8, ((S[s2 >>> 24] << 24) | (S[(s3 >>> 16) & 255] << 16) | (S[(s0 >>> 8) & 255] << 8) | S[s1 & 255]) ^ rk[42])
-  writeWord(out, outOff + 12, ((S[s3 >>> 24] << 24) | (S[(s0 >>> 16) & 255] << 16) | (S[(s1 >>> 8) & 255] << 8) | S[s2 & 255]) ^ rk[43])
+  writeWord(
+    out,
+    outOff,
+    ((S[s0 >>> 24] << 24) | (S[(s1 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s3 & 255]) ^ rk[40],
+  )
+  writeWord(
+    out,
+    outOff + 4,
+    ((S[s1 >>> 24] << 24) | (S[(s2 >>> 16) & 255] << 16) | (S[(s3 >>> 8) & 255] << 8) | S[s0 & 255]) ^ rk[41],
+  )
+  writeWord(
+    out,
+    outOff + 8,
+    ((S[s2 >>> 24] << 24) | (S[(s3 >>> 16) & 255] << 16) | (S[(s0 >>> 8) & 255] << 8) | S[s1 & 255]) ^ rk[42],
+  )
+  writeWord(
+    out,
+    outOff + 12,
+    ((S[s3 >>> 24] << 24) | (S[(s0 >>> 16) & 255] << 16) | (S[(s1 >>> 8) & 255] << 8) | S[s2 & 255]) ^ rk[43],
+  )
 }
 
 /** InvMixColumns of one round-key word: the equivalent inverse cipher needs its keys mixed too. */
@@ -192,8 +214,14 @@ function expandDecryptionKey(k0: number, k1: number, k2: number, k3: number): vo
  * The key is four big-endian words (see {@link keyWords}); `out` may be `input`.
  */
 export function aes128DecryptBlock(
-  k0: number, k1: number, k2: number, k3: number,
-  input: Uint8Array, inOff: number, out: Uint8Array, outOff: number,
+  k0: number,
+  k1: number,
+  k2: number,
+  k3: number,
+  input: Uint8Array,
+  inOff: number,
+  out: Uint8Array,
+  outOff: number,
 ): void {
   expandDecryptionKey(k0, k1, k2, k3)
   const rk = RK
@@ -213,10 +241,26 @@ export function aes128DecryptBlock(
     s3 = t3
   }
   const S = INV_SBOX
-  writeWord(out, outOff, ((S[s0 >>> 24] << 24) | (S[(s3 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s1 & 255]) ^ rk[0])
-  writeWord(out, outOff + 4, ((S[s1 >>> 24] << 24) | (S[(s0 >>> 16) & 255] << 16) | (S[(s3 >>> 8) & 255] << 8) | S[s2 & 255]) ^ rk[1])
-  writeWord(out, outOff + 8, ((S[s2 >>> 24] << 24) | (S[(s1 >>> 16) & 255] << 16) | (S[(s0 >>> 8) & 255] << 8) | S[s3 & 255]) ^ rk[2])
-  writeWord(out, outOff + 12, ((S[s3 >>> 24] << 24) | (S[(s2 >>> 16) & 255] << 16) | (S[(s1 >>> 8) & 255] << 8) | S[s0 & 255]) ^ rk[3])
+  writeWord(
+    out,
+    outOff,
+    ((S[s0 >>> 24] << 24) | (S[(s3 >>> 16) & 255] << 16) | (S[(s2 >>> 8) & 255] << 8) | S[s1 & 255]) ^ rk[0],
+  )
+  writeWord(
+    out,
+    outOff + 4,
+    ((S[s1 >>> 24] << 24) | (S[(s0 >>> 16) & 255] << 16) | (S[(s3 >>> 8) & 255] << 8) | S[s2 & 255]) ^ rk[1],
+  )
+  writeWord(
+    out,
+    outOff + 8,
+    ((S[s2 >>> 24] << 24) | (S[(s1 >>> 16) & 255] << 16) | (S[(s0 >>> 8) & 255] << 8) | S[s3 & 255]) ^ rk[2],
+  )
+  writeWord(
+    out,
+    outOff + 12,
+    ((S[s3 >>> 24] << 24) | (S[(s2 >>> 16) & 255] << 16) | (S[(s1 >>> 8) & 255] << 8) | S[s0 & 255]) ^ rk[3],
+  )
 }
 
 const CRC8_TABLE = new Uint8Array(256)

@@ -81,13 +81,20 @@ export class Keyring {
   add(key: BroadcastKey | string): this {
     const k = typeof key === 'string' ? parseBroadcastKey(key) : key
     if (!(k instanceof BroadcastKey)) {
-      throw new BroadcastKeyError('malformed', 'Keyring.add() takes a key string or a BroadcastKey from parseBroadcastKey().')
+      throw new BroadcastKeyError(
+        'malformed',
+        'Keyring.add() takes a key string or a BroadcastKey from parseBroadcastKey().',
+      )
     }
     const id = parseInt(k.keyId, 16)
     if (id === 0) {
-      throw new BroadcastKeyError('malformed', 'A broadcast key with key id 0000 cannot be used: that id marks plaintext frames. Ask the operator for a new key.', {
-        keyId: k.keyId,
-      })
+      throw new BroadcastKeyError(
+        'malformed',
+        'A broadcast key with key id 0000 cannot be used: that id marks plaintext frames. Ask the operator for a new key.',
+        {
+          keyId: k.keyId,
+        },
+      )
     }
     const state = this.#state
     const present = state.byId.get(id)
@@ -148,16 +155,22 @@ export class Keyring {
 
   /** What `util.inspect` and `console.log` show: the key ids only. */
   [inspect.custom](): string {
-    return `Keyring { size: ${this.size}, keyIds: [${this.keyIds().map((id) => `'${id}'`).join(', ')}] }`
+    return `Keyring { size: ${this.size}, keyIds: [${this.keyIds()
+      .map((id) => `'${id}'`)
+      .join(', ')}] }`
   }
 }
 
 function toId(keyId: string | number): number {
   if (typeof keyId === 'number' && Number.isInteger(keyId) && keyId >= 0 && keyId <= 0xffff) return keyId
   if (typeof keyId === 'string' && /^[0-9a-fA-F]{4}$/.test(keyId)) return parseInt(keyId, 16)
-  throw new InvalidOptionError('invalid_option', `A key id is 4 hex digits (e.g. '6016') or a number 0..65535; got ${typeof keyId === 'string' ? JSON.stringify(keyId.slice(0, 8)) : String(keyId)}.`, {
-    option: 'keyId',
-  })
+  throw new InvalidOptionError(
+    'invalid_option',
+    `A key id is 4 hex digits (e.g. '6016') or a number 0..65535; got ${typeof keyId === 'string' ? JSON.stringify(keyId.slice(0, 8)) : String(keyId)}.`,
+    {
+      option: 'keyId',
+    },
+  )
 }
 
 /**

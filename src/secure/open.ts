@@ -32,8 +32,7 @@ export function createSecureStats(): SecureStats {
 
 /** The outcome of {@link openE781Block}. */
 export type OpenedBlock =
-  | { verified: true; keyId: string; block: Uint8Array }
-  | { verified: false; keyId: string; reason: RejectReason }
+  { verified: true; keyId: string; block: Uint8Array } | { verified: false; keyId: string; reason: RejectReason }
 
 /** Options of {@link openE781Block}. */
 export interface OpenOptions {
@@ -132,12 +131,18 @@ function serialMatches(b: Uint8Array, serial: string): boolean {
  */
 export function sealE781Block(key: BroadcastKey, randomCode: number, plain: Uint8Array): Uint8Array {
   if (!(plain instanceof Uint8Array) || plain.length !== 16) {
-    throw new InvalidOptionError('invalid_option', 'An encrypted 0x81E7 block is exactly 16 bytes.', { option: 'block' })
+    throw new InvalidOptionError('invalid_option', 'An encrypted 0x81E7 block is exactly 16 bytes.', {
+      option: 'block',
+    })
   }
   if (!Number.isInteger(randomCode) || randomCode < 0 || randomCode > 0xffff) {
-    throw new InvalidOptionError('invalid_option', `The random code is a 16-bit number (0..65535); got ${randomCode}.`, {
-      option: 'randomCode',
-    })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `The random code is a 16-bit number (0..65535); got ${randomCode}.`,
+      {
+        option: 'randomCode',
+      },
+    )
   }
   const m = keyMaterial(key)
   const block = Uint8Array.from(plain)

@@ -26,7 +26,9 @@ export interface SecretFile {
 
 /** How to name a file in a message: its path, unless the path is really a key typed in the wrong place. */
 export function pathForMessage(path: string): string {
-  return looksLikeBroadcastKey(path) ? '(a value that looks like a broadcast key, not a file name: pass keys with --key or in a keys file)' : path
+  return looksLikeBroadcastKey(path)
+    ? '(a value that looks like a broadcast key, not a file name: pass keys with --key or in a keys file)'
+    : path
 }
 
 /**
@@ -44,24 +46,44 @@ export async function readSecretFile(path: string, label: string, option: string
     handle = await open(path, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0))
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `${label} ${shown} does not exist; check the path.`, { option })
-    throw new InvalidOptionError('unreadable_file', `${label} ${shown} cannot be read (${code ?? 'error'}); check its permissions.`, { option })
+    if (code === 'ENOENT')
+      throw new InvalidOptionError('file_not_found', `${label} ${shown} does not exist; check the path.`, { option })
+    throw new InvalidOptionError(
+      'unreadable_file',
+      `${label} ${shown} cannot be read (${code ?? 'error'}); check its permissions.`,
+      { option },
+    )
   }
   try {
     const stats = await handle.stat()
-    if (stats.isDirectory()) throw new InvalidOptionError('unreadable_file', `${label} ${shown} is a directory; pass the file inside it.`, { option })
+    if (stats.isDirectory())
+      throw new InvalidOptionError('unreadable_file', `${label} ${shown} is a directory; pass the file inside it.`, {
+        option,
+      })
     if (!stats.isFile()) {
-      throw new InvalidOptionError('not_a_file', `${label} ${shown} is not a regular file (a FIFO, socket or device); put the secrets in a plain file.`, { option })
+      throw new InvalidOptionError(
+        'not_a_file',
+        `${label} ${shown} is not a regular file (a FIFO, socket or device); put the secrets in a plain file.`,
+        { option },
+      )
     }
     if (stats.size > MAX_SECRET_FILE_BYTES) {
-      throw new InvalidOptionError('unreadable_file', `${label} ${shown} is ${stats.size} bytes, too big for a file of keys or a password (1 MiB at most); check the path.`, { option })
+      throw new InvalidOptionError(
+        'unreadable_file',
+        `${label} ${shown} is ${stats.size} bytes, too big for a file of keys or a password (1 MiB at most); check the path.`,
+        { option },
+      )
     }
     let text: string
     try {
       text = await handle.readFile('utf8')
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code
-      throw new InvalidOptionError('unreadable_file', `${label} ${shown} cannot be read (${code ?? 'error'}); check its permissions.`, { option })
+      throw new InvalidOptionError(
+        'unreadable_file',
+        `${label} ${shown} cannot be read (${code ?? 'error'}); check its permissions.`,
+        { option },
+      )
     }
     const mode = stats.mode & 0o777
     return { text, mode, exposed: process.platform !== 'win32' && (mode & 0o077) !== 0 }

@@ -52,7 +52,13 @@ function bad(where: string, what: string, fix: string): InvalidOptionError {
 /** The legs of a path and the time each takes, computed once per beacon. */
 export class Trajectory {
   /** Each leg: from, to, metres, ms walking, ms standing at its end. */
-  private readonly legs: { from: readonly [number, number]; to: readonly [number, number]; length: number; ms: number; pause: number }[] = []
+  private readonly legs: {
+    from: readonly [number, number]
+    to: readonly [number, number]
+    length: number
+    ms: number
+    pause: number
+  }[] = []
   /** ms standing at the first waypoint before walking (its own pause), at the start of each lap. */
   private readonly lead: number
   private readonly cycleMs: number
@@ -72,7 +78,13 @@ export class Trajectory {
         const own = to.length > 2 ? to[2] : undefined
         // Back at the first waypoint of a loop: its own pause is the next lap's lead, not counted twice.
         const pause = i === points.length - 1 && path.loop === true && this.lead > 0 ? 0 : (own ?? path.pauseMs ?? 0)
-        this.legs.push({ from: [from[0], from[1]], to: [to[0], to[1]], length, ms: (length / path.speed) * 1000, pause })
+        this.legs.push({
+          from: [from[0], from[1]],
+          to: [to[0], to[1]],
+          length,
+          ms: (length / path.speed) * 1000,
+          pause,
+        })
       }
     }
     this.cycleMs = this.lead + this.legs.reduce((sum, l) => sum + l.ms + l.pause, 0)
@@ -99,7 +111,12 @@ export class Trajectory {
     for (const leg of this.legs) {
       if (rel < leg.ms) {
         const f = rel / leg.ms
-        return { x: leg.from[0] + (leg.to[0] - leg.from[0]) * f, y: leg.from[1] + (leg.to[1] - leg.from[1]) * f, moving: true, walked: walked + leg.length * f }
+        return {
+          x: leg.from[0] + (leg.to[0] - leg.from[0]) * f,
+          y: leg.from[1] + (leg.to[1] - leg.from[1]) * f,
+          moving: true,
+          walked: walked + leg.length * f,
+        }
       }
       rel -= leg.ms
       walked += leg.length
@@ -121,7 +138,14 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 function point(v: unknown, where: string): [number, number] {
-  if (!Array.isArray(v) || v.length < 2 || typeof v[0] !== 'number' || typeof v[1] !== 'number' || !Number.isFinite(v[0]) || !Number.isFinite(v[1])) {
+  if (
+    !Array.isArray(v) ||
+    v.length < 2 ||
+    typeof v[0] !== 'number' ||
+    typeof v[1] !== 'number' ||
+    !Number.isFinite(v[0]) ||
+    !Number.isFinite(v[1])
+  ) {
     throw bad(where, `is ${JSON.stringify(v)?.slice(0, 40)}`, 'give a point as [x, y] in metres')
   }
   return [v[0], v[1]]
@@ -137,7 +161,8 @@ function waypoint(v: unknown, where: string): [number, number] | [number, number
 
 function optionalMs(v: unknown, where: string): number | undefined {
   if (v === undefined) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0) throw bad(where, `is ${JSON.stringify(v)?.slice(0, 40)}`, 'give a number of ms, 0 or more')
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < 0)
+    throw bad(where, `is ${JSON.stringify(v)?.slice(0, 40)}`, 'give a number of ms, 0 or more')
   return v
 }
 
@@ -145,7 +170,10 @@ function optionalMs(v: unknown, where: string): number | undefined {
 function defaultIdentity(i: number): { address: string; serialNumber: string } {
   const n = 0x200000 + i
   const bytes = [0xc0, 0xde, 0x5e, (n >> 16) & 0xff, (n >> 8) & 0xff, n & 0xff]
-  return { address: bytes.map((b) => b.toString(16).padStart(2, '0')).join(':'), serialNumber: `0117C5${n.toString(16).toUpperCase().padStart(6, '0')}` }
+  return {
+    address: bytes.map((b) => b.toString(16).padStart(2, '0')).join(':'),
+    serialNumber: `0117C5${n.toString(16).toUpperCase().padStart(6, '0')}`,
+  }
 }
 
 /**
@@ -158,13 +186,25 @@ function defaultIdentity(i: number): { address: string; serialNumber: string } {
  */
 export function siteBeaconsFromJSON(json: unknown): SiteBeacon[] {
   if (json === undefined) return []
-  if (!Array.isArray(json)) throw bad('beacons', 'is not a list', 'list the simulated beacons as [{ "at": [x, y] }, { "path": { … } }]')
+  if (!Array.isArray(json))
+    throw bad('beacons', 'is not a list', 'list the simulated beacons as [{ "at": [x, y] }, { "path": { … } }]')
   return json.map((v, i) => {
     const where = `beacons[${i}]`
-    if (!isRecord(v)) throw bad(where, 'is not an object', 'give each beacon as { "at": [x, y] } or { "path": { "waypoints": [...], "speed": 1.2 } }')
+    if (!isRecord(v))
+      throw bad(
+        where,
+        'is not an object',
+        'give each beacon as { "at": [x, y] } or { "path": { "waypoints": [...], "speed": 1.2 } }',
+      )
     const id = defaultIdentity(i)
-    if (v.address !== undefined && (typeof v.address !== 'string' || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(v.address))) throw bad(`${where}.address`, 'is not lower-case aa:bb:cc:dd:ee:ff', 'write it like c0:de:00:00:00:01, or leave it out')
-    if (v.serial !== undefined && (typeof v.serial !== 'string' || !/^[0-9A-F]{12}$/.test(v.serial))) throw bad(`${where}.serial`, 'is not 12 upper-case hex digits', 'write it like 0117C5000001, or leave it out')
+    if (v.address !== undefined && (typeof v.address !== 'string' || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(v.address)))
+      throw bad(
+        `${where}.address`,
+        'is not lower-case aa:bb:cc:dd:ee:ff',
+        'write it like c0:de:00:00:00:01, or leave it out',
+      )
+    if (v.serial !== undefined && (typeof v.serial !== 'string' || !/^[0-9A-F]{12}$/.test(v.serial)))
+      throw bad(`${where}.serial`, 'is not 12 upper-case hex digits', 'write it like 0117C5000001, or leave it out')
     const minor = (i % 0xffff) + 1
     const beacon: SiteBeacon = {
       address: (v.address as string | undefined) ?? id.address,
@@ -179,9 +219,18 @@ export function siteBeaconsFromJSON(json: unknown): SiteBeacon[] {
     if (v.at !== undefined) beacon.at = point(v.at, `${where}.at`)
     if (v.path !== undefined) {
       const p = v.path
-      if (!isRecord(p) || !Array.isArray(p.waypoints) || p.waypoints.length < 2) throw bad(`${where}.path`, 'has fewer than two waypoints', 'give { "waypoints": [[x, y], [x, y], …], "speed": 1.2 }')
-      if (typeof p.speed !== 'number' || !(p.speed > 0) || !Number.isFinite(p.speed)) throw bad(`${where}.path.speed`, `is ${JSON.stringify(p.speed)}`, 'give metres per second, e.g. 1.2')
-      const path: SitePath = { waypoints: p.waypoints.map((w, j) => waypoint(w, `${where}.path.waypoints[${j}]`)), speed: p.speed }
+      if (!isRecord(p) || !Array.isArray(p.waypoints) || p.waypoints.length < 2)
+        throw bad(
+          `${where}.path`,
+          'has fewer than two waypoints',
+          'give { "waypoints": [[x, y], [x, y], …], "speed": 1.2 }',
+        )
+      if (typeof p.speed !== 'number' || !(p.speed > 0) || !Number.isFinite(p.speed))
+        throw bad(`${where}.path.speed`, `is ${JSON.stringify(p.speed)}`, 'give metres per second, e.g. 1.2')
+      const path: SitePath = {
+        waypoints: p.waypoints.map((w, j) => waypoint(w, `${where}.path.waypoints[${j}]`)),
+        speed: p.speed,
+      }
       const startMs = optionalMs(p.startMs, `${where}.path.startMs`)
       const pauseMs = optionalMs(p.pauseMs, `${where}.path.pauseMs`)
       if (startMs !== undefined) path.startMs = startMs
@@ -189,7 +238,8 @@ export function siteBeaconsFromJSON(json: unknown): SiteBeacon[] {
       if (p.loop === true) path.loop = true
       beacon.path = path
     }
-    if (beacon.at === undefined && beacon.path === undefined) throw bad(where, 'has neither "at" nor "path"', 'say where it stands ("at": [x, y]) or walks ("path")')
+    if (beacon.at === undefined && beacon.path === undefined)
+      throw bad(where, 'has neither "at" nor "path"', 'say where it stands ("at": [x, y]) or walks ("path")')
     for (const key of ['appearAtMs', 'leaveAtMs'] as const) {
       const ms = optionalMs(v[key], `${where}.${key}`)
       if (ms !== undefined) beacon[key] = ms
@@ -200,11 +250,13 @@ export function siteBeaconsFromJSON(json: unknown): SiteBeacon[] {
       beacon.intervalMs = interval
     }
     if (v.measuredPower !== undefined) {
-      if (typeof v.measuredPower !== 'number' || !(v.measuredPower < 0 && v.measuredPower > -127)) throw bad(`${where}.measuredPower`, 'is not a dBm value', 'give the RSSI at 1 m, e.g. -59')
+      if (typeof v.measuredPower !== 'number' || !(v.measuredPower < 0 && v.measuredPower > -127))
+        throw bad(`${where}.measuredPower`, 'is not a dBm value', 'give the RSSI at 1 m, e.g. -59')
       beacon.measuredPower = v.measuredPower
     }
     if (v.z !== undefined) {
-      if (typeof v.z !== 'number' || !Number.isFinite(v.z)) throw bad(`${where}.z`, 'is not a number', 'give the height in metres')
+      if (typeof v.z !== 'number' || !Number.isFinite(v.z))
+        throw bad(`${where}.z`, 'is not a number', 'give the height in metres')
       beacon.z = v.z
     }
     return beacon

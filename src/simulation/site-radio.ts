@@ -54,11 +54,16 @@ export const DEFAULT_RADIO: Readonly<RadioModel> = Object.freeze({
 export function radioModel(given: Partial<RadioModel> = {}): RadioModel {
   const m: RadioModel = { ...DEFAULT_RADIO, ...given }
   const check = (ok: boolean, key: keyof RadioModel, what: string): void => {
-    if (!ok) throw new InvalidOptionError('invalid_option', `radio.${key} ${what}, not ${String(m[key])}`, { option: `radio.${key}` })
+    if (!ok)
+      throw new InvalidOptionError('invalid_option', `radio.${key} ${what}, not ${String(m[key])}`, {
+        option: `radio.${key}`,
+      })
   }
-  for (const key of Object.keys(DEFAULT_RADIO) as (keyof RadioModel)[]) check(typeof m[key] === 'number' && Number.isFinite(m[key]), key, 'must be a number')
+  for (const key of Object.keys(DEFAULT_RADIO) as (keyof RadioModel)[])
+    check(typeof m[key] === 'number' && Number.isFinite(m[key]), key, 'must be a number')
   check(m.pathLossExponent > 0, 'pathLossExponent', 'must be > 0')
-  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight'] as const) check(m[key] >= 0, key, 'must be >= 0')
+  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight'] as const)
+    check(m[key] >= 0, key, 'must be >= 0')
   check(m.shadowingMs > 0, 'shadowingMs', 'must be > 0 ms')
   check(m.fadeMarginDb > 0, 'fadeMarginDb', 'must be > 0 dB')
   check(m.lossRate >= 0 && m.lossRate < 1, 'lossRate', 'must be in [0, 1)')
@@ -66,7 +71,12 @@ export function radioModel(given: Partial<RadioModel> = {}): RadioModel {
 }
 
 /** Whether segments p1–p2 and q1–q2 cross (touching at an end counts; collinear overlap does not). */
-function crosses(p1: readonly [number, number], p2: readonly [number, number], q1: readonly [number, number], q2: readonly [number, number]): boolean {
+function crosses(
+  p1: readonly [number, number],
+  p2: readonly [number, number],
+  q1: readonly [number, number],
+  q2: readonly [number, number],
+): boolean {
   const d = (p2[0] - p1[0]) * (q2[1] - q1[1]) - (p2[1] - p1[1]) * (q2[0] - q1[0])
   if (d === 0) return false
   const t = ((q1[0] - p1[0]) * (q2[1] - q1[1]) - (q1[1] - p1[1]) * (q2[0] - q1[0])) / d
@@ -75,7 +85,12 @@ function crosses(p1: readonly [number, number], p2: readonly [number, number], q
 }
 
 /** dB the walls between `a` and `b` take away. */
-export function wallLoss(walls: readonly Wall[], a: readonly [number, number], b: readonly [number, number], wallDb: number): number {
+export function wallLoss(
+  walls: readonly Wall[],
+  a: readonly [number, number],
+  b: readonly [number, number],
+  wallDb: number,
+): number {
   let db = 0
   for (const w of walls) if (crosses(a, b, w.from, w.to)) db += w.attenuationDb ?? wallDb
   return db
@@ -91,7 +106,10 @@ export function meanRssi(measuredPower: number, distance: number, exponent: numb
  * Probability that a packet arriving at `rssi` is lost: `lossRate` well above the sensitivity,
  * rising linearly to 1 over the fade margin, 1 at and below the sensitivity.
  */
-export function lossProbability(rssi: number, m: Pick<RadioModel, 'lossRate' | 'sensitivityDbm' | 'fadeMarginDb'>): number {
+export function lossProbability(
+  rssi: number,
+  m: Pick<RadioModel, 'lossRate' | 'sensitivityDbm' | 'fadeMarginDb'>,
+): number {
   if (rssi <= m.sensitivityDbm) return 1
   const weak = Math.min(1, Math.max(0, (m.sensitivityDbm + m.fadeMarginDb - rssi) / m.fadeMarginDb))
   return m.lossRate + (1 - m.lossRate) * weak
@@ -112,12 +130,22 @@ export function shadowingStep(previous: number, dtMs: number, sd: number, tauMs:
  */
 export function radioFromJSON(json: unknown): Partial<RadioModel> {
   if (json === undefined) return {}
-  if (typeof json !== 'object' || json === null || Array.isArray(json)) throw new InvalidOptionError('invalid_option', 'site: radio is not an object; give e.g. { "pathLossExponent": 2.2, "wallDb": 6 }', { option: 'radio' })
+  if (typeof json !== 'object' || json === null || Array.isArray(json))
+    throw new InvalidOptionError(
+      'invalid_option',
+      'site: radio is not an object; give e.g. { "pathLossExponent": 2.2, "wallDb": 6 }',
+      { option: 'radio' },
+    )
   const out: Partial<RadioModel> = {}
   for (const key of Object.keys(DEFAULT_RADIO) as (keyof RadioModel)[]) {
     const v = (json as Record<string, unknown>)[key]
     if (v === undefined) continue
-    if (typeof v !== 'number') throw new InvalidOptionError('invalid_option', `site: radio.${key} is not a number; give a number (default ${DEFAULT_RADIO[key]})`, { option: `radio.${key}` })
+    if (typeof v !== 'number')
+      throw new InvalidOptionError(
+        'invalid_option',
+        `site: radio.${key} is not a number; give a number (default ${DEFAULT_RADIO[key]})`,
+        { option: `radio.${key}` },
+      )
     out[key] = v
   }
   // Checked together with the defaults, so a value out of range is named here, not at run time.

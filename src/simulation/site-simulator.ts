@@ -18,14 +18,26 @@ import { SiteGatewaySource } from './site-gateway-source.js'
 import type { GatewayFeedHost } from './site-gateway-source.js'
 import { lossProbability, meanRssi, radioFromJSON, radioModel, shadowingStep, wallLoss } from './site-radio.js'
 import type { RadioModel } from './site-radio.js'
-import type { SiteHeard, SiteSimulatorEvents, SiteSimulatorOptions, SiteSimulatorStats, SiteTruth } from './site-simulator-types.js'
+import type {
+  SiteHeard,
+  SiteSimulatorEvents,
+  SiteSimulatorOptions,
+  SiteSimulatorStats,
+  SiteTruth,
+} from './site-simulator-types.js'
 import { Site } from '../positioning/site.js'
 
 export { SiteGatewaySource } from './site-gateway-source.js'
 export type { SiteBeacon, SitePath, SitePoint } from './site-beacons.js'
 export type { RadioModel } from './site-radio.js'
 
-export type { SiteHeard, SiteSimulatorEvents, SiteSimulatorOptions, SiteSimulatorStats, SiteTruth } from './site-simulator-types.js'
+export type {
+  SiteHeard,
+  SiteSimulatorEvents,
+  SiteSimulatorOptions,
+  SiteSimulatorStats,
+  SiteTruth,
+} from './site-simulator-types.js'
 
 interface BeaconState {
   spec: SiteBeacon
@@ -91,38 +103,89 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
 
   constructor(options: SiteSimulatorOptions) {
     super()
-    if (typeof options !== 'object' || options === null || typeof options.site?.anchorList !== 'function' || !Array.isArray(options.beacons)) {
-      throw new InvalidOptionError('invalid_option', 'SiteSimulator needs { site: Site, beacons: [...] } (Site.fromJSON and siteBeaconsFromJSON read them from a site file)', { option: 'site' })
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      typeof options.site?.anchorList !== 'function' ||
+      !Array.isArray(options.beacons)
+    ) {
+      throw new InvalidOptionError(
+        'invalid_option',
+        'SiteSimulator needs { site: Site, beacons: [...] } (Site.fromJSON and siteBeaconsFromJSON read them from a site file)',
+        { option: 'site' },
+      )
     }
-    if (options.durationMs !== undefined && !(options.durationMs > 0)) throw new InvalidOptionError('invalid_option', `durationMs must be a positive number of ms, not ${String(options.durationMs)}`, { option: 'durationMs' })
+    if (options.durationMs !== undefined && !(options.durationMs > 0))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `durationMs must be a positive number of ms, not ${String(options.durationMs)}`,
+        { option: 'durationMs' },
+      )
     this.site = options.site
     this.radio = radioModel(options.radio)
-    if (options.site.kind !== 'receivers') throw new InvalidOptionError('invalid_option', 'SiteSimulator needs a site of gateways ("gateways" in the file), not of fixed beacons', { option: 'site' })
+    if (options.site.kind !== 'receivers')
+      throw new InvalidOptionError(
+        'invalid_option',
+        'SiteSimulator needs a site of gateways ("gateways" in the file), not of fixed beacons',
+        { option: 'site' },
+      )
     this.places = options.site.anchorList().map((a) => {
-      if (a.x === undefined || a.y === undefined) throw new InvalidOptionError('invalid_option', `site: gateway ${a.id} has no position; give it "x" and "y" in metres to simulate it`, { option: 'site' })
+      if (a.x === undefined || a.y === undefined)
+        throw new InvalidOptionError(
+          'invalid_option',
+          `site: gateway ${a.id} has no position; give it "x" and "y" in metres to simulate it`,
+          { option: 'site' },
+        )
       return { id: a.id, x: a.x, y: a.y, z: a.z ?? this.radio.gatewayHeight }
     })
-    if (this.places.length === 0) throw new InvalidOptionError('invalid_option', 'site: no gateways to simulate', { option: 'site' })
+    if (this.places.length === 0)
+      throw new InvalidOptionError('invalid_option', 'site: no gateways to simulate', { option: 'site' })
     this.gateways = this.places.map((p) => p.id)
     this.random = seededRandom(options.seed ?? 1)
     this.gaussian = gaussianFrom(this.random)
     this.beacons = options.beacons.map((spec, index) => {
       if (typeof spec.address !== 'string' || !/^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(spec.address)) {
-        throw new InvalidOptionError('invalid_option', `beacons[${index}].address must be lower-case aa:bb:cc:dd:ee:ff`, { option: 'beacons' })
+        throw new InvalidOptionError(
+          'invalid_option',
+          `beacons[${index}].address must be lower-case aa:bb:cc:dd:ee:ff`,
+          { option: 'beacons' },
+        )
       }
-      if (spec.intervalMs !== undefined && !(spec.intervalMs >= 20)) throw new InvalidOptionError('invalid_option', `beacons[${index}].intervalMs must be >= 20 ms (BLE minimum)`, { option: 'beacons' })
-      if (spec.at === undefined && spec.path === undefined) throw new InvalidOptionError('invalid_option', `beacons[${index}] needs "at" or "path"`, { option: 'beacons' })
+      if (spec.intervalMs !== undefined && !(spec.intervalMs >= 20))
+        throw new InvalidOptionError('invalid_option', `beacons[${index}].intervalMs must be >= 20 ms (BLE minimum)`, {
+          option: 'beacons',
+        })
+      if (spec.at === undefined && spec.path === undefined)
+        throw new InvalidOptionError('invalid_option', `beacons[${index}] needs "at" or "path"`, { option: 'beacons' })
       if (spec.path !== undefined && (spec.path.waypoints.length < 2 || !(spec.path.speed > 0))) {
-        throw new InvalidOptionError('invalid_option', `beacons[${index}].path needs two or more waypoints and a speed > 0 m/s`, { option: 'beacons' })
+        throw new InvalidOptionError(
+          'invalid_option',
+          `beacons[${index}].path needs two or more waypoints and a speed > 0 m/s`,
+          { option: 'beacons' },
+        )
       }
       const name = beaconName(spec)
-      const state: BeaconState = { spec, index, name, trajectory: new Trajectory(spec), next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }
-      if (this.byName.has(name)) throw new InvalidOptionError('invalid_option', `beacons[${index}]: the name ${name} is taken by another beacon; give each a name, serial or address of its own`, { option: 'beacons' })
+      const state: BeaconState = {
+        spec,
+        index,
+        name,
+        trajectory: new Trajectory(spec),
+        next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500),
+        frame: 0,
+      }
+      if (this.byName.has(name))
+        throw new InvalidOptionError(
+          'invalid_option',
+          `beacons[${index}]: the name ${name} is taken by another beacon; give each a name, serial or address of its own`,
+          { option: 'beacons' },
+        )
       this.byName.set(name, state)
       return state
     })
     // The fleet knows a beacon by its serial number: the ground truth answers to that too, and to the address.
-    for (const b of this.beacons) for (const alias of [b.spec.serialNumber, b.spec.address]) if (alias !== undefined && !this.byName.has(alias)) this.byName.set(alias, b)
+    for (const b of this.beacons)
+      for (const alias of [b.spec.serialNumber, b.spec.address])
+        if (alias !== undefined && !this.byName.has(alias)) this.byName.set(alias, b)
     const links = this.beacons.length * this.places.length
     this.shadow = new Float64Array(links)
     this.shadowAt = new Float64Array(links)
@@ -150,7 +213,12 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     const site = Site.fromJSON(json)
     const file = json as { beacons?: unknown; radio?: unknown }
     const beacons = siteBeaconsFromJSON(file.beacons)
-    if (beacons.length === 0) throw new InvalidOptionError('invalid_option', 'site: the file has no "beacons" to simulate; add e.g. "beacons": [{ "at": [2, 3] }] (docs/fleet.md)', { option: 'beacons' })
+    if (beacons.length === 0)
+      throw new InvalidOptionError(
+        'invalid_option',
+        'site: the file has no "beacons" to simulate; add e.g. "beacons": [{ "at": [2, 3] }] (docs/fleet.md)',
+        { option: 'beacons' },
+      )
     return new SiteSimulator({ ...options, site, beacons, radio: { ...radioFromJSON(file.radio), ...options.radio } })
   }
 
@@ -176,7 +244,12 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
    * Throws InvalidOptionError for a gateway the site does not have.
    */
   source(id: string): SiteGatewaySource {
-    if (!this.gateways.includes(id)) throw new InvalidOptionError('invalid_option', `the site has no gateway ${id}; it has ${this.gateways.join(', ')}`, { option: 'gateway' })
+    if (!this.gateways.includes(id))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `the site has no gateway ${id}; it has ${this.gateways.join(', ')}`,
+        { option: 'gateway' },
+      )
     return new SiteGatewaySource(this, id)
   }
 
@@ -248,7 +321,12 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
    */
   advanceTo(time: number): void {
     const clock = this.clock
-    if (clock === undefined) throw new InvalidOptionError('invalid_option', 'advanceTo() is for a virtual-time SiteSimulator ({ virtual: true })', { option: 'virtual' })
+    if (clock === undefined)
+      throw new InvalidOptionError(
+        'invalid_option',
+        'advanceTo() is for a virtual-time SiteSimulator ({ virtual: true })',
+        { option: 'virtual' },
+      )
     if (this.finished) return
     this.deliverUntil(Math.min(time - this.origin, this.durationMs))
     clock.advanceTo(Math.min(time, this.origin + this.durationMs))
@@ -317,19 +395,56 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     }
     if (spec.ibeacon !== undefined) {
       const data = iBeaconData({ ...spec, ibeacon: spec.ibeacon }, t)
-      this.broadcast(b, p, t, (rssi, timestamp) => ({ address: spec.address, addressType: 'public', rssi, timestamp, connectable: false, manufacturerData: data }), stamp)
+      this.broadcast(
+        b,
+        p,
+        t,
+        (rssi, timestamp) => ({
+          address: spec.address,
+          addressType: 'public',
+          rssi,
+          timestamp,
+          connectable: false,
+          manufacturerData: data,
+        }),
+        stamp,
+      )
     }
     const vendor = spec.vendor
     if (vendor !== undefined && vendor.length > 0) {
       const frame = vendor[b.frame++ % vendor.length]
       // Two steps per metre walked, as a pedometer counts.
-      const serviceData = vendorServiceData(spec, frame, { moving: p.moving, steps: Math.floor(p.walked * 1.4) }, this.random)
-      this.broadcast(b, p, t + 1, (rssi, timestamp) => ({ address: spec.address, addressType: 'public', rssi, timestamp, connectable: false, serviceData: [serviceData] }), stamp)
+      const serviceData = vendorServiceData(
+        spec,
+        frame,
+        { moving: p.moving, steps: Math.floor(p.walked * 1.4) },
+        this.random,
+      )
+      this.broadcast(
+        b,
+        p,
+        t + 1,
+        (rssi, timestamp) => ({
+          address: spec.address,
+          addressType: 'public',
+          rssi,
+          timestamp,
+          connectable: false,
+          serviceData: [serviceData],
+        }),
+        stamp,
+      )
     }
   }
 
   /** One packet, heard (or not) by each gateway at its own RSSI. */
-  private broadcast(b: BeaconState, p: { x: number; y: number }, t: number, make: (rssi: number, timestamp: number) => Advertisement, stamp: (ms: number) => number): void {
+  private broadcast(
+    b: BeaconState,
+    p: { x: number; y: number },
+    t: number,
+    make: (rssi: number, timestamp: number) => Advertisement,
+    stamp: (ms: number) => number,
+  ): void {
     this.counters.transmitted++
     const r = this.radio
     const power = b.spec.measuredPower ?? r.measuredPower
@@ -337,10 +452,17 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     for (let g = 0; g < this.places.length; g++) {
       const gw = this.places[g]
       const link = b.index * this.places.length + g
-      this.shadow[link] = shadowingStep(this.shadow[link], t - this.shadowAt[link], r.shadowingDb, r.shadowingMs, this.gaussian())
+      this.shadow[link] = shadowingStep(
+        this.shadow[link],
+        t - this.shadowAt[link],
+        r.shadowingDb,
+        r.shadowingMs,
+        this.gaussian(),
+      )
       this.shadowAt[link] = t
       const distance = Math.hypot(gw.x - p.x, gw.y - p.y, gw.z - z)
-      const mean = meanRssi(power, distance, r.pathLossExponent) - wallLoss(this.site.walls, [p.x, p.y], [gw.x, gw.y], r.wallDb)
+      const mean =
+        meanRssi(power, distance, r.pathLossExponent) - wallLoss(this.site.walls, [p.x, p.y], [gw.x, gw.y], r.wallDb)
       const rssi = mean + this.shadow[link] + this.gaussian() * r.fadingDb
       const lost = this.random() < lossProbability(rssi, r)
       if (rssi <= r.sensitivityDbm) {
@@ -361,5 +483,4 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
       for (const s of sources) s.deliver(adv)
     }
   }
-
 }

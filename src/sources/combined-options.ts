@@ -56,12 +56,23 @@ export interface AdapterWarning {
 export type CombinedSourceEvents = Omit<AdvertisementSourceEvents, 'warning'> & { warning: [AdapterWarning] }
 
 function isNamed(entry: SourceEntry): entry is NamedSource {
-  return typeof entry === 'object' && entry !== null && 'source' in entry && typeof (entry as { start?: unknown }).start !== 'function'
+  return (
+    typeof entry === 'object' &&
+    entry !== null &&
+    'source' in entry &&
+    typeof (entry as { start?: unknown }).start !== 'function'
+  )
 }
 
 function isSource(s: unknown): s is AdvertisementSource {
   const x = s as Partial<AdvertisementSource> | null
-  return typeof x === 'object' && x !== null && typeof x.start === 'function' && typeof x.stop === 'function' && typeof x.on === 'function'
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof x.start === 'function' &&
+    typeof x.stop === 'function' &&
+    typeof x.on === 'function'
+  )
 }
 
 /** Checked options: each source with its adapter name, the shared clock if any. */
@@ -75,25 +86,51 @@ export interface ResolvedCombined {
 export function resolveCombined(sources: readonly SourceEntry[], options: CombinedSourceOptions): ResolvedCombined {
   const retry = options.retryStartMs ?? 30_000
   if (typeof retry !== 'number' || !Number.isFinite(retry) || retry < 0) {
-    throw new InvalidOptionError('invalid_option', `retryStartMs must be a number of milliseconds >= 0 (0: never retry); got ${String(retry)}.`, { option: 'retryStartMs' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `retryStartMs must be a number of milliseconds >= 0 (0: never retry); got ${String(retry)}.`,
+      { option: 'retryStartMs' },
+    )
   }
   if (!Array.isArray(sources) || sources.length === 0) {
-    throw new InvalidOptionError('invalid_option', 'CombinedSource needs at least one source, e.g. [new NobleSource({ hciDeviceId: 0 }), new NobleSource({ hciDeviceId: 1 })].', { option: 'source' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'CombinedSource needs at least one source, e.g. [new NobleSource({ hciDeviceId: 0 }), new NobleSource({ hciDeviceId: 1 })].',
+      { option: 'source' },
+    )
   }
   const names = new Set<string>()
   const members = sources.map((entry, i) => {
     const source = isNamed(entry) ? entry.source : entry
-    if (!isSource(source)) throw new InvalidOptionError('invalid_option', `source ${i + 1} is not an AdvertisementSource (start(), stop(), on()).`, { option: 'source' })
+    if (!isSource(source))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `source ${i + 1} is not an AdvertisementSource (start(), stop(), on()).`,
+        { option: 'source' },
+      )
     const given = isNamed(entry) ? entry.adapter : undefined
-    const adapter = given ?? (typeof source.adapter === 'string' && source.adapter !== '' ? source.adapter : `source${i + 1}`)
-    if (typeof adapter !== 'string' || adapter === '') throw new InvalidOptionError('invalid_option', `source ${i + 1}: the adapter name must be a non-empty string.`, { option: 'source' })
-    if (names.has(adapter)) throw new InvalidOptionError('invalid_option', `two sources are named ${JSON.stringify(adapter)}: give each adapter its own name.`, { option: 'source' })
+    const adapter =
+      given ?? (typeof source.adapter === 'string' && source.adapter !== '' ? source.adapter : `source${i + 1}`)
+    if (typeof adapter !== 'string' || adapter === '')
+      throw new InvalidOptionError('invalid_option', `source ${i + 1}: the adapter name must be a non-empty string.`, {
+        option: 'source',
+      })
+    if (names.has(adapter))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `two sources are named ${JSON.stringify(adapter)}: give each adapter its own name.`,
+        { option: 'source' },
+      )
     names.add(adapter)
     return { adapter, source }
   })
   const clocks = new Set(members.map((m) => m.source.clock).filter((c) => c !== undefined))
   if (clocks.size > 1) {
-    throw new InvalidOptionError('invalid_option', 'the sources run on different clocks: combine live sources, or virtual-time sources sharing one clock.', { option: 'source' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'the sources run on different clocks: combine live sources, or virtual-time sources sharing one clock.',
+      { option: 'source' },
+    )
   }
   const [clock] = clocks
   return { members, clock, retryStartMs: retry }

@@ -11,10 +11,23 @@ import type { CancelTimer, Clock } from '../clock.js'
 import { AdapterError } from '../errors.js'
 import type { AdapterFailure } from '../errors.js'
 import { MAX_RETRY_MS, resolveCombined } from './combined-options.js'
-import type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, SourceEntry } from './combined-options.js'
+import type {
+  AdapterStatus,
+  AdapterWarning,
+  CombinedSourceEvents,
+  CombinedSourceOptions,
+  SourceEntry,
+} from './combined-options.js'
 import type { AdapterState, AdvertisementSource } from './source.js'
 
-export type { AdapterStatus, AdapterWarning, CombinedSourceEvents, CombinedSourceOptions, NamedSource, SourceEntry } from './combined-options.js'
+export type {
+  AdapterStatus,
+  AdapterWarning,
+  CombinedSourceEvents,
+  CombinedSourceOptions,
+  NamedSource,
+  SourceEntry,
+} from './combined-options.js'
 
 /** When no adapter is on, the combined state is the first of these that some adapter is in. */
 const STATE_ORDER: readonly AdapterState[] = ['resetting', 'poweredOff', 'unauthorized', 'unsupported', 'unknown']
@@ -92,7 +105,11 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
 
   /** Where each adapter stands. */
   status(): AdapterStatus[] {
-    return this.members.map((m) => (m.state === undefined ? { adapter: m.name, status: m.status } : { adapter: m.name, status: m.status, state: m.state }))
+    return this.members.map((m) =>
+      m.state === undefined
+        ? { adapter: m.name, status: m.status }
+        : { adapter: m.name, status: m.status, state: m.state },
+    )
   }
 
   /** Starts every source; resolves once at least one runs. Calling it again while running does nothing. */
@@ -149,15 +166,23 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
       }
     })
     if (failures.length === this.members.length) {
-      const message = new Set(failures.map((f) => f.error.message)).size === 1
-        ? `No adapter could start (${failures.map((f) => f.adapter).join(', ')}): ${failures[0].error.message}`
-        : `No adapter could start (${failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')}). Fix at least one of them as its message says.`
+      const message =
+        new Set(failures.map((f) => f.error.message)).size === 1
+          ? `No adapter could start (${failures.map((f) => f.adapter).join(', ')}): ${failures[0].error.message}`
+          : `No adapter could start (${failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')}). Fix at least one of them as its message says.`
       throw new AdapterError('no_adapter_started', message, { failures, cause: failures[0].error })
     }
     this.running = true
     const later = this.retryStartMs > 0 ? `, tried again in ${Math.round(this.retryStartMs / 1000)} s` : ''
     for (const f of failures) {
-      this.emit('error', new AdapterError('adapter_failed', `${f.adapter} could not start and is left out${later}; scanning goes on with ${this.working()}: ${f.error.message}`, { adapter: f.adapter, cause: f.error }))
+      this.emit(
+        'error',
+        new AdapterError(
+          'adapter_failed',
+          `${f.adapter} could not start and is left out${later}; scanning goes on with ${this.working()}: ${f.error.message}`,
+          { adapter: f.adapter, cause: f.error },
+        ),
+      )
     }
     for (const m of this.members) if (m.status === 'failed') this.scheduleRetry(m, generation)
     this.updateState()
@@ -178,7 +203,11 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
         () => {
           if (generation !== this.generation) return
           m.status = 'running'
-          this.warn({ code: 'adapter_started', message: `${m.name} started on a later attempt and scans too`, adapter: m.name })
+          this.warn({
+            code: 'adapter_started',
+            message: `${m.name} started on a later attempt and scans too`,
+            adapter: m.name,
+          })
           this.updateState()
         },
         () => {
@@ -198,24 +227,43 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
     const name = m.name
     // A copy: the source's object may be shared with its other listeners.
     const onAdv = (adv: Advertisement): void => {
-      this.emit('advertisement', typeof adv === 'object' && adv !== null && adv.adapter === undefined ? { ...adv, adapter: name } : adv)
+      this.emit(
+        'advertisement',
+        typeof adv === 'object' && adv !== null && adv.adapter === undefined ? { ...adv, adapter: name } : adv,
+      )
     }
     const onState = (state: AdapterState): void => {
       const was = m.state
       m.state = state
-      if (was === 'poweredOn' && state !== 'poweredOn' && this.members.some((o) => o !== m && o.state === 'poweredOn')) {
-        this.warn({ code: 'adapter_state', message: `${name} is ${state}; scanning goes on with ${this.working()}`, adapter: name })
+      if (
+        was === 'poweredOn' &&
+        state !== 'poweredOn' &&
+        this.members.some((o) => o !== m && o.state === 'poweredOn')
+      ) {
+        this.warn({
+          code: 'adapter_state',
+          message: `${name} is ${state}; scanning goes on with ${this.working()}`,
+          adapter: name,
+        })
       }
       this.updateState()
     }
     const onError = (error: Error): void => {
-      this.emit('error', new AdapterError('adapter_failed', `${name}: ${asError(error).message}`, { adapter: name, cause: error }))
+      this.emit(
+        'error',
+        new AdapterError('adapter_failed', `${name}: ${asError(error).message}`, { adapter: name, cause: error }),
+      )
     }
     const onWarning = (w: string | { code?: unknown; message?: unknown }): void => {
       if (typeof w === 'string') this.warn({ code: 'source_warning', message: `${name}: ${w}`, adapter: name })
       else if (typeof w === 'object' && w !== null) {
         const line = (w as { line?: unknown }).line
-        this.warn({ code: typeof w.code === 'string' ? w.code : 'source_warning', message: `${name}: ${String(w.message)}`, adapter: name, ...(typeof line === 'number' ? { line } : {}) })
+        this.warn({
+          code: typeof w.code === 'string' ? w.code : 'source_warning',
+          message: `${name}: ${String(w.message)}`,
+          adapter: name,
+          ...(typeof line === 'number' ? { line } : {}),
+        })
       }
     }
     const onEnd = (): void => {

@@ -26,8 +26,12 @@ function rotated(frame: IBeaconFrame, k: number): IBeaconFrame {
 }
 
 /** The manufacturer data of the device's iBeacon frame at `t` (ms after the start), rotated when it rotates. */
-export function iBeaconData(spec: Pick<SimulatedDevice, 'rotateIBeaconMs'> & { ibeacon: IBeaconFrame }, t: number): Uint8Array {
-  const frame = spec.rotateIBeaconMs === undefined ? spec.ibeacon : rotated(spec.ibeacon, Math.floor(t / spec.rotateIBeaconMs))
+export function iBeaconData(
+  spec: Pick<SimulatedDevice, 'rotateIBeaconMs'> & { ibeacon: IBeaconFrame },
+  t: number,
+): Uint8Array {
+  const frame =
+    spec.rotateIBeaconMs === undefined ? spec.ibeacon : rotated(spec.ibeacon, Math.floor(t / spec.rotateIBeaconMs))
   return encodeIBeacon(frame)
 }
 
@@ -35,7 +39,12 @@ export function iBeaconData(spec: Pick<SimulatedDevice, 'rotateIBeaconMs'> & { i
  * The service data of one vendor frame. Draws one number from `random` for an encrypted
  * frame's random code (only for 0x81E7), so callers keep their PRNG sequence.
  */
-export function vendorServiceData(spec: Omit<SimulatedDevice, 'distance'>, frame: SimulatedVendorFrame, motion: DeviceMotion, random: () => number): ServiceData {
+export function vendorServiceData(
+  spec: Omit<SimulatedDevice, 'distance'>,
+  frame: SimulatedVendorFrame,
+  motion: DeviceMotion,
+  random: () => number,
+): ServiceData {
   const movingState: MovingState = motion.moving ? 'moving' : 'still'
   const common = {
     hardwareModelName: spec.hardwareModelName ?? (frame.frame === 'e780' ? 'B0' : 'C0'),
@@ -52,7 +61,13 @@ export function vendorServiceData(spec: Omit<SimulatedDevice, 'distance'>, frame
   if (frame.frame === 'e780') return { uuid: '80e7', data: encodeE780(common) }
   const randomCode = 1 + Math.floor(random() * 0xfffe)
   const data = encodeE781(
-    { ...common, mode: frame.mode, measuredPower: spec.measuredPower ?? -59, transmitPower: 5, advertisingInterval: 417.5 },
+    {
+      ...common,
+      mode: frame.mode,
+      measuredPower: spec.measuredPower ?? -59,
+      transmitPower: 5,
+      advertisingInterval: 417.5,
+    },
     spec.key === undefined ? {} : { key: spec.key, randomCode },
   )
   return { uuid: '81e7', data }

@@ -62,7 +62,10 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
   constructor(target: string | Writable, options: RecorderOptions = {}) {
     super()
     const max = options.maxBufferedBytes ?? 8 * 1024 * 1024
-    if (!Number.isInteger(max) || max < 1) throw new InvalidOptionError('invalid_option', 'maxBufferedBytes must be a positive integer.', { option: 'maxBufferedBytes' })
+    if (!Number.isInteger(max) || max < 1)
+      throw new InvalidOptionError('invalid_option', 'maxBufferedBytes must be a positive integer.', {
+        option: 'maxBufferedBytes',
+      })
     this.maxBuffered = max
     if (typeof target === 'string') {
       this.out = createWriteStream(target, { flags: 'w', encoding: 'utf8' })
@@ -71,7 +74,9 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
       this.out = target
       this.ownsStream = false
     } else {
-      throw new InvalidOptionError('invalid_option', 'AdvertisementRecorder needs a file path or a writable stream.', { option: 'target' })
+      throw new InvalidOptionError('invalid_option', 'AdvertisementRecorder needs a file path or a writable stream.', {
+        option: 'target',
+      })
     }
     this.out.on('error', (err: Error) => this.fail(err))
     this.out.write(`${formatRecordingHeader({ recordedBy: 'beaconkit', ...options.header })}\n`)
@@ -168,9 +173,14 @@ export class AdvertisementRecorder extends EventEmitter<RecorderEvents> {
   private fail(err: Error): void {
     if (this.failure !== undefined) return
     const code = (err as NodeJS.ErrnoException).code
-    this.failure = code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR'
-      ? new InvalidOptionError('unwritable_file', `Cannot write the recording (${code}); check that the folder exists and is writable.`, { option: 'path', cause: err })
-      : err
+    this.failure =
+      code === 'ENOENT' || code === 'EACCES' || code === 'EISDIR'
+        ? new InvalidOptionError(
+            'unwritable_file',
+            `Cannot write the recording (${code}); check that the folder exists and is writable.`,
+            { option: 'path', cause: err },
+          )
+        : err
     this.emit('error', this.failure)
   }
 }

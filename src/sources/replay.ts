@@ -64,7 +64,12 @@ const YIELD_EVERY = 2000
 const DEFAULT_MAX_LINE_BYTES = 64 * 1024
 
 function isReadable(x: unknown): x is Readable {
-  return typeof x === 'object' && x !== null && typeof (x as Readable).pipe === 'function' && typeof (x as Readable).on === 'function'
+  return (
+    typeof x === 'object' &&
+    x !== null &&
+    typeof (x as Readable).pipe === 'function' &&
+    typeof (x as Readable).on === 'function'
+  )
 }
 
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
@@ -111,15 +116,25 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
 
   constructor(input: ReplayInput, options: ReplayOptions = {}) {
     super()
-    if (typeof options !== 'object' || options === null) throw new InvalidOptionError('invalid_option', 'ReplaySource options must be an object.', { option: 'options' })
+    if (typeof options !== 'object' || options === null)
+      throw new InvalidOptionError('invalid_option', 'ReplaySource options must be an object.', { option: 'options' })
     const speed = options.speed ?? 1
     if (typeof speed !== 'number' || !Number.isFinite(speed) || speed <= 0) {
-      throw new InvalidOptionError('invalid_option', `speed must be a positive number (1 = real time, 10 = ten times faster); got ${String(speed)}.`, { option: 'speed' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `speed must be a positive number (1 = real time, 10 = ten times faster); got ${String(speed)}.`,
+        { option: 'speed' },
+      )
     }
-    if (options.virtual !== undefined && typeof options.virtual !== 'boolean') throw new InvalidOptionError('invalid_option', 'virtual must be true or false.', { option: 'virtual' })
+    if (options.virtual !== undefined && typeof options.virtual !== 'boolean')
+      throw new InvalidOptionError('invalid_option', 'virtual must be true or false.', { option: 'virtual' })
     const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
     if (typeof maxLineBytes !== 'number' || !Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
-      throw new InvalidOptionError('invalid_option', `maxLineBytes must be a whole number of bytes of at least 1 (default ${DEFAULT_MAX_LINE_BYTES}); got ${String(maxLineBytes)}.`, { option: 'maxLineBytes' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `maxLineBytes must be a whole number of bytes of at least 1 (default ${DEFAULT_MAX_LINE_BYTES}); got ${String(maxLineBytes)}.`,
+        { option: 'maxLineBytes' },
+      )
     }
     if (typeof input === 'string') {
       const shown = pathForMessage(input)
@@ -128,17 +143,42 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
         stats = statSync(input)
       } catch (err) {
         const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT') throw new InvalidOptionError('file_not_found', `Recording ${shown} does not exist; check the path.`, { option: 'path', cause: err })
-        throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read (${code ?? 'error'}); pass a JSONL file.`, { option: 'path', cause: err })
+        if (code === 'ENOENT')
+          throw new InvalidOptionError('file_not_found', `Recording ${shown} does not exist; check the path.`, {
+            option: 'path',
+            cause: err,
+          })
+        throw new InvalidOptionError(
+          'unreadable_file',
+          `Recording ${shown} cannot be read (${code ?? 'error'}); pass a JSONL file.`,
+          { option: 'path', cause: err },
+        )
       }
       // A FIFO (or a device such as /dev/stdin) streams a recording as well as a file does.
-      if (stats.isDirectory()) throw new InvalidOptionError('unreadable_file', `Recording ${shown} cannot be read: it is a directory; pass a JSONL file.`, { option: 'path' })
-    } else if (!isReadable(input) && (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')) {
-      throw new InvalidOptionError('invalid_option', 'ReplaySource needs a file path, an array of JSONL lines or a readable stream.', { option: 'input' })
+      if (stats.isDirectory())
+        throw new InvalidOptionError(
+          'unreadable_file',
+          `Recording ${shown} cannot be read: it is a directory; pass a JSONL file.`,
+          { option: 'path' },
+        )
+    } else if (
+      !isReadable(input) &&
+      (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')
+    ) {
+      throw new InvalidOptionError(
+        'invalid_option',
+        'ReplaySource needs a file path, an array of JSONL lines or a readable stream.',
+        { option: 'input' },
+      )
     }
-    if (options.presentTime !== undefined && typeof options.presentTime !== 'boolean') throw new InvalidOptionError('invalid_option', 'presentTime must be true or false.', { option: 'presentTime' })
+    if (options.presentTime !== undefined && typeof options.presentTime !== 'boolean')
+      throw new InvalidOptionError('invalid_option', 'presentTime must be true or false.', { option: 'presentTime' })
     if (options.presentTime === true && options.virtual === true) {
-      throw new InvalidOptionError('invalid_option', 'presentTime is for a replay in real time; a virtual replay runs on the recording\'s clock. Drop one of them.', { option: 'presentTime' })
+      throw new InvalidOptionError(
+        'invalid_option',
+        "presentTime is for a replay in real time; a virtual replay runs on the recording's clock. Drop one of them.",
+        { option: 'presentTime' },
+      )
     }
     this.input = input
     this.maxLineBytes = maxLineBytes
@@ -200,12 +240,15 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     }
     if (typeof value !== 'string') return { reason: `not a string (a ${value === null ? 'null' : typeof value})` }
     // Lines given as an array are bounded the same way, so both inputs skip the same lines.
-    if (value.length > this.maxLineBytes && Buffer.byteLength(value) > this.maxLineBytes) return { reason: `longer than ${this.maxLineBytes} bytes` }
+    if (value.length > this.maxLineBytes && Buffer.byteLength(value) > this.maxLineBytes)
+      return { reason: `longer than ${this.maxLineBytes} bytes` }
     return { text: value }
   }
 
   /** The next line, or the end once stop() is called while waiting for it. */
-  private read(lines: AsyncIterator<InputLine> | Iterator<unknown>): Promise<IteratorResult<unknown>> | IteratorResult<unknown> {
+  private read(
+    lines: AsyncIterator<InputLine> | Iterator<unknown>,
+  ): Promise<IteratorResult<unknown>> | IteratorResult<unknown> {
     if (!this.fromStream) return (lines as Iterator<unknown>).next()
     // A promise per read, not a race against one shared stop promise: each race would leave
     // a reaction on it, one per line, for the life of the replay.
@@ -230,11 +273,14 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
       if (r.done === true) return undefined
       const n = ++this.stats.lines
       const line = this.lineText(r.value)
-      const parsed = 'text' in line ? parseAdvertisementLine(line.text) : { kind: 'malformed' as const, reason: line.reason }
+      const parsed =
+        'text' in line ? parseAdvertisementLine(line.text) : { kind: 'malformed' as const, reason: line.reason }
       switch (parsed.kind) {
         case 'advertisement':
           this.stats.advertisements++
-          return this.shift === 0 ? parsed.advertisement : { ...parsed.advertisement, timestamp: parsed.advertisement.timestamp + this.shift }
+          return this.shift === 0
+            ? parsed.advertisement
+            : { ...parsed.advertisement, timestamp: parsed.advertisement.timestamp + this.shift }
         case 'header':
           if (this.header === undefined) this.header = parsed.header
           break
@@ -246,7 +292,10 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
             this.stats.malformedLines.push({ line: n, reason: parsed.reason })
             this.emit('warning', `line ${n}: ${parsed.reason}; line skipped`)
           } else if (this.stats.malformed === MAX_REPORTED + 1) {
-            this.emit('warning', `more than ${MAX_REPORTED} malformed lines; further ones are only counted (replay.stats.malformed)`)
+            this.emit(
+              'warning',
+              `more than ${MAX_REPORTED} malformed lines; further ones are only counted (replay.stats.malformed)`,
+            )
           }
           break
       }

@@ -46,7 +46,11 @@ function address(i: number): string {
  */
 export function siteScenario(count = 12, seed = 1): SimulatedDevice[] {
   if (!Number.isInteger(count) || count < 1 || count > 100_000) {
-    throw new InvalidOptionError('invalid_option', `siteScenario needs a whole number of devices between 1 and 100000, not ${String(count)}.`, { option: 'count' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `siteScenario needs a whole number of devices between 1 and 100000, not ${String(count)}.`,
+      { option: 'count' },
+    )
   }
   const random = seededRandom(seed)
   const key = parseBroadcastKey(SAMPLE_BROADCAST_KEY)
@@ -80,7 +84,15 @@ export function siteScenario(count = 12, seed = 1): SimulatedDevice[] {
         }
         break
       case 2:
-        device = { ...base, ibeacon, serialNumber, hardwareModelName: 'A0', firmwareVersion: '2.2', vendor: [{ frame: 'e780' }], ...sensors }
+        device = {
+          ...base,
+          ibeacon,
+          serialNumber,
+          hardwareModelName: 'A0',
+          firmwareVersion: '2.2',
+          vendor: [{ frame: 'e780' }],
+          ...sensors,
+        }
         break
       default:
         device = {

@@ -72,7 +72,8 @@ function siftDown(heap: DeviceState[], i: number): void {
 export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> implements AdvertisementSource {
   /** Present in virtual mode. */
   readonly clock?: VirtualClock
-  private readonly opts: Required<Pick<SimulatedSourceOptions, 'noiseDb' | 'lossRate' | 'pathLossExponent'>> & SimulatedSourceOptions
+  private readonly opts: Required<Pick<SimulatedSourceOptions, 'noiseDb' | 'lossRate' | 'pathLossExponent'>> &
+    SimulatedSourceOptions
   private readonly pace: Clock
   private readonly random: () => number
   private readonly states: DeviceState[]
@@ -87,25 +88,45 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
    */
   constructor(options: SimulatedSourceOptions = {}) {
     super()
-    if (typeof options !== 'object' || options === null || (options.devices !== undefined && !Array.isArray(options.devices))) {
-      throw new InvalidOptionError('invalid_option', 'SimulatedSource takes options such as { devices: [...] } (or none, for the default site).', { option: 'devices' })
+    if (
+      typeof options !== 'object' ||
+      options === null ||
+      (options.devices !== undefined && !Array.isArray(options.devices))
+    ) {
+      throw new InvalidOptionError(
+        'invalid_option',
+        'SimulatedSource takes options such as { devices: [...] } (or none, for the default site).',
+        { option: 'devices' },
+      )
     }
     const check = (ok: boolean, option: string, what: string): void => {
       if (!ok) throw new InvalidOptionError('invalid_option', `${option} ${what}`, { option })
     }
     check(options.noiseDb === undefined || options.noiseDb >= 0, 'noiseDb', 'must be >= 0 dB.')
-    check(options.lossRate === undefined || (options.lossRate >= 0 && options.lossRate < 1), 'lossRate', 'must be in [0, 1).')
+    check(
+      options.lossRate === undefined || (options.lossRate >= 0 && options.lossRate < 1),
+      'lossRate',
+      'must be in [0, 1).',
+    )
     check(options.pathLossExponent === undefined || options.pathLossExponent > 0, 'pathLossExponent', 'must be > 0.')
     check(options.durationMs === undefined || options.durationMs > 0, 'durationMs', 'must be a positive number of ms.')
     const devices = options.devices ?? siteScenario(12, options.seed ?? 1)
     for (const d of devices) {
-      check(typeof d.address === 'string' && /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(d.address), 'devices[].address', 'must be lower-case aa:bb:cc:dd:ee:ff.')
+      check(
+        typeof d.address === 'string' && /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/.test(d.address),
+        'devices[].address',
+        'must be lower-case aa:bb:cc:dd:ee:ff.',
+      )
       check(d.intervalMs === undefined || d.intervalMs >= 20, 'devices[].intervalMs', 'must be >= 20 ms (BLE minimum).')
     }
     this.opts = { noiseDb: 4, lossRate: 0.1, pathLossExponent: 2, ...options }
     this.random = seededRandom(options.seed ?? 1)
     this.gaussian = gaussianFrom(this.random)
-    this.states = devices.map((spec) => ({ spec, next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500), frame: 0 }))
+    this.states = devices.map((spec) => ({
+      spec,
+      next: (spec.appearAtMs ?? 0) + this.random() * (spec.intervalMs ?? 500),
+      frame: 0,
+    }))
     this.pace = options.clock ?? new RealClock()
     if (options.virtual === true) this.clock = new VirtualClock(options.startTime ?? Date.UTC(2026, 0, 1))
   }
@@ -211,7 +232,6 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
     step()
   }
 
-
   private rssiAt(spec: SimulatedDevice, t: number): number {
     const d = Math.max(0.05, distanceAt(spec.distance, t))
     const power = spec.measuredPower ?? -59
@@ -222,7 +242,14 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
   private *packets(s: DeviceState, t: number, origin: number): Generator<Advertisement> {
     const spec = s.spec
     if (spec.ibeacon !== undefined && this.random() >= this.opts.lossRate) {
-      yield { address: spec.address, addressType: 'public', rssi: this.rssiAt(spec, t), timestamp: origin + t, connectable: false, manufacturerData: iBeaconData({ ...spec, ibeacon: spec.ibeacon }, t) }
+      yield {
+        address: spec.address,
+        addressType: 'public',
+        rssi: this.rssiAt(spec, t),
+        timestamp: origin + t,
+        connectable: false,
+        manufacturerData: iBeaconData({ ...spec, ibeacon: spec.ibeacon }, t),
+      }
     }
     const vendor = spec.vendor
     if (vendor === undefined || vendor.length === 0) return
@@ -231,13 +258,21 @@ export class SimulatedSource extends EventEmitter<AdvertisementSourceEvents> imp
     // RSSI before the frame: the order of PRNG draws keeps recordings byte for byte what they were.
     const rssi = this.rssiAt(spec, t + 1)
     const serviceData = vendorServiceData(spec, frame, motionAt(spec.distance, t), this.random)
-    yield { address: spec.address, addressType: 'public', rssi, timestamp: origin + t + 1, connectable: false, serviceData: [serviceData] }
+    yield {
+      address: spec.address,
+      addressType: 'public',
+      rssi,
+      timestamp: origin + t + 1,
+      connectable: false,
+      serviceData: [serviceData],
+    }
   }
 }
 
 /** A walking device's accelerometer counts about two steps a second. */
 function motionAt(d: SimulatedDevice['distance'], t: number): DeviceMotion {
   const walk = typeof d === 'number' ? undefined : d
-  const steps = walk === undefined ? 0 : Math.floor(Math.max(0, Math.min(t, walk.startMs + walk.durationMs) - walk.startMs) / 500)
+  const steps =
+    walk === undefined ? 0 : Math.floor(Math.max(0, Math.min(t, walk.startMs + walk.durationMs) - walk.startMs) / 500)
   return { moving: isMoving(d, t), steps }
 }

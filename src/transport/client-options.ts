@@ -13,14 +13,16 @@ export function invalid(option: string, message: string): InvalidOptionError {
 /** A positive number of milliseconds, or the fallback when not given. */
 export function positiveOr(value: number | undefined, fallback: number, option: string): number {
   if (value === undefined) return fallback
-  if (!Number.isFinite(value) || value <= 0) throw invalid(option, `${option} must be a positive number of milliseconds`)
+  if (!Number.isFinite(value) || value <= 0)
+    throw invalid(option, `${option} must be a positive number of milliseconds`)
   return value
 }
 
 /** The `retry` option over its defaults (2 retries, 250 ms doubling up to 4 s). */
 export function retryPolicy(retry: Partial<RetryPolicy> | undefined): RetryPolicy {
   const retries = retry?.retries ?? 2
-  if (!Number.isInteger(retries) || retries < 0) throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
+  if (!Number.isInteger(retries) || retries < 0)
+    throw invalid('retry.retries', 'retry.retries must be a non-negative integer')
   return {
     retries,
     initialDelayMs: positiveOr(retry?.initialDelayMs, 250, 'retry.initialDelayMs'),

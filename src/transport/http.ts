@@ -45,7 +45,12 @@ export interface Exchange {
    * instead of the usual outcome, or undefined to go on: an interface that reports failures
    * in its body (`{err_code, err_msg}`) turns them into its own error here.
    */
-  check?: (status: number, body: unknown, retryAfterSeconds: number | undefined, scrub: (text: string, maxLength?: number) => string) => Error | undefined
+  check?: (
+    status: number,
+    body: unknown,
+    retryAfterSeconds: number | undefined,
+    scrub: (text: string, maxLength?: number) => string,
+  ) => Error | undefined
 }
 
 /** How a transport talks to one server. */
@@ -69,7 +74,10 @@ export interface ServiceWording {
   unauthorizedHint: string
 }
 
-const ACCOUNT_WORDING: ServiceWording = { name: "the account interface", unauthorizedHint: 'check the account e-mail and password' }
+const ACCOUNT_WORDING: ServiceWording = {
+  name: 'the account interface',
+  unauthorizedHint: 'check the account e-mail and password',
+}
 
 const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
 
@@ -83,8 +91,12 @@ export function isLoopback(hostname: string): boolean {
  * without a trailing slash, plus whether it is plain http off loopback (the caller decides
  * whether that is allowed). `credentialsWhere` says where credentials go instead.
  */
-export function parseBaseUrl(text: unknown, credentialsWhere: string): { baseUrl: string; insecure: boolean; host: string } {
-  const invalid = (message: string): InvalidOptionError => new InvalidOptionError('invalid_option', message, { option: 'baseUrl' })
+export function parseBaseUrl(
+  text: unknown,
+  credentialsWhere: string,
+): { baseUrl: string; insecure: boolean; host: string } {
+  const invalid = (message: string): InvalidOptionError =>
+    new InvalidOptionError('invalid_option', message, { option: 'baseUrl' })
   let url: URL
   try {
     url = new URL(String(text))
@@ -92,8 +104,13 @@ export function parseBaseUrl(text: unknown, credentialsWhere: string): { baseUrl
     throw invalid('baseUrl must be an absolute URL such as https://cloud.example.com/api')
   }
   if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('baseUrl must use https')
-  if (url.username !== '' || url.password !== '') throw invalid(`put credentials in ${credentialsWhere}, not in baseUrl`)
-  return { baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''), insecure: url.protocol === 'http:' && !isLoopback(url.hostname), host: url.host }
+  if (url.username !== '' || url.password !== '')
+    throw invalid(`put credentials in ${credentialsWhere}, not in baseUrl`)
+  return {
+    baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
+    insecure: url.protocol === 'http:' && !isLoopback(url.hostname),
+    host: url.host,
+  }
 }
 
 /** Parses Retry-After (delta-seconds or an HTTP date) into seconds, or undefined. */
@@ -166,10 +183,14 @@ export class HttpTransport {
   async exchange(ex: Exchange): Promise<unknown> {
     const what = `${ex.method} ${ex.path.split('?')[0]}`
     // Extra headers (a signature) are secrets of this exchange: a server may echo them.
-    const scrubber = ex.headers === undefined ? this.#scrubber : new Scrubber([...this.#secrets, ...Object.values(ex.headers)])
+    const scrubber =
+      ex.headers === undefined ? this.#scrubber : new Scrubber([...this.#secrets, ...Object.values(ex.headers)])
     const scrub = (text: string, maxLength?: number): string => scrubber.scrub(text, maxLength)
-    const fail = (code: AccountErrorCode, message: string, details: { status?: number; retryAfterSeconds?: number } = {}): AccountError =>
-      new AccountError(code, scrub(message), details)
+    const fail = (
+      code: AccountErrorCode,
+      message: string,
+      details: { status?: number; retryAfterSeconds?: number } = {},
+    ): AccountError => new AccountError(code, scrub(message), details)
     if (ex.signal?.aborted) throw fail('aborted', `${what} was aborted before it started`)
     const timeout = AbortSignal.timeout(ex.timeoutMs)
     // Ours: stops an answer that grew past the cap, which closes its connection.
@@ -186,7 +207,10 @@ export class HttpTransport {
     const failed = (e: unknown): AccountError => {
       if (ex.signal?.aborted === true) return fail('aborted', `${what} was aborted`)
       if (timeout.aborted) {
-        return fail('timeout', `${what} got no complete answer within ${ex.timeoutMs} ms; check the network or raise timeoutMs`)
+        return fail(
+          'timeout',
+          `${what} got no complete answer within ${ex.timeoutMs} ms; check the network or raise timeoutMs`,
+        )
       }
       return fail('network', `${what} failed (${describeCause(e)}); check that ${this.baseUrl} is reachable`)
     }
@@ -205,11 +229,19 @@ export class HttpTransport {
       stop.abort()
       const followed = res.redirected && !(status >= 300 && status < 400)
       // An opaque redirect hides its Location.
-      const to = followed ? locationHost(res.url, url) : status === 0 ? 'an address the fetch does not disclose' : locationHost(res.headers.get('location'), url)
+      const to = followed
+        ? locationHost(res.url, url)
+        : status === 0
+          ? 'an address the fetch does not disclose'
+          : locationHost(res.headers.get('location'), url)
       const how = followed
         ? `was redirected to ${to} by the injected fetch, which must not follow redirects (pass init.redirect on); its answer is not trusted`
         : `was redirected${status === 0 ? '' : ` (HTTP ${status})`} to ${to}, and redirects are not followed`
-      throw fail('redirected', `${what} ${how}. Set the base URL to ${this.#wording.name}'s own address; a proxy or captive portal in the way also causes this`, { status })
+      throw fail(
+        'redirected',
+        `${what} ${how}. Set the base URL to ${this.#wording.name}'s own address; a proxy or captive portal in the way also causes this`,
+        { status },
+      )
     }
     const ok = status >= 200 && status < 300
     if (ok && !ex.wantBody) {
@@ -265,7 +297,8 @@ export class HttpTransport {
       const wait = retryAfterSeconds === undefined ? '' : ` for ${retryAfterSeconds} s`
       throw fail('rate_limited', `${what} was rate limited (HTTP 429); wait${wait} before retrying`, details)
     }
-    if (status >= 400 && status < 500) throw fail('bad_request', `${what} was rejected (HTTP ${status})${serverSays}`, details)
+    if (status >= 400 && status < 500)
+      throw fail('bad_request', `${what} was rejected (HTTP ${status})${serverSays}`, details)
     if (status >= 500) throw fail('server', `${what} failed on the server (HTTP ${status}); retry later`, details)
     throw fail('invalid_response', `${what} answered with unexpected HTTP ${status}`, details)
   }

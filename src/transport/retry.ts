@@ -25,7 +25,12 @@ export function isTransientAccountError(e: unknown): boolean {
  * Runs `attempt` until it succeeds, fails for good, or the retries are used up. `transient`
  * says which failures may pass (the error's `retryAfterSeconds`, when it has one, is honoured).
  */
-export async function withRetries<T>(attempt: () => Promise<T>, policy: RetryPolicy, signal?: AbortSignal, transient: (e: unknown) => boolean = isTransientAccountError): Promise<T> {
+export async function withRetries<T>(
+  attempt: () => Promise<T>,
+  policy: RetryPolicy,
+  signal?: AbortSignal,
+  transient: (e: unknown) => boolean = isTransientAccountError,
+): Promise<T> {
   for (let n = 1; ; n++) {
     try {
       return await attempt()

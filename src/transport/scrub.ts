@@ -45,7 +45,16 @@ export function secretForms(secret: string): string[] {
   if (secret.length === 0) return []
   const uri = encodeURIComponent(secret)
   const form = new URLSearchParams({ s: secret }).toString().slice(2)
-  const forms = [secret, uri, lowerHex(uri), form, lowerHex(form), uri.replace(/%20/g, '+'), JSON.stringify(secret).slice(1, -1), ...base64Forms(secret)]
+  const forms = [
+    secret,
+    uri,
+    lowerHex(uri),
+    form,
+    lowerHex(form),
+    uri.replace(/%20/g, '+'),
+    JSON.stringify(secret).slice(1, -1),
+    ...base64Forms(secret),
+  ]
   return [...new Set(forms.filter((f) => f.length > 0))]
 }
 
@@ -76,13 +85,14 @@ export class Scrubber {
   scrub(text: string, maxLength = Infinity): string {
     const masked = new Uint8Array(text.length)
     if (this.#runs.size > 0) {
-      for (let i = 0; i + MIN_RUN <= text.length; i++) if (this.#runs.has(text.slice(i, i + MIN_RUN))) masked.fill(1, i, i + MIN_RUN)
+      for (let i = 0; i + MIN_RUN <= text.length; i++)
+        if (this.#runs.has(text.slice(i, i + MIN_RUN))) masked.fill(1, i, i + MIN_RUN)
     }
     for (const form of this.#short) {
       for (let at = text.indexOf(form); at >= 0; at = text.indexOf(form, at + 1)) masked.fill(1, at, at + form.length)
     }
     let out = ''
-    for (let i = 0; i < text.length; ) {
+    for (let i = 0; i < text.length;) {
       if (masked[i] === 1) {
         while (i < text.length && masked[i] === 1) i++
         out += SCRUBBED

@@ -11,7 +11,10 @@ export type ListenerMap<Events extends EventEmitter.ValidEventTypes> = {
 }
 
 /** Attaches every listener of `listeners` to `emitter`; returns a function that detaches them all. */
-export function subscribe<Events extends EventEmitter.ValidEventTypes>(emitter: EventEmitter<Events>, listeners: ListenerMap<Events>): () => void {
+export function subscribe<Events extends EventEmitter.ValidEventTypes>(
+  emitter: EventEmitter<Events>,
+  listeners: ListenerMap<Events>,
+): () => void {
   const names = Object.keys(listeners) as EventEmitter.EventNames<Events>[]
   const attach = <K extends EventEmitter.EventNames<Events>>(name: K): void => {
     const fn = listeners[name]

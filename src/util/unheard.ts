@@ -26,7 +26,12 @@ const warned = new WeakMap<object, Set<string>>()
 export function warnUnheard(emitter: object, source: string, error: Error): void {
   const own = (error as Error & { code?: unknown }).code
   const code = typeof own === 'string' ? own : error.name
-  warnOnce(emitter, `error:${code}`, `${source} error with no 'error' listener (${code}): ${error.message}. Add .on('error', ...) to the ${source} to handle it; further '${code}' errors of this ${source} are not repeated here.`, UNHEARD_ERROR_WARNING)
+  warnOnce(
+    emitter,
+    `error:${code}`,
+    `${source} error with no 'error' listener (${code}): ${error.message}. Add .on('error', ...) to the ${source} to handle it; further '${code}' errors of this ${source} are not repeated here.`,
+    UNHEARD_ERROR_WARNING,
+  )
 }
 
 /** The `code` of warnings for a `warning` event nobody listened to. */
@@ -51,7 +56,11 @@ export function warnOnce(emitter: object, key: string, message: string, code = U
  * Emits `error` on `emitter`, or, when nobody listens, reports it with {@link warnUnheard}.
  * Returns whether a listener received it.
  */
-export function emitError(emitter: ListenerCounter & { emit(event: 'error', error: Error): boolean }, source: string, error: Error): boolean {
+export function emitError(
+  emitter: ListenerCounter & { emit(event: 'error', error: Error): boolean },
+  source: string,
+  error: Error,
+): boolean {
   if (emitter.listenerCount('error') > 0) return emitter.emit('error', error)
   warnUnheard(emitter, source, error)
   return false

@@ -33,7 +33,10 @@ function pageDir(): string {
     const dir = join(here, rel)
     if (existsSync(join(dir, 'index.html'))) return dir
   }
-  throw new InvalidOptionError('file_not_found', `the live map's page files are missing (looked beside ${here}); reinstall beaconkit, or run \`npm run build\` in a checkout`)
+  throw new InvalidOptionError(
+    'file_not_found',
+    `the live map's page files are missing (looked beside ${here}); reinstall beaconkit, or run \`npm run build\` in a checkout`,
+  )
 }
 
 function moduleDir(): string {

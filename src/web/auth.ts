@@ -58,7 +58,11 @@ export function generateToken(): string {
 /** Refuses a token a URL would mangle or a guess could find. */
 export function checkToken(token: string): string {
   if (!/^[A-Za-z0-9._~-]{16,256}$/.test(token)) {
-    throw new InvalidOptionError('invalid_option', 'the map access token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -; leave it out to have one generated', { option: 'token' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'the map access token must be 16 to 256 characters of A-Z a-z 0-9 . _ ~ -; leave it out to have one generated',
+      { option: 'token' },
+    )
   }
   return token
 }

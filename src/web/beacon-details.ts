@@ -23,7 +23,19 @@ import type { ViewDetails } from './view.js'
 import type { DetailsSource } from './live-view.js'
 
 /** Options of {@link MqttBeaconDetails}: the broker connection, as for a FleetTracker, and who is trusted. */
-export type MqttBeaconDetailsOptions = Pick<FleetTrackerOptions, 'url' | 'client' | 'topicPrefix' | 'clientId' | 'username' | 'passwordFile' | 'password' | 'tls' | 'reconnect' | 'connectTimeoutMs'> & {
+export type MqttBeaconDetailsOptions = Pick<
+  FleetTrackerOptions,
+  | 'url'
+  | 'client'
+  | 'topicPrefix'
+  | 'clientId'
+  | 'username'
+  | 'passwordFile'
+  | 'password'
+  | 'tls'
+  | 'reconnect'
+  | 'connectTimeoutMs'
+> & {
   /**
    * The gateways whose states may be shown: a `FleetGateways(tracker, site)`. Without it every
    * gateway id is believed, which is right only on a broker where every client is trusted.
@@ -74,7 +86,11 @@ export class MqttBeaconDetails implements DetailsSource {
     const { gateways, clock, limits, ...connection } = options
     this.#options = resolvePublisherOptions({ ...connection, gatewayId: 'fleet' })
     this.topicPrefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
-    this.clientId = options.clientId ?? `beaconkit-map-${hostname().replace(/[^A-Za-z0-9_-]/g, '').slice(0, 16)}-${process.pid}`
+    this.clientId =
+      options.clientId ??
+      `beaconkit-map-${hostname()
+        .replace(/[^A-Za-z0-9_-]/g, '')
+        .slice(0, 16)}-${process.pid}`
     this.clock = clock ?? new RealClock()
     this.latest = new GatewayClaims(gateways, limits)
   }
@@ -103,7 +119,10 @@ export class MqttBeaconDetails implements DetailsSource {
     })
     const subscribe = (): void => {
       // A clean session forgets subscriptions: subscribe on every connection.
-      link.subscribe([filter], 0).then(() => wake?.(), () => undefined)
+      link.subscribe([filter], 0).then(
+        () => wake?.(),
+        () => undefined,
+      )
     }
     link.on('connected', subscribe)
     link.on('error', () => undefined)

@@ -12,7 +12,14 @@ import type { DetailField, ViewDetails } from './view.js'
 
 /** The claimed fields the panel shows, in its order. */
 const FIELDS: readonly DetailField[] = [
-  'serialNumber', 'model', 'battery', 'temperature', 'light', 'moving', 'movingState', 'address',
+  'serialNumber',
+  'model',
+  'battery',
+  'temperature',
+  'light',
+  'moving',
+  'movingState',
+  'address',
 ]
 
 export { CLAIM_LIMITS } from '../fleet/beacon-claims.js'
@@ -85,7 +92,8 @@ export class GatewayClaims {
       if (h.verified === true) verified.push(h.gateway)
       else if (h.verified === false) notVerified.push(h.gateway)
     }
-    if (verified.length > 0 || notVerified.length > 0) d.claims = { verified: verified.sort(), notVerified: notVerified.sort() }
+    if (verified.length > 0 || notVerified.length > 0)
+      d.claims = { verified: verified.sort(), notVerified: notVerified.sort() }
     return d
   }
 }

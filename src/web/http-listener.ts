@@ -25,7 +25,10 @@ export interface HttpListener {
  * @param option the option a listen failure is reported on, e.g. `http`
  * @throws InvalidOptionError `invalid_option` when the port is taken or the host cannot be used
  */
-export async function startHttpListener(handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>, at: { host: string; port: number; what: string; option: string }): Promise<HttpListener> {
+export async function startHttpListener(
+  handle: (req: IncomingMessage, res: ServerResponse) => Promise<void>,
+  at: { host: string; port: number; what: string; option: string },
+): Promise<HttpListener> {
   const sockets = new Set<Socket>()
   const server: Server = createServer((req, res) => {
     handle(req, res).catch(() => {
@@ -47,7 +50,11 @@ export async function startHttpListener(handle: (req: IncomingMessage, res: Serv
       const advice = `choose another port for ${what} (0 picks a free one)`
       throw new TemporaryFailureError('port_in_use', `port ${port} on ${host} is in use; ${advice}`, { cause: error })
     }
-    throw new InvalidOptionError('invalid_option', `${what} cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`, { option, cause: error })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${what} cannot listen on ${host}:${port} (${code ?? 'error'}); check the host and port`,
+      { option, cause: error },
+    )
   }
   return {
     server,

@@ -121,7 +121,9 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
         this.note({ time: b.time, event: 'room', id: b.id, ...named(b), ...from, room: change.to })
       }
       const onGateway = (e: FleetGatewayEvent): void => this.gatewayState(e.gateway, e.state, e.time)
-      this.unsubscribe.push(subscribe(fleet, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway }))
+      this.unsubscribe.push(
+        subscribe(fleet, { updated: onUpdated, found: onFound, gone: onGone, room: onRoom, gateway: onGateway }),
+      )
     } else if (scanner !== undefined) {
       for (const b of scanner.beacons()) this.scannerBeacon(b)
       const onUpdated = (list: Beacon[]): void => list.forEach((b) => this.scannerBeacon(b))
@@ -162,7 +164,9 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
 
   private fleetBeacon(b: FleetBeacon): void {
     // A gateway that sends readings is up, even if its retained status came before we listened.
-    for (const g of b.gateways) if ((this.gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown') this.gatewayState(g.gateway, 'online', b.time)
+    for (const g of b.gateways)
+      if ((this.gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown')
+        this.gatewayState(g.gateway, 'online', b.time)
     this.put(viewOfFleetBeacon(b, this.options.details?.details(b.id)))
   }
 
@@ -227,7 +231,14 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
 
   /** Sends what changed since the last flush, if anything. */
   flush(): void {
-    if (this.dirty.size === 0 && this.gone.size === 0 && this.dirtyGateways.size === 0 && this.goneGateways.size === 0 && this.newLog.length === 0) return
+    if (
+      this.dirty.size === 0 &&
+      this.gone.size === 0 &&
+      this.dirtyGateways.size === 0 &&
+      this.goneGateways.size === 0 &&
+      this.newLog.length === 0
+    )
+      return
     const beacons: ViewBeacon[] = []
     for (const id of this.dirty) {
       const v = this.beacons.get(id)
@@ -249,7 +260,9 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       time: this.now(),
       beacons,
       gone: [...this.gone],
-      gateways: [...this.dirtyGateways].map((id) => this.gateways.get(id)).filter((g): g is ViewGateway => g !== undefined),
+      gateways: [...this.dirtyGateways]
+        .map((id) => this.gateways.get(id))
+        .filter((g): g is ViewGateway => g !== undefined),
       gatewaysGone: [...this.goneGateways],
       log: this.newLog,
     }

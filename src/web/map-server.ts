@@ -129,9 +129,16 @@ function positiveInteger(value: number | undefined, option: string, unit: string
 export async function startMapServer(options: MapServerOptions): Promise<MapServer> {
   const host = options.host ?? '127.0.0.1'
   const port = options.port ?? 8080
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, { option: 'port' })
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError('invalid_option', `port must be a TCP port between 0 and 65535, not ${String(port)}`, {
+      option: 'port',
+    })
   if ([options.fleet, options.scanner, options.timeline].filter((x) => x !== undefined).length !== 1) {
-    throw new InvalidOptionError('invalid_option', 'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) or a timeline (a recorded fleet run)', { option: 'fleet' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) or a timeline (a recorded fleet run)',
+      { option: 'fleet' },
+    )
   }
   const loopback = isLoopbackHost(host)
   const token = options.token !== undefined ? checkToken(options.token) : loopback ? undefined : generateToken()
@@ -143,7 +150,12 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
       imageUrl = options.image
       imageOrigin = new URL(options.image).origin
     } else {
-      if (imageType(options.image) === undefined) throw new InvalidOptionError('invalid_option', 'the floor-plan image must be a .png, .jpg, .webp or .svg file, or an http(s) URL', { option: 'image' })
+      if (imageType(options.image) === undefined)
+        throw new InvalidOptionError(
+          'invalid_option',
+          'the floor-plan image must be a .png, .jpg, .webp or .svg file, or an http(s) URL',
+          { option: 'image' },
+        )
       imageFile = options.image
       imageUrl = '/floorplan'
     }
@@ -161,7 +173,11 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   })
   const maxBuffered = options.maxStreamBufferBytes
   if (maxBuffered !== undefined && (!Number.isInteger(maxBuffered) || maxBuffered < 1024)) {
-    throw new InvalidOptionError('invalid_option', `maxStreamBufferBytes must be a whole number of bytes, at least 1024, not ${String(maxBuffered)}`, { option: 'maxStreamBufferBytes' })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `maxStreamBufferBytes must be a whole number of bytes, at least 1024, not ${String(maxBuffered)}`,
+      { option: 'maxStreamBufferBytes' },
+    )
   }
   const stallMs = positiveInteger(options.streamStallMs, 'streamStallMs', 'milliseconds', 100)
   const perClient =
@@ -178,11 +194,23 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     return timeline.snapshot(Number.isFinite(at) ? at : timeline.start)
   }
 
-  const send = (res: ServerResponse, status: number, type: string, body: string | Buffer, extra: Record<string, string> = {}): void => {
-    res.writeHead(status, { ...security, 'Content-Type': type, 'Content-Length': String(Buffer.byteLength(body)), ...extra })
+  const send = (
+    res: ServerResponse,
+    status: number,
+    type: string,
+    body: string | Buffer,
+    extra: Record<string, string> = {},
+  ): void => {
+    res.writeHead(status, {
+      ...security,
+      'Content-Type': type,
+      'Content-Length': String(Buffer.byteLength(body)),
+      ...extra,
+    })
     res.end(body)
   }
-  const plain = (res: ServerResponse, status: number, text: string): void => send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
+  const plain = (res: ServerResponse, status: number, text: string): void =>
+    send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://map.invalid')
@@ -190,18 +218,32 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     const refusal = hostRefusal(req, token)
     if (refusal === 'no_host') return plain(res, 400, NO_HOST_TEXT)
     if (refusal === 'not_loopback') {
-      return plain(res, 403, 'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token')
+      return plain(
+        res,
+        403,
+        'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token',
+      )
     }
-    if (options.metrics !== undefined && isMetricsPath(url.pathname)) return serveMetrics(req, res, options.metrics, token)
+    if (options.metrics !== undefined && isMetricsPath(url.pathname))
+      return serveMetrics(req, res, options.metrics, token)
     const asset = assets.get(url.pathname)
     if (asset !== undefined) return send(res, 200, asset.type, asset.body, { 'Cache-Control': 'no-cache' })
     const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan'
     if (!data) return plain(res, 404, 'not found')
-    if (!authorized(req, url, token)) return plain(res, 401, 'this map needs its access token: open the URL printed when it started (the part after #token=)')
-    if (url.pathname === '/api/snapshot') return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), { 'Cache-Control': 'no-store' })
+    if (!authorized(req, url, token))
+      return plain(
+        res,
+        401,
+        'this map needs its access token: open the URL printed when it started (the part after #token=)',
+      )
+    if (url.pathname === '/api/snapshot')
+      return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), {
+        'Cache-Control': 'no-store',
+      })
     if (url.pathname === '/api/events') {
       // Each stream is a socket held open: a bound, so a runaway client cannot exhaust them.
-      if (streams.size >= MAX_STREAMS) return plain(res, 503, `this map already serves ${MAX_STREAMS} pages; close some and reload`)
+      if (streams.size >= MAX_STREAMS)
+        return plain(res, 503, `this map already serves ${MAX_STREAMS} pages; close some and reload`)
       // One client cannot take them all: the rest of the bound stays for everyone else.
       const client = req.socket.remoteAddress ?? 'unknown'
       if (streams.from(client) >= perClient) {
@@ -212,7 +254,9 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     }
     if (url.pathname === '/floorplan' && imageFile !== undefined) {
       try {
-        return send(res, 200, imageType(imageFile) as string, await readFile(imageFile), { 'Cache-Control': 'no-cache' })
+        return send(res, 200, imageType(imageFile) as string, await readFile(imageFile), {
+          'Cache-Control': 'no-cache',
+        })
       } catch {
         return plain(res, 404, 'the floor-plan image file could not be read')
       }

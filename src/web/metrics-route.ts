@@ -10,7 +10,12 @@ import { authorized, hostRefusal, NO_HOST_TEXT } from './auth.js'
 
 function plain(res: ServerResponse, status: number, text: string): void {
   const body = `${text}\n`
-  res.writeHead(status, { 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' })
+  res.writeHead(status, {
+    'Content-Type': 'text/plain; charset=utf-8',
+    'Content-Length': String(Buffer.byteLength(body)),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  })
   res.end(body)
 }
 
@@ -20,16 +25,32 @@ export function isMetricsPath(pathname: string): boolean {
 }
 
 /** Answers `req` from `endpoint` (404 for any other path), checking `token` first. */
-export async function serveMetrics(req: IncomingMessage, res: ServerResponse, endpoint: MetricsEndpoint, token: string | undefined): Promise<void> {
+export async function serveMetrics(
+  req: IncomingMessage,
+  res: ServerResponse,
+  endpoint: MetricsEndpoint,
+  token: string | undefined,
+): Promise<void> {
   const url = new URL(req.url ?? '/', 'http://metrics.invalid')
   if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'only GET is served here')
   const refusal = hostRefusal(req, token)
   if (refusal === 'no_host') return plain(res, 400, NO_HOST_TEXT)
-  if (refusal === 'not_loopback') return plain(res, 403, 'these metrics listen on loopback without a token and answer only requests for localhost or 127.0.0.1')
+  if (refusal === 'not_loopback')
+    return plain(
+      res,
+      403,
+      'these metrics listen on loopback without a token and answer only requests for localhost or 127.0.0.1',
+    )
   if (!isMetricsPath(url.pathname)) return plain(res, 404, 'not found: /metrics and /healthz are served here')
-  if (!authorized(req, url, token)) return plain(res, 401, 'these metrics need the access token: send Authorization: Bearer <token>')
+  if (!authorized(req, url, token))
+    return plain(res, 401, 'these metrics need the access token: send Authorization: Bearer <token>')
   const answer = await endpoint.respond(url.pathname)
   if (answer === undefined) return plain(res, 404, 'not found')
-  res.writeHead(answer.status, { 'Content-Type': answer.contentType, 'Content-Length': String(Buffer.byteLength(answer.body)), 'Cache-Control': 'no-store', 'X-Content-Type-Options': 'nosniff' })
+  res.writeHead(answer.status, {
+    'Content-Type': answer.contentType,
+    'Content-Length': String(Buffer.byteLength(answer.body)),
+    'Cache-Control': 'no-store',
+    'X-Content-Type-Options': 'nosniff',
+  })
   res.end(req.method === 'HEAD' ? undefined : answer.body)
 }

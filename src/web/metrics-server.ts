@@ -40,11 +40,21 @@ export interface MetricsServer {
 export async function startMetricsServer(options: MetricsServerOptions): Promise<MetricsServer> {
   const host = options.host ?? '127.0.0.1'
   const { port, endpoint } = options
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new InvalidOptionError('invalid_option', `the metrics port must be a TCP port between 0 and 65535, not ${String(port)}`, { option: 'metrics' })
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new InvalidOptionError(
+      'invalid_option',
+      `the metrics port must be a TCP port between 0 and 65535, not ${String(port)}`,
+      { option: 'metrics' },
+    )
   const loopback = isLoopbackHost(host)
   const generated = options.token === undefined && !loopback ? generateToken() : undefined
   const token = options.token !== undefined ? checkToken(options.token) : generated
-  const listener = await startHttpListener((req, res) => serveMetrics(req, res, endpoint, token), { host, port, what: 'the metrics', option: 'metrics' })
+  const listener = await startHttpListener((req, res) => serveMetrics(req, res, endpoint, token), {
+    host,
+    port,
+    what: 'the metrics',
+    option: 'metrics',
+  })
   const actualPort = listener.port
   const url = `http://${urlHost(host)}:${actualPort}/metrics`
   let closed = false

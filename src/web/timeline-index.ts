@@ -42,8 +42,7 @@ function apply(e: TimelineEntry, gateways: Map<string, 'online' | 'offline'>, lo
   } else if (e.event === 'found' || e.event === 'room') {
     const room = e.room === undefined ? {} : { room: e.room }
     log.push({ time: e.t, event: e.event, id: e.id, ...room, ...(e.from === undefined ? {} : { from: e.from }) })
-  }
-  else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
+  } else if (e.event === 'gone') log.push({ time: e.t, event: 'gone', id: e.id })
   if (log.length > 2 * LOG) log.splice(0, LOG)
 }
 

@@ -25,13 +25,28 @@ function readBeacon(v: unknown): FleetBeacon | undefined {
   const gateways = o.gateways.flatMap((g: unknown) => {
     const r = g as Record<string, unknown> | null
     if (r === null || typeof r !== 'object' || !isText(r.gateway) || !isNum(r.rssi)) return []
-    return [{ gateway: r.gateway, rssi: r.rssi, lastSeen: isNum(r.lastSeen) ? r.lastSeen : (o.lastSeen as number), ...(isNum(r.distance) ? { distance: r.distance } : {}) }]
+    return [
+      {
+        gateway: r.gateway,
+        rssi: r.rssi,
+        lastSeen: isNum(r.lastSeen) ? r.lastSeen : (o.lastSeen as number),
+        ...(isNum(r.distance) ? { distance: r.distance } : {}),
+      },
+    ]
   })
-  const b: FleetBeacon = { id: o.id, time: isNum(o.time) ? o.time : (o.lastSeen as number), present: true, gateways, firstSeen: o.firstSeen, lastSeen: o.lastSeen }
+  const b: FleetBeacon = {
+    id: o.id,
+    time: isNum(o.time) ? o.time : (o.lastSeen as number),
+    present: true,
+    gateways,
+    firstSeen: o.firstSeen,
+    lastSeen: o.lastSeen,
+  }
   if (isText(o.room)) b.room = o.room
   if (isText(o.name) && o.name.length <= MAX_NAME_LENGTH) b.name = o.name
   const p = o.position as Record<string, unknown> | undefined
-  if (p !== undefined && p !== null && typeof p === 'object' && isNum(p.x) && isNum(p.y) && isNum(p.accuracy)) b.position = { x: p.x, y: p.y, accuracy: p.accuracy }
+  if (p !== undefined && p !== null && typeof p === 'object' && isNum(p.x) && isNum(p.y) && isNum(p.accuracy))
+    b.position = { x: p.x, y: p.y, accuracy: p.accuracy }
   return b
 }
 
@@ -53,7 +68,9 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
       if (!isText(o.id) || !isText(o.to)) return undefined
       return { t, event: 'room', id: o.id, ...(isText(o.from) ? { from: o.from } : {}), room: o.to }
     case 'gateway':
-      return isText(o.gateway) && (o.state === 'online' || o.state === 'offline' || o.state === 'forgotten') ? { t, event: 'gateway', gateway: o.gateway, state: o.state } : undefined
+      return isText(o.gateway) && (o.state === 'online' || o.state === 'offline' || o.state === 'forgotten')
+        ? { t, event: 'gateway', gateway: o.gateway, state: o.state }
+        : undefined
     default:
       return undefined
   }
@@ -76,7 +93,10 @@ export class FleetTimeline {
   private constructor(site: Site | undefined, entries: Entry[], malformed: number) {
     this.site = site
     // Lines are written in time order; a stable sort keeps it so if a clock stepped back.
-    this.entries = entries.map((e, i) => ({ e, i })).sort((a, b) => a.e.t - b.e.t || a.i - b.i).map((x) => x.e)
+    this.entries = entries
+      .map((e, i) => ({ e, i }))
+      .sort((a, b) => a.e.t - b.e.t || a.i - b.i)
+      .map((x) => x.e)
     this.malformed = malformed
     this.start = this.entries[0]?.t ?? 0
     this.end = this.entries[this.entries.length - 1]?.t ?? 0
@@ -109,7 +129,15 @@ export class FleetTimeline {
     const input = createReadStream(path)
     const opened = new Promise<void>((resolve, reject) => {
       input.once('open', () => resolve())
-      input.once('error', (error: NodeJS.ErrnoException) => reject(new InvalidOptionError(error.code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `fleet recording ${path} cannot be read (${error.code ?? 'error'})`, { option: 'file', cause: error })))
+      input.once('error', (error: NodeJS.ErrnoException) =>
+        reject(
+          new InvalidOptionError(
+            error.code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
+            `fleet recording ${path} cannot be read (${error.code ?? 'error'})`,
+            { option: 'file', cause: error },
+          ),
+        ),
+      )
     })
     await opened
     let site: Site | undefined
@@ -131,7 +159,12 @@ export class FleetTimeline {
       }
       const r = o as Record<string, unknown>
       if (!header) {
-        if (r.format !== FLEET_RECORDING_FORMAT) throw new InvalidOptionError('not_a_recording', `${path} is not a fleet recording (its first line is not {"format":"${FLEET_RECORDING_FORMAT}",…}); record one with \`beaconkit fleet --record\``, { option: 'file' })
+        if (r.format !== FLEET_RECORDING_FORMAT)
+          throw new InvalidOptionError(
+            'not_a_recording',
+            `${path} is not a fleet recording (its first line is not {"format":"${FLEET_RECORDING_FORMAT}",…}); record one with \`beaconkit fleet --record\``,
+            { option: 'file' },
+          )
         header = true
         if (r.site !== undefined) {
           try {
@@ -146,7 +179,12 @@ export class FleetTimeline {
       if (entry === undefined) malformed++
       else entries.push(entry)
     }
-    if (!header) throw new InvalidOptionError('not_a_recording', `${path} is empty: a fleet recording starts with its header line`, { option: 'file' })
+    if (!header)
+      throw new InvalidOptionError(
+        'not_a_recording',
+        `${path} is empty: a fleet recording starts with its header line`,
+        { option: 'file' },
+      )
     return new FleetTimeline(site, entries, malformed)
   }
 
@@ -194,7 +232,10 @@ export class FleetTimeline {
     }
     // Gateway states and the log depend on every line before: from the nearest checkpoint.
     const { gateways, log } = this.index.stateAt(last, gatewaysOf(this.site))
-    for (const b of beacons.values()) for (const g of b.gateways) if ((gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown') gateways.set(g.gateway, { ...(gateways.get(g.gateway) ?? { id: g.gateway }), state: 'online' })
+    for (const b of beacons.values())
+      for (const g of b.gateways)
+        if ((gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown')
+          gateways.set(g.gateway, { ...(gateways.get(g.gateway) ?? { id: g.gateway }), state: 'online' })
     const present = [...beacons.values()].filter((b) => history.has(b.id))
     return {
       mode: 'fleet',

@@ -41,7 +41,7 @@ export interface ViewDetails {
 
 /** A field of {@link ViewDetails} that a gateway's state supplies. */
 export type DetailField =
-  | 'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
+  'serialNumber' | 'model' | 'battery' | 'temperature' | 'light' | 'moving' | 'movingState' | 'address'
 
 /** One beacon on the page. */
 export interface ViewBeacon {
@@ -123,13 +123,20 @@ export function detailsOf(b: Beacon): ViewDetails {
   if (typeof b.moving === 'boolean') d.moving = b.moving
   if (text(b.movingState)) d.movingState = b.movingState
   const secure: unknown = b.secure
-  if (typeof secure === 'object' && secure !== null && typeof (secure as { verified?: unknown }).verified === 'boolean') d.verified = (secure as { verified: boolean }).verified
+  if (typeof secure === 'object' && secure !== null && typeof (secure as { verified?: unknown }).verified === 'boolean')
+    d.verified = (secure as { verified: boolean }).verified
   return d
 }
 
 /** A scanner's beacon on the page. */
 export function viewOfBeacon(b: Beacon): ViewBeacon {
-  const v: ViewBeacon = { id: b.id, rssi: round(b.smoothedRssi, 1), lastSeen: b.lastSeen, firstSeen: b.firstSeen, details: detailsOf(b) }
+  const v: ViewBeacon = {
+    id: b.id,
+    rssi: round(b.smoothedRssi, 1),
+    lastSeen: b.lastSeen,
+    firstSeen: b.firstSeen,
+    details: detailsOf(b),
+  }
   if (b.accuracy !== undefined) v.accuracy = round(b.accuracy, 2)
   if (b.proximity !== undefined) v.proximity = b.proximity
   return v
@@ -142,12 +149,17 @@ export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefin
     rssi: round(b.gateways[0]?.rssi ?? -127, 1),
     lastSeen: b.lastSeen,
     firstSeen: b.firstSeen,
-    gateways: b.gateways.map((g) => (g.distance === undefined ? { gateway: g.gateway, rssi: round(g.rssi, 1) } : { gateway: g.gateway, rssi: round(g.rssi, 1), distance: round(g.distance, 2) })),
+    gateways: b.gateways.map((g) =>
+      g.distance === undefined
+        ? { gateway: g.gateway, rssi: round(g.rssi, 1) }
+        : { gateway: g.gateway, rssi: round(g.rssi, 1), distance: round(g.distance, 2) },
+    ),
     details: details ?? {},
   }
   if (b.name !== undefined) v.name = b.name
   if (b.room !== undefined) v.room = b.room
-  if (b.position !== undefined) v.position = { x: round(b.position.x, 2), y: round(b.position.y, 2), accuracy: round(b.position.accuracy, 2) }
+  if (b.position !== undefined)
+    v.position = { x: round(b.position.x, 2), y: round(b.position.y, 2), accuracy: round(b.position.accuracy, 2) }
   return v
 }
 
@@ -156,10 +168,20 @@ const MAX_WALLS = 2000
 
 /** The floor plan of a site; rooms without a polygon are listed and drawn around their gateways. */
 export function planOf(site: Site | undefined, image: string | undefined): ViewPlan {
-  const plan: ViewPlan = { rooms: (site?.rooms ?? []).map((r) => (r.polygon === undefined ? { name: r.name } : { name: r.name, polygon: r.polygon.map(([x, y]) => [x, y] as [number, number]) })) }
+  const plan: ViewPlan = {
+    rooms: (site?.rooms ?? []).map((r) =>
+      r.polygon === undefined
+        ? { name: r.name }
+        : { name: r.name, polygon: r.polygon.map(([x, y]) => [x, y] as [number, number]) },
+    ),
+  }
   if (site?.area !== undefined) plan.area = { ...site.area }
   // Bounded like every list sent to the page: a site file is trusted, but a page should not stall on one.
-  if (site !== undefined && site.walls.length > 0) plan.walls = site.walls.slice(0, MAX_WALLS).map((w) => [[w.from[0], w.from[1]], [w.to[0], w.to[1]]])
+  if (site !== undefined && site.walls.length > 0)
+    plan.walls = site.walls.slice(0, MAX_WALLS).map((w) => [
+      [w.from[0], w.from[1]],
+      [w.to[0], w.to[1]],
+    ])
   if (image !== undefined) plan.image = image
   return plan
 }
@@ -182,6 +204,9 @@ export function gatewaysOf(site: Site | undefined): ViewGateway[] {
  */
 export function signature(v: ViewBeacon): string {
   const g = v.gateways?.map((x) => `${x.gateway}:${Math.round(x.rssi)}`).join(',') ?? ''
-  const p = v.position === undefined ? '' : `${Math.round(v.position.x * 10)},${Math.round(v.position.y * 10)},${Math.round(v.position.accuracy * 10)}`
+  const p =
+    v.position === undefined
+      ? ''
+      : `${Math.round(v.position.x * 10)},${Math.round(v.position.y * 10)},${Math.round(v.position.accuracy * 10)}`
   return `${v.name ?? ''}|${v.room ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
 }

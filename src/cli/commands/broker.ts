@@ -18,7 +18,10 @@ export interface BrokerCommandOptions {
 }
 
 /** Starts the broker, prints where it listens, and runs until SIGINT/SIGTERM. */
-export async function runBroker(options: BrokerCommandOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+export async function runBroker(
+  options: BrokerCommandOptions,
+  out: { write(text: string): unknown } = process.stdout,
+): Promise<number> {
   const log = await openLog(options.log)
   const broker = await startBroker({ port: options.port, host: options.host })
   log.info('MQTT broker listening', { url: broker.url })
@@ -55,9 +58,7 @@ export type BrokerCommand = { command: 'broker' } & BrokerCommandOptions
 /** `beaconkit broker`: its options, help, parser and runner (registered in registry.ts). */
 export const brokerCommand = defineCommand({
   name: 'broker',
-  overview: [
-    ['broker', 'start a local MQTT broker for --mqtt (aedes)'],
-  ],
+  overview: [['broker', 'start a local MQTT broker for --mqtt (aedes)']],
   options: { port: { type: 'string' }, host: { type: 'string' }, ...LOG_OPTION_SPECS },
   help: `Usage: beaconkit broker [options]
 

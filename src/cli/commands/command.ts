@@ -67,7 +67,9 @@ export function defineCommand<N extends string, P>(definition: CommandDefinition
     options: definition.options,
     help: definition.help,
     configurable: Object.hasOwn(definition.options, 'config'),
-    acceptsSetting: (option) => option !== 'config' && (Object.hasOwn(definition.options, option) || (definition.configOnly?.includes(option) ?? false)),
+    acceptsSetting: (option) =>
+      option !== 'config' &&
+      (Object.hasOwn(definition.options, option) || (definition.configOnly?.includes(option) ?? false)),
     prepareArgs: (args) => definition.prepareArgs?.(args) ?? args,
     invoke(values, positionals) {
       const parsed = definition.parse(values, positionals)

@@ -15,7 +15,10 @@ import { fleetCommand } from './fleet.js'
 import { scanCommand } from './scan.js'
 
 /** What `beaconkit config …` parses to. */
-export type ConfigCommand = { command: 'config-check'; file: string } | { command: 'config-schema' } | { command: 'config-example'; fleet: boolean }
+export type ConfigCommand =
+  | { command: 'config-check'; file: string }
+  | { command: 'config-schema' }
+  | { command: 'config-example'; fleet: boolean }
 
 /** Where the output goes. */
 interface Out {
@@ -31,19 +34,29 @@ function rolesOf(model: Record<string, unknown>): Command[] {
 
 /** Prints every problem of a config file; 0 when it has none, 2 otherwise. */
 export async function runConfigCheck(file: string, out: Out = process.stdout): Promise<number> {
-  const [{ loadConfigFile }, { modelOptions }, { inConfigTerms }] = await Promise.all([import('../../config/load.js'), import('../../config/values.js'), import('../../config/fields.js')])
+  const [{ loadConfigFile }, { modelOptions }, { inConfigTerms }] = await Promise.all([
+    import('../../config/load.js'),
+    import('../../config/values.js'),
+    import('../../config/fields.js'),
+  ])
   const loaded = await loadConfigFile(file)
   const problems = loaded.problems.map((p) => `${p.path}: ${p.message}`)
   const roles = loaded.model === undefined ? [] : rolesOf(loaded.model)
   for (const command of roles) {
-    const { values, origins } = modelOptions(loaded.model, (o) => command.acceptsSetting(o), (path) => path)
+    const { values, origins } = modelOptions(
+      loaded.model,
+      (o) => command.acceptsSetting(o),
+      (path) => path,
+    )
     try {
       command.invoke(values as Values, [])
     } catch (error) {
       if (!(error instanceof InvalidOptionError)) throw error
       const at = error.option === undefined ? undefined : origins.get(error.option)
       // The command's words name its flags; say which setting it was, and drop the pointer at the flags' help.
-      problems.push(`${at ?? `as beaconkit ${command.name}`}: ${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`)
+      problems.push(
+        `${at ?? `as beaconkit ${command.name}`}: ${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`,
+      )
     }
   }
   for (const line of problems) out.write(`${line}\n`)
@@ -63,7 +76,7 @@ export const configCommand = defineCommand({
   overview: [
     ['config check <file>', 'check a config file: every problem with its path'],
     ['config schema', "print the config file's JSON Schema"],
-    ['config example', 'print a commented config file (--fleet: a fleet\'s)'],
+    ['config example', "print a commented config file (--fleet: a fleet's)"],
   ],
   options: { fleet: { type: 'boolean' } },
   help: `Usage: beaconkit config check <file>
@@ -94,7 +107,8 @@ Exit codes: 0 done (check: no problem), 2 problems found, bad option or unreadab
       if (extra.length > 0) fail('argument', `config check takes one file: ${usage}`, command)
       return { command: 'config-check', file }
     }
-    if ((sub === 'schema' || sub === 'example') && file !== undefined) fail('argument', `unexpected argument ${quote(file)}: ${usage}`, command)
+    if ((sub === 'schema' || sub === 'example') && file !== undefined)
+      fail('argument', `unexpected argument ${quote(file)}: ${usage}`, command)
     if (sub === 'schema') return { command: 'config-schema' }
     if (sub === 'example') return { command: 'config-example', fleet }
     fail('argument', `${usage}${sub === undefined ? '' : `; unknown config command ${quote(sub)}`}`, command)

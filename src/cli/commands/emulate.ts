@@ -26,22 +26,38 @@ export interface EmulateOptions {
 }
 
 /** Starts the emulator, prints where it listens, and runs until SIGINT/SIGTERM. */
-export async function runEmulate(options: EmulateOptions, out: { write(text: string): unknown } = process.stdout): Promise<number> {
+export async function runEmulate(
+  options: EmulateOptions,
+  out: { write(text: string): unknown } = process.stdout,
+): Promise<number> {
   const log = await openLog(options.log)
   const custom = options.passwordFile !== undefined
   const password = custom ? await readPasswordFile(options.passwordFile as string) : DEFAULT_EMULATOR_ACCOUNT.password
   const email = options.email ?? DEFAULT_EMULATOR_ACCOUNT.email
   let emulator: Emulator
   try {
-    emulator = await startEmulator({ port: options.port, host: options.host, accounts: [{ email, password }], ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }) })
+    emulator = await startEmulator({
+      port: options.port,
+      host: options.host,
+      accounts: [{ email, password }],
+      ...(options.webhookUrl === undefined ? {} : { webhookUrl: options.webhookUrl }),
+    })
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       const where = `port ${options.port} on ${options.host}`
-      throw new TemporaryFailureError('port_in_use', `${where} is in use; choose another with --port (0 picks a free one)`, { cause: error })
+      throw new TemporaryFailureError(
+        'port_in_use',
+        `${where} is in use; choose another with --port (0 picks a free one)`,
+        { cause: error },
+      )
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
-      throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`,
+        { option: 'host', cause: error },
+      )
     }
     throw error
   }
@@ -80,9 +96,7 @@ export type EmulateCommand = { command: 'emulate' } & EmulateOptions
 /** `beaconkit emulate`: its options, help, parser and runner (registered in registry.ts). */
 export const emulateCommand = defineCommand({
   name: 'emulate',
-  overview: [
-    ['emulate', 'start a local emulator of the cloud account interface'],
-  ],
+  overview: [['emulate', 'start a local emulator of the cloud account interface']],
   options: {
     port: { type: 'string' },
     host: { type: 'string' },

@@ -53,14 +53,19 @@ export function logFleetConditions(
     conditions.start(
       key,
       `gateway ${gateway} stamps its RSSI batches ${days} days ${way} the fleet's clock, more than maxClockOffsetMs allows: the fleet refuses them and shows none of its beacons; ` +
-        'set the gateway\'s clock (NTP), or replay a recording in real time (not --virtual), which publishes on the current clock',
+        "set the gateway's clock (NTP), or replay a recording in real time (not --virtual), which publishes on the current clock",
       { gateway, offsetMs },
     )
   })
   tracker.on('gateway', ({ gateway, state }) => {
     if (watched !== undefined && !watched.has(gateway)) return
     const key = `gateway.offline:${gateway}`
-    if (state === 'offline') conditions.start(key, `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`, { gateway })
+    if (state === 'offline')
+      conditions.start(
+        key,
+        `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`,
+        { gateway },
+      )
     else if (state === 'online') conditions.clear(key, `gateway ${gateway} is online again`, { gateway })
     else conditions.clear(key, `gateway ${gateway} forgotten`, { gateway })
   })

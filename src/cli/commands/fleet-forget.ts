@@ -32,10 +32,17 @@ function publish(link: MqttLink, topic: string, payload: string, retain: boolean
   return new Promise((resolve, reject) => {
     const client = link.client
     if (client === undefined) {
-      reject(new MqttError('connection', 'the broker connection was lost before everything was acknowledged; run the command again'))
+      reject(
+        new MqttError(
+          'connection',
+          'the broker connection was lost before everything was acknowledged; run the command again',
+        ),
+      )
       return
     }
-    client.publish(topic, payload, { qos: 1, retain }, (error) => (error === undefined || error === null ? resolve() : reject(error)))
+    client.publish(topic, payload, { qos: 1, retain }, (error) =>
+      error === undefined || error === null ? resolve() : reject(error),
+    )
   })
 }
 
@@ -48,23 +55,46 @@ function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
 }
 
 /** Runs the command; returns the exit code (throws a typed error for what the user must fix). */
-export async function runFleetForget(flags: FleetForgetFlags, streams: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } } = process): Promise<number> {
+export async function runFleetForget(
+  flags: FleetForgetFlags,
+  streams: { stdout: { write(text: string): unknown }; stderr: { write(text: string): unknown } } = process,
+): Promise<number> {
   const m = flags.mqtt
   const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-  const options = resolvePublisherOptions({ url: m.url, gatewayId: 'fleet', ...(m.username === undefined ? {} : { username: m.username }), ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }) })
+  const options = resolvePublisherOptions({
+    url: m.url,
+    gatewayId: 'fleet',
+    ...(m.username === undefined ? {} : { username: m.username }),
+    ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+  })
   const link = await openLink(options, m.clientId ?? defaultClientId('fleet-forget'), undefined)
   // A one-shot command that ends within seconds: its connection problems as plain warning lines.
-  const problems = connectionConditions(textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)))
+  const problems = connectionConditions(
+    textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)),
+  )
   link.on('error', (error) => problems.error(error))
   try {
     if (!link.connected) {
-      await within(FORGET_WAIT_MS, `fleet forget: no connection to ${m.url} within ${FORGET_WAIT_MS / 1000} s; nothing was cleared`, new Promise<void>((resolve) => link.once('connected', () => resolve())))
+      await within(
+        FORGET_WAIT_MS,
+        `fleet forget: no connection to ${m.url} within ${FORGET_WAIT_MS / 1000} s; nothing was cleared`,
+        new Promise<void>((resolve) => link.once('connected', () => resolve())),
+      )
     }
     const topics = fleetBeaconTopics(prefix, ha, flags.id)
     // The empties first: a tracker told to forget must find nothing left to re-read.
-    await within(FORGET_WAIT_MS, `fleet forget: ${m.url} did not acknowledge within ${FORGET_WAIT_MS / 1000} s; run the command again`, Promise.all([...topics.map((t) => publish(link, t, '', true)), publish(link, forgetCommandTopic(prefix), forgetCommandPayload(flags.id), false)]))
-    streams.stdout.write(`beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`)
+    await within(
+      FORGET_WAIT_MS,
+      `fleet forget: ${m.url} did not acknowledge within ${FORGET_WAIT_MS / 1000} s; run the command again`,
+      Promise.all([
+        ...topics.map((t) => publish(link, t, '', true)),
+        publish(link, forgetCommandTopic(prefix), forgetCommandPayload(flags.id), false),
+      ]),
+    )
+    streams.stdout.write(
+      `beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`,
+    )
     return EXIT.ok
   } finally {
     problems.close()
@@ -80,12 +110,36 @@ export function parseFleetForget(values: Values, pos: string[]): FleetForgetComm
   const command = 'fleet'
   const usage = 'beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>] [--client-id <id>]'
   const [id] = positionals(pos, 1, usage, command)
-  if (!isTopicLevel(id)) fail('id', `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`, command)
-  const stray = ['json', 'ha', 'ha-dwell', 'ha-expire', 'embedded-broker', 'site', 'survey', 'occupancy', 'duration', 'http', 'http-token', 'record', 'force'].find((n) => values[n] !== undefined)
+  if (!isTopicLevel(id))
+    fail(
+      'id',
+      `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`,
+      command,
+    )
+  const stray = [
+    'json',
+    'ha',
+    'ha-dwell',
+    'ha-expire',
+    'embedded-broker',
+    'site',
+    'survey',
+    'occupancy',
+    'duration',
+    'http',
+    'http-token',
+    'record',
+    'force',
+  ].find((n) => values[n] !== undefined)
   if (stray !== undefined) fail(stray, `--${stray} does not go with fleet forget: ${usage}`, command)
   const mqtt = parseMqtt(values, command)
   if (mqtt === undefined) fail('mqtt', `fleet forget needs the broker the fleet publishes to: ${usage}`, command)
   const haPrefix = str(values, 'ha-prefix')
-  if (haPrefix !== undefined && (haPrefix === '' || /[#+]/.test(haPrefix) || haPrefix.split('/').includes(''))) fail('ha-prefix', `--ha-prefix takes topic levels without wildcards, e.g. homeassistant, not ${quote(haPrefix)}`, command)
+  if (haPrefix !== undefined && (haPrefix === '' || /[#+]/.test(haPrefix) || haPrefix.split('/').includes('')))
+    fail(
+      'ha-prefix',
+      `--ha-prefix takes topic levels without wildcards, e.g. homeassistant, not ${quote(haPrefix)}`,
+      command,
+    )
   return { command: 'fleet-forget', id, mqtt, ...optional('haPrefix', haPrefix) }
 }

@@ -24,10 +24,24 @@ export async function isFleetRecordingFile(file: string): Promise<boolean> {
 }
 
 /** Serves the recording until Ctrl-C; returns the exit code. */
-export async function replayFleet(file: string, view: ViewFlags, stderr: { write(text: string): unknown } = process.stderr): Promise<number> {
-  if (view.http === undefined) throw new InvalidOptionError('invalid_option', `${file} is a fleet recording: review it in the browser with --http, e.g. beaconkit replay ${file} --http 8080`, { option: 'http' })
+export async function replayFleet(
+  file: string,
+  view: ViewFlags,
+  stderr: { write(text: string): unknown } = process.stderr,
+): Promise<number> {
+  if (view.http === undefined)
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${file} is a fleet recording: review it in the browser with --http, e.g. beaconkit replay ${file} --http 8080`,
+      { option: 'http' },
+    )
   // A recording has no live parts to measure or judge: --metrics would serve nothing true.
-  if (view.metrics !== undefined) throw new InvalidOptionError('invalid_option', `${file} is a fleet recording: --metrics measures a running gateway or fleet, not a recording; leave it out`, { option: 'metrics' })
+  if (view.metrics !== undefined)
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${file} is a fleet recording: --metrics measures a running gateway or fleet, not a recording; leave it out`,
+      { option: 'metrics' },
+    )
   const timeline = await FleetTimeline.load(file)
   const minutes = Math.round((timeline.end - timeline.start) / 60_000)
   // In the log's format: JSON records for a service, as every other line on stderr.

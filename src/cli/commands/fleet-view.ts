@@ -68,26 +68,43 @@ export interface FleetStreams {
  * (at the survey's tag height when it records one), on the occupancy grid when there is one —
  * the radio map `beaconkit locate` and bench:positioning build from the same files.
  */
-export async function fleetPositioner(site: Site, survey: string | undefined, occupancy?: string): Promise<Positioner | undefined> {
+export async function fleetPositioner(
+  site: Site,
+  survey: string | undefined,
+  occupancy?: string,
+): Promise<Positioner | undefined> {
   const anchors = site.anchorList()
-  if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined)) return undefined
+  if (site.kind !== 'receivers' || anchors.length === 0 || anchors.some((a) => a.x === undefined || a.y === undefined))
+    return undefined
   // Without a survey or a grid this is default physics, the map a Positioner makes of a site by itself.
-  const radioMap = await radioMapFromFiles(site, { ...(survey === undefined ? {} : { survey }), ...(occupancy === undefined ? {} : { occupancy }) }, 'fleet')
+  const radioMap = await radioMapFromFiles(
+    site,
+    { ...(survey === undefined ? {} : { survey }), ...(occupancy === undefined ? {} : { occupancy }) },
+    'fleet',
+  )
   return new Positioner({ site, radioMap })
 }
 
 /** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
-export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runFleet(
+  flags: FleetFlags,
+  streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   // Everything that can be wrong in the files fails before a broker starts.
   const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
-  const siteJson = flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null ? fileJson : { ...fileJson, beacons: flags.beaconNames }
+  const siteJson =
+    flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null
+      ? fileJson
+      : { ...fileJson, beacons: flags.beaconNames }
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
-  const positioner: PositionEstimator | undefined = site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
+  const positioner: PositionEstimator | undefined =
+    site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
   const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
   const base = await openLog(flags.log, streams.stderr)
   // Where the servers listen, and the final answer: in the log's format (JSON lines for a service).
   const notices = noticeStream(flags.log, streams.stderr)
-  const keyring = flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
+  const keyring =
+    flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
   // Lines before the table opens go to stderr; the screen holds them once it is up.
   let log: Logger = base
   const current = forwardingLogger((record) => logRecord(log, record))
@@ -101,7 +118,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
       ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
       ...(flags.http === undefined ? {} : { http: flags.http }),
       ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
-      ...(flags.inputs === undefined ? {} : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
+      ...(flags.inputs === undefined
+        ? {}
+        : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
     },
     { stderr: notices, log: current },
   )
@@ -118,7 +137,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   if (held !== undefined) log = held.logger
 
   // The site file's problems that do not stop the fleet (beaconkit site check lists them).
-  if (flags.site !== undefined) await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
+  if (flags.site !== undefined)
+    await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
 
   let state = 'connecting'
   const gateways = new FleetGatewayCounts(siteGatewayIds(site))
@@ -142,7 +162,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
   const where = broker === undefined ? url : `${url} (embedded)`
   const status = (now: number): FleetStatus => {
     const batches = tracker.stats.batches
-    const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
+    const rate =
+      lastTick === undefined || now <= lastTick.time ? 0 : ((batches - lastTick.batches) * 1000) / (now - lastTick.time)
     lastTick = { time: now, batches }
     const note = held?.note()
     const notes = [...(web === undefined ? [] : [`map ${web.url}`]), ...(note === undefined ? [] : [note])]
@@ -177,7 +198,9 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     screen?.open()
     draw([], clock.now())
     if (broker !== undefined && screen === undefined) {
-      notices.write(`beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`)
+      notices.write(
+        `beaconkit fleet: MQTT broker (aedes) listening on ${broker.url}; gateways publish with --mqtt ${broker.url}\n`,
+      )
     }
     // Ctrl-C while the broker is still unreachable must not wait for it.
     await Promise.race([fleet.start(), done])
@@ -192,7 +215,8 @@ export async function runFleet(flags: FleetFlags, streams: FleetStreams = { stdo
     process.off('exit', restore)
     removeSignals()
     const seen = `${gateways.known} gateways seen${otherGateways(gateways.others)}`
-    if (screen !== undefined) streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${seen}, ${tracker.stats.batches} RSSI batches\n`)
+    if (screen !== undefined)
+      streams.stdout.write(`beaconkit fleet: ${found} beacons found, ${seen}, ${tracker.stats.batches} RSSI batches\n`)
     log = base
     held?.flush()
     disarm()

@@ -3,7 +3,18 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import { bool, durationMs, fail, parseHttp, parseLog, parseMetrics, parseMqtt, positionals, str, tcpPort } from '../arg-values.js'
+import {
+  bool,
+  durationMs,
+  fail,
+  parseHttp,
+  parseLog,
+  parseMetrics,
+  parseMqtt,
+  positionals,
+  str,
+  tcpPort,
+} from '../arg-values.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
@@ -17,7 +28,9 @@ import type { FleetFlags } from './fleet-view.js'
 
 /** `--embedded-broker` takes an optional port: alone (or before another option) it means 1883. */
 function embeddedBrokerArg(argv: string[]): string[] {
-  return argv.map((arg, i) => (arg === '--embedded-broker' && !/^\d+$/.test(argv[i + 1] ?? '') ? '--embedded-broker=1883' : arg))
+  return argv.map((arg, i) =>
+    arg === '--embedded-broker' && !/^\d+$/.test(argv[i + 1] ?? '') ? '--embedded-broker=1883' : arg,
+  )
 }
 
 // The fleet has no scanner, no uploads and no adapter: its stop and exit codes are its own.
@@ -43,7 +56,11 @@ function configJson(values: Values, name: string): unknown {
 /** Every `--input`, parsed; undefined when none was given. */
 function inputList(values: Values, command: string): ForeignInput[] | undefined {
   const given = values.input
-  const list = Array.isArray(given) ? given.filter((v): v is string => typeof v === 'string') : typeof given === 'string' ? [given] : []
+  const list = Array.isArray(given)
+    ? given.filter((v): v is string => typeof v === 'string')
+    : typeof given === 'string'
+      ? [given]
+      : []
   if (list.length === 0) return undefined
   return list.map((text) => {
     try {
@@ -155,30 +172,66 @@ ${FLEET_TAIL}`,
   parse(values, pos): FleetCommand | FleetForgetCommand {
     const command = 'fleet'
     if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
-    if (str(values, 'ha-prefix') !== undefined) fail('ha-prefix', '--ha-prefix goes with beaconkit fleet forget <id>; the fleet itself announces under homeassistant', command)
-    positionals(pos, 0, 'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]', command)
+    if (str(values, 'ha-prefix') !== undefined)
+      fail(
+        'ha-prefix',
+        '--ha-prefix goes with beaconkit fleet forget <id>; the fleet itself announces under homeassistant',
+        command,
+      )
+    positionals(
+      pos,
+      0,
+      'beaconkit fleet --mqtt <url> [options], or beaconkit fleet --embedded-broker [port] [options]',
+      command,
+    )
     const embedded = tcpPort(values, 'embedded-broker', command)
     const given = str(values, 'mqtt')
-    if (embedded !== undefined && given !== undefined) fail('mqtt', '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours', command)
-    if (embedded === undefined && given === undefined) fail('mqtt', 'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process', command)
+    if (embedded !== undefined && given !== undefined)
+      fail(
+        'mqtt',
+        '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours',
+        command,
+      )
+    if (embedded === undefined && given === undefined)
+      fail(
+        'mqtt',
+        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process',
+        command,
+      )
     // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
-    const mqtt = parseMqtt(embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` }, command)
+    const mqtt = parseMqtt(
+      embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` },
+      command,
+    )
     if (mqtt === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
     const survey = str(values, 'survey')
     // A site typed as --site wins over one written into a config file.
     const site = str(values, 'site')
     const siteJson = site === undefined ? configJson(values, 'site-json') : undefined
     const beaconNames = configJson(values, 'beacon-names-json')
-    if (survey !== undefined && site === undefined && siteJson === undefined) fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
+    if (survey !== undefined && site === undefined && siteJson === undefined)
+      fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
     const occupancy = str(values, 'occupancy')
-    if (occupancy !== undefined && site === undefined && siteJson === undefined) fail('occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan', command)
-    if (beaconNames !== undefined && site === undefined && siteJson === undefined) fail('beacon-names-json', 'beacons (names) need the site: add site: <site.json> to the config, or --site', command)
+    if (occupancy !== undefined && site === undefined && siteJson === undefined)
+      fail('occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan', command)
+    if (beaconNames !== undefined && site === undefined && siteJson === undefined)
+      fail(
+        'beacon-names-json',
+        'beacons (names) need the site: add site: <site.json> to the config, or --site',
+        command,
+      )
     const record = str(values, 'record')
     const force = bool(values, 'force')
     const inputs = inputList(values, command)
     const keysFile = str(values, 'keys-file')
-    if (keysFile !== undefined && inputs === undefined) fail('keys-file', '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt with their own keys)', command)
-    if (force && record === undefined) fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
+    if (keysFile !== undefined && inputs === undefined)
+      fail(
+        'keys-file',
+        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt with their own keys)',
+        command,
+      )
+    if (force && record === undefined)
+      fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
     return {
       command,
       mqtt,

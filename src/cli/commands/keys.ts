@@ -22,10 +22,20 @@ export interface Output {
  * @throws BroadcastKeyError naming the `--key` by position or the file and line, never the key;
  *   InvalidOptionError for a keys file that is missing, not a plain file, or holds no key.
  */
-export async function loadKeyring(keys: readonly string[], keysFile: string | undefined, options: { now?: number; warn?: (text: string) => void } = {}): Promise<Keyring | undefined> {
+export async function loadKeyring(
+  keys: readonly string[],
+  keysFile: string | undefined,
+  options: { now?: number; warn?: (text: string) => void } = {},
+): Promise<Keyring | undefined> {
   if (keys.length === 0 && keysFile === undefined) return undefined
   const parseOptions = options.now === undefined ? {} : { now: options.now }
-  const ring = keysFile === undefined ? new Keyring() : Keyring.fromText(await readKeysFile(keysFile, options.warn), { ...parseOptions, source: `keys file ${pathForMessage(keysFile)}` })
+  const ring =
+    keysFile === undefined
+      ? new Keyring()
+      : Keyring.fromText(await readKeysFile(keysFile, options.warn), {
+          ...parseOptions,
+          source: `keys file ${pathForMessage(keysFile)}`,
+        })
   if (keysFile !== undefined && ring.size === 0) throw noKeys(keysFile)
   keys.forEach((text, i) => {
     try {
@@ -43,7 +53,11 @@ export async function loadKeyring(keys: readonly string[], keysFile: string | un
 }
 
 function noKeys(keysFile: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', `keys file ${pathForMessage(keysFile)} holds no keys (one key per line, # for comments)`, { option: 'keys-file' })
+  return new InvalidOptionError(
+    'invalid_option',
+    `keys file ${pathForMessage(keysFile)} holds no keys (one key per line, # for comments)`,
+    { option: 'keys-file' },
+  )
 }
 
 /** The verdict on one key, as `keys check --json` prints it. */
@@ -96,7 +110,8 @@ export function formatVerdict(v: KeyVerdict): string {
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
+  for await (const chunk of process.stdin)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer))
   return Buffer.concat(chunks).toString('utf8')
 }
 
@@ -105,7 +120,9 @@ async function readKeysFile(path: string, warn: ((text: string) => void) | undef
   const file = await readSecretFile(path, 'keys file', 'keys-file')
   if (file.exposed && warn !== undefined) {
     const shown = pathForMessage(path)
-    warn(`keys file ${shown} can be read by other users (mode ${file.mode.toString(8).padStart(4, '0')}); protect it with chmod 600 ${shown}`)
+    warn(
+      `keys file ${shown} can be read by other users (mode ${file.mode.toString(8).padStart(4, '0')}); protect it with chmod 600 ${shown}`,
+    )
   }
   return file.text
 }
@@ -170,9 +187,7 @@ export interface KeysCheckCommand {
 /** `beaconkit keys`: its options, help, parser and runner (registered in registry.ts). */
 export const keysCommand = defineCommand({
   name: 'keys',
-  overview: [
-    ['keys check <key>', 'check a broadcast key (never prints it)'],
-  ],
+  overview: [['keys check <key>', 'check a broadcast key (never prints it)']],
   options: { json: { type: 'boolean' }, 'keys-file': { type: 'string' }, now: { type: 'string' } },
   help: `Usage: beaconkit keys check <key>
        beaconkit keys check -                (reads the key from standard input)
@@ -190,16 +205,28 @@ Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
   parse(values, pos): KeysCheckCommand {
     const command = 'keys'
     const [sub, key, ...extra] = pos
-    if (sub !== 'check') fail('argument', `usage: beaconkit keys check <key> | beaconkit keys check --keys-file <file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`, command)
+    if (sub !== 'check')
+      fail(
+        'argument',
+        `usage: beaconkit keys check <key> | beaconkit keys check --keys-file <file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`,
+        command,
+      )
     const keysFile = str(values, 'keys-file')
     if (extra.length > 0) fail('argument', 'keys check takes one key; put several in a --keys-file', command)
-    if (key === undefined && keysFile === undefined) fail('argument', 'missing argument: beaconkit keys check <key> (or - to read it from standard input, or --keys-file <file>)', command)
-    if (key !== undefined && keysFile !== undefined) fail('keys-file', 'give either a key or --keys-file, not both', command)
+    if (key === undefined && keysFile === undefined)
+      fail(
+        'argument',
+        'missing argument: beaconkit keys check <key> (or - to read it from standard input, or --keys-file <file>)',
+        command,
+      )
+    if (key !== undefined && keysFile !== undefined)
+      fail('keys-file', 'give either a key or --keys-file, not both', command)
     const nowText = str(values, 'now')
     let now: number | undefined
     if (nowText !== undefined) {
       now = Date.parse(nowText)
-      if (!Number.isFinite(now)) fail('now', `--now takes a date such as 2015-06-01T00:00:00Z, not ${quote(nowText)}`, command)
+      if (!Number.isFinite(now))
+        fail('now', `--now takes a date such as 2015-06-01T00:00:00Z, not ${quote(nowText)}`, command)
     }
     return {
       command: 'keys-check',
@@ -209,5 +236,6 @@ Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
       ...optional('now', now),
     }
   },
-  run: (parsed) => runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout),
+  run: (parsed) =>
+    runKeysCheck({ ...parsed, warn: (text) => process.stderr.write(`beaconkit: warning: ${text}\n`) }, process.stdout),
 })

@@ -53,7 +53,12 @@ function csvFields(line: string): string[] {
 }
 
 function isSurveyHeader(f: readonly string[]): boolean {
-  return f.includes('x') && f.includes('y') && (f.includes('anchor') || f.includes('sensor')) && (f.includes('rssi') || f.includes('mean'))
+  return (
+    f.includes('x') &&
+    f.includes('y') &&
+    (f.includes('anchor') || f.includes('sensor')) &&
+    (f.includes('rssi') || f.includes('mean'))
+  )
 }
 
 /** The kind of a file from its first non-blank line; undefined when it is none of them. */
@@ -63,8 +68,11 @@ export function recordingKind(firstLine: string): RecordingKind | undefined {
     const o = parseJson(s)
     if (o === undefined) return undefined
     if (o.format === FLEET_RECORDING_FORMAT) return 'fleet'
-    if (o.format === 'beaconkit-advertisements' || parseAdvertisementLine(s).kind === 'advertisement') return 'advertisements'
-    return typeof o.gateway === 'string' && typeof o.id === 'string' && typeof o.rssi === 'number' ? 'observations' : undefined
+    if (o.format === 'beaconkit-advertisements' || parseAdvertisementLine(s).kind === 'advertisement')
+      return 'advertisements'
+    return typeof o.gateway === 'string' && typeof o.id === 'string' && typeof o.rssi === 'number'
+      ? 'observations'
+      : undefined
   }
   const f = csvFields(s)
   if (isSurveyHeader(f)) return 'survey'
@@ -89,8 +97,13 @@ function fleetReader(): LineReader {
       const { id, gateways } = (typeof b === 'object' && b !== null ? b : {}) as { id?: unknown; gateways?: unknown }
       if (typeof id !== 'string' || id === '' || !Array.isArray(gateways)) continue
       for (const g of gateways.slice(0, MAX_GATEWAYS) as unknown[]) {
-        const { gateway, rssi, lastSeen } = (typeof g === 'object' && g !== null ? g : {}) as { gateway?: unknown; rssi?: unknown; lastSeen?: unknown }
-        if (typeof gateway !== 'string' || gateway === '' || typeof rssi !== 'number' || !Number.isFinite(rssi)) continue
+        const { gateway, rssi, lastSeen } = (typeof g === 'object' && g !== null ? g : {}) as {
+          gateway?: unknown
+          rssi?: unknown
+          lastSeen?: unknown
+        }
+        if (typeof gateway !== 'string' || gateway === '' || typeof rssi !== 'number' || !Number.isFinite(rssi))
+          continue
         const key = `${id}\u0000${gateway}`
         const heard = typeof lastSeen === 'number' ? lastSeen : t
         if (seen.get(key) === heard) continue
@@ -140,15 +153,27 @@ function surveyReader(): LineReader {
 function scannerAnchor(site: Site, gateway: string | undefined, file: string): string {
   const ids = site.anchorList().map((a) => a.id)
   if (gateway !== undefined) {
-    if (!ids.includes(gateway)) throw new InvalidOptionError('invalid_option', `locate: --gateway ${gateway} is not in the site (its anchors: ${ids.slice(0, 20).join(', ')})`, { option: 'gateway' })
+    if (!ids.includes(gateway))
+      throw new InvalidOptionError(
+        'invalid_option',
+        `locate: --gateway ${gateway} is not in the site (its anchors: ${ids.slice(0, 20).join(', ')})`,
+        { option: 'gateway' },
+      )
     return gateway
   }
   if (ids.length === 1) return ids[0]
-  throw new InvalidOptionError('invalid_option', `locate: ${pathForMessage(file)} is an advertisement recording, made by one scanner: say which anchor of the site it is with --gateway <id> (one of ${ids.slice(0, 20).join(', ')})`, { option: 'gateway' })
+  throw new InvalidOptionError(
+    'invalid_option',
+    `locate: ${pathForMessage(file)} is an advertisement recording, made by one scanner: say which anchor of the site it is with --gateway <id> (one of ${ids.slice(0, 20).join(', ')})`,
+    { option: 'gateway' },
+  )
 }
 
 /** The line reader of a kind. `parseObservation` reads locate's own formats (one line, one reading). */
-export function readerFor(kind: RecordingKind, context: { site: Site; gateway?: string; file: string; parseObservation: (line: string) => Observation | undefined }): LineReader {
+export function readerFor(
+  kind: RecordingKind,
+  context: { site: Site; gateway?: string; file: string; parseObservation: (line: string) => Observation | undefined },
+): LineReader {
   switch (kind) {
     case 'fleet':
       return fleetReader()
@@ -168,5 +193,9 @@ export function readerFor(kind: RecordingKind, context: { site: Site; gateway?: 
 
 /** The error of a file that holds no reading of any kind `locate` reads. */
 export function notARecording(file: string, what: string): InvalidOptionError {
-  return new InvalidOptionError('not_a_recording', `locate: ${pathForMessage(file)} ${what}: expected ${EXPECTED_RECORDINGS}`, { option: 'recording' })
+  return new InvalidOptionError(
+    'not_a_recording',
+    `locate: ${pathForMessage(file)} ${what}: expected ${EXPECTED_RECORDINGS}`,
+    { option: 'recording' },
+  )
 }

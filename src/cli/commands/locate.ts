@@ -51,7 +51,10 @@ function lines(path: string): AsyncIterable<string> {
 }
 
 /** A survey CSV (`x,y,anchor,rssi`, `x,y,sensor,rssi[,z]` or `x,y,anchor,count,mean,sd`); shared with `fleet --survey`. */
-export async function readSurvey(path: string, command = 'locate'): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
+export async function readSurvey(
+  path: string,
+  command = 'locate',
+): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
   const survey = new SurveyPoints()
   let header: string[] | undefined
   let zSum = 0
@@ -72,13 +75,26 @@ export async function readSurvey(path: string, command = 'locate'): Promise<{ su
           zCount++
         }
       } else if (header.includes('mean')) {
-        survey.addAggregate(Number(col('x')), Number(col('y')), col('anchor') ?? '', { count: Number(col('count')), mean: Number(col('mean')), sd: Number(col('sd')) })
-      } else survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('anchor') ?? '', rssi: Number(col('rssi')) })
+        survey.addAggregate(Number(col('x')), Number(col('y')), col('anchor') ?? '', {
+          count: Number(col('count')),
+          mean: Number(col('mean')),
+          sd: Number(col('sd')),
+        })
+      } else
+        survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('anchor') ?? '', rssi: Number(col('rssi')) })
     }
   } catch (error) {
-    throw new InvalidOptionError('invalid_option', `${command}: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`, { option: 'survey', cause: error })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${command}: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`,
+      { option: 'survey', cause: error },
+    )
   }
-  if (survey.size === 0) throw bad(`${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`, 'survey')
+  if (survey.size === 0)
+    throw bad(
+      `${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`,
+      'survey',
+    )
   return zCount > 0 ? { survey, tagHeight: zSum / zCount } : { survey }
 }
 
@@ -96,13 +112,15 @@ export function parseRecordingLine(line: string): Observation | undefined {
     if (typeof o !== 'object' || o === null) return undefined
     const { time, gateway, id, rssi } = o as Record<string, unknown>
     const t = typeof time === 'number' ? time : typeof time === 'string' ? Date.parse(time) : Number.NaN
-    if (typeof gateway !== 'string' || typeof id !== 'string' || typeof rssi !== 'number' || !Number.isFinite(t)) return undefined
+    if (typeof gateway !== 'string' || typeof id !== 'string' || typeof rssi !== 'number' || !Number.isFinite(t))
+      return undefined
     return { time: t, anchor: gateway, beacon: id, rssi }
   }
   const f = s.split(',')
   const time = Number(f[0]) * 1000
   const rssi = Number(f[3])
-  if (f.length < 4 || f[0] === '' || !Number.isFinite(time) || !Number.isFinite(rssi) || f[1] === '' || f[2] === '') return undefined
+  if (f.length < 4 || f[0] === '' || !Number.isFinite(time) || !Number.isFinite(rssi) || f[1] === '' || f[2] === '')
+    return undefined
   return { time, anchor: f[1], beacon: f[2], rssi }
 }
 
@@ -111,12 +129,18 @@ export function parseRecordingLine(line: string): Observation | undefined {
  * survey when there is one, default physics otherwise, on the occupancy grid when there is one,
  * at `tagHeight` (default: the survey's, when it records one).
  */
-export async function radioMapFromFiles(site: Site, files: { survey?: string; occupancy?: string; tagHeight?: number }, command = 'locate'): Promise<RadioMap> {
+export async function radioMapFromFiles(
+  site: Site,
+  files: { survey?: string; occupancy?: string; tagHeight?: number },
+  command = 'locate',
+): Promise<RadioMap> {
   const grid = files.occupancy === undefined ? undefined : await readOccupancy(files.occupancy, command)
   const survey = files.survey === undefined ? undefined : await readSurvey(files.survey, command)
   const tagHeight = files.tagHeight ?? survey?.tagHeight
   const options = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
-  return survey === undefined ? RadioMap.defaultPhysics(site, options) : RadioMap.fromSurvey(site, survey.survey, options)
+  return survey === undefined
+    ? RadioMap.defaultPhysics(site, options)
+    : RadioMap.fromSurvey(site, survey.survey, options)
 }
 
 /** An occupancy grid file (`WalkableGrid.parseOccupancy`); shared with `fleet --occupancy`. */
@@ -125,7 +149,11 @@ export async function readOccupancy(path: string, command = 'locate'): Promise<W
     return WalkableGrid.parseOccupancy(await readFile(path, 'utf8')).grid
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error
-    throw new InvalidOptionError('invalid_option', `${command}: cannot read the occupancy grid ${path} (${(error as Error).message})`, { option: 'occupancy', cause: error })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `${command}: cannot read the occupancy grid ${path} (${(error as Error).message})`,
+      { option: 'occupancy', cause: error },
+    )
   }
 }
 
@@ -133,13 +161,21 @@ export async function readOccupancy(path: string, command = 'locate'): Promise<W
 const SILENT_STEPS = 10
 
 /** Runs `beaconkit locate` (its flags parsed by the shared command-line parser). */
-export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream = process.stdout, err: NodeJS.WritableStream = process.stderr): Promise<number> {
+export async function runLocate(
+  values: LocateFlags,
+  out: NodeJS.WritableStream = process.stdout,
+  err: NodeJS.WritableStream = process.stderr,
+): Promise<number> {
   const { method, everyMs: every } = values
   let siteJson: unknown
   try {
     siteJson = JSON.parse(await readFile(values.site, 'utf8'))
   } catch (error) {
-    throw new InvalidOptionError('invalid_option', `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`, { option: 'site', cause: error })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`,
+      { option: 'site', cause: error },
+    )
   }
   const site = Site.fromJSON(siteJson)
   const radioMap = await radioMapFromFiles(site, values)
@@ -156,7 +192,9 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
       const e = positioner.estimate(beacon, time)
       if (e === undefined) continue
       estimates++
-      out.write(`${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`)
+      out.write(
+        `${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`,
+      )
     }
   }
   let read: LineReader | undefined
@@ -167,7 +205,12 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
         if (line.trim() === '') continue
         const kind = recordingKind(line)
         if (kind === undefined) throw notARecording(values.recording, 'is none of the files locate reads')
-        read = readerFor(kind, { site, file: values.recording, parseObservation: parseRecordingLine, ...(values.gateway === undefined ? {} : { gateway: values.gateway }) })
+        read = readerFor(kind, {
+          site,
+          file: values.recording,
+          parseObservation: parseRecordingLine,
+          ...(values.gateway === undefined ? {} : { gateway: values.gateway }),
+        })
       }
       const got = read(line)
       if (got === undefined) {
@@ -195,14 +238,20 @@ export async function runLocate(values: LocateFlags, out: NodeJS.WritableStream 
     }
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error
-    throw new InvalidOptionError('invalid_option', `locate: cannot read the recording ${values.recording} (${(error as Error).message})`, { option: 'recording', cause: error })
+    throw new InvalidOptionError(
+      'invalid_option',
+      `locate: cannot read the recording ${values.recording} (${(error as Error).message})`,
+      { option: 'recording', cause: error },
+    )
   }
   // Nothing to position is a wrong file, not an empty result (as \`beaconkit replay\` says).
   if (read === undefined) throw notARecording(values.recording, 'is empty')
   if (readings === 0) throw notARecording(values.recording, `holds no RSSI reading (${skipped} unreadable lines)`)
   if (!Number.isNaN(next)) emit(next)
   const s = positioner.stats
-  err.write(`locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`)
+  err.write(
+    `locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`,
+  )
   return EXIT.ok
 }
 
@@ -216,10 +265,16 @@ export type LocateCommand = { command: 'locate' } & LocateFlags
 /** `beaconkit locate`: its options, help, parser and runner (registered in registry.ts). */
 export const locateCommand = defineCommand({
   name: 'locate',
-  overview: [
-    ['locate <recording>', 'position the beacons of a recording on the site plan'],
-  ],
-  options: { site: { type: 'string' }, survey: { type: 'string' }, occupancy: { type: 'string' }, method: { type: 'string' }, every: { type: 'string' }, 'tag-height': { type: 'string' }, gateway: { type: 'string' } },
+  overview: [['locate <recording>', 'position the beacons of a recording on the site plan']],
+  options: {
+    site: { type: 'string' },
+    survey: { type: 'string' },
+    occupancy: { type: 'string' },
+    method: { type: 'string' },
+    every: { type: 'string' },
+    'tag-height': { type: 'string' },
+    gateway: { type: 'string' },
+  },
   help: `Usage: beaconkit locate --site <site.json> [options] <recording>
 
 Positions the beacons of a recording on the site's plan, offline, and writes one
@@ -260,10 +315,18 @@ Exit codes: 0 done, 2 bad option or file.`,
       site,
       recording,
       method: positioningMethod(values, command),
-      everyMs: number(values, 'every', command, { min: 10, max: 86_400_000, what: 'a number of milliseconds of at least 10' }) ?? 1000,
+      everyMs:
+        number(values, 'every', command, {
+          min: 10,
+          max: 86_400_000,
+          what: 'a number of milliseconds of at least 10',
+        }) ?? 1000,
       ...optional('survey', str(values, 'survey')),
       ...optional('occupancy', str(values, 'occupancy')),
-      ...optional('tagHeight', number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' })),
+      ...optional(
+        'tagHeight',
+        number(values, 'tag-height', command, { min: -10, max: 100, what: 'a height in metres' }),
+      ),
       ...optional('gateway', str(values, 'gateway')),
     }
   },

@@ -50,21 +50,34 @@ const MAX_COUNTED_DEVICES = 100_000
 async function checkWritable(file: string, force: boolean): Promise<void> {
   const target = resolve(file)
   const existing = await stat(target).catch(() => undefined)
-  if (existing?.isDirectory() === true) throw new InvalidOptionError('unwritable_file', `${file} is a folder; give a file name such as site.jsonl`, { option: 'file' })
+  if (existing?.isDirectory() === true)
+    throw new InvalidOptionError('unwritable_file', `${file} is a folder; give a file name such as site.jsonl`, {
+      option: 'file',
+    })
   if (existing !== undefined && !force) {
-    throw new InvalidOptionError('unwritable_file', `${file} already exists; give another file name, or add --force to overwrite it`, { option: 'file' })
+    throw new InvalidOptionError(
+      'unwritable_file',
+      `${file} already exists; give another file name, or add --force to overwrite it`,
+      { option: 'file' },
+    )
   }
   try {
     await access(dirname(target), constants.W_OK)
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
     const why = code === 'ENOENT' ? 'does not exist' : 'is not writable'
-    throw new InvalidOptionError('unwritable_file', `cannot write ${file}: the folder ${dirname(target)} ${why}`, { option: 'file', cause: error })
+    throw new InvalidOptionError('unwritable_file', `cannot write ${file}: the folder ${dirname(target)} ${why}`, {
+      option: 'file',
+      cause: error,
+    })
   }
 }
 
 /** Records until stopped; returns the exit code. */
-export async function runRecord(options: RecordOptions, streams: RecordStreams = { stdout: process.stdout }): Promise<number> {
+export async function runRecord(
+  options: RecordOptions,
+  streams: RecordStreams = { stdout: process.stdout },
+): Promise<number> {
   await checkWritable(options.file, options.force)
   const log = await openLog(options.log)
   const source: AdvertisementSource = options.simulate
@@ -91,10 +104,12 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
   source.on('state', adapterCondition(new ConditionLog(log), sourceLabel))
 
   // Start the adapter first: when Bluetooth is missing, no empty recording is left behind.
-  const started = await Promise.race([source.start().then(() => true), done.then(() => false)]).catch((error: unknown) => {
-    removeSignals()
-    throw error
-  })
+  const started = await Promise.race([source.start().then(() => true), done.then(() => false)]).catch(
+    (error: unknown) => {
+      removeSignals()
+      throw error
+    },
+  )
   const recorder = new AdvertisementRecorder(options.file, { header: { source: sourceLabel } })
   for (const adv of early ?? []) recorder.write(adv)
   early = undefined
@@ -108,17 +123,28 @@ export async function runRecord(options: RecordOptions, streams: RecordStreams =
     last = { time: now, adverts }
     const count = devices.size >= MAX_COUNTED_DEVICES ? `${MAX_COUNTED_DEVICES}+` : String(devices.size)
     if (options.json) {
-      const line = { event: final ? 'recorded' : 'recording', time: now, file: options.file, advertisements: adverts, devices: devices.size, written: recorder.stats.written, dropped: recorder.stats.dropped }
+      const line = {
+        event: final ? 'recorded' : 'recording',
+        time: now,
+        file: options.file,
+        advertisements: adverts,
+        devices: devices.size,
+        written: recorder.stats.written,
+        dropped: recorder.stats.dropped,
+      }
       streams.stdout.write(`${JSON.stringify(line)}\n`)
     } else if (tty) {
       const text = `recording ${options.file} from the ${sourceLabel}: ${adverts} advertisements from ${count} devices, ${Math.round(rate)}/s`
       streams.stdout.write(final ? `\r\x1b[K${text}\n` : `\r\x1b[K${text}`)
     } else if (final) {
-      streams.stdout.write(`recorded ${recorder.stats.written} advertisements from ${count} devices to ${options.file}\n`)
+      streams.stdout.write(
+        `recorded ${recorder.stats.written} advertisements from ${count} devices to ${options.file}\n`,
+      )
     }
   }
   const cancelTick = clock.setInterval(() => report(false), 1000)
-  const cancelDuration = options.durationMs === undefined ? undefined : clock.setTimeout(() => finish(), options.durationMs)
+  const cancelDuration =
+    options.durationMs === undefined ? undefined : clock.setTimeout(() => finish(), options.durationMs)
   let failure: Error | undefined
   try {
     if (started) failure = await done
@@ -142,9 +168,7 @@ export type RecordCommand = { command: 'record' } & RecordOptions
 /** `beaconkit record`: its options, help, parser and runner (registered in registry.ts). */
 export const recordCommand = defineCommand({
   name: 'record',
-  overview: [
-    ['record <file.jsonl>', 'record advertisements to a file'],
-  ],
+  overview: [['record <file.jsonl>', 'record advertisements to a file']],
   options: {
     hci: { type: 'string' },
     json: { type: 'boolean' },

@@ -45,7 +45,8 @@ export type CommandName = Registered['name']
 export const COMMANDS: readonly CommandName[] = COMMAND_LIST.map((c) => c.name)
 
 /** A parsed command line: help, the version, or what one of the commands parses to. */
-export type ParsedCommand = { command: 'help'; topic?: CommandName } | { command: 'version' } | ReturnType<Registered['invoke']>['parsed']
+export type ParsedCommand =
+  { command: 'help'; topic?: CommandName } | { command: 'version' } | ReturnType<Registered['invoke']>['parsed']
 
 /** The command called `name`, if there is one. */
 export function findCommand(name: string): Command<CommandName, ParsedCommand> | undefined {

@@ -40,8 +40,17 @@ export async function replayRecording(file: string, view: ViewFlags, speed: numb
   const code = await runView({ source, label: `replay ${name} ${pace}`, view, drainAtEnd: true })
   const { lines, malformed, advertisements } = source.stats
   if (ended && advertisements === 0) {
-    const what = lines === 0 ? 'is empty' : source.header !== undefined && malformed === 0 ? 'holds a header but no advertisement' : `has no valid advertisement line (${malformed} of ${lines} lines malformed)`
-    throw new InvalidOptionError('not_a_recording', `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is JSONL with one advertisement per line, as \`beaconkit record\` writes`, { option: 'file' })
+    const what =
+      lines === 0
+        ? 'is empty'
+        : source.header !== undefined && malformed === 0
+          ? 'holds a header but no advertisement'
+          : `has no valid advertisement line (${malformed} of ${lines} lines malformed)`
+    throw new InvalidOptionError(
+      'not_a_recording',
+      `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is JSONL with one advertisement per line, as \`beaconkit record\` writes`,
+      { option: 'file' },
+    )
   }
   return code
 }
@@ -55,9 +64,7 @@ async function runReplay(parsed: ReplayCommand): Promise<number> {
 /** `beaconkit replay`: its options, help, parser and runner (registered in registry.ts). */
 export const replayCommand = defineCommand({
   name: 'replay',
-  overview: [
-    ['replay <file.jsonl>', 'replay a recording through the same views'],
-  ],
+  overview: [['replay <file.jsonl>', 'replay a recording through the same views']],
   options: { ...VIEW_OPTION_SPECS, speed: { type: 'string' }, virtual: { type: 'boolean' }, demo: { type: 'boolean' } },
   configOnly: VIEW_CONFIG_ONLY,
   help: `Usage: beaconkit replay <file.jsonl> [options]
@@ -97,7 +104,13 @@ Example: beaconkit replay --demo --virtual --json | head`,
     } else {
       file = positionals(pos, 1, usage, command)[0]
     }
-    return { command, view: parseView(values, command), file, speed: speed(values, command), virtual: bool(values, 'virtual') }
+    return {
+      command,
+      view: parseView(values, command),
+      file,
+      speed: speed(values, command),
+      virtual: bool(values, 'virtual'),
+    }
   },
   run: runReplay,
 })

@@ -25,7 +25,8 @@ export interface ScanCommand {
  * fallback replay) as one adapter that could not, with every adapter's reason in the message.
  */
 function bluetoothFailure(error: unknown): unknown {
-  if (!(error instanceof AdapterError) || error.code !== 'no_adapter_started' || error.failures === undefined) return error
+  if (!(error instanceof AdapterError) || error.code !== 'no_adapter_started' || error.failures === undefined)
+    return error
   const [first] = error.failures
   if (first === undefined || !error.failures.every((f) => f.error instanceof BluetoothUnavailableError)) return error
   return new BluetoothUnavailableError((first.error as BluetoothUnavailableError).code, error.message, { cause: error })
@@ -40,8 +41,15 @@ async function runScan(parsed: ScanCommand): Promise<number> {
       // make the gateway say `online` and `offline` at once (and, with a fallback recording,
       // `online` a second time): a flicker of Home Assistant's Connectivity at every start.
       // Its start() resolves once scanning is confirmed: the adapter is on.
-      const run = { source, label, view: parsed.view, adapter: true, sourceFirst: true, adapterState: 'poweredOn' as const,
-        noticesAfterStart: parsed.fallbackReplay !== undefined }
+      const run = {
+        source,
+        label,
+        view: parsed.view,
+        adapter: true,
+        sourceFirst: true,
+        adapterState: 'poweredOn' as const,
+        noticesAfterStart: parsed.fallbackReplay !== undefined,
+      }
       return await runView(run)
     } catch (error) {
       throw bluetoothFailure(error)
@@ -58,10 +66,13 @@ async function runScan(parsed: ScanCommand): Promise<number> {
 /** `beaconkit scan`: its options, help, parser and runner (registered in registry.ts). */
 export const scanCommand = defineCommand({
   name: 'scan',
-  overview: [
-    ['scan', 'scan with the Bluetooth adapter; live table or JSON lines'],
-  ],
-  options: { ...VIEW_OPTION_SPECS, hci: { type: 'string', multiple: true }, 'fallback-replay': { type: 'string' }, backend: { type: 'string' } },
+  overview: [['scan', 'scan with the Bluetooth adapter; live table or JSON lines']],
+  options: {
+    ...VIEW_OPTION_SPECS,
+    hci: { type: 'string', multiple: true },
+    'fallback-replay': { type: 'string' },
+    backend: { type: 'string' },
+  },
   configOnly: VIEW_CONFIG_ONLY,
   help: `Usage: beaconkit scan [options]
 

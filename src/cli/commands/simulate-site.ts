@@ -49,7 +49,10 @@ export async function runSimulateSite(
   const json = await readSiteFile(options.site, 'simulate')
   const log = await openLog(options.log, err)
   await warnSiteProblems(options.site, json, (text) => log.warn(text, { condition: 'site.problem' }))
-  const sim = SiteSimulator.fromJSON(json, { seed: options.seed, ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }) })
+  const sim = SiteSimulator.fromJSON(json, {
+    seed: options.seed,
+    ...(options.durationMs === undefined ? {} : { durationMs: options.durationMs }),
+  })
   const { mqtt } = options
   const site = await runSite({
     simulator: sim,
@@ -77,7 +80,9 @@ export async function runSimulateSite(
   const started = Date.now()
   const report = setInterval(() => {
     const s = sim.stats
-    out.write(`${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`)
+    out.write(
+      `${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`,
+    )
   }, REPORT_MS)
   let undelivered: string | undefined
   try {

@@ -23,24 +23,43 @@ export interface SimulateCommand {
 /** A site publishes to the broker; otherwise the simulated beacons go through the views, in real or virtual time. */
 async function runSimulate(parsed: SimulateCommand): Promise<number> {
   if (parsed.site !== undefined && parsed.view.mqtt !== undefined) {
-    return runSimulateSite({ site: parsed.site, mqtt: parsed.view.mqtt, seed: parsed.seed, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }), ...(parsed.view.log === undefined ? {} : { log: parsed.view.log }) })
+    return runSimulateSite({
+      site: parsed.site,
+      mqtt: parsed.view.mqtt,
+      seed: parsed.seed,
+      ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }),
+      ...(parsed.view.log === undefined ? {} : { log: parsed.view.log }),
+    })
   }
   const devices = siteScenario(parsed.beacons, parsed.seed)
   if (parsed.virtual) {
     // Virtual time needs an end: the source stops at the duration, then the beacons age out.
-    const source = new SimulatedSource({ devices, seed: parsed.seed, virtual: true, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })
-    return runView({ source, label: `simulate ${parsed.beacons} beacons, virtual time`, view: parsed.view, drainAtEnd: true })
+    const source = new SimulatedSource({
+      devices,
+      seed: parsed.seed,
+      virtual: true,
+      ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }),
+    })
+    return runView({
+      source,
+      label: `simulate ${parsed.beacons} beacons, virtual time`,
+      view: parsed.view,
+      drainAtEnd: true,
+    })
   }
   const source = new SimulatedSource({ devices, seed: parsed.seed })
-  return runView({ source, label: `simulate ${parsed.beacons} beacons`, view: parsed.view, ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }) })
+  return runView({
+    source,
+    label: `simulate ${parsed.beacons} beacons`,
+    view: parsed.view,
+    ...(parsed.durationMs === undefined ? {} : { durationMs: parsed.durationMs }),
+  })
 }
 
 /** `beaconkit simulate`: its options, help, parser and runner (registered in registry.ts). */
 export const simulateCommand = defineCommand({
   name: 'simulate',
-  overview: [
-    ['simulate', 'run the beacon simulator through the same views'],
-  ],
+  overview: [['simulate', 'run the beacon simulator through the same views']],
   options: {
     ...VIEW_OPTION_SPECS,
     seed: { type: 'string' },
@@ -75,21 +94,57 @@ ${COMMON_TAIL}`,
   parse(values, pos): SimulateCommand {
     const command = 'simulate'
     positionals(pos, 0, 'beaconkit simulate [options]', command)
-    const beacons = number(values, 'beacons', command, { integer: true, min: 1, max: 100_000, what: 'a whole number between 1 and 100000' }) ?? 12
+    const beacons =
+      number(values, 'beacons', command, {
+        integer: true,
+        min: 1,
+        max: 100_000,
+        what: 'a whole number between 1 and 100000',
+      }) ?? 12
     const duration = durationMs(values, command)
     const virtual = bool(values, 'virtual')
     const site = str(values, 'site')
     if (site !== undefined) {
       // The site names the beacons and the gateways; each gateway publishes, nothing is shown.
-      const clash = ['beacons', 'virtual', 'gateway-id', 'client-id', 'upload', 'key', 'keys-file', 'serial', 'uuid', 'beacon-id', 'min-rssi', 'verified-only', 'json'].find((n) => values[n] !== undefined)
-      if (clash !== undefined) fail(clash, `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`, command)
-      if (str(values, 'mqtt') === undefined) fail('site', '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)', command)
+      const clash = [
+        'beacons',
+        'virtual',
+        'gateway-id',
+        'client-id',
+        'upload',
+        'key',
+        'keys-file',
+        'serial',
+        'uuid',
+        'beacon-id',
+        'min-rssi',
+        'verified-only',
+        'json',
+      ].find((n) => values[n] !== undefined)
+      if (clash !== undefined)
+        fail(
+          clash,
+          `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`,
+          command,
+        )
+      if (str(values, 'mqtt') === undefined)
+        fail(
+          'site',
+          '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)',
+          command,
+        )
       // The simulated gateways only publish; the map is the fleet's, which fuses what they publish.
       for (const web of ['http', 'http-token']) {
-        if (values[web] !== undefined) fail(web, `--${web} does not go with --site: the simulated site has no map of its own; run beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`, command)
+        if (values[web] !== undefined)
+          fail(
+            web,
+            `--${web} does not go with --site: the simulated site has no map of its own; run beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`,
+            command,
+          )
       }
     }
-    if (virtual && duration === undefined) fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
+    if (virtual && duration === undefined)
+      fail('virtual', '--virtual needs --duration <seconds>: a simulation in virtual time would never end', command)
     return {
       command,
       view: parseView(values, command),

@@ -15,7 +15,11 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
     text = await readFile(path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
-    throw new InvalidOptionError(code === 'ENOENT' ? 'file_not_found' : 'unreadable_file', `${command}: cannot read the site file ${path} (${code ?? 'error'}); check the path (fixtures/site-demo.json is an example)`, { option: 'site', cause: error })
+    throw new InvalidOptionError(
+      code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
+      `${command}: cannot read the site file ${path} (${code ?? 'error'}); check the path (fixtures/site-demo.json is an example)`,
+      { option: 'site', cause: error },
+    )
   }
   try {
     return JSON.parse(text) as unknown
@@ -61,7 +65,12 @@ export async function siteFileProblems(path: string, json: unknown): Promise<Sit
     } catch (error) {
       what = `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`
     }
-    if (what !== undefined) problems.push({ severity: 'error', where, message: `the floor plan ${image} ${what}: the map would show no plan; give a path relative to the site file, or an http(s) URL` })
+    if (what !== undefined)
+      problems.push({
+        severity: 'error',
+        where,
+        message: `the floor plan ${image} ${what}: the map would show no plan; give a path relative to the site file, or an http(s) URL`,
+      })
   }
   return problems
 }
@@ -73,5 +82,6 @@ export function problemLine(p: SiteProblem): string {
 
 /** Says every problem of the site file as a warning (fleet and simulate --site start anyway, as they did). */
 export async function warnSiteProblems(path: string, json: unknown, warn: (text: string) => void): Promise<void> {
-  for (const p of await siteFileProblems(path, json)) warn(`site ${path}: ${problemLine(p)} (beaconkit site check ${path})`)
+  for (const p of await siteFileProblems(path, json))
+    warn(`site ${path}: ${problemLine(p)} (beaconkit site check ${path})`)
 }

@@ -17,9 +17,15 @@ export async function runSiteCheck(file: string, out: { write(text: string): unk
   const errors = problems.filter((p) => p.severity === 'error').length
   const warnings = problems.length - errors
   const { site } = checkSiteJSON(json)
-  const what = site === undefined ? '' : ` (${site.anchorList().length} ${site.kind === 'beacons' ? 'anchor beacons' : 'gateways'}, ${site.rooms.length} rooms)`
+  const what =
+    site === undefined
+      ? ''
+      : ` (${site.anchorList().length} ${site.kind === 'beacons' ? 'anchor beacons' : 'gateways'}, ${site.rooms.length} rooms)`
   if (problems.length === 0) out.write(`${file}: no problems found${what}\n`)
-  else out.write(`${file}: ${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}${what}\n`)
+  else
+    out.write(
+      `${file}: ${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}${what}\n`,
+    )
   return errors > 0 ? EXIT.usage : EXIT.ok
 }
 
@@ -32,9 +38,7 @@ export interface SiteCheckCommand {
 /** `beaconkit site`: its options, help, parser and runner (registered in registry.ts). */
 export const siteCommand = defineCommand({
   name: 'site',
-  overview: [
-    ['site check <site.json>', 'check a site file: rooms, gateways, floor plan'],
-  ],
+  overview: [['site check <site.json>', 'check a site file: rooms, gateways, floor plan']],
   options: {},
   help: `Usage: beaconkit site check <site.json>
 
@@ -55,7 +59,8 @@ missing or not JSON.`,
     const command = 'site'
     const [sub, file, ...extra] = pos
     const usage = 'usage: beaconkit site check <site.json>'
-    if (sub !== 'check') fail('argument', `${usage}${sub === undefined ? '' : `; unknown site command ${quote(sub)}`}`, command)
+    if (sub !== 'check')
+      fail('argument', `${usage}${sub === undefined ? '' : `; unknown site command ${quote(sub)}`}`, command)
     if (file === undefined) fail('argument', `missing argument: ${usage}`, command)
     if (extra.length > 0) fail('argument', `site check takes one site file: ${usage}`, command)
     return { command: 'site-check', file }

@@ -13,8 +13,10 @@ export const SURVEY_LOO_LIMIT_DB = 5
 /** The one-line judgement of a leave-one-point-out error. */
 export function surveyQualityLine(looRmsDb: number, points: number): string {
   const error = `leave-one-point-out error ${looRmsDb.toFixed(1)} dB RMS over ${points} points`
-  if (!Number.isFinite(looRmsDb)) return `survey quality: not measurable (${points} points heard a gateway the site places); survey more points`
-  if (looRmsDb > SURVEY_LOO_LIMIT_DB) return `survey quality: ${error}: above ~${SURVEY_LOO_LIMIT_DB} dB, the survey is too sparse or a gateway moved; add points or survey again (docs/positioning.md)`
+  if (!Number.isFinite(looRmsDb))
+    return `survey quality: not measurable (${points} points heard a gateway the site places); survey more points`
+  if (looRmsDb > SURVEY_LOO_LIMIT_DB)
+    return `survey quality: ${error}: above ~${SURVEY_LOO_LIMIT_DB} dB, the survey is too sparse or a gateway moved; add points or survey again (docs/positioning.md)`
   return `survey quality: ${error}: good (under ~${SURVEY_LOO_LIMIT_DB} dB)`
 }
 

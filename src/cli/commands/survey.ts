@@ -174,7 +174,10 @@ function csv(samples: readonly SurveySample[]): string {
 }
 
 /** Runs `beaconkit survey`; resolves with the exit code. */
-export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: process.stdin, out: process.stdout, err: process.stderr }): Promise<number> {
+export async function runSurvey(
+  flags: SurveyFlags,
+  io: SurveyIo = { input: process.stdin, out: process.stdout, err: process.stderr },
+): Promise<number> {
   const { out, err } = io
   let points: SurveyPointSpec[] | undefined
   if (flags.points !== undefined) {
@@ -182,11 +185,23 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
     try {
       text = await readFile(flags.points, 'utf8')
     } catch (error) {
-      throw new InvalidOptionError('unreadable_file', `survey: cannot read the points file ${flags.points} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`, { option: 'points', cause: error })
+      throw new InvalidOptionError(
+        'unreadable_file',
+        `survey: cannot read the points file ${flags.points} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`,
+        { option: 'points', cause: error },
+      )
     }
     const parsed = parsePoints(text)
-    if (parsed.points.length === 0) throw new InvalidOptionError('invalid_option', `survey: the points file ${flags.points} has no point; give one line name,x,y (metres) per point`, { option: 'points' })
-    if (parsed.skipped > 0) err.write(`survey: skipped ${parsed.skipped} unreadable lines of ${flags.points} (each line is name,x,y in metres)\n`)
+    if (parsed.points.length === 0)
+      throw new InvalidOptionError(
+        'invalid_option',
+        `survey: the points file ${flags.points} has no point; give one line name,x,y (metres) per point`,
+        { option: 'points' },
+      )
+    if (parsed.skipped > 0)
+      err.write(
+        `survey: skipped ${parsed.skipped} unreadable lines of ${flags.points} (each line is name,x,y in metres)\n`,
+      )
     points = parsed.points
   }
   // A bad site file fails now, not after the walk.
@@ -216,18 +231,24 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
       if (points !== undefined) {
         const p = points[i]
         if (p === undefined) break
-        const line = await ask(`point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ${flags.beacon} and press Enter (s Enter skips it)\n`)
+        const line = await ask(
+          `point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ${flags.beacon} and press Enter (s Enter skips it)\n`,
+        )
         if (line === undefined) break
         if (line.trim().toLowerCase() === 's') continue
         at = p
       } else {
         let typed: { x: number; y: number } | undefined
         for (;;) {
-          const line = await ask(`point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and press Enter (an empty line ends the survey)\n`)
+          const line = await ask(
+            `point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and press Enter (an empty line ends the survey)\n`,
+          )
           if (line === undefined || line.trim() === '') break
           typed = typedPoint(line)
           if (typed !== undefined) break
-          out.write(`survey: ${JSON.stringify(line.trim().slice(0, 40))} is not x,y (two numbers in metres, e.g. 3.5,7)\n`)
+          out.write(
+            `survey: ${JSON.stringify(line.trim().slice(0, 40))} is not x,y (two numbers in metres, e.g. 3.5,7)\n`,
+          )
         }
         if (typed === undefined) break
         at = { name: `${i + 1}`, ...typed }
@@ -238,29 +259,40 @@ export async function runSurvey(flags: SurveyFlags, io: SurveyIo = { input: proc
       const got = recorder.end()
       if (got.samples.length === 0) {
         silent++
-        out.write(`point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`)
+        out.write(
+          `point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`,
+        )
         continue
       }
       await appendFile(flags.out, `${header ? 'x,y,anchor,rssi\n' : ''}${csv(got.samples)}`)
       header = false
       recorded++
       samples += got.samples.length
-      out.write(`point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways (${[...got.gateways].sort().join(', ')})\n`)
+      out.write(
+        `point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways (${[...got.gateways].sort().join(', ')})\n`,
+      )
     }
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error
-    throw new InvalidOptionError('unwritable_file', `survey: cannot append to ${flags.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`, { option: 'out', cause: error })
+    throw new InvalidOptionError(
+      'unwritable_file',
+      `survey: cannot append to ${flags.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`,
+      { option: 'out', cause: error },
+    )
   } finally {
     await link.close()
   }
-  err.write(`survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`)
+  err.write(
+    `survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
+  )
   if (recorded > 0) out.write(`${await qualityOf(flags.out, site)}\n`)
   return EXIT.ok
 }
 
 /** The quality of the whole samples file (this walk and earlier ones), or how to see it. */
 async function qualityOf(file: string, site: Site | undefined): Promise<string> {
-  if (site === undefined) return 'survey quality: add --site <site.json> to see the leave-one-point-out error (docs/positioning.md)'
+  if (site === undefined)
+    return 'survey quality: add --site <site.json> to see the leave-one-point-out error (docs/positioning.md)'
   try {
     return surveyQuality(site, (await readSurvey(file, 'survey')).survey)
   } catch (error) {
@@ -274,10 +306,18 @@ export type SurveyCommand = { command: 'survey' } & SurveyFlags
 /** `beaconkit survey`: its options, help, parser and runner (registered in registry.ts). */
 export const surveyCommand = defineCommand({
   name: 'survey',
-  overview: [
-    ['survey <samples.csv>', 'record a calibration walk from the gateways on a broker'],
-  ],
-  options: { mqtt: { type: 'string' }, 'mqtt-prefix': { type: 'string' }, 'mqtt-user': { type: 'string' }, 'mqtt-password-file': { type: 'string' }, beacon: { type: 'string' }, points: { type: 'string' }, seconds: { type: 'string' }, site: { type: 'string' }, ...LOG_OPTION_SPECS },
+  overview: [['survey <samples.csv>', 'record a calibration walk from the gateways on a broker']],
+  options: {
+    mqtt: { type: 'string' },
+    'mqtt-prefix': { type: 'string' },
+    'mqtt-user': { type: 'string' },
+    'mqtt-password-file': { type: 'string' },
+    beacon: { type: 'string' },
+    points: { type: 'string' },
+    seconds: { type: 'string' },
+    site: { type: 'string' },
+    ...LOG_OPTION_SPECS,
+  },
   help: `Usage: beaconkit survey --mqtt <url> --beacon <id> [options] <samples.csv>
 
 Records a calibration walk from a live fleet of gateways. Carry the beacon to each
@@ -302,17 +342,33 @@ ${LOG_OPTIONS}
 Exit codes: 0 done, 2 bad option or file.`,
   parse(values, pos): SurveyCommand {
     const command = 'survey'
-    const [out] = positionals(pos, 1, 'beaconkit survey --mqtt <url> --beacon <id> [--points points.csv] <samples.csv>', command)
+    const [out] = positionals(
+      pos,
+      1,
+      'beaconkit survey --mqtt <url> --beacon <id> [--points points.csv] <samples.csv>',
+      command,
+    )
     const mqtt = parseMqtt(values, command)
-    if (mqtt === undefined) fail('mqtt', '--mqtt <url> is required: the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883', command)
+    if (mqtt === undefined)
+      fail('mqtt', '--mqtt <url> is required: the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883', command)
     const beacon = str(values, 'beacon')
-    if (beacon === undefined || beacon === '') fail('beacon', '--beacon <id> is required: the carried beacon, as the gateways publish it (see beaconkit scan)', command)
+    if (beacon === undefined || beacon === '')
+      fail(
+        'beacon',
+        '--beacon <id> is required: the carried beacon, as the gateways publish it (see beaconkit scan)',
+        command,
+      )
     return {
       command,
       mqtt,
       beacon,
       out,
-      seconds: number(values, 'seconds', command, { positive: true, max: 3600, what: 'a positive number of seconds up to 3600' }) ?? 10,
+      seconds:
+        number(values, 'seconds', command, {
+          positive: true,
+          max: 3600,
+          what: 'a positive number of seconds up to 3600',
+        }) ?? 10,
       ...optional('points', str(values, 'points')),
       ...optional('site', str(values, 'site')),
       ...optional('log', parseLog(values, command)),

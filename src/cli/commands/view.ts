@@ -66,7 +66,10 @@ function rejectedCount(scanner: BeaconScanner): number {
 }
 
 /** Runs one view command to its end and returns the exit code. */
-export async function runView(run: ViewRun, streams: ViewStreams = { stdout: process.stdout, stderr: process.stderr }): Promise<number> {
+export async function runView(
+  run: ViewRun,
+  streams: ViewStreams = { stdout: process.stdout, stderr: process.stderr },
+): Promise<number> {
   const { source, view } = run
   const tty = !view.json && streams.stdout.isTTY === true
   const screen = tty ? new TableScreen(streams.stdout, source.clock === undefined ? 0 : 50) : undefined
@@ -90,8 +93,16 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const keys = await loadKeyring(view.keys, view.keysFile, { warn })
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
-    { source, filter: view.filter, ...(run.sourceFirst === true ? { sourceFirst: true } : {}),
-      ...(keys === undefined ? {} : { keys }), ...(view.upload === undefined ? {} : { upload: view.upload }), ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }), ...(view.http === undefined ? {} : { http: view.http }), ...(view.metrics === undefined ? {} : { metrics: view.metrics }) },
+    {
+      source,
+      filter: view.filter,
+      ...(run.sourceFirst === true ? { sourceFirst: true } : {}),
+      ...(keys === undefined ? {} : { keys }),
+      ...(view.upload === undefined ? {} : { upload: view.upload }),
+      ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }),
+      ...(view.http === undefined ? {} : { http: view.http }),
+      ...(view.metrics === undefined ? {} : { metrics: view.metrics }),
+    },
     {
       log,
       stderr: pending === undefined ? notices : { write: (text: string) => pending.push(text) },
@@ -133,19 +144,32 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     json?.write({ event: 'gone', time: clock.now(), beacon })
     screen?.forget(beacon.id)
   })
-  scanner.on('changed', (beacon: Beacon, changes: BeaconChanges) => json?.write({ event: 'changed', time: clock.now(), beacon, changes }))
+  scanner.on('changed', (beacon: Beacon, changes: BeaconChanges) =>
+    json?.write({ event: 'changed', time: clock.now(), beacon, changes }),
+  )
   scanner.on('updated', (beacons: Beacon[]) => {
     const now = clock.now()
     json?.write({ event: 'updated', time: now, beacons })
     if (screen !== undefined) {
-      const rate = lastTick === undefined || now <= lastTick.time ? 0 : ((adverts - lastTick.adverts) * 1000) / (now - lastTick.time)
+      const rate =
+        lastTick === undefined || now <= lastTick.time
+          ? 0
+          : ((adverts - lastTick.adverts) * 1000) / (now - lastTick.time)
       lastTick = { time: now, adverts }
       const notes: string[] = []
-      if (upload !== undefined) notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
+      if (upload !== undefined)
+        notes.push(`uploaded ${upload.uploader.stats.uploaded} of ${upload.uploader.stats.queued}`)
       if (mqtt !== undefined) notes.push(mqtt.note())
       const note = held?.note()
       if (note !== undefined) notes.push(note)
-      const status: TableStatus = { adapterState, advertsPerSecond: rate, inRange: beacons.length, rejected: rejectedCount(scanner), label: run.label, notes }
+      const status: TableStatus = {
+        adapterState,
+        advertsPerSecond: rate,
+        inRange: beacons.length,
+        rejected: rejectedCount(scanner),
+        label: run.label,
+        notes,
+      }
       screen.update(beacons, status, now)
     }
   })
@@ -153,7 +177,8 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
   const restore = (): void => screen?.close()
   process.on('exit', restore)
   const removeSignals = handleSignals(() => finish(EXIT.ok), restore)
-  const cancelDuration = run.durationMs === undefined ? undefined : clock.setTimeout(() => finish(EXIT.ok), run.durationMs)
+  const cancelDuration =
+    run.durationMs === undefined ? undefined : clock.setTimeout(() => finish(EXIT.ok), run.durationMs)
 
   let code: number
   let undelivered: string | undefined
@@ -182,7 +207,9 @@ export async function runView(run: ViewRun, streams: ViewStreams = { stdout: pro
     removeSignals()
     // The alternate screen took the table with it: leave a line that says what happened.
     if (screen !== undefined) {
-      streams.stdout.write(`beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`)
+      streams.stdout.write(
+        `beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`,
+      )
     }
     held?.flush()
     disarm()

@@ -55,7 +55,9 @@ function level(text: string): string {
 
 /** `<p>/webhook/data/<sn>` for sensor data, `<p>/webhook/tasks/<taskId>` for task events. */
 export function webhookTopic(prefix: string, message: WebhookMessage): string {
-  return message.type === 'text' ? `${prefix}/webhook/data/${level(message.sn)}` : `${prefix}/webhook/tasks/${level(message.taskId)}`
+  return message.type === 'text'
+    ? `${prefix}/webhook/data/${level(message.sn)}`
+    : `${prefix}/webhook/tasks/${level(message.taskId)}`
 }
 
 /** How long a forwarded push may wait for the broker's PUBACK. */
@@ -69,7 +71,8 @@ export const FORWARD_LIMITS = { messages: 100, bytes: 16 * 1024 * 1024 } as cons
 
 /** One line of output per push. */
 function line(message: WebhookMessage, json: boolean): string {
-  if (json) return `${JSON.stringify({ event: message.type === 'text' ? 'data' : 'task', time: Date.now(), message })}\n`
+  if (json)
+    return `${JSON.stringify({ event: message.type === 'text' ? 'data' : 'task', time: Date.now(), message })}\n`
   if (message.type === 'text') return `data ${message.sn} ${message.deviceType} ${JSON.stringify(message.data)}\n`
   return `task ${message.taskId} ${message.data.resultCode === 0 ? 'success' : 'fail'}\n`
 }
@@ -94,10 +97,22 @@ class Forwarder {
 
   publish(topic: string, payload: string): Promise<void> {
     const client = this.link.client
-    if (client === undefined) return Promise.reject(new MqttError('connection', 'the MQTT broker is not connected; the push is refused so the platform pushes it again'))
+    if (client === undefined)
+      return Promise.reject(
+        new MqttError(
+          'connection',
+          'the MQTT broker is not connected; the push is refused so the platform pushes it again',
+        ),
+      )
     const size = Buffer.byteLength(topic) + Buffer.byteLength(payload)
     if (this.flights.size >= this.limits.messages || this.bytes + size > this.limits.bytes) {
-      return Promise.reject(new WebhookError('unavailable', `the MQTT broker has ${this.flights.size} forwarded pushes not yet acknowledged; the push is refused (503) so the platform pushes it again`, { status: 503 }))
+      return Promise.reject(
+        new WebhookError(
+          'unavailable',
+          `the MQTT broker has ${this.flights.size} forwarded pushes not yet acknowledged; the push is refused (503) so the platform pushes it again`,
+          { status: 503 },
+        ),
+      )
     }
     this.bytes += size
     const item = {}
@@ -106,7 +121,12 @@ class Forwarder {
       // patience, nor leave its payload inside mqtt.js: give up in time and take it back out.
       const timer = setTimeout(() => {
         if (this.flights.withdraw(item)) this.bytes -= size
-        reject(new MqttError('connection', `the MQTT broker did not acknowledge the forwarded push within ${PUBLISH_TIMEOUT_MS / 1000} s`))
+        reject(
+          new MqttError(
+            'connection',
+            `the MQTT broker did not acknowledge the forwarded push within ${PUBLISH_TIMEOUT_MS / 1000} s`,
+          ),
+        )
       }, PUBLISH_TIMEOUT_MS)
       this.flights.publish(client, topic, payload, false, item, (error) => {
         clearTimeout(timer)
@@ -141,7 +161,8 @@ async function connect(flags: WebhookMqttFlags, log: Logger, problems: Connectio
     link.once('connected', () => resolve(true))
     setTimeout(() => resolve(false), 10_000).unref()
   })
-  if (!(await connected)) log.info(`mqtt: ${flags.url} not reachable yet; pushes are refused (and pushed again by the platform) until it is`)
+  if (!(await connected))
+    log.info(`mqtt: ${flags.url} not reachable yet; pushes are refused (and pushed again by the platform) until it is`)
   return link
 }
 
@@ -168,7 +189,10 @@ export async function runWebhook(
       onData: (m) => take(m),
       onTaskEvent: (e) => take(e),
       // A sender can push thousands of bad messages: counted per reason, a line per interval.
-      onError: (e) => refusals.add(e.code, 1, (n) => (n === 1 ? `push refused (${e.code}): ${e.message}` : `${formatCount(n)} pushes refused (${e.code})`)),
+      onError: (e) =>
+        refusals.add(e.code, 1, (n) =>
+          n === 1 ? `push refused (${e.code}): ${e.message}` : `${formatCount(n)} pushes refused (${e.code})`,
+        ),
       ...(options.handlerTimeoutMs === undefined ? {} : { handlerTimeoutMs: options.handlerTimeoutMs }),
     })
   } catch (error) {
@@ -176,10 +200,18 @@ export async function runWebhook(
     const code = (error as NodeJS.ErrnoException).code
     if (code === 'EADDRINUSE') {
       const where = `port ${options.port} on ${options.host}`
-      throw new TemporaryFailureError('port_in_use', `${where} is in use; choose another with --port (0 picks a free one)`, { cause: error })
+      throw new TemporaryFailureError(
+        'port_in_use',
+        `${where} is in use; choose another with --port (0 picks a free one)`,
+        { cause: error },
+      )
     }
     if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND' || code === 'EACCES') {
-      throw new InvalidOptionError('invalid_option', `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`, { option: 'host', cause: error })
+      throw new InvalidOptionError(
+        'invalid_option',
+        `cannot listen on ${options.host}:${options.port} (${code}); check --host and --port`,
+        { option: 'host', cause: error },
+      )
     }
     throw error
   }
@@ -194,8 +226,14 @@ export async function runWebhook(
       resolve()
     })
   })
-  if (json) out.write(`${JSON.stringify({ event: 'listening', url: server.url, port: server.port, ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }) })}\n`)
-  else out.write(`webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`)
+  if (json)
+    out.write(
+      `${JSON.stringify({ event: 'listening', url: server.url, port: server.port, ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }) })}\n`,
+    )
+  else
+    out.write(
+      `webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`,
+    )
   await stopped
   const disarm = forceAfter()
   await server.close()
@@ -216,9 +254,7 @@ export type WebhookCommand = { command: 'webhook' } & WebhookCommandOptions
 /** `beaconkit webhook`: its options, help, parser and runner (registered in registry.ts). */
 export const webhookCommand = defineCommand({
   name: 'webhook',
-  overview: [
-    ['webhook', "receive the platform's webhook pushes; JSON lines or MQTT"],
-  ],
+  overview: [['webhook', "receive the platform's webhook pushes; JSON lines or MQTT"]],
   options: {
     port: { type: 'string' },
     host: { type: 'string' },
@@ -254,11 +290,17 @@ decrypt hook (createWebhookHandler; docs/developer-interface.md). Runs until Ctr
 ${COMMON_TAIL}`,
   parse(values, pos): WebhookCommand {
     const command = 'webhook'
-    positionals(pos, 0, 'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>] [--handler-timeout <s>]', command)
+    positionals(
+      pos,
+      0,
+      'beaconkit webhook [--port 8080] [--host 127.0.0.1] [--json] [--mqtt <url>] [--handler-timeout <s>]',
+      command,
+    )
     const port = tcpPort(values, 'port', command) ?? 8080
     const url = str(values, 'mqtt')
     for (const companion of ['mqtt-prefix', 'mqtt-user', 'mqtt-password-file']) {
-      if (url === undefined && str(values, companion) !== undefined) fail(companion, `--${companion} needs --mqtt <url>`, command)
+      if (url === undefined && str(values, companion) !== undefined)
+        fail(companion, `--${companion} needs --mqtt <url>`, command)
     }
     const mqtt =
       url === undefined
@@ -269,9 +311,21 @@ ${COMMON_TAIL}`,
             ...optional('username', str(values, 'mqtt-user')),
             ...optional('passwordFile', str(values, 'mqtt-password-file')),
           }
-    const timeout = number(values, 'handler-timeout', command, { positive: true, max: 3600, what: 'a number of seconds above 0 (at most 3600)' })
+    const timeout = number(values, 'handler-timeout', command, {
+      positive: true,
+      max: 3600,
+      what: 'a number of seconds above 0 (at most 3600)',
+    })
     const handlerTimeoutMs = timeout === undefined ? undefined : Math.max(1, Math.round(timeout * 1000))
-    return { command, port, host: str(values, 'host') ?? '127.0.0.1', json: bool(values, 'json'), ...optional('mqtt', mqtt), ...optional('handlerTimeoutMs', handlerTimeoutMs), ...optional('log', parseLog(values, command)) }
+    return {
+      command,
+      port,
+      host: str(values, 'host') ?? '127.0.0.1',
+      json: bool(values, 'json'),
+      ...optional('mqtt', mqtt),
+      ...optional('handlerTimeoutMs', handlerTimeoutMs),
+      ...optional('log', parseLog(values, command)),
+    }
   },
   run: (parsed) => runWebhook(parsed),
 })

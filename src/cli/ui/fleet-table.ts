@@ -84,16 +84,33 @@ const COLUMNS: Column<FleetBeacon, FleetContext>[] = [
   { header: 'BEACON', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.id },
   { header: 'NAME', priority: 97, align: 'left', minWidth: 8, cell: (b) => b.name ?? '' },
   { header: 'ROOM', priority: 95, align: 'left', minWidth: 8, squeezeLast: true, cell: (b) => b.room ?? '' },
-  { header: 'POSITION', priority: 60, align: 'right', cell: (b) => (b.position === undefined ? '' : `${b.position.x.toFixed(1)},${b.position.y.toFixed(1)} ±${b.position.accuracy.toFixed(1)}m`) },
+  {
+    header: 'POSITION',
+    priority: 60,
+    align: 'right',
+    cell: (b) =>
+      b.position === undefined
+        ? ''
+        : `${b.position.x.toFixed(1)},${b.position.y.toFixed(1)} ±${b.position.accuracy.toFixed(1)}m`,
+  },
   { header: 'GW', priority: 85, align: 'right', cell: (b) => String(b.gateways.length) },
-  { header: 'BEST RSSI', priority: 90, align: 'right', cell: (b) => (b.gateways[0] === undefined ? '' : String(Math.round(b.gateways[0].rssi))) },
+  {
+    header: 'BEST RSSI',
+    priority: 90,
+    align: 'right',
+    cell: (b) => (b.gateways[0] === undefined ? '' : String(Math.round(b.gateways[0].rssi))),
+  },
   { header: 'NEAREST', priority: 80, align: 'left', minWidth: 10, cell: (b) => b.gateways[0]?.gateway ?? '' },
   {
     header: 'ALSO HEARD BY',
     priority: 40,
     align: 'left',
     minWidth: 12,
-    cell: (b) => b.gateways.slice(1).map((g) => `${g.gateway} ${Math.round(g.rssi)}`).join(', '),
+    cell: (b) =>
+      b.gateways
+        .slice(1)
+        .map((g) => `${g.gateway} ${Math.round(g.rssi)}`)
+        .join(', '),
   },
   { header: 'AGE', priority: 70, align: 'right', cell: (b, o) => age(b, o.now) },
 ]
@@ -118,8 +135,14 @@ export function renderFleetStatus(status: FleetStatus): string {
  * The fleet table: the status line, then beacons by room and id (rows stay in place while a
  * beacon stays in its room), cut to `width` × `height`. Pure.
  */
-export function renderFleetTable(beacons: readonly FleetBeacon[], status: FleetStatus, options: { width: number; height?: number; now: number }): string[] {
-  const rows = [...beacons].sort((a, b) => (a.room ?? '\uffff').localeCompare(b.room ?? '\uffff') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0))
+export function renderFleetTable(
+  beacons: readonly FleetBeacon[],
+  status: FleetStatus,
+  options: { width: number; height?: number; now: number },
+): string[] {
+  const rows = [...beacons].sort(
+    (a, b) => (a.room ?? '\uffff').localeCompare(b.room ?? '\uffff') || (a.id < b.id ? -1 : a.id > b.id ? 1 : 0),
+  )
   // The name column only when some beacon has a name (the site file's `beacons` list): otherwise it is empty width.
   const columns = rows.some((b) => b.name !== undefined) ? COLUMNS : COLUMNS.filter((c) => c.header !== 'NAME')
   return renderGrid(rows, columns, renderFleetStatus(status), {

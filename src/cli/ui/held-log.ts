@@ -39,7 +39,8 @@ export class HeldLog {
 
   /** Logs the held lines to the real logger (once the table is gone); holds nothing after. */
   flush(): void {
-    if (this.count > this.held.length) this.base.info(`${this.count - this.held.length} earlier log lines of the run not shown`)
+    if (this.count > this.held.length)
+      this.base.info(`${this.count - this.held.length} earlier log lines of the run not shown`)
     for (const record of this.held.splice(0)) logRecord(this.base, record)
     this.count = 0
   }

@@ -84,7 +84,9 @@ export class TableScreen extends TerminalScreen {
   /** One tick: records the RSSI history and redraws. */
   update(beacons: readonly Beacon[], status: TableStatus, now: number): void {
     this.history.record(beacons, now)
-    this.show((width, height) => renderTable(beacons, status, { width, height, now, history: (id) => this.history.samples(id) }))
+    this.show((width, height) =>
+      renderTable(beacons, status, { width, height, now, history: (id) => this.history.samples(id) }),
+    )
   }
 
   /** A beacon left: its sparkline history goes with it. */

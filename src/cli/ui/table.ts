@@ -102,7 +102,14 @@ const COLUMNS: BeaconColumn[] = [
     align: 'left',
     cell: (b) => [b.hardwareModelName, b.firmwareVersion].filter((x) => x !== undefined).join('/'),
   },
-  { header: 'BEACON ID', priority: 65, align: 'left', minWidth: 20, shrink: shrinkBeaconId, cell: (b) => b.beaconID ?? '' },
+  {
+    header: 'BEACON ID',
+    priority: 65,
+    align: 'left',
+    minWidth: 20,
+    shrink: shrinkBeaconId,
+    cell: (b) => b.beaconID ?? '',
+  },
   { header: 'RSSI', priority: 90, align: 'right', cell: (b) => String(b.rssi) },
   {
     header: 'LAST 30 s',
@@ -122,7 +129,12 @@ const COLUMNS: BeaconColumn[] = [
   { header: 'TEMP', priority: 50, align: 'right', cell: (b) => fixed(b.temperature, 1, '°C') },
   { header: 'LIGHT', priority: 30, align: 'right', cell: (b) => fixed(b.light, 0, 'lx') },
   { header: 'MOVE', priority: 45, align: 'left', cell: movingText },
-  { header: 'ACC', priority: 25, align: 'right', cell: (b) => (b.accelerometerCount === undefined ? '' : String(b.accelerometerCount)) },
+  {
+    header: 'ACC',
+    priority: 25,
+    align: 'right',
+    cell: (b) => (b.accelerometerCount === undefined ? '' : String(b.accelerometerCount)),
+  },
   { header: 'SEC', priority: 75, align: 'left', cell: secureMarker },
   { header: 'AGE', priority: 70, align: 'right', cell: (b, o) => ageText(b, o.now) },
 ]
@@ -175,7 +187,11 @@ export function renderStatus(status: TableStatus): string {
 }
 
 /** Chooses which columns fit in `width` and how wide each is. */
-function layout<R, C>(columns: readonly Column<R, C>[], cells: string[][], width: number): { col: Column<R, C>; index: number; width: number }[] {
+function layout<R, C>(
+  columns: readonly Column<R, C>[],
+  cells: string[][],
+  width: number,
+): { col: Column<R, C>; index: number; width: number }[] {
   let chosen = columns.map((col, index) => ({
     col,
     index,
@@ -224,7 +240,12 @@ export interface GridOptions<Context> {
  * `height` rows. Columns are dropped from the least important up when the terminal is narrow;
  * rows that do not fit are counted in a last line. Pure: the same input gives the same lines.
  */
-export function renderGrid<R, C>(rows: readonly R[], columns: readonly Column<R, C>[], status: string, options: GridOptions<C>): string[] {
+export function renderGrid<R, C>(
+  rows: readonly R[],
+  columns: readonly Column<R, C>[],
+  status: string,
+  options: GridOptions<C>,
+): string[] {
   const width = Math.max(1, Math.floor(options.width))
   const lines: string[] = [truncate(status, width)]
   if (rows.length === 0) {
@@ -246,11 +267,19 @@ export function renderGrid<R, C>(rows: readonly R[], columns: readonly Column<R,
   const cells = shown.map((r) => columns.map((col) => clean(col.cell(r, options.context))))
   const chosen = layout(columns, cells, width)
   const line = (texts: string[]): string =>
-    truncate(chosen.map((c) => pad(texts[c.index], c.width, c.col)).join(GAP).trimEnd(), width)
+    truncate(
+      chosen
+        .map((c) => pad(texts[c.index], c.width, c.col))
+        .join(GAP)
+        .trimEnd(),
+      width,
+    )
   lines.push(line(columns.map((c) => c.header)))
   for (const row of cells) lines.push(line(row))
   if (more > 0 && options.height !== undefined && lines.length < options.height) {
-    lines.push(truncate(`… ${more} more ${more === 1 ? options.noun[0] : options.noun[1]} (enlarge the terminal)`, width))
+    lines.push(
+      truncate(`… ${more} more ${more === 1 ? options.noun[0] : options.noun[1]} (enlarge the terminal)`, width),
+    )
   }
   const shownHeaders = new Set(chosen.map((c) => c.col.header))
   const text = legend?.filter((entry) => shownHeaders.has(entry.column)).map((entry) => entry.text)
@@ -285,9 +314,12 @@ function legendFor(beacons: readonly Beacon[]): { column: string; text: string }
   const secure = beacons.map((b) => b.secure).filter((s) => s !== undefined)
   const sec: string[] = []
   if (secure.some((s) => s.verified)) sec.push('✓ verified with a broadcast key')
-  if (secure.some((s) => !s.verified && (s.rejected === undefined || s.rejected === 'no_key'))) sec.push('? encrypted, no key for it here (--key)')
-  if (secure.some((s) => !s.verified && s.rejected !== undefined && s.rejected !== 'no_key')) sec.push('✗ failed verification (reason follows)')
+  if (secure.some((s) => !s.verified && (s.rejected === undefined || s.rejected === 'no_key')))
+    sec.push('? encrypted, no key for it here (--key)')
+  if (secure.some((s) => !s.verified && s.rejected !== undefined && s.rejected !== 'no_key'))
+    sec.push('✗ failed verification (reason follows)')
   if (sec.length > 0) entries.push({ column: 'SEC', text: `SEC ${sec.join(', ')}` })
-  if (beacons.some((b) => b.accuracy === undefined || b.accuracy < 0)) entries.push({ column: 'DIST', text: 'DIST ? unknown distance' })
+  if (beacons.some((b) => b.accuracy === undefined || b.accuracy < 0))
+    entries.push({ column: 'DIST', text: 'DIST ? unknown distance' })
   return entries.length === 0 ? undefined : entries
 }

@@ -85,7 +85,9 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     super()
     this.options = resolveBluezOptions(options)
     if (this.options.clockGiven) this.clock = this.options.clock
-    this.monitor = new MonitorRegistration(this.options.adapter, this.options.adapterPath, (message) => this.emit('warning', message))
+    this.monitor = new MonitorRegistration(this.options.adapter, this.options.adapterPath, (message) =>
+      this.emit('warning', message),
+    )
   }
 
   /** A copy of the counters. */
@@ -156,12 +158,14 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     bus.onClose((error) => this.onBusClosed(error, generation))
     if (this.options.monitor) exportMonitor(bus)
     try {
-      for (const rule of matchRules(this.options.adapterPath)) await bus.call(DBUS, DBUS_PATH, DBUS, 'AddMatch', 's', [rule])
+      for (const rule of matchRules(this.options.adapterPath))
+        await bus.call(DBUS, DBUS_PATH, DBUS, 'AddMatch', 's', [rule])
       this.owner = await this.nameOwner(bus)
       if (this.owner === undefined) throw bluezNotRunning()
       const outcome = await this.bringUp(bus)
       if (outcome.kind === 'absent') throw bluezNoAdapter(this.options.adapter, outcome.adapters)
-      if (outcome.kind === 'off') throw new BluetoothUnavailableError('powered_off', bluezPoweredOffMessage(this.options.adapter))
+      if (outcome.kind === 'off')
+        throw new BluetoothUnavailableError('powered_off', bluezPoweredOffMessage(this.options.adapter))
     } catch (error) {
       if (this.generation !== generation) return
       this.teardown()
@@ -175,7 +179,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
       const [owner] = await bus.call(DBUS, DBUS_PATH, DBUS, 'GetNameOwner', 's', [BLUEZ])
       return typeof owner === 'string' ? owner : undefined
     } catch (error) {
-      if (error instanceof DbusCallError && error.dbusName === 'org.freedesktop.DBus.Error.NameHasNoOwner') return undefined
+      if (error instanceof DbusCallError && error.dbusName === 'org.freedesktop.DBus.Error.NameHasNoOwner')
+        return undefined
       throw error
     }
   }
@@ -188,7 +193,9 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     const adapter = managed.get(path)?.get(ADAPTER)
     if (adapter === undefined) {
       this.setDown()
-      const adapters = [...managed].filter(([, ifaces]) => ifaces.has(ADAPTER)).map(([p]) => p.slice(p.lastIndexOf('/') + 1))
+      const adapters = [...managed]
+        .filter(([, ifaces]) => ifaces.has(ADAPTER))
+        .map(([p]) => p.slice(p.lastIndexOf('/') + 1))
       return { kind: 'absent', adapters }
     }
     if (variantBoolean(propertyMap(adapter).get('Powered')) !== true) {

@@ -49,12 +49,25 @@ export class DbusCallError extends Error {
 /** What BluezSource needs of a bus connection. */
 export interface DbusConnection {
   /** Calls a method; resolves with the reply's body. @throws DbusCallError */
-  call(destination: string, path: string, iface: string, member: string, signature?: string, body?: unknown[]): Promise<unknown[]>
+  call(
+    destination: string,
+    path: string,
+    iface: string,
+    member: string,
+    signature?: string,
+    body?: unknown[],
+  ): Promise<unknown[]>
   /**
    * Serves a method on an object of ours (bluetoothd calling back an advertisement monitor);
    * `fn` gets the call's arguments and returns the reply body's single value, if any.
    */
-  serve(path: string, iface: string, member: string, replySignature: string | undefined, fn: (...args: unknown[]) => unknown): void
+  serve(
+    path: string,
+    iface: string,
+    member: string,
+    replySignature: string | undefined,
+    fn: (...args: unknown[]) => unknown,
+  ): void
   /** Every signal delivered to this connection (the match rules decide which). */
   onSignal(listener: (message: DbusMessage) => void): void
   /** The connection closed or failed; called once. */
@@ -65,7 +78,12 @@ export interface DbusConnection {
 
 interface NativeBus {
   connection: NativeConnection
-  setMethodCallHandler(path: string, iface: string, member: string, handler: [(...args: unknown[]) => unknown, string | undefined]): void
+  setMethodCallHandler(
+    path: string,
+    iface: string,
+    member: string,
+    handler: [(...args: unknown[]) => unknown, string | undefined],
+  ): void
   invoke(message: Record<string, unknown>, callback: (error: unknown, ...body: unknown[]) => void): void
 }
 
@@ -92,7 +110,11 @@ async function loadModule(): Promise<NativeModule> {
   }
   // ESM import of a CommonJS module puts module.exports on `default`; a CJS build gets it directly.
   for (const candidate of [loaded, (loaded as { default?: unknown } | null)?.default]) {
-    if (candidate !== null && typeof candidate === 'object' && typeof (candidate as NativeModule).createClient === 'function') {
+    if (
+      candidate !== null &&
+      typeof candidate === 'object' &&
+      typeof (candidate as NativeModule).createClient === 'function'
+    ) {
       return candidate as NativeModule
     }
   }
@@ -136,7 +158,8 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
   const finish = (error: Error | undefined): void => {
     if (closed) return
     closed = true
-    for (const fail of pending) fail(error ?? new DbusCallError('org.freedesktop.DBus.Error.Disconnected', 'the bus connection closed'))
+    for (const fail of pending)
+      fail(error ?? new DbusCallError('org.freedesktop.DBus.Error.Disconnected', 'the bus connection closed'))
     pending.clear()
     closeListener?.(error)
   }
@@ -160,7 +183,8 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
     })
     connection.on('end', () => {
       clearTimeout(timer)
-      if (!connected) reject(Object.assign(new Error('the bus closed the connection during the handshake'), { code: 'ECONNRESET' }))
+      if (!connected)
+        reject(Object.assign(new Error('the bus closed the connection during the handshake'), { code: 'ECONNRESET' }))
       finish(undefined)
     })
   })
@@ -172,7 +196,10 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
 
   return {
     call(destination, path, iface, member, signature, body) {
-      if (closed) return Promise.reject(new DbusCallError('org.freedesktop.DBus.Error.Disconnected', 'the bus connection is closed'))
+      if (closed)
+        return Promise.reject(
+          new DbusCallError('org.freedesktop.DBus.Error.Disconnected', 'the bus connection is closed'),
+        )
       return new Promise<unknown[]>((resolve, reject) => {
         let done = false
         const fail = (error: Error): void => {
@@ -183,7 +210,13 @@ export async function connectBus(address: string, callTimeoutMs: number): Promis
           reject(error)
         }
         const timer = setTimeout(
-          () => fail(new DbusCallError('org.freedesktop.DBus.Error.NoReply', `${iface}.${member} got no reply within ${callTimeoutMs} ms`)),
+          () =>
+            fail(
+              new DbusCallError(
+                'org.freedesktop.DBus.Error.NoReply',
+                `${iface}.${member} got no reply within ${callTimeoutMs} ms`,
+              ),
+            ),
           callTimeoutMs,
         )
         pending.add(fail)

@@ -108,7 +108,12 @@ export class BluezDevices {
    * A PropertiesChanged on Device1: an advertisement when the signal carries RSSI and/or data,
    * built from the changed keys only plus the last RSSI (forgotten when the signal invalidates it).
    */
-  changed(path: string, rawChanged: unknown, now: number, invalidated: readonly string[] = []): Advertisement | undefined {
+  changed(
+    path: string,
+    rawChanged: unknown,
+    now: number,
+    invalidated: readonly string[] = [],
+  ): Advertisement | undefined {
     const props = propertyMap(rawChanged)
     const device = this.identity(path, props)
     if (device === undefined) return undefined

@@ -79,7 +79,10 @@ export function bluezErrorFrom(error: unknown, adapter: string, busAddress: stri
   if (errno === 'ENOENT' || errno === 'ECONNREFUSED' || errno === 'ETIMEDOUT' || errno === 'ECONNRESET') {
     code = 'bluez_not_running'
     message = `The D-Bus system bus at ${busAddress} cannot be reached (${why}). Start it: \`sudo systemctl start dbus\`; in a container, mount the host's /run/dbus/system_bus_socket.`
-  } else if (name === 'org.freedesktop.DBus.Error.ServiceUnknown' || name === 'org.freedesktop.DBus.Error.NameHasNoOwner') {
+  } else if (
+    name === 'org.freedesktop.DBus.Error.ServiceUnknown' ||
+    name === 'org.freedesktop.DBus.Error.NameHasNoOwner'
+  ) {
     return bluezNotRunning(error)
   } else if (
     errno === 'EACCES' ||

@@ -42,9 +42,12 @@ export function exportMonitor(bus: DbusConnection): void {
     ['Type', ['s', 'or_patterns']],
     ['Patterns', ['a(yyay)', patterns]],
   ]
-  bus.serve(MONITOR_ROOT, OBJECT_MANAGER, 'GetManagedObjects', 'a{oa{sa{sv}}}', () => [[MONITOR_PATH, [[MONITOR, properties]]]])
+  bus.serve(MONITOR_ROOT, OBJECT_MANAGER, 'GetManagedObjects', 'a{oa{sa{sv}}}', () => [
+    [MONITOR_PATH, [[MONITOR, properties]]],
+  ])
   // bluetoothd's notifications; devices' data still arrives as Device1 PropertiesChanged.
-  for (const member of ['Release', 'Activate', 'DeviceFound', 'DeviceLost']) bus.serve(MONITOR_PATH, MONITOR, member, undefined, () => undefined)
+  for (const member of ['Release', 'Activate', 'DeviceFound', 'DeviceLost'])
+    bus.serve(MONITOR_PATH, MONITOR, member, undefined, () => undefined)
 }
 
 /** Our monitor's registration with one adapter: once per adapter appearance, never fatal (discovery works without). */
@@ -86,7 +89,10 @@ export class MonitorRegistration {
     } catch (error) {
       // Registered already on this connection (a resync raced another).
       if (error instanceof DbusCallError && error.dbusName === 'org.bluez.Error.AlreadyExists') this.registered = true
-      else this.warnOnce(`bluetoothd refused our advertisement monitor (${(error as Error).message}); beacons may be reported only every ~10 s.`)
+      else
+        this.warnOnce(
+          `bluetoothd refused our advertisement monitor (${(error as Error).message}); beacons may be reported only every ~10 s.`,
+        )
     }
   }
 

@@ -68,17 +68,24 @@ export function resolveBluezOptions(options: unknown): ResolvedBluezOptions {
   const adapter = o.adapter ?? 'hci0'
   // An object path element: letters, digits and underscores only.
   if (typeof adapter !== 'string' || !/^[A-Za-z0-9_]{1,64}$/.test(adapter)) {
-    throw invalid('adapter', `expected an adapter name such as 'hci0' or 'hci1' (see \`bluetoothctl list\`), got ${describe(adapter)}.`)
+    throw invalid(
+      'adapter',
+      `expected an adapter name such as 'hci0' or 'hci1' (see \`bluetoothctl list\`), got ${describe(adapter)}.`,
+    )
   }
   const busAddress = o.busAddress ?? systemBusAddress()
   if (typeof busAddress !== 'string' || !/^[a-z]+:/.test(busAddress)) {
-    throw invalid('busAddress', `expected a D-Bus address such as 'unix:path=/run/dbus/system_bus_socket', got ${describe(busAddress)}.`)
+    throw invalid(
+      'busAddress',
+      `expected a D-Bus address such as 'unix:path=/run/dbus/system_bus_socket', got ${describe(busAddress)}.`,
+    )
   }
   const callTimeoutMs = o.callTimeoutMs ?? 10_000
   if (typeof callTimeoutMs !== 'number' || !Number.isFinite(callTimeoutMs) || callTimeoutMs < 100) {
     throw invalid('callTimeoutMs', `expected a number of milliseconds ≥ 100, got ${describe(callTimeoutMs)}.`)
   }
-  if (o.monitor !== undefined && typeof o.monitor !== 'boolean') throw invalid('monitor', `expected true or false, got ${describe(o.monitor)}.`)
+  if (o.monitor !== undefined && typeof o.monitor !== 'boolean')
+    throw invalid('monitor', `expected true or false, got ${describe(o.monitor)}.`)
   if (o.clock !== undefined && !isClock(o.clock)) {
     throw invalid('clock', 'expected an object with now(), setTimeout() and setInterval() (RealClock or VirtualClock).')
   }

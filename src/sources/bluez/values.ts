@@ -20,7 +20,12 @@ export interface OpenedVariant {
 }
 
 function isTree(value: unknown): value is SignatureTree {
-  return value !== null && typeof value === 'object' && typeof (value as SignatureTree).type === 'string' && Array.isArray((value as SignatureTree).child)
+  return (
+    value !== null &&
+    typeof value === 'object' &&
+    typeof (value as SignatureTree).type === 'string' &&
+    Array.isArray((value as SignatureTree).child)
+  )
 }
 
 /** Opens a raw variant; undefined when it is not one. */
@@ -57,7 +62,9 @@ const INTEGER_TYPES = new Set(['y', 'n', 'q', 'i', 'u'])
 /** A variant holding a (16/32-bit or byte) integer. */
 export function variantInteger(raw: unknown): number | undefined {
   const v = openVariant(raw)
-  return v !== undefined && INTEGER_TYPES.has(v.type) && typeof v.value === 'number' && Number.isFinite(v.value) ? v.value : undefined
+  return v !== undefined && INTEGER_TYPES.has(v.type) && typeof v.value === 'number' && Number.isFinite(v.value)
+    ? v.value
+    : undefined
 }
 
 /** A variant holding a string or object path. */

@@ -52,7 +52,8 @@ export function advertisementFromNoble(
   facts?: PacketFacts,
 ): Advertisement {
   const address = String(peripheral.address || peripheral.id || '').toLowerCase()
-  const rssi = typeof peripheral.rssi === 'number' && Number.isFinite(peripheral.rssi) ? peripheral.rssi : RSSI_UNAVAILABLE
+  const rssi =
+    typeof peripheral.rssi === 'number' && Number.isFinite(peripheral.rssi) ? peripheral.rssi : RSSI_UNAVAILABLE
   const adv: Advertisement = { address, rssi, timestamp: now }
 
   const addressType = peripheral.addressType

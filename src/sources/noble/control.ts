@@ -70,12 +70,23 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
   private constructor(private readonly noble: NobleLike) {
     super()
     const hci = noble._bindings?._hci
-    const methods = ['pollIsDevUp', 'onSocketError', 'processCmdCompleteEvent', 'processCmdStatusEvent', 'setScanEnabled'] as const
-    if (hci !== undefined && methods.every((m) => typeof hci[m] === 'function') && typeof hci._socket?.stop === 'function') {
+    const methods = [
+      'pollIsDevUp',
+      'onSocketError',
+      'processCmdCompleteEvent',
+      'processCmdStatusEvent',
+      'setScanEnabled',
+    ] as const
+    if (
+      hci !== undefined &&
+      methods.every((m) => typeof hci[m] === 'function') &&
+      typeof hci._socket?.stop === 'function'
+    ) {
       this.hci = hci
     }
     const bindings = noble._bindings
-    const listens = hci !== undefined && typeof hci.prependListener === 'function' && typeof bindings?._gap?.on === 'function'
+    const listens =
+      hci !== undefined && typeof hci.prependListener === 'function' && typeof bindings?._gap?.on === 'function'
     this.reports = listens && bindings !== undefined ? new ReportTracker(hci, bindings) : undefined
   }
 
@@ -91,15 +102,17 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
     const hciBindings = bindings !== undefined && (bindings._hci !== undefined || bindings._gap !== undefined)
     if (hciBindings && this.hci === undefined) {
       out.push(
-        "HCI layer (lib/hci-socket/hci.js) is not shaped as expected: stop() cannot release the process, and failed scan " +
+        'HCI layer (lib/hci-socket/hci.js) is not shaped as expected: stop() cannot release the process, and failed scan ' +
           'starts, adapter resets and unplugged adapters go unnoticed',
       )
     }
     if (hciBindings && this.reports === undefined) {
-      out.push('GAP layer cannot be followed: advertisements it holds back when a scan response is lost stay unreported')
+      out.push(
+        'GAP layer cannot be followed: advertisements it holds back when a scan response is lost stay unreported',
+      )
     }
     if (hciBindings && (bindings._gap?._discoveries === null || typeof bindings._gap?._discoveries !== 'object')) {
-      out.push("GAP layer has no _discoveries map: pruning cannot bound its memory")
+      out.push('GAP layer has no _discoveries map: pruning cannot bound its memory')
     }
     if (hciBindings && (bindings._addresses === null || typeof bindings._addresses !== 'object')) {
       out.push('HCI bindings have no _addresses map: pruning cannot bound their memory')

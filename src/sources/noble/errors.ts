@@ -55,7 +55,11 @@ function errorMessage(error: unknown): string {
  * - `ERFKILL` / `ENETDOWN` → `powered_off`
  * - anything else → `start_failed`
  */
-export function bluetoothErrorFrom(error: unknown, hciDeviceId?: number, platform: string = process.platform): BluetoothUnavailableError {
+export function bluetoothErrorFrom(
+  error: unknown,
+  hciDeviceId?: number,
+  platform: string = process.platform,
+): BluetoothUnavailableError {
   if (error instanceof BluetoothUnavailableError) return error
   const code = errorCode(error)
   const adapter = adapterName(hciDeviceId)
@@ -99,10 +103,16 @@ export function bluetoothErrorFrom(error: unknown, hciDeviceId?: number, platfor
 }
 
 /** The message for an adapter that is present but down or blocked. */
-export function poweredOffMessage(hciDeviceId: number | undefined, why?: string, platform: string = process.platform): string {
+export function poweredOffMessage(
+  hciDeviceId: number | undefined,
+  why?: string,
+  platform: string = process.platform,
+): string {
   const detail = why === undefined ? '' : ` (${why})`
-  if (platform === 'darwin') return `Bluetooth is turned off${detail}. Turn it on in System Settings → Bluetooth (or from the menu bar).`
-  if (platform === 'win32') return `Bluetooth is turned off${detail}. Turn it on in Settings → Bluetooth & devices (and check that airplane mode is off).`
+  if (platform === 'darwin')
+    return `Bluetooth is turned off${detail}. Turn it on in System Settings → Bluetooth (or from the menu bar).`
+  if (platform === 'win32')
+    return `Bluetooth is turned off${detail}. Turn it on in Settings → Bluetooth & devices (and check that airplane mode is off).`
   const n = adapterNumber(hciDeviceId)
   return (
     `The Bluetooth adapter hci${n} is powered off${detail}. ` +
@@ -112,7 +122,11 @@ export function poweredOffMessage(hciDeviceId: number | undefined, why?: string,
 }
 
 /** The error for a noble adapter state that rules out scanning ('unsupported', 'unauthorized', 'poweredOff'). */
-export function bluetoothErrorForState(state: string, hciDeviceId?: number, platform: string = process.platform): BluetoothUnavailableError {
+export function bluetoothErrorForState(
+  state: string,
+  hciDeviceId?: number,
+  platform: string = process.platform,
+): BluetoothUnavailableError {
   const adapter = adapterName(hciDeviceId)
   if (state === 'unauthorized') {
     let message: string
@@ -121,7 +135,8 @@ export function bluetoothErrorForState(state: string, hciDeviceId?: number, plat
         "macOS refused Bluetooth access (state 'unauthorized'). Allow Bluetooth for the app that runs Node (Terminal, " +
         'your IDE, or the service) in System Settings → Privacy & Security → Bluetooth, then restart that app.'
     } else if (platform === 'win32') {
-      message = "Windows refused Bluetooth access (state 'unauthorized'). Allow apps to use Bluetooth in Settings → Privacy & security, and check that the radio is on."
+      message =
+        "Windows refused Bluetooth access (state 'unauthorized'). Allow apps to use Bluetooth in Settings → Privacy & security, and check that the radio is on."
     } else {
       // On Linux the socket opens without privileges; the first command write fails with EPERM,
       // which noble turns into this state.
@@ -129,7 +144,8 @@ export function bluetoothErrorForState(state: string, hciDeviceId?: number, plat
     }
     return new BluetoothUnavailableError('unauthorized', message)
   }
-  if (state === 'poweredOff') return new BluetoothUnavailableError('powered_off', poweredOffMessage(hciDeviceId, undefined, platform))
+  if (state === 'poweredOff')
+    return new BluetoothUnavailableError('powered_off', poweredOffMessage(hciDeviceId, undefined, platform))
   if (platform === 'darwin' || platform === 'win32') {
     return new BluetoothUnavailableError(
       'unsupported',
@@ -153,10 +169,15 @@ const DETACHED = new Set(['EBADFD', 'ENODEV', 'EPIPE'])
  * `socketErrorCode` is the last error of noble's socket: EBADFD and friends mean the adapter was
  * unplugged, and noble (which binds its socket once) can never reach it again in this process.
  */
-export function adapterLostError(hciDeviceId: number | undefined, limitMs: number, socketErrorCode?: string): BluetoothUnavailableError {
+export function adapterLostError(
+  hciDeviceId: number | undefined,
+  limitMs: number,
+  socketErrorCode?: string,
+): BluetoothUnavailableError {
   const adapter = adapterName(hciDeviceId)
   const seconds = Math.round(limitMs / 1000)
-  const restart = 'Restart the process to scan again (under systemd: exit non-zero on this error and keep Restart=on-failure, as examples/gateway.ts does).'
+  const restart =
+    'Restart the process to scan again (under systemd: exit non-zero on this error and keep Restart=on-failure, as examples/gateway.ts does).'
   const message =
     socketErrorCode !== undefined && DETACHED.has(socketErrorCode)
       ? `${adapter} was unplugged or re-attached (${socketErrorCode} on noble's socket) and has not come back for ${seconds} s: ` +

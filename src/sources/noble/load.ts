@@ -53,7 +53,9 @@ async function importFactory(hciDeviceId: number | undefined): Promise<NobleFact
   const candidate = typeof loaded === 'function' ? loaded : (loaded as { default?: unknown } | null)?.default
   if (typeof candidate !== 'function') {
     throw bluetoothErrorFrom(
-      Object.assign(new Error(`${NOBLE_FACTORY_MODULE} does not export a factory function`), { code: 'MODULE_NOT_FOUND' }),
+      Object.assign(new Error(`${NOBLE_FACTORY_MODULE} does not export a factory function`), {
+        code: 'MODULE_NOT_FOUND',
+      }),
       hciDeviceId,
     )
   }

@@ -47,7 +47,14 @@ export interface NobleSourceStats {
   prunedAddresses: number
 }
 
-const ADAPTER_STATES: readonly string[] = ['unknown', 'resetting', 'unsupported', 'unauthorized', 'poweredOff', 'poweredOn']
+const ADAPTER_STATES: readonly string[] = [
+  'unknown',
+  'resetting',
+  'unsupported',
+  'unauthorized',
+  'poweredOff',
+  'poweredOn',
+]
 type Phase = 'stopped' | 'starting' | 'running'
 
 /**
@@ -155,7 +162,8 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     this.lastState = undefined
     this.scan.lastFailure = undefined
     this.attach(noble)
-    for (const problem of this.control?.problems() ?? []) this.emit('warning', `noble ${problem} (beaconkit was written against noble 1.9.2-26).`)
+    for (const problem of this.control?.problems() ?? [])
+      this.emit('warning', `noble ${problem} (beaconkit was written against noble 1.9.2-26).`)
 
     const started = new Promise<void>((resolve, reject) => {
       this.settleStart = (error?: Error) => (error === undefined ? resolve() : reject(error))
@@ -252,7 +260,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       this.emit(
         'warning',
         `${named} and this source's adapter are the same controller (${this.noble?.address}): two noble instances on one ` +
-          'adapter stop each other\'s scans. Name the adapter the same way everywhere (the same hciDeviceId, or none).',
+          "adapter stop each other's scans. Name the adapter the same way everywhere (the same hciDeviceId, or none).",
       )
     }
     this.cancelStartTimeout?.()

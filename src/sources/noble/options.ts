@@ -80,12 +80,16 @@ function describe(value: unknown): string {
  */
 function serviceUuids(value: unknown): string[] {
   if (value === undefined) return []
-  if (!Array.isArray(value)) throw invalid('serviceUuids', `expected an array of hex uuids such as ["81e7"], got ${describe(value)}.`)
+  if (!Array.isArray(value))
+    throw invalid('serviceUuids', `expected an array of hex uuids such as ["81e7"], got ${describe(value)}.`)
   const out = new Set<string>()
   for (const item of value) {
     const uuid = typeof item === 'string' ? item.replace(/-/g, '').toLowerCase() : ''
     if (!UUID.test(uuid)) {
-      throw invalid('serviceUuids', `${describe(item)} is not a 16-, 32- or 128-bit hex uuid (e.g. "81e7" or "0000feaa-0000-1000-8000-00805f9b34fb").`)
+      throw invalid(
+        'serviceUuids',
+        `${describe(item)} is not a 16-, 32- or 128-bit hex uuid (e.g. "81e7" or "0000feaa-0000-1000-8000-00805f9b34fb").`,
+      )
     }
     out.add(uuid)
     if (uuid.length === 4) out.add(uuid.replace(/^0+(?=.)/, ''))
@@ -118,8 +122,14 @@ export function resolveNobleOptions(options: unknown): ResolvedNobleOptions {
     throw invalid('clock', 'expected an object with now(), setTimeout() and setInterval() (RealClock or VirtualClock).')
   }
   const startTimeoutMs = o.startTimeoutMs
-  if (startTimeoutMs !== undefined && (typeof startTimeoutMs !== 'number' || !Number.isFinite(startTimeoutMs) || startTimeoutMs < 0)) {
-    throw invalid('startTimeoutMs', `expected 0 (wait forever) or a positive number of milliseconds, got ${describe(startTimeoutMs)}.`)
+  if (
+    startTimeoutMs !== undefined &&
+    (typeof startTimeoutMs !== 'number' || !Number.isFinite(startTimeoutMs) || startTimeoutMs < 0)
+  ) {
+    throw invalid(
+      'startTimeoutMs',
+      `expected 0 (wait forever) or a positive number of milliseconds, got ${describe(startTimeoutMs)}.`,
+    )
   }
 
   return {

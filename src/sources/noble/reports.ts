@@ -70,7 +70,13 @@ export class ReportTracker {
     return this.bindings._gap?._discoveries?.[address] as NobleGapEntry | undefined
   }
 
-  private readonly before = (status: number, type: number, address: string, _addressType: string, eir: Buffer): void => {
+  private readonly before = (
+    status: number,
+    type: number,
+    address: string,
+    _addressType: string,
+    eir: Buffer,
+  ): void => {
     const entry = this.entry(address)
     const heldFacts = entry === undefined ? undefined : this.held.get(entry)
     if (entry !== undefined && heldFacts !== undefined) {
@@ -102,7 +108,16 @@ export class ReportTracker {
     const onDiscover = this.bindings.onDiscover
     if (typeof onDiscover !== 'function') return
     this.current = facts
-    onDiscover.call(this.bindings, status, entry.address, entry.addressType, facts.connectable ?? entry.connectable, entry.advertisement, entry.rssi, false)
+    onDiscover.call(
+      this.bindings,
+      status,
+      entry.address,
+      entry.addressType,
+      facts.connectable ?? entry.connectable,
+      entry.advertisement,
+      entry.rssi,
+      false,
+    )
   }
 }
 
@@ -114,7 +129,7 @@ function factsOf(address: string, type: number, eir: Buffer): PacketFacts {
     txPowerLevel: false,
   }
   // Same bounds as gap.js's parser: a structure running past the end ends the data.
-  for (let i = 0; i + 1 < eir.length; ) {
+  for (let i = 0; i + 1 < eir.length;) {
     const length = eir[i]
     if (length < 1 || i + length + 1 > eir.length) break
     const adType = eir[i + 1]

@@ -127,7 +127,9 @@ export class ScanKeeper {
   /** The controller was reset under noble (hciconfig reset, a fast down/up, firmware): it is not scanning any more. */
   controllerReset(): void {
     this.lose()
-    this.host.warn(`${this.adapter} was reset (hciconfig reset, a quick down/up or a firmware restart); re-enabling scanning.`)
+    this.host.warn(
+      `${this.adapter} was reset (hciconfig reset, a quick down/up or a firmware restart); re-enabling scanning.`,
+    )
     this.request()
   }
 

@@ -39,7 +39,10 @@ export function scanUsers(noble: NobleLike): number {
  * The settings that serve every user: all devices if any user wants all, else the union of the
  * uuids; duplicates if any user wants them.
  */
-export function combinedScan(noble: NobleLike, fallback: ScanWants): { serviceUuids: string[]; allowDuplicates: boolean } {
+export function combinedScan(
+  noble: NobleLike,
+  fallback: ScanWants,
+): { serviceUuids: string[]; allowDuplicates: boolean } {
   const set = users.get(noble)
   const all = set === undefined || set.size === 0 ? [fallback] : [...set]
   const everything = all.some((w) => w.serviceUuids.length === 0)

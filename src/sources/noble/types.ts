@@ -86,7 +86,15 @@ export interface NobleHciBindingsLike {
   _hci?: NobleHciLike
   /** The process SIGINT listener bindings.js installs (it calls process.exit(1)). */
   onSigIntBinded?: () => void
-  onDiscover?: (status: number, address: string, addressType: string, connectable: boolean, advertisement: NobleAdvertisementLike, rssi: number, scannable: boolean) => void
+  onDiscover?: (
+    status: number,
+    address: string,
+    addressType: string,
+    connectable: boolean,
+    advertisement: NobleAdvertisementLike,
+    rssi: number,
+    scannable: boolean,
+  ) => void
 }
 
 /** Listener signatures of the noble events beaconkit uses. */

@@ -103,7 +103,10 @@ function gatewayCounts() {
   let text = `${online}/${counted.length} gateways online`
   const noun = others.length === 1 ? 'gateway' : 'gateways'
   if (others.length > 0) text += ` · ${others.length} other ${noun} not in the site`
-  const named = others.slice(0, OTHERS_NAMED).map((g) => `${g.id} (${g.state})`).join(', ')
+  const named = others
+    .slice(0, OTHERS_NAMED)
+    .map((g) => `${g.id} (${g.state})`)
+    .join(', ')
   const title = others.length === 0 ? '' : `not in the site: ${named}${others.length > OTHERS_NAMED ? ', …' : ''}`
   return { text, title }
 }
@@ -166,7 +169,10 @@ function connect() {
 
 /** The view at one moment of a recording. */
 async function fetchAt(at) {
-  const res = await fetch(`api/snapshot?at=${Math.round(at)}`, token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })
+  const res = await fetch(
+    `api/snapshot?at=${Math.round(at)}`,
+    token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+  )
   if (!res.ok) return
   applySnapshot(await res.json())
   scheduleRender()
@@ -174,7 +180,10 @@ async function fetchAt(at) {
 
 async function check() {
   try {
-    const res = await fetch('api/snapshot', token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } })
+    const res = await fetch(
+      'api/snapshot',
+      token === undefined ? {} : { headers: { Authorization: `Bearer ${token}` } },
+    )
     if (res.status === 401) {
       notice('This map needs its access token: open the full address printed when the server started (with #token=…).')
       setConnection('down', 'no access')

@@ -1,5 +1,16 @@
 // Room colours: a fixed palette in the order the site lists its rooms, readable on light and dark.
-const PALETTE = ['#2563eb', '#16a34a', '#d97706', '#db2777', '#7c3aed', '#0891b2', '#dc2626', '#65a30d', '#c026d3', '#0d9488']
+const PALETTE = [
+  '#2563eb',
+  '#16a34a',
+  '#d97706',
+  '#db2777',
+  '#7c3aed',
+  '#0891b2',
+  '#dc2626',
+  '#65a30d',
+  '#c026d3',
+  '#0d9488',
+]
 
 /** The colour of a room (grey when the beacon has none). */
 export function roomColour(state, room) {
@@ -30,7 +41,8 @@ export function label(b) {
 /** A short form of a beacon id (see {@link label}). */
 export function shortId(id) {
   const parts = id.split('|')
-  if (parts.length === 3 && parts[0].length > 8) return `${parts[0].slice(0, 8)}…|${shorten(parts[1])}|${shorten(parts[2])}`
+  if (parts.length === 3 && parts[0].length > 8)
+    return `${parts[0].slice(0, 8)}…|${shorten(parts[1])}|${shorten(parts[2])}`
   return shorten(id)
 }
 

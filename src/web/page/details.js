@@ -24,15 +24,23 @@ function verification(d) {
   if (c === undefined) return undefined
   const yes = `private broadcast verified by ${gateways(c.verified)}`
   const no = `not verified by ${gateways(c.notVerified)}`
-  if (c.verified.length > 0 && c.notVerified.length > 0) return `gateways disagree: ${yes}; ${no} (their claims, not checked here)`
-  if (c.verified.length > 0) return `${yes} (${c.verified.length === 1 ? "gateway's claim" : "gateways' claim"}, not checked here)`
+  if (c.verified.length > 0 && c.notVerified.length > 0)
+    return `gateways disagree: ${yes}; ${no} (their claims, not checked here)`
+  if (c.verified.length > 0)
+    return `${yes} (${c.verified.length === 1 ? "gateway's claim" : "gateways' claim"}, not checked here)`
   if (c.notVerified.length > 0) return `${no} (${c.notVerified.length === 1 ? "gateway's claim" : "gateways' claim"})`
   return undefined
 }
 
 const FIELD_NAMES = {
-  serialNumber: 'serial', model: 'model', battery: 'battery', temperature: 'temperature',
-  light: 'light', moving: 'motion', movingState: 'motion', address: 'address',
+  serialNumber: 'serial',
+  model: 'model',
+  battery: 'battery',
+  temperature: 'temperature',
+  light: 'light',
+  moving: 'motion',
+  movingState: 'motion',
+  address: 'address',
 }
 
 // Which gateway's published state each value is: one gateway, or (each value taken from the
@@ -68,15 +76,33 @@ export function drawDetails(state) {
     ['reported by', reporters(d)],
     ['RSSI', `${Math.round(b.rssi)} dBm`],
     ['distance', b.accuracy === undefined || b.accuracy < 0 ? undefined : `${b.accuracy.toFixed(1)} m`],
-    ['position', b.position === undefined ? undefined : `${b.position.x.toFixed(1)}, ${b.position.y.toFixed(1)} m ± ${b.position.accuracy.toFixed(1)} m`],
+    [
+      'position',
+      b.position === undefined
+        ? undefined
+        : `${b.position.x.toFixed(1)}, ${b.position.y.toFixed(1)} m ± ${b.position.accuracy.toFixed(1)} m`,
+    ],
   ]
-  $('details-fields').replaceChildren(...fields.filter(([, v]) => v !== undefined).flatMap(([k, v]) => [html('dt', { text: k }), html('dd', { 'data-field': k, text: v })]))
+  $('details-fields').replaceChildren(
+    ...fields
+      .filter(([, v]) => v !== undefined)
+      .flatMap(([k, v]) => [html('dt', { text: k }), html('dd', { 'data-field': k, text: v })]),
+  )
   sparkline($('details-spark'), state.history.get(b.id))
   $('details-gateways').replaceChildren(
     ...(b.gateways ?? []).map((g) => {
       const bar = html('span', { class: 'bar' })
       bar.style.setProperty('--w', `${Math.max(4, Math.min(100, (g.rssi + 100) * 2))}%`)
-      return html('li', { 'data-gateway': g.gateway }, html('span', { class: 'gw', text: g.gateway }), bar, html('span', { class: 'num', text: `${Math.round(g.rssi)} dBm${g.distance === undefined ? '' : ` · ${g.distance.toFixed(1)} m`}` }))
+      return html(
+        'li',
+        { 'data-gateway': g.gateway },
+        html('span', { class: 'gw', text: g.gateway }),
+        bar,
+        html('span', {
+          class: 'num',
+          text: `${Math.round(g.rssi)} dBm${g.distance === undefined ? '' : ` · ${g.distance.toFixed(1)} m`}`,
+        }),
+      )
     }),
   )
 }

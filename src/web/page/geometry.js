@@ -43,7 +43,16 @@ function overlap(a, b) {
 // Right of the dot first (how a reader scans), then left, below, above, then the corners.
 // 2: starting at the dot, for a dot near the plan's left edge.
 const SIDES = [
-  [1, 0], [-1, 0], [0, 1], [0, -1], [1, 1], [-1, 1], [1, -1], [-1, -1], [2, 1], [2, -1],
+  [1, 0],
+  [-1, 0],
+  [0, 1],
+  [0, -1],
+  [1, 1],
+  [-1, 1],
+  [1, -1],
+  [-1, -1],
+  [2, 1],
+  [2, -1],
 ]
 // Beyond the sides: rings further out, each tried in this many directions, a label's height apart.
 const RINGS = 10
@@ -58,7 +67,8 @@ class Grid {
 
   *keys(b) {
     const s = this.size
-    for (let i = Math.floor(b.x / s); i <= Math.floor((b.x + b.w) / s); i++) for (let j = Math.floor(b.y / s); j <= Math.floor((b.y + b.h) / s); j++) yield `${i},${j}`
+    for (let i = Math.floor(b.x / s); i <= Math.floor((b.x + b.w) / s); i++)
+      for (let j = Math.floor(b.y / s); j <= Math.floor((b.y + b.h) / s); j++) yield `${i},${j}`
   }
 
   add(b) {

@@ -31,7 +31,18 @@ function who(e, beacons) {
 /** Redraws the last 50 log lines; `beacons` (id → view) names the ones still present. */
 export function drawLog(el, log, beacons) {
   el.replaceChildren(
-    ...log.slice(-50).reverse().map((e) => html('li', { 'data-event': e.event, 'data-id': e.id },
-      html('time', { text: when(e.time) }), ' ', html('b', { text: who(e, beacons), title: e.id }), ` ${words(e)}`)),
+    ...log
+      .slice(-50)
+      .reverse()
+      .map((e) =>
+        html(
+          'li',
+          { 'data-event': e.event, 'data-id': e.id },
+          html('time', { text: when(e.time) }),
+          ' ',
+          html('b', { text: who(e, beacons), title: e.id }),
+          ` ${words(e)}`,
+        ),
+      ),
   )
 }

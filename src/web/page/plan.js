@@ -40,7 +40,12 @@ function extent(state) {
   for (const r of state.plan?.rooms ?? []) for (const [x, y] of r.polygon ?? []) add(x, y)
   for (const w of state.plan?.walls ?? []) for (const [x, y] of w) add(x, y)
   if (xs.length === 0) return { minX: 0, minY: 0, maxX: 10, maxY: 10 }
-  return { minX: Math.min(...xs) - MARGIN, minY: Math.min(...ys) - MARGIN, maxX: Math.max(...xs) + MARGIN, maxY: Math.max(...ys) + MARGIN }
+  return {
+    minX: Math.min(...xs) - MARGIN,
+    minY: Math.min(...ys) - MARGIN,
+    maxX: Math.max(...xs) + MARGIN,
+    maxY: Math.max(...ys) + MARGIN,
+  }
 }
 
 /** Where a room's beacons gather without a position: its polygon's centre, else its gateways'. */
@@ -66,9 +71,12 @@ function placeOf(state, b, span) {
     const { x, y, accuracy } = b.position
     return { x, y, r: accuracy, estimated: false, room: roomOf(x, y) }
   }
-  const heard = (b.gateways ?? []).map((g) => ({ g: state.gateways.get(g.gateway), distance: g.distance })).filter(({ g }) => g?.x !== undefined && g.y !== undefined)
+  const heard = (b.gateways ?? [])
+    .map((g) => ({ g: state.gateways.get(g.gateway), distance: g.distance }))
+    .filter(({ g }) => g?.x !== undefined && g.y !== undefined)
   const near = b.room === undefined ? heard[0] : heard.find(({ g }) => g.room === b.room)
-  const centre = near !== undefined ? [near.g.x, near.g.y] : b.room === undefined ? undefined : roomCentre(state, b.room)
+  const centre =
+    near !== undefined ? [near.g.x, near.g.y] : b.room === undefined ? undefined : roomCentre(state, b.room)
   if (centre === undefined) return undefined
   const angle = ((hash(b.id) % 360) * Math.PI) / 180
   const ring = 0.8 + (hash(`${b.id}r`) % 100) / 100
@@ -88,13 +96,34 @@ function drawRooms(state, unit, layers) {
   const fs = unit * 2.2
   for (const r of state.plan?.rooms ?? []) {
     const colour = roomColour(state, r.name)
-    if (r.polygon !== undefined) layers.push(svg('polygon', { points: r.polygon.map((p) => p.join(',')).join(' '), class: 'room', 'data-room': r.name, fill: colour, stroke: colour }))
+    if (r.polygon !== undefined)
+      layers.push(
+        svg('polygon', {
+          points: r.polygon.map((p) => p.join(',')).join(' '),
+          class: 'room',
+          'data-room': r.name,
+          fill: colour,
+          stroke: colour,
+        }),
+      )
     else {
       // A room given only by its gateways: a soft zone around them.
-      for (const g of state.gateways.values()) if (g.room === r.name && g.x !== undefined) layers.push(svg('circle', { cx: g.x, cy: g.y, r: 3 * Math.max(1, unit * 2), class: 'room zone', fill: colour, stroke: colour }))
+      for (const g of state.gateways.values())
+        if (g.room === r.name && g.x !== undefined)
+          layers.push(
+            svg('circle', {
+              cx: g.x,
+              cy: g.y,
+              r: 3 * Math.max(1, unit * 2),
+              class: 'room zone',
+              fill: colour,
+              stroke: colour,
+            }),
+          )
     }
   }
-  for (const [[x1, y1], [x2, y2]] of state.plan?.walls ?? []) layers.push(svg('line', { x1, y1, x2, y2, class: 'wall' }))
+  for (const [[x1, y1], [x2, y2]] of state.plan?.walls ?? [])
+    layers.push(svg('line', { x1, y1, x2, y2, class: 'wall' }))
   for (const r of state.plan?.rooms ?? []) {
     const colour = roomColour(state, r.name)
     // A polygon's name sits in its top-left corner, clear of the beacons gathered in the middle.
@@ -125,10 +154,13 @@ function drawGateways(state, unit) {
     const name = `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`
     const text = svg('text', { x: 0, y: 0, 'font-size': fs }, name)
     marks.push(
-      svg('g', { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${g.x} ${g.y})` },
+      svg(
+        'g',
+        { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${g.x} ${g.y})` },
         svg('rect', { x: -s, y: -s, width: 2 * s, height: 2 * s, rx: s * 0.3 }),
         text,
-        svg('title', {}, `gateway ${g.id}: ${g.state}`)),
+        svg('title', {}, `gateway ${g.id}: ${g.state}`),
+      ),
     )
     const estimate = { dx: (-name.length * fs * 0.6) / 2, dy: -fs * 0.8, w: name.length * fs * 0.6, h: fs }
     const square = { x: g.x - s, y: g.y - s, w: 2 * s, h: 2 * s }
@@ -150,7 +182,17 @@ export function drawPlan(el, legend, state, select) {
   const layers = []
   if (state.plan?.image !== undefined) {
     const href = state.plan.image.startsWith('/') ? `${state.plan.image.slice(1)}${tokenQuery()}` : state.plan.image
-    layers.push(svg('image', { href, x: e.minX, y: e.minY, width: w, height: h, preserveAspectRatio: 'none', class: 'plan-image' }))
+    layers.push(
+      svg('image', {
+        href,
+        x: e.minX,
+        y: e.minY,
+        width: w,
+        height: h,
+        preserveAspectRatio: 'none',
+        class: 'plan-image',
+      }),
+    )
   } else {
     layers.push(svg('rect', { x: e.minX, y: e.minY, width: w, height: h, class: 'area' }))
   }
@@ -170,13 +212,37 @@ export function drawPlan(el, legend, state, select) {
   placed.forEach(({ b, p, text }, i) => {
     const colour = roomColour(state, p.room)
     const trail = state.trails.get(b.id)
-    if (trail !== undefined && trail.length > 1) trails.push(svg('polyline', { points: trail.map((q) => q.join(',')).join(' '), class: 'trail', stroke: colour }))
-    circles.push(svg('circle', { cx: p.x, cy: p.y, r: Math.max(p.r, unit), class: `accuracy${p.estimated ? ' estimated' : ''}`, 'data-for': b.id, stroke: colour }))
-    const where = p.room === b.room ? (b.room === undefined ? '' : ` in ${b.room}`) : ` · tracker's room ${b.room ?? 'none'}, its position in ${p.room ?? 'no room'}`
-    const dot = svg('g', { class: `beacon${state.selected === b.id ? ' selected' : ''}`, 'data-id': b.id, 'data-room': b.room ?? '', 'data-drawn-room': p.room ?? '', tabindex: 0 },
+    if (trail !== undefined && trail.length > 1)
+      trails.push(svg('polyline', { points: trail.map((q) => q.join(',')).join(' '), class: 'trail', stroke: colour }))
+    circles.push(
+      svg('circle', {
+        cx: p.x,
+        cy: p.y,
+        r: Math.max(p.r, unit),
+        class: `accuracy${p.estimated ? ' estimated' : ''}`,
+        'data-for': b.id,
+        stroke: colour,
+      }),
+    )
+    const where =
+      p.room === b.room
+        ? b.room === undefined
+          ? ''
+          : ` in ${b.room}`
+        : ` · tracker's room ${b.room ?? 'none'}, its position in ${p.room ?? 'no room'}`
+    const dot = svg(
+      'g',
+      {
+        class: `beacon${state.selected === b.id ? ' selected' : ''}`,
+        'data-id': b.id,
+        'data-room': b.room ?? '',
+        'data-drawn-room': p.room ?? '',
+        tabindex: 0,
+      },
       svg('circle', { cx: p.x, cy: p.y, r: dotR, class: 'dot', fill: colour }),
       i < MAX_LABELS ? labelText(labels, { p, text, selected: state.selected === b.id, fs }) : '',
-      svg('title', {}, `${b.name ?? b.id}${where}`))
+      svg('title', {}, `${b.name ?? b.id}${where}`),
+    )
     dot.addEventListener('click', () => select(b.id))
     dot.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter') select(b.id)
@@ -191,8 +257,15 @@ export function drawPlan(el, legend, state, select) {
   legend.replaceChildren(
     html('span', { class: 'key gw-on', text: 'gateway online' }),
     html('span', { class: 'key gw-off', text: 'offline' }),
-    html('span', { class: 'key dot', text: positioned ? 'beacon, coloured by the room it is drawn in; circle: accuracy' : 'beacon beside its room\'s gateway hearing it best; dashed circle: distance' }),
-    ...(state.plan?.area === undefined && state.plan?.image === undefined ? [html('span', { text: '· outline drawn from the gateways (the site file has no area)' })] : []),
+    html('span', {
+      class: 'key dot',
+      text: positioned
+        ? 'beacon, coloured by the room it is drawn in; circle: accuracy'
+        : "beacon beside its room's gateway hearing it best; dashed circle: distance",
+    }),
+    ...(state.plan?.area === undefined && state.plan?.image === undefined
+      ? [html('span', { text: '· outline drawn from the gateways (the site file has no area)' })]
+      : []),
   )
 }
 

@@ -21,9 +21,18 @@ export function drawTable(tbody, state, select) {
       const spark = svg('svg', { class: 'spark', viewBox: '0 0 100 20', preserveAspectRatio: 'none' })
       sparkline(spark, state.history.get(b.id), 100, 20)
       // A narrow column breaks a shortened id where it was shortened, before its major/minor.
-      const name = html('td', { class: 'name', title: b.id }, ...label(b).split('…').flatMap((part, i) => (i === 0 ? [part] : ['…', html('wbr'), part])))
-      if (d.verified === true) name.append(html('span', { class: 'verified', title: 'private broadcast verified', text: ' ✓' }))
-      const tr = html('tr', { 'data-id': b.id, class: state.selected === b.id ? 'selected' : undefined, tabindex: 0 },
+      const name = html(
+        'td',
+        { class: 'name', title: b.id },
+        ...label(b)
+          .split('…')
+          .flatMap((part, i) => (i === 0 ? [part] : ['…', html('wbr'), part])),
+      )
+      if (d.verified === true)
+        name.append(html('span', { class: 'verified', title: 'private broadcast verified', text: ' ✓' }))
+      const tr = html(
+        'tr',
+        { 'data-id': b.id, class: state.selected === b.id ? 'selected' : undefined, tabindex: 0 },
         name,
         cell(d.model),
         cell(`${Math.round(b.rssi)} dBm`, 'num'),
@@ -31,7 +40,8 @@ export function drawTable(tbody, state, select) {
         cell(b.accuracy === undefined || b.accuracy < 0 ? undefined : `${b.accuracy.toFixed(1)} m`, 'num'),
         cell(d.battery === undefined ? undefined : `${d.battery} %`, 'num'),
         cell(d.temperature === undefined || d.temperature === null ? undefined : `${d.temperature} °C`, 'num'),
-        cell(motion(d)))
+        cell(motion(d)),
+      )
       tr.addEventListener('click', () => select(b.id))
       return tr
     }),

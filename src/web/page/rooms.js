@@ -15,12 +15,22 @@ export function drawRooms(el, state, select) {
     list.sort((a, b) => label(a).localeCompare(label(b)))
     const ul = html('ul', { class: 'who' })
     for (const b of list) {
-      const li = html('li', { 'data-beacon': b.id, class: state.selected === b.id ? 'selected' : undefined, tabindex: 0 }, html('span', { class: 'swatch' }), label(b))
+      const li = html(
+        'li',
+        { 'data-beacon': b.id, class: state.selected === b.id ? 'selected' : undefined, tabindex: 0 },
+        html('span', { class: 'swatch' }),
+        label(b),
+      )
       li.firstChild.dataset.colour = colour
       li.addEventListener('click', () => select(b.id))
       ul.append(li)
     }
-    const head = html('div', { class: 'room-head' }, html('span', { class: 'room-name', text: name }), html('span', { class: 'room-count', text: String(list.length) }))
+    const head = html(
+      'div',
+      { class: 'room-head' },
+      html('span', { class: 'room-name', text: name }),
+      html('span', { class: 'room-count', text: String(list.length) }),
+    )
     const li = html('li', { 'data-room': name }, head, ul)
     head.querySelector('.room-name').dataset.colour = colour
     items.push(li)

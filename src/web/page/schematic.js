@@ -29,7 +29,8 @@ export function hasNoPlan(state) {
 /** Room name → its gateways and beacons, in the site's order, then rooms only seen, then none. */
 function group(state) {
   const rooms = new Map((state.plan?.rooms ?? []).map((r) => [r.name, { gateways: [], beacons: [] }]))
-  const of = (name) => rooms.get(name ?? NO_ROOM) ?? rooms.set(name ?? NO_ROOM, { gateways: [], beacons: [] }).get(name ?? NO_ROOM)
+  const of = (name) =>
+    rooms.get(name ?? NO_ROOM) ?? rooms.set(name ?? NO_ROOM, { gateways: [], beacons: [] }).get(name ?? NO_ROOM)
   for (const g of state.gateways.values()) of(g.room).gateways.push(g)
   for (const b of state.beacons.values()) of(b.room).beacons.push(b)
   for (const r of rooms.values()) r.beacons.sort((a, b) => label(a).localeCompare(label(b)))
@@ -46,10 +47,17 @@ function drawBox(state, select, name, room, x, y, height) {
   for (const g of room.gateways) {
     const cy = yy + GW_ROW / 2
     parts.push(
-      svg('g', { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${x + PAD + 0.6} ${cy})` },
+      svg(
+        'g',
+        { class: 'gateway', 'data-id': g.id, 'data-state': g.state, transform: `translate(${x + PAD + 0.6} ${cy})` },
         svg('rect', { x: -0.6, y: -0.6, width: 1.2, height: 1.2, rx: 0.2 }),
-        svg('text', { x: 1.2, y: 0.4, 'font-size': 1.1, class: 'side' }, `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`),
-        svg('title', {}, `gateway ${g.id}: ${g.state}`)),
+        svg(
+          'text',
+          { x: 1.2, y: 0.4, 'font-size': 1.1, class: 'side' },
+          `${g.id}${g.state === 'offline' ? ' (offline)' : ''}`,
+        ),
+        svg('title', {}, `gateway ${g.id}: ${g.state}`),
+      ),
     )
     yy += GW_ROW
   }
@@ -59,10 +67,19 @@ function drawBox(state, select, name, room, x, y, height) {
   shown.forEach((b, i) => {
     const bx = x + PAD + (i % cols) * colW
     const by = yy + Math.floor(i / cols) * TAG_ROW + TAG_ROW / 2
-    const dot = svg('g', { class: `beacon${state.selected === b.id ? ' selected' : ''}`, 'data-id': b.id, 'data-room': b.room ?? '', 'data-drawn-room': b.room ?? '', tabindex: 0 },
+    const dot = svg(
+      'g',
+      {
+        class: `beacon${state.selected === b.id ? ' selected' : ''}`,
+        'data-id': b.id,
+        'data-room': b.room ?? '',
+        'data-drawn-room': b.room ?? '',
+        tabindex: 0,
+      },
       svg('circle', { cx: bx + 0.6, cy: by, r: 0.5, class: 'dot', fill: colour }),
       svg('text', { x: bx + 1.5, y: by + 0.35, 'font-size': 1, class: 'beacon-label' }, label(b)),
-      svg('title', {}, `${b.name ?? b.id}${b.room === undefined ? '' : ` in ${b.room}`}`))
+      svg('title', {}, `${b.name ?? b.id}${b.room === undefined ? '' : ` in ${b.room}`}`),
+    )
     dot.addEventListener('click', () => select(b.id))
     dot.addEventListener('keydown', (ev) => {
       if (ev.key === 'Enter') select(b.id)
@@ -71,8 +88,12 @@ function drawBox(state, select, name, room, x, y, height) {
   })
   const more = room.beacons.length - shown.length
   const last = yy + Math.ceil(shown.length / cols) * TAG_ROW
-  if (room.beacons.length === 0) parts.push(svg('text', { x: x + PAD, y: yy + 1.2, 'font-size': 1, class: 'muted' }, 'no tags'))
-  else if (more > 0) parts.push(svg('text', { x: x + PAD, y: last + 1.2, 'font-size': 1, class: 'muted' }, `+${more} more: see the room list`))
+  if (room.beacons.length === 0)
+    parts.push(svg('text', { x: x + PAD, y: yy + 1.2, 'font-size': 1, class: 'muted' }, 'no tags'))
+  else if (more > 0)
+    parts.push(
+      svg('text', { x: x + PAD, y: last + 1.2, 'font-size': 1, class: 'muted' }, `+${more} more: see the room list`),
+    )
   return svg('g', { class: 'room-box', 'data-room': name }, ...parts)
 }
 
@@ -84,7 +105,8 @@ function columns(beacons) {
 
 function heightOf(room) {
   const n = Math.min(room.beacons.length, MAX_TAGS)
-  const rows = n === 0 ? 1 : Math.ceil(n / columns(room.beacons.slice(0, MAX_TAGS))) + (room.beacons.length > MAX_TAGS ? 1 : 0)
+  const rows =
+    n === 0 ? 1 : Math.ceil(n / columns(room.beacons.slice(0, MAX_TAGS))) + (room.beacons.length > MAX_TAGS ? 1 : 0)
   return HEAD + room.gateways.length * GW_ROW + rows * TAG_ROW + PAD
 }
 
@@ -107,7 +129,10 @@ export function drawSchematic(el, legend, state, select) {
   el.style.setProperty('--unit', '1')
   el.replaceChildren(...boxes)
   legend.replaceChildren(
-    html('p', { class: 'no-plan', text: 'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). Each room is a box with its gateways and the tags the tracker puts in it. Give the gateways x/y and the site an area to see a plan (docs/fleet.md).' }),
+    html('p', {
+      class: 'no-plan',
+      text: 'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). Each room is a box with its gateways and the tags the tracker puts in it. Give the gateways x/y and the site an area to see a plan (docs/fleet.md).',
+    }),
     html('span', { class: 'key gw-on', text: 'gateway online' }),
     html('span', { class: 'key gw-off', text: 'offline' }),
   )

@@ -33,6 +33,8 @@ export function sparkline(el, values, width = 200, height = 40) {
   const lo = mid - half
   const hi = mid + half
   const step = width / (values.length - 1)
-  const points = values.map((v, i) => `${(i * step).toFixed(1)},${(height - ((v - lo) / (hi - lo || 1)) * height).toFixed(1)}`).join(' ')
+  const points = values
+    .map((v, i) => `${(i * step).toFixed(1)},${(height - ((v - lo) / (hi - lo || 1)) * height).toFixed(1)}`)
+    .join(' ')
   el.append(svg('polyline', { points, fill: 'none', class: 'spark-line' }))
 }
