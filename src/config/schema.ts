@@ -95,12 +95,10 @@ const homeAssistant = z
       .positive()
       .max(366 * 86_400)
       .meta({ default: HA_GATE_DEFAULTS.expireMs / 1000, description: 'Seconds gone before its configs are removed.' }),
-    beacons: z
-      .enum(['auto', 'on', 'off'])
-      .meta({
-        default: 'auto',
-        description: "A gateway's per-beacon entities: auto (until a fleet tracker is seen), on, off.",
-      }),
+    beacons: z.enum(['auto', 'on', 'off']).meta({
+      default: 'auto',
+      description: "A gateway's per-beacon entities: auto (until a fleet tracker is seen), on, off.",
+    }),
   })
   .partial()
   .strict()
@@ -171,13 +169,10 @@ const fleet = z
     survey: path.meta({ description: 'Calibration survey for positions (needs site).' }),
     occupancy: path.meta({ description: 'Occupancy grid (walkable cells) for positions (needs site).' }),
     record: path.meta({ description: 'Record the fused view to this file.' }),
-    inputs: z
-      .array(z.string().max(256))
-      .max(16)
-      .meta({
-        description:
-          'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.',
-      }),
+    inputs: z.array(z.string().max(256)).max(16).meta({
+      description:
+        'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.',
+    }),
   })
   .partial()
   .strict()
@@ -190,13 +185,10 @@ export const configSchema = z
     adapter,
     keys,
     filters,
-    beacons: z
-      .array(beacon)
-      .max(MAX_NAMED_BEACONS)
-      .meta({
-        description:
-          'Names of beacons by id or serial number; with a list, only listed beacons are announced to Home Assistant.',
-      }),
+    beacons: z.array(beacon).max(MAX_NAMED_BEACONS).meta({
+      description:
+        'Names of beacons by id or serial number; with a list, only listed beacons are announced to Home Assistant.',
+    }),
     mqtt,
     upload,
     http: server('The live map'),

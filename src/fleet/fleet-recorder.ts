@@ -30,17 +30,15 @@ const KEYFRAME_MS = 60_000
 /** A Site back in the JSON shape of docs/fleet.md, for the recording's header. */
 export function siteToJSON(site: Site): Record<string, unknown> {
   const anchors = Object.fromEntries(
-    site
-      .anchorList()
-      .map((a) => [
-        a.id,
-        {
-          ...(a.x === undefined ? {} : { x: a.x }),
-          ...(a.y === undefined ? {} : { y: a.y }),
-          ...(a.z === undefined ? {} : { z: a.z }),
-          ...(a.room === undefined ? {} : { room: a.room }),
-        },
-      ]),
+    site.anchorList().map((a) => [
+      a.id,
+      {
+        ...(a.x === undefined ? {} : { x: a.x }),
+        ...(a.y === undefined ? {} : { y: a.y }),
+        ...(a.z === undefined ? {} : { z: a.z }),
+        ...(a.room === undefined ? {} : { room: a.room }),
+      },
+    ]),
   )
   return {
     [site.kind === 'beacons' ? 'anchorBeacons' : 'gateways']: anchors,
