@@ -5,8 +5,9 @@
 import type { Clock } from '../clock.js'
 import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
 import type { Keyring } from '../secure/keyring.js'
-import type { ForeignInput, ForeignRejectReason } from './foreign.js'
-import { FORMAT_NAMES } from './inputs-spec.js'
+import type { ForeignInput } from './foreign.js'
+import type { InputFormat } from './format.js'
+import type { ForeignRejectReason } from './message.js'
 import { zeroSweepStats } from './stale-sweep.js'
 import type { StaleSweepStats } from './stale-sweep.js'
 
@@ -108,13 +109,6 @@ export function nativeNodeNote(node: string): string {
   )
 }
 
-/** What each format lacks when a node reports addresses only, said once per node. */
-export function addressOnlyNote(input: ForeignInput, node: string): string {
-  return input.format === 'espresense'
-    ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no advertisement bytes): they count for presence and rooms under their address; iBeacons by beaconID`
-    : `${FORMAT_NAMES[input.format]} node ${node} publishes no advertisement data: its devices count by address (presence and rooms), decoded iBeacons by beaconID; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts`
-}
-
 /** Counters at zero. */
 export function zeroStats(): Omit<ForeignBridgeStats, 'nodes'> {
   return {
@@ -132,7 +126,26 @@ export function zeroStats(): Omit<ForeignBridgeStats, 'nodes'> {
   }
 }
 
+/** Counters as the bridge shows them: a copy, with the number of nodes now. */
+export function copyStats(s: Omit<ForeignBridgeStats, 'nodes'>, nodes: number): ForeignBridgeStats {
+  return {
+    ...s,
+    advertisements: { ...s.advertisements },
+    rejected: { ...s.rejected },
+    sweep: { ...s.sweep },
+    nodes,
+  }
+}
+
+/** The note when the node table is full, said once. */
+export function maxNodesNote(maxNodes: number): string {
+  return `more than ${maxNodes} foreign nodes: messages of further nodes are skipped (counted)`
+}
+
 /** The note for a node outside the site, said once. */
-export function unknownNodeNote(input: ForeignInput, name: string): string {
-  return `${FORMAT_NAMES[input.format]} ${input.format === 'espresense' ? 'room' : 'node'} ${name} is not a gateway of the site: its readings give no room; add "${name}" under "gateways"`
+export function unknownNodeNote(format: InputFormat, name: string): string {
+  return (
+    `${format.title} ${format.nodeNoun} ${name} is not a gateway of the site: its readings give no room; ` +
+    `add "${name}" under "gateways"`
+  )
 }

@@ -1,10 +1,11 @@
 /**
- * The foreign-input bridge: OpenMQTTGateway, Theengs Gateway and ESPresense nodes become fleet
- * gateways. It listens to their topics on the fleet's broker; each foreign node gets what a
- * beaconkit gateway has — a BeaconScanner (with the fleet's keyring, so a relayed 0x81E7 frame
- * decrypts and verifies as from a local adapter) and an MqttPublisher publishing as gateway
- * `<node>` — so the FleetTracker fuses them with its own smoothing and gone timeout, and there
- * is one fusion path, not two. Every publisher goes through the bridge's one MQTT client.
+ * The foreign-input bridge: the nodes of foreign gateway firmware (the formats of the registry,
+ * formats.ts: OpenMQTTGateway, Theengs Gateway, ESPresense) become fleet gateways. It listens to
+ * their topics on the fleet's broker and knows no format by name: each input's format gives its
+ * filters, its parser and its notes. Each foreign node gets what a beaconkit gateway has — a
+ * BeaconScanner and an MqttPublisher publishing as gateway `<node>` (foreign-node.ts) — so the
+ * FleetTracker fuses them with its own smoothing and gone timeout, and there is one fusion path,
+ * not two. Every publisher goes through the bridge's one MQTT client.
  *
  * Bounded against hostile input: at most `maxNodes` nodes (beyond: skipped, counted), payloads
  * over `maxPayloadBytes` skipped before parsing, absurd RSSI and malformed JSON skipped and counted.
@@ -18,51 +19,27 @@ import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { MqttPublisher } from '../mqtt/publisher.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { checkTopicPrefix } from '../mqtt/topics.js'
-import { BeaconScanner } from '../scanner/scanner.js'
-import { espresenseFilters, espresenseParser } from './espresense.js'
-import { addressOnlyNote, nativeNodeNote, unknownNodeNote, zeroStats } from './bridge-options.js'
+import { copyStats, maxNodesNote, nativeNodeNote, unknownNodeNote, zeroStats } from './bridge-options.js'
 import { BridgeStatus, resolveBridgeId } from './bridge-liveness.js'
 import { checkGraceMs, isSweepTopic, sweepStaleNodes } from './stale-sweep.js'
 import type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
-import type { ForeignInput, ForeignMessage, ForeignParser } from './foreign.js'
+import { closeForeignNode, nodeToEvict, openForeignNode } from './foreign-node.js'
+import type { ForeignNode, ForeignNodeSettings } from './foreign-node.js'
+import type { ForeignMessage } from './message.js'
 import { NativeGateways } from './native-gateways.js'
-import { NodeBeacons } from './node-beacons.js'
-import { NodeSource } from './node-source.js'
-import { omgFilters, omgParser } from './omg.js'
+import { routeNames, routesOf } from './routes.js'
+import type { Route } from './routes.js'
 
 export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
 export type { StaleSweepStats } from './stale-sweep.js'
-
-interface Route {
-  input: ForeignInput
-  parse: ForeignParser
-  filters: string[]
-}
-
-interface ForeignNode {
-  /** Clock time of its latest message: the least recently heard node makes room first. */
-  heard: number
-  /** A gateway of the site: never made room for an unknown node. */
-  inSite: boolean
-  source: NodeSource
-  beacons: NodeBeacons
-  publisher: MqttPublisher
-}
 
 /**
  * The broker is asked never to send more than this (MQTT 5): a bigger payload is not even
  * received. Well above `maxPayloadBytes`, so an oversized report still arrives and is counted.
  */
 const MAX_PACKET_BYTES = 2 * 1024 * 1024
-
-function routeOf(input: ForeignInput): Route {
-  return input.format === 'espresense'
-    ? { input, parse: espresenseParser(input.base), filters: espresenseFilters(input.base) }
-    : { input, parse: omgParser(input.base), filters: omgFilters(input.base) }
-}
 
 /** Feeds foreign nodes' reports into the fleet as gateways (see the file comment). */
 export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
@@ -88,33 +65,31 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   readonly #stats: Omit<ForeignBridgeStats, 'nodes'> = zeroStats()
 
   // The options without the connection's secrets (a password must never be a property).
-  #node: Pick<ForeignBridgeOptions, 'keyring' | 'knownNodes' | 'topicPrefix' | 'goneTimeoutMs'>
+  #knownNodes: ReadonlySet<string> | undefined
+  #node: ForeignNodeSettings
 
   constructor(config: ForeignBridgeOptions) {
     super()
-    this.#node = {
-      keyring: config.keyring,
-      knownNodes: config.knownNodes,
-      topicPrefix: config.topicPrefix,
-      goneTimeoutMs: config.goneTimeoutMs,
-    }
     if (config.inputs.length === 0) throw new TypeError('ForeignBridge needs at least one input')
     this.#options = resolvePublisherOptions({ ...config, gatewayId: 'inputs' })
     this.clock = config.clock ?? new RealClock()
     this.bridgeId = resolveBridgeId(config.bridgeId, config.clientId)
+    this.#knownNodes = config.knownNodes
+    this.#node = {
+      clock: this.clock,
+      bridgeId: this.bridgeId,
+      ...(config.keyring === undefined ? {} : { keyring: config.keyring }),
+      ...(config.topicPrefix === undefined ? {} : { topicPrefix: config.topicPrefix }),
+      ...(config.goneTimeoutMs === undefined ? {} : { goneTimeoutMs: config.goneTimeoutMs }),
+      maxNodes: config.maxNodes ?? 256,
+      onError: (e) => this.emit('error', e),
+    }
     this.#status = new BridgeStatus(checkTopicPrefix(this.#options.topicPrefix), this.bridgeId, this.clock)
     this.#graceMs = checkGraceMs(config.staleGraceMs)
     const prefix = checkTopicPrefix(this.#options.topicPrefix)
     this.#natives = new NativeGateways(prefix, config.nativeNodes, config.foreignNodes)
-    // OMG and Theengs under one base are one set of topics: listen once.
-    const seen = new Set<string>()
-    this.#routes = config.inputs.map(routeOf).filter((r) => {
-      const key = r.filters.join(' ')
-      if (seen.has(key)) return false
-      seen.add(key)
-      return true
-    })
-    this.#maxNodes = config.maxNodes ?? 256
+    this.#routes = routesOf(config.inputs)
+    this.#maxNodes = this.#node.maxNodes
     this.#maxPayloadBytes = config.maxPayloadBytes ?? 4096
     this.#maxDevices = config.maxDevicesPerNode ?? 4096
     this.#idleMs = config.idleMs ?? 600_000
@@ -122,28 +97,22 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
 
   /** Shows what it listens to, never the connection's options (they hold the password). */
   [inspect.custom](): string {
-    return `ForeignBridge { bridgeId: '${this.bridgeId}', inputs: ${JSON.stringify(this.#routes.map((r) => `${r.input.format}:${r.input.base}`))}, nodes: ${this.#nodes.size} }`
+    const inputs = JSON.stringify(routeNames(this.#routes))
+    return `ForeignBridge { bridgeId: '${this.bridgeId}', inputs: ${inputs}, nodes: ${this.#nodes.size} }`
   }
 
   /** What JSON.stringify shows: its id, the inputs and the counters; never credentials. */
   toJSON(): { bridgeId: string; inputs: string[]; stats: ForeignBridgeStats } {
     return {
       bridgeId: this.bridgeId,
-      inputs: this.#routes.map((r) => `${r.input.format}:${r.input.base}`),
+      inputs: routeNames(this.#routes),
       stats: this.stats,
     }
   }
 
   /** Counters (a copy). */
   get stats(): ForeignBridgeStats {
-    const s = this.#stats
-    return {
-      ...s,
-      advertisements: { ...s.advertisements },
-      rejected: { ...s.rejected },
-      sweep: { ...s.sweep },
-      nodes: this.#nodes.size,
-    }
+    return copyStats(this.#stats, this.#nodes.size)
   }
 
   /** The foreign nodes publishing as gateways now. */
@@ -151,7 +120,10 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     return [...this.#nodes.keys()]
   }
 
-  /** Connects (the bridge's status the will), says `online` and subscribes on every connection, sweeps once (`swept`); resolves once the client exists. */
+  /**
+   * Connects (the bridge's status the will), says `online` and subscribes on every connection,
+   * sweeps once (`swept`); resolves once the client exists.
+   */
   async start(): Promise<void> {
     const o = this.#options
     // The grace runs from start, not from the connection: a node heard since then is alive.
@@ -218,33 +190,34 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     for (const route of this.#routes) {
       const message = route.parse(topic, text)
       if (message.kind === 'ignored') continue
-      this.apply(route.input, message)
+      this.apply(route, message)
       return
     }
     this.#stats.ignored++
   }
 
-  private apply(input: ForeignInput, message: Exclude<ForeignMessage, { kind: 'ignored' }>): void {
+  private apply(route: Route, message: Exclude<ForeignMessage, { kind: 'ignored' }>): void {
     if (message.kind === 'rejected') {
       this.#stats.rejected[message.reason]++
       return
     }
     if (message.kind === 'status') {
       this.#stats.statuses++
-      if (message.online) this.node(input, message.node)
+      if (message.online) this.node(route, message.node)
       else this.retire(message.node)
       return
     }
-    const node = this.node(input, message.node)
+    const node = this.node(route, message.node)
     if (node === undefined) return
     this.#stats.advertisements[message.carries]++
-    // Said once per node: OMG/Theengs without raw data (even for the iBeacons rebuilt from decoded
-    // keys: no vendor frames, sensors or private broadcasts); ESPresense for its non-iBeacon ids.
-    if (message.carries === 'address' || (message.carries === 'ibeacon' && input.format !== 'espresense'))
-      this.noteOnce(`address:${message.node}`, addressOnlyNote(input, message.node))
+    // Said once per node, when the format says what a sighting without bytes lacks.
+    if (message.carries !== 'raw') {
+      const note = route.format.limitNote(message.node, message.carries)
+      if (note !== undefined) this.noteOnce(`address:${message.node}`, note)
+    }
     const adv = {
       ...message.advertisement,
-      rssi: message.advertisement.rssi + (input.rssiOffsetDb ?? 0),
+      rssi: message.advertisement.rssi + (route.input.rssiOffsetDb ?? 0),
       timestamp: this.clock.now(),
     }
     if (message.carries !== 'address') node.source.push(adv)
@@ -261,7 +234,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
   }
 
   /** The node, created on first sight (within the bound). */
-  private node(input: ForeignInput, name: string): ForeignNode | undefined {
+  private node(route: Route, name: string): ForeignNode | undefined {
     const known = this.#nodes.get(name)
     if (known !== undefined) {
       known.heard = this.clock.now()
@@ -275,63 +248,27 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       return undefined
     }
     const client = this.#link?.client
-    const inSite = this.#node.knownNodes?.has(name) === true
+    const inSite = this.#knownNodes?.has(name) === true
     if (this.#nodes.size >= this.#maxNodes && client !== undefined) this.makeRoom(inSite)
     if (this.#nodes.size >= this.#maxNodes || client === undefined) {
       this.#stats.nodesRefused++
-      if (client !== undefined)
-        this.noteOnce(
-          'max-nodes',
-          `more than ${this.#maxNodes} foreign nodes: messages of further nodes are skipped (counted)`,
-        )
+      if (client !== undefined) this.noteOnce('max-nodes', maxNodesNote(this.#maxNodes))
       return undefined
     }
-    if (this.#node.knownNodes !== undefined && !inSite) {
-      this.noteOnce(`unknown:${name}`, unknownNodeNote(input, name))
+    if (this.#knownNodes !== undefined && !inSite) {
+      this.noteOnce(`unknown:${name}`, unknownNodeNote(route.format, name))
     }
-    // Each node's publisher watches the shared client (five listeners): not a leak, a bounded table.
-    const listening = client as typeof client & { setMaxListeners?(n: number): unknown; getMaxListeners?(): number }
-    if ((listening.getMaxListeners?.() ?? Infinity) < 8 * this.#maxNodes + 32)
-      listening.setMaxListeners?.(8 * this.#maxNodes + 32)
-    const source = new NodeSource(this.clock)
-    const gone = this.#node.goneTimeoutMs
-    const scanner = new BeaconScanner({
-      source,
-      clock: this.clock,
-      ...(this.#node.keyring === undefined ? {} : { keys: this.#node.keyring }),
-      ...(gone === undefined ? {} : { goneTimeoutMs: gone }),
-    })
-    const beacons = new NodeBeacons(scanner, gone)
-    const publisher = new MqttPublisher({
-      client,
-      gatewayId: name,
-      statusFields: { via: this.bridgeId },
-      ...(this.#node.topicPrefix === undefined ? {} : { topicPrefix: this.#node.topicPrefix }),
-    })
-    publisher.on('error', (e) => this.emit('error', e))
-    scanner.on('error', (e) => this.emit('error', e))
-    publisher.attach(beacons)
-    const node = { heard: this.clock.now(), inSite, source, beacons, publisher }
+    const node = openForeignNode(client, name, inSite, this.#node)
     this.#nodes.set(name, node)
-    // Both subscribe synchronously; their promises settle at once (a push source, a shared client).
-    void beacons.start()
-    publisher.connect().catch((e: unknown) => this.emit('error', e instanceof Error ? e : new Error(String(e))))
     return node
   }
 
-  /**
-   * The table is full: a site gateway takes the place of the least recently heard node outside
-   * the site, so fake node names (anyone on the broker can publish some) never lock a real node
-   * out; any node takes the place of one outside the site silent for `idleMs`.
-   */
+  /** The table is full: lets a node go when the rule allows (foreign-node.ts nodeToEvict). */
   private makeRoom(forSiteNode: boolean): void {
-    let oldest: [string, ForeignNode] | undefined
-    for (const entry of this.#nodes)
-      if (!entry[1].inSite && (oldest === undefined || entry[1].heard < oldest[1].heard)) oldest = entry
-    if (oldest === undefined) return
-    if (!forSiteNode && this.clock.now() - oldest[1].heard < this.#idleMs) return
+    const name = nodeToEvict(this.#nodes, forSiteNode, this.clock.now() - this.#idleMs)
+    if (name === undefined) return
     this.#stats.nodesEvicted++
-    this.retire(oldest[0])
+    this.retire(name)
   }
 
   /** A node went offline: its gateway says offline too, and its beacons go with it. */
@@ -339,12 +276,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     const node = this.#nodes.get(name)
     if (node === undefined) return
     this.#nodes.delete(name)
-    void this.closeNode(node, 5000)
-  }
-
-  private async closeNode(node: ForeignNode, timeoutMs: number): Promise<void> {
-    await node.beacons.stop()
-    await node.publisher.close(timeoutMs).catch(() => undefined)
+    void closeForeignNode(node, 5000)
   }
 
   /**
@@ -357,7 +289,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     this.#stopping.abort()
     const nodes = [...this.#nodes.values()]
     this.#nodes.clear()
-    await Promise.all(nodes.map((n) => this.closeNode(n, timeoutMs)))
+    await Promise.all(nodes.map((n) => closeForeignNode(n, timeoutMs)))
     if (this.#link !== undefined) await this.#status.offline(this.#link, timeoutMs)
     await this.#link?.close()
   }

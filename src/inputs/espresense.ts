@@ -4,12 +4,14 @@
  * `<base>/rooms/<room>/status` (`online` / `offline`, retained). The room id is the node: it
  * becomes the gateway id. ESPresense sends no advertisement bytes; an `iBeacon:<uuid>-<major>-<minor>`
  * id is rebuilt into the iBeacon frame (ibeacon.ts), every other id counts by its `mac` only.
+ * A room's status is its MQTT last will.
  * Sources: ESPresense/ESPresense src/main.cpp, src/BleFingerprint.cpp, src/string_utils.cpp;
  * ESPresense/ESPresense.com configuration/mqtt.md (facts and fixtures: test/inputs/fixtures.ts).
  */
-import type { ForeignAdvertisement, ForeignMessage, ForeignParser } from './foreign.js'
-import { availability, isNodeId, jsonObject, levelsUnder, rssiOf } from './foreign.js'
+import type { InputFormat } from './format.js'
 import { ibeaconManufacturerData, uint16, uuidHex } from './ibeacon.js'
+import type { ForeignAdvertisement, ForeignMessage, ForeignParser } from './message.js'
+import { availability, isNodeId, jsonObject, levelsUnder, rssiOf } from './message-checks.js'
 
 /** ESPresense's `mac`: 12 hex digits, no colons (lower-case in its code; either accepted). */
 const MAC12 = /^[0-9a-f]{12}$/i
@@ -67,4 +69,22 @@ export function espresenseParser(base: string): ForeignParser {
 /** The topic filters an ESPresense input subscribes to. */
 export function espresenseFilters(base: string): string[] {
   return [`${base}/devices/+/+`, `${base}/rooms/+/status`]
+}
+
+/** ESPresense as an input format (formats.ts). */
+export const espresense: InputFormat<'espresense'> = {
+  name: 'espresense',
+  title: 'ESPresense',
+  usage: 'espresense',
+  defaultBase: 'espresense',
+  nodeNoun: 'room',
+  liveness: 'will',
+  filters: espresenseFilters,
+  parser: espresenseParser,
+  // An iBeacon is all ESPresense can give (it sends no bytes): only address-only devices are worth a word.
+  limitNote: (node, carries) =>
+    carries === 'address'
+      ? `ESPresense room ${node} reports devices other than iBeacons by address only (ESPresense sends no ` +
+        'advertisement bytes): they count for presence and rooms under their address; iBeacons by beaconID'
+      : undefined,
 }

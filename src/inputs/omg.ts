@@ -1,14 +1,17 @@
 /**
  * OpenMQTTGateway and Theengs Gateway messages (one vocabulary: Theengs Gateway publishes OMG's
  * topics and JSON). Device messages on `<base>/<gateway>/BTtoMQTT/<id>`, availability on
- * `<base>/<gateway>/LWT` (`online` / `offline`, retained). Sources: 1technophile/OpenMQTTGateway
- * main/User_config.h, main/ZgatewayBT.cpp, docs/use/ble.md; theengs/gateway
- * TheengsGateway/ble_gateway.py, docs/use/use.md (facts and fixtures: test/inputs/fixtures.ts).
+ * `<base>/<gateway>/LWT` (`online` / `offline`, retained: the gateway's last will). Two registry
+ * entries, one format: `omg` and `theengs` differ only in name and title. Sources:
+ * 1technophile/OpenMQTTGateway main/User_config.h, main/ZgatewayBT.cpp, docs/use/ble.md;
+ * theengs/gateway TheengsGateway/ble_gateway.py, docs/use/use.md (facts and fixtures:
+ * test/inputs/fixtures.ts).
  */
 import type { ServiceData } from '../advertisement.js'
-import type { ForeignAdvertisement, ForeignMessage, ForeignParser } from './foreign.js'
-import { availability, isNodeId, jsonObject, levelsUnder, rssiOf } from './foreign.js'
+import type { InputFormat } from './format.js'
 import { ibeaconManufacturerData, uint16, uuidHex } from './ibeacon.js'
+import type { ForeignAdvertisement, ForeignMessage, ForeignParser } from './message.js'
+import { availability, isNodeId, jsonObject, levelsUnder, rssiOf } from './message-checks.js'
 
 /** A MAC with colons in either case (OMG's docs show both; the case is NimBLE's, not settled). */
 const MAC = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i
@@ -38,7 +41,10 @@ export function serviceUuid(value: unknown): string | undefined {
   return undefined
 }
 
-/** An iBeacon rebuilt from OMG's decoded keys (`model_id` IBEACON, `uuid`, `major`, `minor`, `txpower`), or undefined. */
+/**
+ * An iBeacon rebuilt from OMG's decoded keys (`model_id` IBEACON, `uuid`, `major`, `minor`,
+ * `txpower`), or undefined.
+ */
 function decodedIBeacon(o: Record<string, unknown>): Uint8Array | undefined {
   if (o.model_id !== 'IBEACON' || typeof o.uuid !== 'string') return undefined
   const uuid = uuidHex(o.uuid)
@@ -109,3 +115,31 @@ export function omgParser(base: string): ForeignParser {
 export function omgFilters(base: string): string[] {
   return [`${base}/+/BTtoMQTT/+`, `${base}/+/LWT`]
 }
+
+/**
+ * The OMG format under a name: `omg` and `theengs` are the same topics and JSON, told apart
+ * only in what the user reads.
+ */
+function omgFormat<Name extends string>(name: Name, title: string): InputFormat<Name> {
+  return {
+    name,
+    title,
+    usage: `${name}[:<base>]`,
+    defaultBase: 'home',
+    nodeNoun: 'node',
+    liveness: 'will',
+    filters: omgFilters,
+    parser: omgParser,
+    // Even an iBeacon rebuilt from decoded keys lacks vendor frames, sensors and private broadcasts.
+    limitNote: (node) =>
+      `${title} node ${node} publishes no advertisement data: its devices count by address (presence and ` +
+      'rooms), decoded iBeacons by beaconID; turn on raw data (OpenMQTTGateway {"pubadvdata":true}, Theengs ' +
+      'Gateway --publish_advdata 1) to decode every beacon, sensor values and private broadcasts',
+  }
+}
+
+/** OpenMQTTGateway as an input format (formats.ts). */
+export const omg = omgFormat('omg', 'OpenMQTTGateway')
+
+/** Theengs Gateway: OpenMQTTGateway's format under its own name (formats.ts). */
+export const theengs = omgFormat('theengs', 'Theengs Gateway')

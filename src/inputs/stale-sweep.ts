@@ -46,7 +46,10 @@ export interface StaleSweepSettings {
   /** The bridge's own retained status topic: its retained `online` arriving ends the reading (see below). */
   markerTopic: string
   maxNodes: number
-  /** When the grace ends, wall-clock ms (`Date.now()`: a real wait, whatever the bridge's clock): nodes unheard by then are stale. */
+  /**
+   * When the grace ends, wall-clock ms (`Date.now()`: a real wait, whatever the bridge's clock):
+   * nodes unheard by then are stale.
+   */
   graceEnds: number
   /** Time of the `offline` payloads (the bridge's clock, as its nodes' statuses). */
   clock: Clock
@@ -68,7 +71,10 @@ export function zeroSweepStats(): StaleSweepStats {
   return { read: 0, skipped: 0, beyondBound: 0, live: 0, cleared: 0 }
 }
 
-/** The `via` of an `online` status body, or undefined (another state, no `via`); 'skip' for a body that is not a status. */
+/**
+ * The `via` of an `online` status body, or undefined (another state, no `via`); 'skip' for a
+ * body that is not a status.
+ */
 function onlineVia(payload: Buffer): string | undefined | 'skip' {
   if (payload.length === 0 || payload.length > MAX_STATUS_BYTES) return 'skip'
   let body: unknown
@@ -82,7 +88,10 @@ function onlineVia(payload: Buffer): string | undefined | 'skip' {
   return state === 'online' && typeof via === 'string' ? via : undefined
 }
 
-/** Resolves after `ms` (unref'd: a sweep never keeps a process alive), when `signal` aborts, or when `early` settles. */
+/**
+ * Resolves after `ms` (unref'd: a sweep never keeps a process alive), when `signal` aborts, or
+ * when `early` settles.
+ */
 function wait(ms: number, signal: AbortSignal, early?: Promise<void>): Promise<void> {
   if (ms <= 0 || signal.aborted) return Promise.resolve()
   return new Promise((resolve) => {
