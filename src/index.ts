@@ -89,7 +89,7 @@ export type {
   UploadQueueEvents,
 } from './queue/queue.js'
 export { FileQueue } from './queue/file-queue.js'
-export type { FileQueueOptions, FileQueueStats } from './queue/file-queue.js'
+export type { FileQueueOptions, FileQueueStats } from './queue/file-queue-options.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './emulator/emulator.js'
 export type { Emulator, EmulatorFaults, EmulatorOptions } from './emulator/emulator.js'
 export type {
