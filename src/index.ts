@@ -103,7 +103,7 @@ export type { DeveloperEmulator, DeveloperEmulatorOptions } from './emulator/dev
 export type { Delivery } from './emulator/dev-emulator-push.js'
 export type { DeveloperStore, EmulatorTask } from './emulator/dev-emulator-store.js'
 export { DeveloperClient } from './developer/client.js'
-export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client.js'
+export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client-options.js'
 export { THRESHOLD_KEYS } from './developer/rules.js'
 export type {
   DownlinkResult,
@@ -120,7 +120,7 @@ export type {
   UpdateResult,
 } from './developer/types.js'
 export { createWebhookHandler } from './developer/webhook.js'
-export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook.js'
+export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook-options.js'
 export { startWebhookServer } from './developer/webhook-server.js'
 export type { WebhookServer, WebhookServerOptions } from './developer/webhook-server.js'
 export { parseWebhookMessage } from './developer/webhook-message.js'
