@@ -204,3 +204,16 @@ export function hciStatusText(status: number): string {
   const name = HCI_STATUS[status]
   return name === undefined ? `HCI status ${hex}` : `${name} (${hex})`
 }
+
+/**
+ * start() gave up: the controller never confirmed scanning within `timeoutMs`. `lastAttempt` is
+ * `'; last attempt: …'` or empty.
+ */
+export function startTimeoutError(timeoutMs: number, state: string, lastAttempt: string): BluetoothUnavailableError {
+  return new BluetoothUnavailableError(
+    'start_failed',
+    `Scanning did not start within ${timeoutMs} ms (adapter state '${state}'${lastAttempt}). ` +
+      'Check the adapter with `hciconfig`; if bluetoothd is busy with it, restart it ' +
+      '(`sudo systemctl restart bluetooth`), or pick another adapter with hciDeviceId.',
+  )
+}
