@@ -92,13 +92,8 @@ export { FileQueue } from './queue/file-queue.js'
 export type { FileQueueOptions, FileQueueStats } from './queue/file-queue-options.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './emulator/emulator.js'
 export type { Emulator, EmulatorFaults, EmulatorOptions } from './emulator/emulator.js'
-export type {
-  CatalogueDevice,
-  EmulatorAccount,
-  EmulatorStore,
-  LogSource,
-  StoredLog,
-} from './emulator/emulator-store.js'
+export type { EmulatorAccount, EmulatorStore, LogSource, StoredLog } from './emulator/emulator-store.js'
+export type { CatalogueDevice } from './emulator/emulator-seed.js'
 export type { DeveloperEmulator, DeveloperEmulatorOptions } from './emulator/dev-emulator.js'
 export type { Delivery } from './emulator/dev-emulator-push.js'
 export type { DeveloperStore, EmulatorTask } from './emulator/dev-emulator-store.js'
@@ -120,7 +115,12 @@ export type {
   UpdateResult,
 } from './developer/types.js'
 export { createWebhookHandler } from './developer/webhook.js'
-export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook-options.js'
+export type {
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookRequest,
+  WebhookStats,
+} from './developer/webhook-options.js'
 export { startWebhookServer } from './developer/webhook-server.js'
 export type { WebhookServer, WebhookServerOptions } from './developer/webhook-server.js'
 export { parseWebhookMessage } from './developer/webhook-message.js'
