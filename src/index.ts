@@ -64,7 +64,7 @@ export type { ParseBroadcastKeyOptions } from './secure/broadcast-key.js'
 export { Keyring } from './secure/keyring.js'
 export type { SecureStats } from './secure/open.js'
 export { AccountClient } from './cloud/account-client.js'
-export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-client.js'
+export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-options.js'
 export type { FetchLike } from './transport/http.js'
 export { Uploader } from './cloud/uploader.js'
 export type {

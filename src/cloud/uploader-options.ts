@@ -4,7 +4,7 @@
 import type { Clock } from '../clock.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { Beacon } from '../reading.js'
-import type { CallOptions, UploadResult } from './account-client.js'
+import type { CallOptions, UploadResult } from './account-options.js'
 import type { DropInfo, QueueWarning, UploadQueue } from '../queue/queue.js'
 import { locationProblem } from './records.js'
 import type { BeaconLogRecord, GeoLocation } from './records.js'
