@@ -4,7 +4,8 @@
  */
 import { inspect } from 'node:util'
 import { AccountError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from '../transport/http.js'
+import { parseBaseUrl } from '../transport/base-url.js'
 import { withRetries } from '../transport/retry.js'
 import type { RetryPolicy } from '../transport/retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'

@@ -6,7 +6,8 @@
  */
 import { inspect } from 'node:util'
 import { DeveloperApiError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from '../transport/http.js'
+import { parseBaseUrl } from '../transport/base-url.js'
 import { withRetries } from '../transport/retry.js'
 import type { RetryPolicy } from '../transport/retry.js'
 import { envelopeError, fromTransport, isTransient, unwrap } from './envelope.js'
