@@ -1,8 +1,9 @@
 /**
  * Client of the platform's developer interface (platform docs 4.2–4.13;
- * docs/developer-interface.md): downlink tasks, device and station reads, history, linking and info updates. It shares the
- * account client's transport (timeouts, AbortSignal, no redirects, bounded answers, https off
- * loopback); requests are checked against the spec's rules before anything is sent.
+ * docs/developer-interface.md): downlink tasks, device and station reads, history, linking and
+ * info updates. It shares the account client's transport (timeouts, AbortSignal, no redirects,
+ * bounded answers, https off loopback); requests are checked against the spec's rules before
+ * anything is sent.
  */
 import { inspect } from 'node:util'
 import { DeveloperApiError } from '../errors.js'

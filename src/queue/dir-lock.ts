@@ -98,7 +98,8 @@ function lockedError(dir: string, holder: LockOwner): QueueError {
     holder.hostname === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.hostname}`
   return new QueueError(
     'queue_locked',
-    `queue directory ${dir} is in use by ${where}; give each uploader its own queueDir, or stop that process first (if it is certainly gone, delete ${join(dir, LOCK_FILE)})`,
+    `queue directory ${dir} is in use by ${where}; give each uploader its own queueDir, or stop that ` +
+      `process first (if it is certainly gone, delete ${join(dir, LOCK_FILE)})`,
     { dir, holder: { pid: holder.pid, hostname: holder.hostname } },
   )
 }

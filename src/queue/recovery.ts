@@ -141,14 +141,18 @@ export async function recoverSegments(
       // Nothing we can read: not ours to delete.
       out.warnings.push({
         code: 'segment_unreadable',
-        message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away`,
+        message:
+          `file ${name} in the queue directory is named like a segment but holds no readable record; ` +
+          `it is left in place, move it away`,
       })
       continue
     }
     out.renumber.push({ path, records: records.map((r) => r.record) })
     out.warnings.push({
       code: 'segment_renumbered',
-      message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed`,
+      message:
+        `segment file ${name} has a name outside the queue's sequence range; its ${records.length} ` +
+        `records are queued again under new numbers and the file removed`,
     })
   }
   named.sort((a, b) => a.firstSeq - b.firstSeq)
@@ -203,7 +207,9 @@ export async function recoverSegments(
     if (next === undefined && written === undefined && lastValid < firstSeq && buf.length > 0) {
       out.warnings.push({
         code: 'segment_unreadable',
-        message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted`,
+        message:
+          `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by ` +
+          `a crash, or damage (zeroed by the disk?) that lost records which cannot be counted`,
       })
     }
     previous = name
@@ -260,7 +266,10 @@ export async function recoverQueue(
     return { found, acked: ackFile.acked, warnings: [] }
   const warning = {
     code: 'ack_invalid',
-    message: `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ${highest} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
+    message:
+      `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ` +
+      `${highest} were ever written: it is damaged and ignored; ` +
+      'the records on disk are sent again (some may arrive twice)',
   }
   const again = await recoverSegments(dir, 0, false, { accept, written })
   const acked = again.segments.length > 0 ? again.segments[0].firstSeq - 1 : again.maxSeq

@@ -73,7 +73,8 @@ export class SegmentWriter {
           if (firstSeq > MAX_SEGMENT_SEQ) {
             throw new QueueError(
               'seq_exhausted',
-              `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move the directory away`,
+              `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move ` +
+                `the directory away`,
               { dir: host.dir },
             )
           }

@@ -7,12 +7,12 @@
  * connection: bluetoothd ends it when the connection closes, so stop() only closes the
  * connection, and a crashed gateway leaves nothing behind. What it listens to: ObjectManager's
  * InterfacesAdded/InterfacesRemoved (devices, and the adapter itself appearing and disappearing
- * when a dongle is unplugged), PropertiesChanged on Device1 (advertisements, see devices.ts) and on Adapter1 (Powered), and the bus's
- * NameOwnerChanged for org.bluez (bluetoothd restarting). After each of those the source
- * re-reads bluetoothd's objects and resumes discovery by itself, emitting `state`
- * poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive advertisement monitor
- * for the beacon frames is registered too (monitor.ts: it turns the controller's duplicate
- * filter off, which discovery alone leaves on).
+ * when a dongle is unplugged), PropertiesChanged on Device1 (advertisements, see devices.ts) and
+ * on Adapter1 (Powered), and the bus's NameOwnerChanged for org.bluez (bluetoothd restarting).
+ * After each of those the source re-reads bluetoothd's objects and resumes discovery by itself,
+ * emitting `state` poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive
+ * advertisement monitor for the beacon frames is registered too (monitor.ts: it turns the
+ * controller's duplicate filter off, which discovery alone leaves on).
  */
 
 import { EventEmitter } from 'eventemitter3'
