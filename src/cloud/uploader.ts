@@ -10,13 +10,12 @@ import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { AccountError } from '../errors.js'
 import type { Beacon, BeaconReading } from '../reading.js'
-import { FileQueue } from '../queue/file-queue.js'
 import { MemoryQueue } from '../queue/queue.js'
 import type { UploadQueue } from '../queue/queue.js'
-import { QueueOpener } from './queue-opener.js'
+import { QueueOpener, queueOpenerFor } from './queue-opener.js'
 import { RecordGate } from './record-gate.js'
-import { isLogRecord } from './records.js'
 import { BatchDelivery } from './batch-delivery.js'
+import { FlushWaiters } from './flush-waiters.js'
 import { emptyStats, uploaderSettings } from './uploader-options.js'
 import { UploaderReports } from './uploader-reports.js'
 import type {
@@ -54,7 +53,7 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
   private readonly gate: RecordGate
   private readonly inflight = new Set<Promise<unknown>>()
   private readonly detachers = new Set<() => void>()
-  private flushWaiters: { resolve: () => void; reject: (e: Error) => void }[] = []
+  private readonly flushWaiters = new FlushWaiters()
   private pumping: Promise<void> | undefined
   private timer: CancelTimer | undefined
   private due = false
@@ -87,18 +86,7 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
         },
       },
     })
-    const { queue, queueDir, maxQueueBytes } = options
-    const open = (): Promise<UploadQueue> =>
-      queue !== undefined
-        ? Promise.resolve(queue)
-        : queueDir !== undefined
-          ? FileQueue.open({
-              dir: queueDir,
-              accept: isLogRecord,
-              ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }),
-            })
-          : Promise.resolve(new MemoryQueue())
-    this.opener = new QueueOpener(open, this.clock, this.settings, {
+    this.opener = new QueueOpener(queueOpenerFor(options), this.clock, this.settings, {
       opened: (q) => this.adopt(q),
       failed: (e) => {
         this.stats.queueOpenFailures++
@@ -188,7 +176,7 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
     const queue = await this.opener.ready()
     if (this.halted !== undefined) throw this.halted
     if (queue.size === 0) return
-    const done = new Promise<void>((resolve, reject) => this.flushWaiters.push({ resolve, reject }))
+    const done = this.flushWaiters.wait()
     this.due = true
     this.schedule()
     return done
@@ -324,21 +312,11 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
   }
 
   private rejectWaiters(error: Error): void {
-    const waiters = this.flushWaiters
-    this.flushWaiters = []
-    for (const w of waiters) w.reject(error)
+    this.flushWaiters.reject(error)
   }
 
   private settleWaiters(): void {
-    const waiters = this.flushWaiters
-    if (waiters.length === 0) return
-    const empty = this.queue !== undefined && this.queue.size === 0
-    if (!empty && this.halted === undefined) return
-    this.flushWaiters = []
-    for (const w of waiters) {
-      if (empty) w.resolve()
-      else w.reject(this.halted as AccountError)
-    }
+    this.flushWaiters.settle(() => this.queue !== undefined && this.queue.size === 0, this.halted)
   }
 
   private async pump(queue: UploadQueue): Promise<void> {
