@@ -41,6 +41,20 @@ export interface FileQueueStats {
   bytes: number
 }
 
+/** The counters of a queue just opened, before recovery fills them in. */
+export function emptyFileQueueStats(): FileQueueStats {
+  return {
+    recovered: 0,
+    tornBytes: 0,
+    damagedBytes: 0,
+    salvaged: 0,
+    lost: 0,
+    dropped: 0,
+    segments: 0,
+    bytes: 0,
+  }
+}
+
 /** The options with their defaults filled in; what the queue's constructor takes. */
 export type ResolvedFileQueueOptions = Required<Omit<FileQueueOptions, 'accept'>> & Pick<FileQueueOptions, 'accept'>
 

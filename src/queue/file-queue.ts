@@ -19,7 +19,7 @@ import { readFile, unlink } from 'node:fs/promises'
 import { EventEmitter } from 'eventemitter3'
 import { InvalidOptionError, QueueError } from '../errors.js'
 import { SegmentWriter } from './segment-writer.js'
-import { lockDir } from './dir-lock.js'
+import { lockDir, staleLockWarning } from './dir-lock.js'
 import type { DirLock } from './dir-lock.js'
 import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
 import type { RecordCheck } from './journal.js'
@@ -27,7 +27,7 @@ import { AckFile } from './ack-file.js'
 import { gaps, recoverQueue, unacked } from './recovery.js'
 import type { Loss, Segment } from './recovery.js'
 import { writeKnownLosses, writeWritten } from './loss-files.js'
-import { resolveFileQueueOptions } from './file-queue-options.js'
+import { emptyFileQueueStats, resolveFileQueueOptions } from './file-queue-options.js'
 import type { FileQueueOptions, FileQueueStats, ResolvedFileQueueOptions } from './file-queue-options.js'
 import type { BeaconLogRecord } from '../reading.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
@@ -41,16 +41,7 @@ export class FileQueue<R extends object = BeaconLogRecord>
   implements RecordQueue<R>
 {
   /** What recovery found and what has been dropped since. */
-  readonly stats: FileQueueStats = {
-    recovered: 0,
-    tornBytes: 0,
-    damagedBytes: 0,
-    salvaged: 0,
-    lost: 0,
-    dropped: 0,
-    segments: 0,
-    bytes: 0,
-  }
+  readonly stats: FileQueueStats = emptyFileQueueStats()
 
   private readonly dir: string
   private readonly maxBytes: number
@@ -229,15 +220,7 @@ export class FileQueue<R extends object = BeaconLogRecord>
     await makeDir(this.dir)
     this.lock = await lockDir(this.dir)
     const previous = this.lock.tookOverFrom
-    if (previous !== undefined) {
-      const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
-      this.report.warnings.push({
-        code: 'stale_lock',
-        message:
-          `took over the lock of queue directory ${this.dir} from ${who} ` +
-          '(it did not close the queue: a crash or kill?)',
-      })
-    }
+    if (previous !== undefined) this.report.warnings.push(staleLockWarning(this.dir, previous))
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
     const { found, acked, warnings } = await recoverQueue(this.dir, this.ackFile, this.accept)
