@@ -64,7 +64,7 @@ export type { ParseBroadcastKeyOptions } from './secure/broadcast-key.js'
 export { Keyring } from './secure/keyring.js'
 export type { SecureStats } from './secure/open.js'
 export { AccountClient } from './cloud/account-client.js'
-export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-client.js'
+export type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './cloud/account-options.js'
 export type { FetchLike } from './transport/http.js'
 export { Uploader } from './cloud/uploader.js'
 export type {
@@ -89,21 +89,16 @@ export type {
   UploadQueueEvents,
 } from './queue/queue.js'
 export { FileQueue } from './queue/file-queue.js'
-export type { FileQueueOptions, FileQueueStats } from './queue/file-queue.js'
+export type { FileQueueOptions, FileQueueStats } from './queue/file-queue-options.js'
 export { DEFAULT_EMULATOR_ACCOUNT, startEmulator } from './emulator/emulator.js'
 export type { Emulator, EmulatorFaults, EmulatorOptions } from './emulator/emulator.js'
-export type {
-  CatalogueDevice,
-  EmulatorAccount,
-  EmulatorStore,
-  LogSource,
-  StoredLog,
-} from './emulator/emulator-store.js'
+export type { EmulatorAccount, EmulatorStore, LogSource, StoredLog } from './emulator/emulator-store.js'
+export type { CatalogueDevice } from './emulator/emulator-seed.js'
 export type { DeveloperEmulator, DeveloperEmulatorOptions } from './emulator/dev-emulator.js'
 export type { Delivery } from './emulator/dev-emulator-push.js'
 export type { DeveloperStore, EmulatorTask } from './emulator/dev-emulator-store.js'
 export { DeveloperClient } from './developer/client.js'
-export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client.js'
+export type { DeveloperCallOptions, DeveloperClientOptions, Signer, SignRequest } from './developer/client-options.js'
 export { THRESHOLD_KEYS } from './developer/rules.js'
 export type {
   DownlinkResult,
@@ -120,7 +115,12 @@ export type {
   UpdateResult,
 } from './developer/types.js'
 export { createWebhookHandler } from './developer/webhook.js'
-export type { WebhookHandler, WebhookHandlerOptions, WebhookRequest, WebhookStats } from './developer/webhook.js'
+export type {
+  WebhookHandler,
+  WebhookHandlerOptions,
+  WebhookRequest,
+  WebhookStats,
+} from './developer/webhook-options.js'
 export { startWebhookServer } from './developer/webhook-server.js'
 export type { WebhookServer, WebhookServerOptions } from './developer/webhook-server.js'
 export { parseWebhookMessage } from './developer/webhook-message.js'
@@ -147,9 +147,11 @@ export type { E781EncodeOptions, E781Fields, E781Mode } from './frames/e781.js'
 export { accuracy, proximity, DEFAULT_PROXIMITY_THRESHOLDS } from './decode/distance.js'
 export type { ProximityThresholds } from './decode/distance.js'
 export { NobleSource } from './sources/noble/noble.js'
-export type { NobleSourceOptions, NobleSourceStats } from './sources/noble/noble.js'
+export type { NobleSourceOptions } from './sources/noble/noble.js'
+export type { NobleSourceStats } from './sources/noble/stats.js'
 export { BluezSource } from './sources/bluez/bluez.js'
-export type { BluezSourceOptions, BluezSourceStats } from './sources/bluez/bluez.js'
+export type { BluezSourceOptions } from './sources/bluez/bluez.js'
+export type { BluezSourceStats } from './sources/bluez/stats.js'
 export { formatAdvertisementLine, formatRecordingHeader, parseAdvertisementLine } from './advertisement.js'
 export type { ParsedLine, RecordingHeader } from './advertisement.js'
 export { BeaconScanner } from './scanner/scanner.js'
@@ -162,7 +164,7 @@ export { DEFAULT_SMOOTHING } from './range/rssi-filter.js'
 export type { SmoothingOptions } from './range/rssi-filter.js'
 export type { RangeTableStats } from './range/range-table.js'
 export { ReplaySource } from './sources/replay.js'
-export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay.js'
+export type { ReplayInput, ReplayOptions, ReplayStats } from './sources/replay-options.js'
 export { AdvertisementRecorder } from './sources/recorder.js'
 export type { RecorderEvents, RecorderOptions, RecorderStats } from './sources/recorder.js'
 export { CombinedSource, combineSources } from './sources/combined.js'

@@ -1,86 +1,18 @@
 /**
- * Client of the platform's account interface (docs/cloud-upload.md): account check, beacon management,
- * beacon logs, deployment maps and the log upload the Uploader uses.
+ * Client of the platform's account interface (docs/cloud-upload.md): account check, beacon
+ * management, beacon logs, deployment maps and the log upload the Uploader uses.
  */
 import { inspect } from 'node:util'
 import { AccountError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
-import type { FetchLike } from '../transport/http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from '../transport/http.js'
+import { parseBaseUrl } from '../transport/base-url.js'
 import { withRetries } from '../transport/retry.js'
 import type { RetryPolicy } from '../transport/retry.js'
 import { normalizeSerial, parseAccountBeacon, parseDeploymentMap, parseLogRecord, ShapeError } from './records.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap, StoredLogRecord } from './records.js'
 import { invalid, positiveOr, retryPolicy } from '../transport/client-options.js'
-
-/** Options of {@link AccountClient}. */
-export interface AccountClientOptions {
-  /** The account interface's base URL ({cloud_base_url}); https unless loopback or `allowInsecureHttp`. */
-  baseUrl: string
-  email: string
-  /** Kept private: never logged, never in errors, never in inspect or JSON output. */
-  password: string
-  /** Replaces the global fetch. It must honour `redirect: 'manual'` (redirects are refused). */
-  fetch?: FetchLike
-  /**
-   * Largest answer body read, in bytes; a longer answer is abandoned (its connection closed)
-   * with `AccountError` code `response_too_large`. Default 4 MiB.
-   */
-  maxResponseBytes?: number
-  /** Per-attempt limit on waiting for a complete answer. Default 15,000 ms. */
-  timeoutMs?: number
-  /** Allows plain http to a non-loopback host (credentials travel in the clear). */
-  allowInsecureHttp?: boolean
-  /** Retries of idempotent calls on network errors, timeouts, 5xx and 429. */
-  retry?: { retries?: number; initialDelayMs?: number; maxDelayMs?: number }
-}
-
-/** Per-call options. */
-export interface CallOptions {
-  signal?: AbortSignal
-  /** Overrides the client's timeoutMs for this call. */
-  timeoutMs?: number
-}
-
-/** Query of GET /users/me/beacons/logs. */
-export interface BeaconLogQuery {
-  /** 0 = uploads by all users, 1 = own uploads, 2 = uploads by own inspectors. */
-  type?: 0 | 1 | 2
-  /** Time filter, passed through as text (the platform's documentation leaves its meaning open). */
-  timestamp?: string | number
-  /** Beacon serial number. */
-  mac?: string
-  /** Page index, from 0. Default 0. */
-  page?: number
-  /** Page size, 1 to 1000. Default 100. */
-  count?: number
-}
-
-/** What the server said about an upload. */
-export interface UploadResult {
-  /** Records in the request. */
-  sent: number
-  /** Records the server reported new, when it reports it. */
-  stored?: number
-  /** Records the server reported as already received (same msgId), when it reports it. */
-  duplicates?: number
-}
-
-/** Reads a response body as an array: a bare array, or one wrapped as `{ data: [...] }`. */
-function asArray(body: unknown, what: string): unknown[] {
-  if (Array.isArray(body)) return body
-  const data = (body as { data?: unknown } | null | undefined)?.data
-  if (Array.isArray(data)) return data
-  throw new AccountError('invalid_response', `${what}: response must be an array (or { data: [...] })`)
-}
-
-function checked<T>(what: string, fn: () => T): T {
-  try {
-    return fn()
-  } catch (e) {
-    if (e instanceof ShapeError) throw new AccountError('invalid_response', `${what}: response field ${e.message}`)
-    throw e
-  }
-}
+import { asArray, checked } from './account-answers.js'
+import type { AccountClientOptions, BeaconLogQuery, CallOptions, UploadResult } from './account-options.js'
 
 /**
  * The account interface. Every call but `verify` carries HTTP basic credentials; every call has
@@ -107,7 +39,8 @@ export class AccountClient {
     if (url.insecure && options.allowInsecureHttp !== true) {
       throw new AccountError(
         'insecure_url',
-        `refusing to send credentials over plain http to ${url.host}; use https, or set allowInsecureHttp if you accept the risk`,
+        `refusing to send credentials over plain http to ${url.host}; ` +
+          'use https, or set allowInsecureHttp if you accept the risk',
       )
     }
     this.baseUrl = url.baseUrl
@@ -133,7 +66,10 @@ export class AccountClient {
     this.#retry = retryPolicy(options.retry)
   }
 
-  /** Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when refused. */
+  /**
+   * Checks the e-mail and password (POST /sessions). Rejects with code `unauthorized` when
+   * refused.
+   */
   async verify(options: CallOptions = {}): Promise<void> {
     // /sessions changes nothing on the server, so a retry is safe.
     await this.call('POST', '/sessions', options, {
@@ -248,7 +184,8 @@ export class AccountClient {
         throw e
       }
     })
-    // Any 2xx means accepted (the platform's documentation allows an empty body), so the body is only informative.
+    // Any 2xx means accepted (the platform's documentation allows an empty body), so the body is
+    // only informative.
     const body = await this.call('POST', '/users/me/beacons/logs', options, {
       body: { logs: records },
       wantBody: 'optional',

@@ -6,9 +6,32 @@
  */
 import type { CancelTimer, Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
+import { FileQueue } from '../queue/file-queue.js'
+import { MemoryQueue } from '../queue/queue.js'
 import type { UploadQueue } from '../queue/queue.js'
+import { isLogRecord } from './records.js'
 import { backoffDelay } from './uploader-options.js'
-import type { UploaderSettings } from './uploader-options.js'
+import type { UploaderOptions, UploaderSettings } from './uploader-options.js'
+
+/**
+ * How to open the queue the options ask for: the one given, a file queue in `queueDir` (its
+ * records checked as log records when read back), else a memory queue.
+ */
+export function queueOpenerFor(
+  options: Pick<UploaderOptions, 'queue' | 'queueDir' | 'maxQueueBytes'>,
+): () => Promise<UploadQueue> {
+  const { queue, queueDir, maxQueueBytes } = options
+  return () =>
+    queue !== undefined
+      ? Promise.resolve(queue)
+      : queueDir !== undefined
+        ? FileQueue.open({
+            dir: queueDir,
+            accept: isLogRecord,
+            ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }),
+          })
+        : Promise.resolve(new MemoryQueue())
+}
 
 /** What the opener tells its owner. */
 export interface QueueOpenerHooks {

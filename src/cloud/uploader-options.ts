@@ -4,7 +4,7 @@
 import type { Clock } from '../clock.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { Beacon } from '../reading.js'
-import type { CallOptions, UploadResult } from './account-client.js'
+import type { CallOptions, UploadResult } from './account-options.js'
 import type { DropInfo, QueueWarning, UploadQueue } from '../queue/queue.js'
 import { locationProblem } from './records.js'
 import type { BeaconLogRecord, GeoLocation } from './records.js'
@@ -47,7 +47,10 @@ export interface UploaderOptions {
   minIntervalPerBeaconMs?: number
   /** The gateway's position, sent with every record. */
   location?: GeoLocation
-  /** Backoff after network errors, 5xx and 429: doubling from initialDelayMs (default 1 s) up to maxDelayMs (default 5 min), jittered. */
+  /**
+   * Backoff after network errors, 5xx and 429: doubling from initialDelayMs (default 1 s) up to maxDelayMs
+   * (default 5 min), jittered.
+   */
   retry?: { initialDelayMs?: number; maxDelayMs?: number }
   /** How long `close()` tries to deliver what is queued. Default 10,000 ms. */
   closeTimeoutMs?: number

@@ -10,16 +10,15 @@ import { RealClock } from '../clock.js'
 import type { CancelTimer, Clock } from '../clock.js'
 import { AccountError } from '../errors.js'
 import type { Beacon, BeaconReading } from '../reading.js'
-import { FileQueue } from '../queue/file-queue.js'
 import { MemoryQueue } from '../queue/queue.js'
-import type { QueuedRecord, UploadQueue } from '../queue/queue.js'
-import { QueueOpener } from './queue-opener.js'
+import type { UploadQueue } from '../queue/queue.js'
+import { QueueOpener, queueOpenerFor } from './queue-opener.js'
 import { RecordGate } from './record-gate.js'
-import { isLogRecord } from './records.js'
-import { asAccountError, backoffDelay, emptyStats, uploaderSettings } from './uploader-options.js'
+import { BatchDelivery } from './batch-delivery.js'
+import { FlushWaiters } from './flush-waiters.js'
+import { emptyStats, uploaderSettings } from './uploader-options.js'
 import { UploaderReports } from './uploader-reports.js'
 import type {
-  LogUploadClient,
   UploadEventSource,
   UploaderEvents,
   UploaderOptions,
@@ -48,43 +47,46 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
   /** Counters since creation. */
   readonly stats: UploaderStats = emptyStats()
 
-  private readonly client: LogUploadClient
   private readonly opener: QueueOpener
   private readonly settings: UploaderSettings
   private readonly clock: Clock
   private readonly gate: RecordGate
   private readonly inflight = new Set<Promise<unknown>>()
   private readonly detachers = new Set<() => void>()
-  private flushWaiters: { resolve: () => void; reject: (e: Error) => void }[] = []
-  private abort = new AbortController()
+  private readonly flushWaiters = new FlushWaiters()
   private pumping: Promise<void> | undefined
   private timer: CancelTimer | undefined
-  private wake: (() => void) | undefined
   private due = false
   private halted: AccountError | undefined
   private closing: Promise<void> | undefined
   private readonly reports: UploaderReports
+  private readonly delivery: BatchDelivery
   private failedPumps = 0
 
   constructor(options: UploaderOptions) {
     super()
     this.settings = uploaderSettings(options)
-    this.client = options.client
     this.clock = options.clock ?? new RealClock()
     this.reports = new UploaderReports(this, this.stats)
     this.gate = new RecordGate(this.settings.minIntervalMs, this.settings.location, this.stats)
-    const { queue, queueDir, maxQueueBytes } = options
-    const open = (): Promise<UploadQueue> =>
-      queue !== undefined
-        ? Promise.resolve(queue)
-        : queueDir !== undefined
-          ? FileQueue.open({
-              dir: queueDir,
-              accept: isLogRecord,
-              ...(maxQueueBytes === undefined ? {} : { maxBytes: maxQueueBytes }),
-            })
-          : Promise.resolve(new MemoryQueue())
-    this.opener = new QueueOpener(open, this.clock, this.settings, {
+    this.delivery = new BatchDelivery({
+      client: options.client,
+      settings: this.settings,
+      clock: this.clock,
+      stats: this.stats,
+      emitter: this,
+      reports: this.reports,
+      host: {
+        stopped: () => this.halted !== undefined,
+        halt: (error) => {
+          this.halted = error
+          // Always reported, even if the same stop happened before a resume().
+          this.reports.error(error, 'stop')
+          this.settleWaiters()
+        },
+      },
+    })
+    this.opener = new QueueOpener(queueOpenerFor(options), this.clock, this.settings, {
       opened: (q) => this.adopt(q),
       failed: (e) => {
         this.stats.queueOpenFailures++
@@ -138,7 +140,10 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
     return p
   }
 
-  /** Uploads every record of `scanner`'s `found`, `changed` and `updated` events; returns a detach function. */
+  /**
+   * Uploads every record of `scanner`'s `found`, `changed` and `updated` events; returns a
+   * detach function.
+   */
   attach(scanner: UploadEventSource): () => void {
     const one = (beacon: Beacon): void => {
       if (beacon.inRange === false || this.closing !== undefined) return
@@ -171,7 +176,7 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
     const queue = await this.opener.ready()
     if (this.halted !== undefined) throw this.halted
     if (queue.size === 0) return
-    const done = new Promise<void>((resolve, reject) => this.flushWaiters.push({ resolve, reject }))
+    const done = this.flushWaiters.wait()
     this.due = true
     this.schedule()
     return done
@@ -213,13 +218,13 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
     }
     this.halted ??= new AccountError('aborted', 'the uploader is closed')
     this.timer?.()
-    this.wake?.()
+    this.delivery.wake()
     // A request in flight may already have been stored by the server: give it up to another
     // closeTimeoutMs to answer, so its records are counted by the answer (uploaded, or left
     // and dropped) instead of all being reported dropped. Only then is it cut off.
     if (this.pumping !== undefined) await this.within(this.pumping, this.settings.closeTimeoutMs)
-    this.abort.abort()
-    this.wake?.()
+    this.delivery.cancel()
+    this.delivery.wake()
     await this.pumping
     const left = queue.size
     if (left > 0 && queue instanceof MemoryQueue) this.reports.dropped({ count: left, reason: 'closed' })
@@ -307,94 +312,19 @@ export class Uploader extends EventEmitter<UploaderEvents> implements ScannerSin
   }
 
   private rejectWaiters(error: Error): void {
-    const waiters = this.flushWaiters
-    this.flushWaiters = []
-    for (const w of waiters) w.reject(error)
+    this.flushWaiters.reject(error)
   }
 
   private settleWaiters(): void {
-    const waiters = this.flushWaiters
-    if (waiters.length === 0) return
-    const empty = this.queue !== undefined && this.queue.size === 0
-    if (!empty && this.halted === undefined) return
-    this.flushWaiters = []
-    for (const w of waiters) {
-      if (empty) w.resolve()
-      else w.reject(this.halted as AccountError)
-    }
+    this.flushWaiters.settle(() => this.queue !== undefined && this.queue.size === 0, this.halted)
   }
 
   private async pump(queue: UploadQueue): Promise<void> {
     while (this.halted === undefined) {
       const batch = await queue.peek(this.settings.batchSize)
       if (batch.length === 0 || (batch.length < this.settings.batchSize && !this.due)) break
-      if (!(await this.deliver(queue, batch))) break
+      if (!(await this.delivery.deliver(queue, batch))) break
       if (queue.size === 0) this.due = false
     }
-  }
-
-  /** Sends one batch until it is acknowledged or rejected; false when upload has stopped. */
-  private async deliver(queue: UploadQueue, batch: QueuedRecord[]): Promise<boolean> {
-    for (let attempt = 1; ; attempt++) {
-      if (this.halted !== undefined) return false
-      let error: AccountError
-      try {
-        const result = await this.client.uploadLogs(
-          batch.map((q) => q.record),
-          { signal: this.abort.signal },
-        )
-        await queue.ack(batch[batch.length - 1].seq)
-        this.stats.uploaded += batch.length
-        this.stats.duplicates += result.duplicates ?? 0
-        this.emit(
-          'uploaded',
-          result.duplicates === undefined
-            ? { count: batch.length }
-            : { count: batch.length, duplicates: result.duplicates },
-        )
-        return true
-      } catch (e) {
-        error = asAccountError(e)
-      }
-      if (error.code === 'aborted' || this.halted !== undefined) return false
-      if (error.code === 'bad_request') return this.rejected(queue, batch, error)
-      if (error.code === 'unauthorized' || error.code === 'not_found' || error.code === 'insecure_url') {
-        this.halted = error
-        // Always reported, even if the same stop happened before a resume().
-        this.reports.error(error, 'stop')
-        this.settleWaiters()
-        return false
-      }
-      this.stats.retries++
-      const delayMs = backoffDelay(attempt, this.settings, error.retryAfterSeconds)
-      this.emit('retrying', { error, attempt, delayMs })
-      await this.sleep(delayMs)
-    }
-  }
-
-  /** A 400: halve the batch until the bad records are alone, then drop just those. */
-  private async rejected(queue: UploadQueue, batch: QueuedRecord[], error: AccountError): Promise<boolean> {
-    if (batch.length > 1) {
-      const mid = batch.length >> 1
-      return (await this.deliver(queue, batch.slice(0, mid))) && (await this.deliver(queue, batch.slice(mid)))
-    }
-    await queue.ack(batch[0].seq)
-    this.stats.rejected++
-    this.reports.dropped({ count: 1, reason: 'rejected', error })
-    return true
-  }
-
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      const cancel = this.clock.setTimeout(() => {
-        this.wake = undefined
-        resolve()
-      }, ms)
-      this.wake = () => {
-        cancel()
-        this.wake = undefined
-        resolve()
-      }
-    })
   }
 }

@@ -1,13 +1,14 @@
 /**
- * Client of the platform's developer interface (platform docs 4.2–4.13; docs/developer-interface.md):
- * downlink tasks, device and station reads, history, linking and info updates. It shares the
- * account client's transport (timeouts, AbortSignal, no redirects, bounded answers, https off
- * loopback); requests are checked against the spec's rules before anything is sent.
+ * Client of the platform's developer interface (platform docs 4.2–4.13;
+ * docs/developer-interface.md): downlink tasks, device and station reads, history, linking and
+ * info updates. It shares the account client's transport (timeouts, AbortSignal, no redirects,
+ * bounded answers, https off loopback); requests are checked against the spec's rules before
+ * anything is sent.
  */
 import { inspect } from 'node:util'
 import { DeveloperApiError } from '../errors.js'
-import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, parseBaseUrl } from '../transport/http.js'
-import type { FetchLike } from '../transport/http.js'
+import { DEFAULT_MAX_RESPONSE_BYTES, HttpTransport } from '../transport/http.js'
+import { parseBaseUrl } from '../transport/base-url.js'
 import { withRetries } from '../transport/retry.js'
 import type { RetryPolicy } from '../transport/retry.js'
 import { envelopeError, fromTransport, isTransient, unwrap } from './envelope.js'
@@ -27,55 +28,8 @@ import type {
   UpdateResult,
 } from './types.js'
 import { invalid, positiveOr, retryPolicy } from '../transport/client-options.js'
-
-/** What a `sign` hook gets: the request exactly as it will be sent. */
-export interface SignRequest {
-  method: 'GET' | 'POST' | 'PUT' | 'DELETE'
-  /** Path and query below baseUrl, e.g. `/developers/device/list?page=1&count=20`. */
-  path: string
-  /** The whole URL. */
-  url: string
-  /** The exact JSON body that will be sent; `''` when there is none. */
-  body: string
-  /** The client's `appId`, when given. */
-  appId?: string
-}
-
-/**
- * Adds authentication to a request: returns the headers to send (e.g. a signature made with
- * the AppSecret). The platform's scheme is not published in the spec (part 5): plug yours in
- * here. Called again for every attempt, so a timestamp or nonce is fresh each time.
- */
-export type Signer = (request: SignRequest) => Record<string, string> | Promise<Record<string, string>>
-
-/** Options of {@link DeveloperClient}. */
-export interface DeveloperClientOptions {
-  /** The developer interface's base URL ({base_url}; paths below it start with `/developers`); https unless loopback or `allowInsecureHttp`. */
-  baseUrl: string
-  /** The AppID, handed to `sign`. */
-  appId?: string
-  /** Authentication hook; without it requests go unsigned (the emulator accepts them). */
-  sign?: Signer
-  /** Replaces the global fetch. It must honour `redirect: 'manual'` (redirects are refused). */
-  fetch?: FetchLike
-  /** Per-attempt limit on waiting for a complete answer. Default 15,000 ms. */
-  timeoutMs?: number
-  /** Largest answer body read, in bytes (default 4 MiB); a longer one fails with code `response_too_large`. */
-  maxResponseBytes?: number
-  /** Allows plain http to a non-loopback host (signatures travel in the clear). */
-  allowInsecureHttp?: boolean
-  /** Retries of reads (GET) on network errors, timeouts, 5xx, 429 and err_code -1. Downlinks and writes are never retried. */
-  retry?: { retries?: number; initialDelayMs?: number; maxDelayMs?: number }
-  /** Strings masked in every error message (e.g. your AppSecret, if your sign hook sends it as is). Kept private. */
-  secrets?: readonly string[]
-}
-
-/** Per-call options. */
-export interface DeveloperCallOptions {
-  signal?: AbortSignal
-  /** Overrides the client's timeoutMs for this call. */
-  timeoutMs?: number
-}
+import type { DeveloperCallOptions, DeveloperClientOptions, SignRequest, Signer } from './client-options.js'
+import { signHeaders } from './signing.js'
 
 type Method = SignRequest['method']
 
@@ -106,7 +60,8 @@ export class DeveloperClient {
     if (url.insecure && options.allowInsecureHttp !== true) {
       throw invalid(
         'baseUrl',
-        `refusing plain http to ${url.host}: signed requests would travel in the clear; use https, or set allowInsecureHttp if you accept the risk`,
+        `refusing plain http to ${url.host}: signed requests would travel in the clear; ` +
+          'use https, or set allowInsecureHttp if you accept the risk',
       )
     }
     if (options.appId !== undefined && (typeof options.appId !== 'string' || options.appId === ''))
@@ -276,7 +231,8 @@ export class DeveloperClient {
 
   /** Shows the client without its hook or secrets. */
   [inspect.custom](): string {
-    return `DeveloperClient { baseUrl: '${this.baseUrl}'${this.appId === undefined ? '' : `, appId: '${this.appId}'`}, signed: ${this.#sign !== undefined} }`
+    const appId = this.appId === undefined ? '' : `, appId: '${this.appId}'`
+    return `DeveloperClient { baseUrl: '${this.baseUrl}'${appId}, signed: ${this.#sign !== undefined} }`
   }
 
   /** JSON without the hook or secrets. */
@@ -325,25 +281,7 @@ export class DeveloperClient {
       body,
       ...(this.appId === undefined ? {} : { appId: this.appId }),
     }
-    let headers: unknown
-    try {
-      headers = await this.#sign(request)
-    } catch (e) {
-      // The hook's own message may quote the AppSecret: only its class name is reported.
-      const name = e instanceof Error ? e.name : typeof e
-      throw new DeveloperApiError(
-        'sign_failed',
-        `the sign hook threw (${name}) for ${method} ${path.split('?')[0]}; fix the hook`,
-      )
-    }
-    if (
-      typeof headers !== 'object' ||
-      headers === null ||
-      !Object.values(headers).every((h) => typeof h === 'string')
-    ) {
-      throw new DeveloperApiError('sign_failed', 'the sign hook must return an object of header names to string values')
-    }
-    return headers as Record<string, string>
+    return signHeaders(this.#sign, request)
   }
 }
 

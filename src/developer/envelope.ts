@@ -96,7 +96,10 @@ export function unwrap(what: string, body: unknown): unknown {
   return env.data
 }
 
-/** The transport's own failures (no answer, redirect, size, HTTP status without an envelope) under the developer client's class. */
+/**
+ * The transport's own failures (no answer, redirect, size, HTTP status without an envelope) under the developer
+ * client's class.
+ */
 export function fromTransport(e: unknown): unknown {
   if (!(e instanceof AccountError)) return e
   // insecure_url is refused when the client is made, before any exchange.

@@ -4,7 +4,10 @@
  * on whatever else the platform adds.
  */
 
-/** Numeric status of a device or station (platform docs 3.1): -1 inactive, 0 normal, 1 error, 2 danger, 3 timeout, 4 offline. */
+/**
+ * Numeric status of a device or station (platform docs 3.1): -1 inactive, 0 normal, 1 error, 2 danger, 3
+ * timeout, 4 offline.
+ */
 export type NormalStatus = -1 | 0 | 1 | 2 | 3 | 4
 
 /** A sensor device (platform docs 2.1). */

@@ -2,7 +2,7 @@
 import { createServer } from 'node:http'
 import { InvalidOptionError } from '../errors.js'
 import { createWebhookHandler } from './webhook.js'
-import type { WebhookHandlerOptions, WebhookStats } from './webhook.js'
+import type { WebhookHandlerOptions, WebhookStats } from './webhook-options.js'
 import { listen, urlHost } from '../util/listen.js'
 
 /** Options of {@link startWebhookServer}: where to listen, and the handler's options. */

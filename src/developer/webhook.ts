@@ -5,83 +5,15 @@
  * platform; re-pushes of a message already taken are answered 2xx without calling the handler
  * twice; nothing a sender does (bad JSON, a huge body, a flood of duplicates) crashes it.
  */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http'
+import type { IncomingMessage, ServerResponse } from 'node:http'
 import { InvalidOptionError, WebhookError } from '../errors.js'
 import type { WebhookErrorCode } from '../errors.js'
 import { msgIdOf, parseWebhookMessage } from './webhook-message.js'
 import { DedupKeys, dedupDigest } from './dedup-keys.js'
-import type { DataMessage, TaskEvent, WebhookMessage } from './webhook-message.js'
-
-/** What a `verify` hook gets: the request exactly as received. */
-export interface WebhookRequest {
-  method: string
-  url: string
-  headers: IncomingHttpHeaders
-  /** The raw body, as the signature covers it. */
-  body: string
-}
-
-/** Options of {@link createWebhookHandler}. */
-export interface WebhookHandlerOptions {
-  /** Takes a sensor data push (6.2). Resolve once it is safely kept: only then is the push acknowledged. */
-  onData?: (message: DataMessage) => void | Promise<void>
-  /** Takes a task event (6.3), as `onData`. */
-  onTaskEvent?: (event: TaskEvent) => void | Promise<void>
-  /**
-   * Checks a push's signature (platform docs 5.3; the platform's scheme is not published: plug yours in).
-   * False, or a throw, refuses the push with 401.
-   */
-  verify?: (request: WebhookRequest) => boolean | Promise<boolean>
-  /**
-   * Safe mode (6.1): turns `encryptData` into the message (its JSON text, or the object). The
-   * cipher is not published: plug yours in. Without it an encrypted push is refused (501),
-   * never passed on as if it were plain text.
-   */
-  decrypt?: (
-    encryptData: string,
-    envelope: Record<string, unknown>,
-  ) => string | Record<string, unknown> | Promise<string | Record<string, unknown>>
-  /** Told about every refused push (the platform is answered non-2xx and pushes again, 6.4). */
-  onError?: (error: WebhookError) => void
-  /** Largest body accepted; a longer one is answered 413. Default 1 MiB. */
-  maxBodyBytes?: number
-  /**
-   * How many recent msgIds are remembered to drop re-pushes. Default 10,000. Each is kept as a
-   * 43-character digest whatever the length of its appId and msgId, so memory stays bounded.
-   */
-  dedupWindow?: number
-  /**
-   * How long `onData` / `onTaskEvent` may take; beyond it the push is answered 503 (the platform
-   * pushes it again) while the handler's promise is left to finish. Default 10000 ms.
-   */
-  handlerTimeoutMs?: number
-}
-
-/** Default of `handlerTimeoutMs`. */
-export const DEFAULT_HANDLER_TIMEOUT_MS = 10_000
-
-/** Counters of a receiver. */
-export interface WebhookStats {
-  /** Requests received. */
-  requests: number
-  /** Sensor data pushes taken by `onData`. */
-  data: number
-  /** Task events taken by `onTaskEvent`. */
-  events: number
-  /** Re-pushes of a message already taken (answered 2xx, handler not called again). */
-  duplicates: number
-  /** Valid messages with no handler of their type (acknowledged, dropped). */
-  unhandled: number
-  /** Refused pushes by reason. */
-  refused: Record<WebhookErrorCode, number>
-}
-
-/** A request listener for `node:http` (or Express, Fastify's raw handler, …) with counters. */
-export interface WebhookHandler {
-  (req: IncomingMessage, res: ServerResponse): void
-  /** A snapshot of the counters. */
-  readonly stats: WebhookStats
-}
+import type { WebhookMessage } from './webhook-message.js'
+import { TIMED_OUT, readBody, reply, settleWithin } from './webhook-http.js'
+import { DEFAULT_HANDLER_TIMEOUT_MS, emptyWebhookStats, positiveInt } from './webhook-options.js'
+import type { WebhookHandler, WebhookHandlerOptions, WebhookStats } from './webhook-options.js'
 
 const STATUS: Record<WebhookErrorCode, number> = {
   malformed: 400,
@@ -93,65 +25,6 @@ const STATUS: Record<WebhookErrorCode, number> = {
   method_not_allowed: 405,
   handler_timeout: 503,
   unavailable: 503,
-}
-
-/** What {@link settleWithin} rejects with when time is up. */
-const TIMED_OUT = Symbol('timed out')
-
-/** `work`, or a rejection with {@link TIMED_OUT} after `ms`; the timer never outlives the answer. */
-function settleWithin(work: Promise<void>, ms: number): Promise<void> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(TIMED_OUT), ms)
-    work.then(
-      () => {
-        clearTimeout(timer)
-        resolve()
-      },
-      (error: unknown) => {
-        clearTimeout(timer)
-        reject(error)
-      },
-    )
-  })
-}
-
-function positiveInt(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback
-  if (!Number.isSafeInteger(value) || value < 1)
-    throw new InvalidOptionError('invalid_option', `${option} must be a positive whole number`, { option })
-  return value
-}
-
-function reply(res: ServerResponse, status: number, messages: string, headers: Record<string, string> = {}): void {
-  if (res.headersSent) return
-  const body = JSON.stringify({ messages })
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers })
-  res.end(body)
-}
-
-/** Reads the body up to `limit` bytes; undefined when it is longer (the rest is discarded). */
-function readBody(req: IncomingMessage, limit: number): Promise<string | undefined> {
-  return new Promise((resolve, reject) => {
-    const declared = Number(req.headers['content-length'])
-    if (Number.isFinite(declared) && declared > limit) {
-      req.resume()
-      resolve(undefined)
-      return
-    }
-    const chunks: Buffer[] = []
-    let size = 0
-    let over = false
-    req.on('data', (c: Buffer) => {
-      size += c.length
-      if (size > limit) over = true
-      if (!over) chunks.push(c)
-    })
-    req.on('end', () => resolve(over ? undefined : Buffer.concat(chunks).toString('utf8')))
-    req.on('error', reject)
-    req.on('close', () => {
-      if (!req.complete) reject(new Error('the sender closed the connection before the body ended'))
-    })
-  })
 }
 
 /** Creates the receiver. Give at least one of `onData` / `onTaskEvent`. */
@@ -172,24 +45,7 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
   const maxBodyBytes = positiveInt(options.maxBodyBytes, 1024 * 1024, 'maxBodyBytes')
   const window = positiveInt(options.dedupWindow, 10_000, 'dedupWindow')
   const handlerTimeoutMs = positiveInt(options.handlerTimeoutMs, DEFAULT_HANDLER_TIMEOUT_MS, 'handlerTimeoutMs')
-  const stats: WebhookStats = {
-    requests: 0,
-    data: 0,
-    events: 0,
-    duplicates: 0,
-    unhandled: 0,
-    refused: {
-      malformed: 0,
-      too_large: 0,
-      unverified: 0,
-      encrypted: 0,
-      decrypt_failed: 0,
-      handler_failed: 0,
-      method_not_allowed: 0,
-      handler_timeout: 0,
-      unavailable: 0,
-    },
-  }
+  const stats: WebhookStats = emptyWebhookStats()
   // Digests of taken messages (bounded), and of those being taken now.
   const taken = new DedupKeys(window)
   const inFlight = new Map<string, Promise<void>>()
@@ -234,7 +90,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
     if (options.decrypt === undefined) {
       throw refuse(
         'encrypted',
-        'an encrypted (safe mode) push arrived but no decrypt hook is configured: pass decrypt to createWebhookHandler, or switch the webhook to plain text mode',
+        'an encrypted (safe mode) push arrived but no decrypt hook is configured: ' +
+          'pass decrypt to createWebhookHandler, or switch the webhook to plain text mode',
         msgId,
       )
     }
@@ -335,7 +192,8 @@ export function createWebhookHandler(options: WebhookHandlerOptions): WebhookHan
         if (e === TIMED_OUT)
           throw refuse(
             'handler_timeout',
-            `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); the platform will push it again`,
+            `the handler did not finish within ${handlerTimeoutMs} ms (handlerTimeoutMs); ` +
+              'the platform will push it again',
             msgId,
           )
         if (e instanceof WebhookError && e.code === 'unavailable') throw refuse('unavailable', e.message, msgId, e)

@@ -20,7 +20,10 @@ export interface PushSettings {
   url?: string
   /** Pause before each re-push. */
   redeliveryDelayMs: number
-  /** Safe mode (6.1): turns the message's JSON into `encryptData`. The platform's cipher is not published: bring your own. */
+  /**
+   * Safe mode (6.1): turns the message's JSON into `encryptData`. The platform's cipher is not published: bring
+   * your own.
+   */
   encrypt?: (plaintext: string) => string
   /** Headers to add to a push (a signature over its body), for a receiver's `verify` hook. */
   sign?: (body: string) => Record<string, string>

@@ -18,7 +18,10 @@ export interface DeveloperEmulatorOptions {
   taskDelayMs?: number
   /** Pause before each re-push of a message answered non-2xx. Default 1000 ms. */
   redeliveryDelayMs?: number
-  /** Safe mode (platform docs 6.1): turns each pushed message's JSON into `encryptData`. The platform's cipher is not published: bring your own. */
+  /**
+   * Safe mode (platform docs 6.1): turns each pushed message's JSON into `encryptData`. The platform's cipher
+   * is not published: bring your own.
+   */
   encrypt?: (plaintext: string) => string
   /** Headers added to each push (e.g. a signature over the body) for a receiver's `verify` hook. */
   sign?: (body: string) => Record<string, string>
@@ -32,7 +35,10 @@ export interface DeveloperEmulator {
   readonly deliveries: readonly Delivery[]
   /** Where pushes go (undefined: nowhere). */
   webhookUrl: string | undefined
-  /** Pushes a sensor data message (6.2) for device `sn` and adds it to its history; resolves once delivered or given up. */
+  /**
+   * Pushes a sensor data message (6.2) for device `sn` and adds it to its history; resolves once delivered or
+   * given up.
+   */
   pushData(sn: string, data?: Record<string, unknown>): Promise<Delivery | undefined>
   /** The next `times` developer requests (default 1) fail with `errCode` (-1, 500, or any code of part 7). */
   failNext(errCode: number, times?: number): void

@@ -6,19 +6,14 @@
 import { readFileSync } from 'node:fs'
 import { rename, writeFile } from 'node:fs/promises'
 import { seededRandom } from '../util/random.js'
+import { SEED_EPOCH, demoMap, newAccountBeacon, seedCatalogue, seedRecord } from './emulator-seed.js'
+import type { CatalogueDevice } from './emulator-seed.js'
 import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from '../cloud/records.js'
 
 /** A login of the emulator. */
 export interface EmulatorAccount {
   email: string
   password: string
-}
-
-/** A device that can be added to an account with its token. */
-export interface CatalogueDevice {
-  mac: string
-  token: string
-  UMM: string
 }
 
 /** Where a stored log came from: `upload` (POST), `seed` (other users), `inspector` (type 2). */
@@ -46,15 +41,6 @@ interface PersistedState {
   duplicates: number
 }
 
-const UUID = 'FDA50693-A4E2-4FB1-AFCF-C6EB07647825'
-const SEED_EPOCH = Date.UTC(2026, 0, 1)
-
-function hex(rng: () => number, digits: number): string {
-  let s = ''
-  for (let i = 0; i < digits; i++) s += Math.floor(rng() * 16).toString(16)
-  return s.toUpperCase()
-}
-
 /** The emulator's in-memory store; tests read it directly. */
 export class EmulatorStore {
   /** Devices that exist and can be added with their token. */
@@ -73,15 +59,11 @@ export class EmulatorStore {
   constructor(accounts: readonly EmulatorAccount[], seed: number, persistPath?: string) {
     this.persistPath = persistPath
     const rng = seededRandom(seed)
-    const catalogue: CatalogueDevice[] = []
-    for (let i = 0; i < 24; i++) {
-      catalogue.push({ mac: `0117C5${hex(rng, 6)}`, token: hex(rng, 8).toLowerCase(), UMM: `${UUID}|10001|${i + 1}` })
-    }
+    const catalogue = seedCatalogue(rng)
     this.catalogue = catalogue
     accounts.forEach((a, k) => {
       const beacons = new Map<string, AccountBeacon>()
-      for (const d of catalogue.slice(3 * k, 3 * k + 3))
-        beacons.set(d.mac, this.newAccountBeacon(d, a.email, SEED_EPOCH))
+      for (const d of catalogue.slice(3 * k, 3 * k + 3)) beacons.set(d.mac, newAccountBeacon(d, a.email, SEED_EPOCH))
       this.#accounts.set(a.email, { password: a.password, beacons, msgIds: new Set() })
       for (let i = 0; i < 5; i++) {
         const d = catalogue[(3 * k + i) % catalogue.length]
@@ -100,31 +82,7 @@ export class EmulatorStore {
         record: seedRecord(`seed-${i}`, d, SEED_EPOCH + i * 30_000, rng),
       })
     }
-    const placed = catalogue.slice(0, 6).map((d, i) => ({
-      mac: d.mac,
-      PosX: Math.round(rng() * 1000) / 1000,
-      PosY: Math.round(rng() * 1000) / 1000,
-      label: `B${i + 1}`,
-      title: `Beacon ${i + 1}`,
-      updatedTime: new Date(SEED_EPOCH).toISOString(),
-      id: `pb-${seed}-${i}`,
-    }))
-    this.maps.set('demo', {
-      id: `map-${seed}`,
-      key: 'demo',
-      name: 'Demo floor',
-      address: '1 Example Street',
-      description: 'Seeded map of the beaconkit emulator',
-      floor: '1F',
-      imageURL: 'https://example.com/maps/demo.png',
-      user: accounts[0]?.email ?? 'demo',
-      createdTime: SEED_EPOCH,
-      tags: ['demo'],
-      xScale: 20,
-      yScale: 15,
-      __v: 0,
-      beacons: placed,
-    })
+    this.maps.set('demo', demoMap(catalogue, rng, seed, accounts[0]?.email ?? 'demo'))
     if (persistPath !== undefined) this.restore(persistPath)
   }
 
@@ -159,7 +117,7 @@ export class EmulatorStore {
     const account = this.account(email)
     let beacon = account.beacons.get(mac)
     if (beacon === undefined) {
-      beacon = this.newAccountBeacon(device, email, Date.now())
+      beacon = newAccountBeacon(device, email, Date.now())
       account.beacons.set(mac, beacon)
       this.changed()
     }
@@ -239,19 +197,6 @@ export class EmulatorStore {
     return account
   }
 
-  private newAccountBeacon(d: CatalogueDevice, email: string, at: number): AccountBeacon {
-    return {
-      mac: d.mac,
-      UMM: d.UMM,
-      updatedTime: at,
-      createTime: new Date(at).toISOString(),
-      users: [{ user: email, createdTime: new Date(at).toISOString() }],
-      lonlat: [121.47, 31.23],
-      sensor: {},
-      tags: [],
-    }
-  }
-
   private changed(): void {
     if (this.persistPath === undefined || this.saveTimer !== undefined) return
     // Debounced: a burst of uploads costs one write.
@@ -297,22 +242,5 @@ export class EmulatorStore {
       this.logs.push(log)
     }
     this.duplicates = state.duplicates
-  }
-}
-
-function seedRecord(msgId: string, d: CatalogueDevice, at: number, rng: () => number): BeaconLogRecord {
-  return {
-    msgId,
-    beaconMac: d.mac,
-    beaconUMM: d.UMM,
-    updatedTime: at,
-    location: { lat: 31.23, lon: 121.47 },
-    sensor: {
-      temperature: Math.round((18 + rng() * 10) * 10) / 10,
-      light: Math.round(rng() * 500),
-      power: 50 + Math.floor(rng() * 50),
-      accelerometer: Math.floor(rng() * 100),
-    },
-    __v: 0,
   }
 }

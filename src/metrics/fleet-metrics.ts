@@ -64,7 +64,9 @@ export function registerFleetMetrics(
   })
   new prom.Gauge({
     name: 'beaconkit_fleet_reading_age_seconds',
-    help: "Age of each present beacon's freshest fused reading, by quantile over beacons: how far the fused view lags (stands in for a fusion delay histogram).",
+    help:
+      "Age of each present beacon's freshest fused reading, by quantile over beacons: how far the fused " +
+      'view lags (stands in for a fusion delay histogram).',
     labelNames: ['quantile'],
     registers,
     collect() {
@@ -85,7 +87,9 @@ export function registerFleetMetrics(
   })
   new prom.Counter({
     name: 'beaconkit_fleet_positions_deferred_total',
-    help: "Ticks' room decisions made from a beacon's previous position because positioning ran out of its time (rate() above 0: the tracker is short of CPU for its positions).",
+    help:
+      "Ticks' room decisions made from a beacon's previous position because positioning ran out of its " +
+      'time (rate() above 0: the tracker is short of CPU for its positions).',
     registers,
     collect() {
       this.reset()
@@ -94,7 +98,9 @@ export function registerFleetMetrics(
   })
   new prom.Counter({
     name: 'beaconkit_fleet_positioning_dropped_total',
-    help: 'Readings the positioning thread did not take because too many were waiting for it (only with positioning on a worker thread).',
+    help:
+      'Readings the positioning thread did not take because too many were waiting for it (only with ' +
+      'positioning on a worker thread).',
     registers,
     collect() {
       this.reset()
@@ -103,7 +109,9 @@ export function registerFleetMetrics(
   })
   new prom.Counter({
     name: 'beaconkit_fleet_clock_rejected_total',
-    help: 'RSSI batches refused because their time was more than maxClockOffsetMs from their arrival (a gateway clock NTP has not set, or a recording replayed on its own clock).',
+    help:
+      'RSSI batches refused because their time was more than maxClockOffsetMs from their arrival (a ' +
+      'gateway clock NTP has not set, or a recording replayed on its own clock).',
     registers,
     collect() {
       this.reset()
@@ -112,7 +120,9 @@ export function registerFleetMetrics(
   })
   new prom.Gauge({
     name: 'beaconkit_fleet_gateways_clock_refused',
-    help: 'Gateways whose RSSI batches are refused for their clock now (above 0: none of their beacons shows; the fleet log says which).',
+    help:
+      'Gateways whose RSSI batches are refused for their clock now (above 0: none of their beacons ' +
+      'shows; the fleet log says which).',
     registers,
     collect() {
       this.set(tracker.stats.clockRefusedGateways)

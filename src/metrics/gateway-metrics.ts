@@ -49,7 +49,9 @@ export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry
     })
     new prom.Counter({
       name: 'beaconkit_decode_rejects_total',
-      help: 'Advertisements or frames rejected: malformed envelopes, and encrypted frames by the first check that failed.',
+      help:
+        'Advertisements or frames rejected: malformed envelopes, and encrypted frames by the first ' +
+        'check that failed.',
       labelNames: ['reason'],
       registers,
       collect() {
@@ -140,7 +142,9 @@ export function registerRefused(
 ): void {
   new prom.Counter({
     name: 'beaconkit_mqtt_refused_total',
-    help: 'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; never retried.',
+    help:
+      'MQTT messages the broker will never take (invalid topic, refusing PUBACK, poison), by reason; ' +
+      'never retried.',
     labelNames: ['reason'],
     registers,
     collect() {

@@ -16,6 +16,7 @@ import { hostname } from 'node:os'
 import { join } from 'node:path'
 import { QueueError } from '../errors.js'
 import type { QueueLockHolder } from '../errors.js'
+import type { QueueWarning } from './queue.js'
 
 /** What a lock file says about its owner. */
 export interface LockOwner extends QueueLockHolder {
@@ -98,7 +99,8 @@ function lockedError(dir: string, holder: LockOwner): QueueError {
     holder.hostname === hostname() ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.hostname}`
   return new QueueError(
     'queue_locked',
-    `queue directory ${dir} is in use by ${where}; give each uploader its own queueDir, or stop that process first (if it is certainly gone, delete ${join(dir, LOCK_FILE)})`,
+    `queue directory ${dir} is in use by ${where}; give each uploader its own queueDir, or stop that ` +
+      `process first (if it is certainly gone, delete ${join(dir, LOCK_FILE)})`,
     { dir, holder: { pid: holder.pid, hostname: holder.hostname } },
   )
 }
@@ -178,4 +180,13 @@ async function release(path: string, token: string): Promise<void> {
   const found = await readOwner(path).catch(() => undefined)
   // Someone took over a lock they judged stale: it is theirs now.
   if (found?.owner?.token === token) await unlink(path).catch(() => undefined)
+}
+
+/** The warning for a lock taken over from `previous`, a process that died holding it. */
+export function staleLockWarning(dir: string, previous: LockOwner): QueueWarning {
+  const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
+  return {
+    code: 'stale_lock',
+    message: `took over the lock of queue directory ${dir} from ${who} (it did not close the queue: a crash or kill?)`,
+  }
 }

@@ -1,8 +1,9 @@
 /**
- * A durable record queue (the uploader's, and the MQTT publisher's for events): append-only segment files of framed records plus a tiny ack file.
+ * A durable record queue (the uploader's, and the MQTT publisher's for events): append-only
+ * segment files of framed records plus a tiny ack file.
  *
  * Frames and the ack file are described in journal.ts; what recovery makes of a directory in
- * queue-recovery.ts. `push` resolves only after the frame is written and fdatasync'd;
+ * recovery.ts. `push` resolves only after the frame is written and fdatasync'd;
  * concurrent pushes share one write and one fdatasync (group commit). A seq is assigned when
  * its frame is written, and handed back if the write fails, so seqs on disk have no gaps
  * except lost records. Acknowledgement writes the acked seq into one of two checksummed slots
@@ -18,52 +19,18 @@ import { readFile, unlink } from 'node:fs/promises'
 import { EventEmitter } from 'eventemitter3'
 import { InvalidOptionError, QueueError } from '../errors.js'
 import { SegmentWriter } from './segment-writer.js'
-import { lockDir } from './dir-lock.js'
+import { lockDir, staleLockWarning } from './dir-lock.js'
 import type { DirLock } from './dir-lock.js'
 import { MAX_FRAME, decodeSegment, encodePayload, makeDir } from './journal.js'
 import type { RecordCheck } from './journal.js'
 import { AckFile } from './ack-file.js'
-import { gaps, recoverQueue, unacked, writeKnownLosses, writeWritten } from './recovery.js'
+import { gaps, recoverQueue, unacked } from './recovery.js'
 import type { Loss, Segment } from './recovery.js'
+import { writeKnownLosses, writeWritten } from './loss-files.js'
+import { emptyFileQueueStats, resolveFileQueueOptions } from './file-queue-options.js'
+import type { FileQueueOptions, FileQueueStats, ResolvedFileQueueOptions } from './file-queue-options.js'
 import type { BeaconLogRecord } from '../reading.js'
 import type { DropInfo, QueueOpenReport, QueuedRecord, RecordQueue, UploadQueueEvents } from './queue.js'
-
-/** Options of {@link FileQueue.open}. */
-export interface FileQueueOptions {
-  /** Directory holding the queue; created when missing. One process per directory (locked). */
-  dir: string
-  /** Bound on segment bytes on disk; the oldest records are dropped beyond it. Default 256 MiB. */
-  maxBytes?: number
-  /** Size at which a segment is closed and a new one started. Default 4 MiB (at most maxBytes / 4). */
-  segmentBytes?: number
-  /**
-   * Checks each record read back from disk (default: any JSON object passes). A record that
-   * fails is never handed out: it is reported as `dropped` (`corrupt`, with its segment) like
-   * a damaged frame, and the records after it are delivered as usual.
-   */
-  accept?: RecordCheck
-}
-
-/** What recovery found and what the queue has done since. */
-export interface FileQueueStats {
-  /** Unacknowledged records found on disk at open. */
-  recovered: number
-  /** Bytes ignored at the end of segments (writes cut short by a crash). */
-  tornBytes: number
-  /** Bytes of damage stepped over (unreadable frames, zeroed stretches). */
-  damagedBytes: number
-  /** Records read back past damage (they would have been lost without resynchronising). */
-  salvaged: number
-  /** Records lost to damaged or missing segment files (also counted in `dropped`). */
-  lost: number
-  /** Records deleted unacknowledged: the disk bound, damage, or a segment deleted underneath. */
-  dropped: number
-  /** Segment files currently on disk. */
-  segments: number
-  /** Bytes of segment files currently on disk. */
-  bytes: number
-}
-
 /**
  * The durable queue behind `Uploader({ queueDir })` and `MqttPublisher({ queueDir })`. Create
  * with {@link FileQueue.open}. `R` is the record type, any JSON object: records come back as
@@ -74,16 +41,7 @@ export class FileQueue<R extends object = BeaconLogRecord>
   implements RecordQueue<R>
 {
   /** What recovery found and what has been dropped since. */
-  readonly stats: FileQueueStats = {
-    recovered: 0,
-    tornBytes: 0,
-    damagedBytes: 0,
-    salvaged: 0,
-    lost: 0,
-    dropped: 0,
-    segments: 0,
-    bytes: 0,
-  }
+  readonly stats: FileQueueStats = emptyFileQueueStats()
 
   private readonly dir: string
   private readonly maxBytes: number
@@ -101,7 +59,7 @@ export class FileQueue<R extends object = BeaconLogRecord>
   private report: QueueOpenReport = { dropped: [], warnings: [] }
   private knownLosses: [number, number][] = []
 
-  private constructor(options: Required<Omit<FileQueueOptions, 'accept'>> & Pick<FileQueueOptions, 'accept'>) {
+  private constructor(options: ResolvedFileQueueOptions) {
     super()
     this.dir = options.dir
     this.maxBytes = options.maxBytes
@@ -145,23 +103,8 @@ export class FileQueue<R extends object = BeaconLogRecord>
    * directory cannot be used; a failed open leaves no file handle or lock behind.
    */
   static async open<R extends object = BeaconLogRecord>(options: FileQueueOptions): Promise<FileQueue<R>> {
-    if (typeof options.dir !== 'string' || options.dir.length === 0) {
-      throw new InvalidOptionError('invalid_option', 'queueDir must be a non-empty directory path', {
-        option: 'queueDir',
-      })
-    }
-    const maxBytes = options.maxBytes ?? 256 * 1024 * 1024
-    if (!Number.isFinite(maxBytes) || maxBytes < 64 * 1024) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        'maxBytes (maxQueueBytes of the uploader or the MQTT publisher) must be at least 65536 bytes',
-        { option: 'maxQueueBytes' },
-      )
-    }
-    const segmentBytes = Math.max(4096, Math.min(options.segmentBytes ?? 4 * 1024 * 1024, Math.floor(maxBytes / 4)))
-    if (options.accept !== undefined && typeof options.accept !== 'function')
-      throw new InvalidOptionError('invalid_option', 'accept must be a function', { option: 'accept' })
-    const queue = new FileQueue<R>({ dir: options.dir, maxBytes, segmentBytes, accept: options.accept })
+    const resolved = resolveFileQueueOptions(options)
+    const queue = new FileQueue<R>(resolved)
     try {
       await queue.recover()
     } catch (e) {
@@ -170,7 +113,8 @@ export class FileQueue<R extends object = BeaconLogRecord>
       const code = (e as NodeJS.ErrnoException).code ?? 'error'
       throw new InvalidOptionError(
         'unreadable_file',
-        `cannot use queue directory ${options.dir} (${code}); check that it exists, is a directory, is writable and has free space`,
+        `cannot use queue directory ${options.dir} (${code}); ` +
+          'check that it exists, is a directory, is writable and has free space',
         {
           option: 'queueDir',
           cause: e,
@@ -276,13 +220,7 @@ export class FileQueue<R extends object = BeaconLogRecord>
     await makeDir(this.dir)
     this.lock = await lockDir(this.dir)
     const previous = this.lock.tookOverFrom
-    if (previous !== undefined) {
-      const who = previous.pid > 0 ? `process ${previous.pid}, which is no longer running` : 'an unreadable lock file'
-      this.report.warnings.push({
-        code: 'stale_lock',
-        message: `took over the lock of queue directory ${this.dir} from ${who} (it did not close the queue: a crash or kill?)`,
-      })
-    }
+    if (previous !== undefined) this.report.warnings.push(staleLockWarning(this.dir, previous))
     this.ackFile = await AckFile.open(this.dir)
     this.acked = this.ackFile.acked
     const { found, acked, warnings } = await recoverQueue(this.dir, this.ackFile, this.accept)

@@ -10,9 +10,11 @@
  * restart does not report them again. A torn tail (bytes after the last frame of a segment
  * with no gap after it) is a write cut short by a crash: never accepted, not a loss.
  */
-import { readdir, readFile, rename, writeFile } from 'node:fs/promises'
+import { readdir, readFile } from 'node:fs/promises'
 import { join } from 'node:path'
 import { MAX_SEGMENT_SEQ, SEGMENT_LIKE, decodeSegment, parseSegmentName, segmentName } from './journal.js'
+import { readKnownLosses, readWritten, subtract } from './loss-files.js'
+import type { Range } from './loss-files.js'
 import type { AckFile } from './ack-file.js'
 import type { RecordCheck } from './journal.js'
 import type { DropReason, QueueWarning, QueuedRecord } from './queue.js'
@@ -60,79 +62,11 @@ export interface Recovery {
   salvaged: number
 }
 
-/** The file listing loss ranges already reported. */
-export const LOST_FILE = 'lost'
-
-/**
- * The file holding the highest seq known written (updated at open, when a segment is sealed
- * and at close). Without it the records of a damaged, emptied or truncated last segment could
- * not be counted: nothing after them names their seqs.
- */
-export const WRITTEN_FILE = 'written'
-
-/** The highest seq known written, or undefined when the file is missing or unreadable. */
-export async function readWritten(dir: string): Promise<number | undefined> {
-  try {
-    const v = JSON.parse(await readFile(join(dir, WRITTEN_FILE), 'utf8')) as unknown
-    return Number.isSafeInteger(v) && (v as number) >= 0 ? (v as number) : undefined
-  } catch {
-    return undefined
-  }
-}
-
-/** Records `seq` as the highest seq written (atomically: a torn write leaves the old value). */
-export async function writeWritten(dir: string, seq: number): Promise<void> {
-  const tmp = join(dir, `${WRITTEN_FILE}.tmp`)
-  await writeFile(tmp, JSON.stringify(seq))
-  await rename(tmp, join(dir, WRITTEN_FILE))
-}
-
 /** What else recovery may know: the consumer's record check and the highest seq written. */
 export interface RecoveryHints {
   accept?: RecordCheck
   /** From {@link readWritten}; seqs up to it that no segment holds are lost. */
   written?: number
-}
-
-/** Seqs `from` to `to`, both included. */
-export type Range = [from: number, to: number]
-
-/** `[from, to]` minus the ranges in `known`: the parts not reported yet. */
-function subtract(from: number, to: number, known: Range[]): Range[] {
-  let parts: Range[] = [[from, to]]
-  for (const [a, b] of known) {
-    const next: Range[] = []
-    for (const [x, y] of parts) {
-      if (b < x || a > y) next.push([x, y])
-      else {
-        if (a > x) next.push([x, a - 1])
-        if (b < y) next.push([b + 1, y])
-      }
-    }
-    parts = next
-  }
-  return parts
-}
-
-async function readKnownLosses(dir: string): Promise<Range[]> {
-  try {
-    const v = JSON.parse(await readFile(join(dir, LOST_FILE), 'utf8')) as unknown
-    if (!Array.isArray(v)) return []
-    return v.filter(
-      (r): r is Range => Array.isArray(r) && r.length === 2 && Number.isSafeInteger(r[0]) && Number.isSafeInteger(r[1]),
-    )
-  } catch {
-    // Missing or damaged: at worst an old loss is reported again.
-    return []
-  }
-}
-
-/** Records loss ranges as reported, keeping only those the ack has not passed. */
-export async function writeKnownLosses(dir: string, ranges: Range[], acked: number): Promise<void> {
-  const keep = ranges.filter(([, to]) => to > acked)
-  const tmp = join(dir, `${LOST_FILE}.tmp`)
-  await writeFile(tmp, JSON.stringify(keep))
-  await rename(tmp, join(dir, LOST_FILE))
 }
 
 /** Unacknowledged records of a segment. */
@@ -207,14 +141,18 @@ export async function recoverSegments(
       // Nothing we can read: not ours to delete.
       out.warnings.push({
         code: 'segment_unreadable',
-        message: `file ${name} in the queue directory is named like a segment but holds no readable record; it is left in place, move it away`,
+        message:
+          `file ${name} in the queue directory is named like a segment but holds no readable record; ` +
+          `it is left in place, move it away`,
       })
       continue
     }
     out.renumber.push({ path, records: records.map((r) => r.record) })
     out.warnings.push({
       code: 'segment_renumbered',
-      message: `segment file ${name} has a name outside the queue's sequence range; its ${records.length} records are queued again under new numbers and the file removed`,
+      message:
+        `segment file ${name} has a name outside the queue's sequence range; its ${records.length} ` +
+        `records are queued again under new numbers and the file removed`,
     })
   }
   named.sort((a, b) => a.firstSeq - b.firstSeq)
@@ -269,7 +207,9 @@ export async function recoverSegments(
     if (next === undefined && written === undefined && lastValid < firstSeq && buf.length > 0) {
       out.warnings.push({
         code: 'segment_unreadable',
-        message: `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by a crash, or damage (zeroed by the disk?) that lost records which cannot be counted`,
+        message:
+          `segment file ${name} (${buf.length} bytes) holds no readable record: a write cut short by ` +
+          `a crash, or damage (zeroed by the disk?) that lost records which cannot be counted`,
       })
     }
     previous = name
@@ -326,7 +266,10 @@ export async function recoverQueue(
     return { found, acked: ackFile.acked, warnings: [] }
   const warning = {
     code: 'ack_invalid',
-    message: `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ${highest} were ever written: it is damaged and ignored; the records on disk are sent again (some may arrive twice)`,
+    message:
+      `the ack file of queue directory ${dir} claims record ${ackFile.acked} was delivered, but only ` +
+      `${highest} were ever written: it is damaged and ignored; ` +
+      'the records on disk are sent again (some may arrive twice)',
   }
   const again = await recoverSegments(dir, 0, false, { accept, written })
   const acked = again.segments.length > 0 ? again.segments[0].firstSeq - 1 : again.maxSeq

@@ -3,7 +3,7 @@
  *
  * Pushes arriving while a write is under way wait and go together in the next one (one write,
  * one fdatasync). A seq is assigned only when its group is durable, and handed back when the
- * write fails, so the seqs on disk have no gaps but lost records (queue-recovery.ts relies on
+ * write fails, so the seqs on disk have no gaps but lost records (recovery.ts relies on
  * that). A segment whose write failed may end in a partial frame and is never appended to again.
  */
 import { open, unlink } from 'node:fs/promises'
@@ -73,7 +73,8 @@ export class SegmentWriter {
           if (firstSeq > MAX_SEGMENT_SEQ) {
             throw new QueueError(
               'seq_exhausted',
-              `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move the directory away`,
+              `the queue in ${host.dir} has used up its sequence numbers; deliver what it holds, then move ` +
+                `the directory away`,
               { dir: host.dir },
             )
           }

@@ -43,7 +43,10 @@ export interface AdapterStatus {
  * sources, so the scanner's `warning` event keeps the code and the adapter.
  */
 export interface AdapterWarning {
-  /** `adapter_state` (an adapter left `poweredOn` while another is on), else the source's own code or `source_warning`. */
+  /**
+   * `adapter_state` (an adapter left `poweredOn` while another is on), else the source's own code or
+   * `source_warning`.
+   */
   code: string
   /** Starts with the adapter's name. */
   message: string
@@ -95,7 +98,8 @@ export function resolveCombined(sources: readonly SourceEntry[], options: Combin
   if (!Array.isArray(sources) || sources.length === 0) {
     throw new InvalidOptionError(
       'invalid_option',
-      'CombinedSource needs at least one source, e.g. [new NobleSource({ hciDeviceId: 0 }), new NobleSource({ hciDeviceId: 1 })].',
+      'CombinedSource needs at least one source, e.g. [new NobleSource({ hciDeviceId: 0 }), new ' +
+        'NobleSource({ hciDeviceId: 1 })].',
       { option: 'source' },
     )
   }

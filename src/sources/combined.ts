@@ -5,9 +5,8 @@
  * start, errors or powers off is reported, never fatal to the others.
  */
 import { EventEmitter } from 'eventemitter3'
-import type { Advertisement } from '../advertisement.js'
 import { RealClock } from '../clock.js'
-import type { CancelTimer, Clock } from '../clock.js'
+import type { Clock } from '../clock.js'
 import { AdapterError } from '../errors.js'
 import type { AdapterFailure } from '../errors.js'
 import { MAX_RETRY_MS, resolveCombined } from './combined-options.js'
@@ -19,6 +18,8 @@ import type {
   SourceEntry,
 } from './combined-options.js'
 import type { AdapterState, AdvertisementSource } from './source.js'
+import { Member, asError, combinedStateOf, workingAdapters } from './combined-member.js'
+import type { MemberListener } from './combined-member.js'
 
 export type {
   AdapterStatus,
@@ -28,26 +29,6 @@ export type {
   NamedSource,
   SourceEntry,
 } from './combined-options.js'
-
-/** When no adapter is on, the combined state is the first of these that some adapter is in. */
-const STATE_ORDER: readonly AdapterState[] = ['resetting', 'poweredOff', 'unauthorized', 'unsupported', 'unknown']
-
-class Member {
-  status: AdapterStatus['status'] = 'stopped'
-  state: AdapterState | undefined = undefined
-  detach: (() => void) | undefined = undefined
-  cancelRetry: CancelTimer | undefined = undefined
-  retryDelay = 0
-
-  constructor(
-    readonly name: string,
-    readonly source: AdvertisementSource,
-  ) {}
-}
-
-function asError(reason: unknown): Error {
-  return reason instanceof Error ? reason : new Error(String(reason))
-}
 
 /**
  * One {@link AdvertisementSource} made of several, each an adapter. Advertisements keep an
@@ -71,7 +52,10 @@ function asError(reason: unknown): Error {
  *   beside a virtual-time replay would mix two kinds of time).
  *
  * ```ts
- * const source = new CombinedSource([new NobleSource({ hciDeviceId: 0 }), new NobleSource({ hciDeviceId: 1 })])
+ * const source = new CombinedSource([
+ *   new NobleSource({ hciDeviceId: 0 }),
+ *   new NobleSource({ hciDeviceId: 1 }),
+ * ])
  * const scanner = new BeaconScanner({ source }) // or simply { source: [src0, src1] }
  * ```
  */
@@ -88,7 +72,10 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
   private readonly retryStartMs: number
   private readonly timers: Clock
 
-  /** @throws InvalidOptionError when there is no source, a name repeats, the sources run on different clocks, or an option is bad. */
+  /**
+   * @throws InvalidOptionError when there is no source, a name repeats, the sources run on
+   * different clocks, or an option is bad.
+   */
   constructor(sources: readonly SourceEntry[], options: CombinedSourceOptions = {}) {
     super()
     const resolved = resolveCombined(sources, options)
@@ -112,7 +99,10 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
     )
   }
 
-  /** Starts every source; resolves once at least one runs. Calling it again while running does nothing. */
+  /**
+   * Starts every source; resolves once at least one runs. Calling it again while running does
+   * nothing.
+   */
   start(): Promise<void> {
     if (this.running) return Promise.resolve()
     if (this.starting !== undefined) return this.starting
@@ -123,7 +113,10 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
     return starting
   }
 
-  /** Stops every source (all of them, even when one's stop() fails; then rejects with the first such error). */
+  /**
+   * Stops every source (all of them, even when one's stop() fails; then rejects with the first
+   * such error).
+   */
   async stop(): Promise<void> {
     this.generation++
     const wasActive = this.running || this.starting !== undefined
@@ -160,8 +153,7 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
         if (m.status === 'starting') m.status = 'running'
       } else {
         m.status = 'failed'
-        m.detach?.()
-        m.detach = undefined
+        m.release()
         failures.push({ adapter: m.name, error: asError(r.reason) })
       }
     })
@@ -169,7 +161,8 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
       const message =
         new Set(failures.map((f) => f.error.message)).size === 1
           ? `No adapter could start (${failures.map((f) => f.adapter).join(', ')}): ${failures[0].error.message}`
-          : `No adapter could start (${failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')}). Fix at least one of them as its message says.`
+          : `No adapter could start (${failures.map((f) => `${f.adapter}: ${f.error.message}`).join('; ')}). ` +
+            'Fix at least one of them as its message says.'
       throw new AdapterError('no_adapter_started', message, { failures, cause: failures[0].error })
     }
     this.running = true
@@ -179,7 +172,8 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
         'error',
         new AdapterError(
           'adapter_failed',
-          `${f.adapter} could not start and is left out${later}; scanning goes on with ${this.working()}: ${f.error.message}`,
+          `${f.adapter} could not start and is left out${later}; ` +
+            `scanning goes on with ${this.working()}: ${f.error.message}`,
           { adapter: f.adapter, cause: f.error },
         ),
       )
@@ -214,8 +208,7 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
           if (generation !== this.generation) return
           // Reported once, when it first failed; a retry that fails again is quiet.
           m.status = 'failed'
-          m.detach?.()
-          m.detach = undefined
+          m.release()
           this.scheduleRetry(m, generation)
         },
       )
@@ -223,73 +216,33 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
   }
 
   private attach(m: Member): void {
-    const src = m.source
-    const name = m.name
-    // A copy: the source's object may be shared with its other listeners.
-    const onAdv = (adv: Advertisement): void => {
-      this.emit(
-        'advertisement',
-        typeof adv === 'object' && adv !== null && adv.adapter === undefined ? { ...adv, adapter: name } : adv,
-      )
-    }
-    const onState = (state: AdapterState): void => {
-      const was = m.state
-      m.state = state
+    m.attach(this.listener)
+  }
+
+  /** Where every member's events go. */
+  private readonly listener: MemberListener = {
+    advertisement: (adv) => this.emit('advertisement', adv),
+    stateChanged: (m, was) => {
       if (
         was === 'poweredOn' &&
-        state !== 'poweredOn' &&
+        m.state !== 'poweredOn' &&
         this.members.some((o) => o !== m && o.state === 'poweredOn')
       ) {
         this.warn({
           code: 'adapter_state',
-          message: `${name} is ${state}; scanning goes on with ${this.working()}`,
-          adapter: name,
+          message: `${m.name} is ${String(m.state)}; scanning goes on with ${this.working()}`,
+          adapter: m.name,
         })
       }
       this.updateState()
-    }
-    const onError = (error: Error): void => {
-      this.emit(
-        'error',
-        new AdapterError('adapter_failed', `${name}: ${asError(error).message}`, { adapter: name, cause: error }),
-      )
-    }
-    const onWarning = (w: string | { code?: unknown; message?: unknown }): void => {
-      if (typeof w === 'string') this.warn({ code: 'source_warning', message: `${name}: ${w}`, adapter: name })
-      else if (typeof w === 'object' && w !== null) {
-        const line = (w as { line?: unknown }).line
-        this.warn({
-          code: typeof w.code === 'string' ? w.code : 'source_warning',
-          message: `${name}: ${String(w.message)}`,
-          adapter: name,
-          ...(typeof line === 'number' ? { line } : {}),
-        })
-      }
-    }
-    const onEnd = (): void => {
-      m.status = 'ended'
-      this.checkEnded()
-    }
-    src.on('advertisement', onAdv)
-    src.on('state', onState)
-    src.on('error', onError)
-    // Replays report malformed lines as structured warnings; the interface types them as strings.
-    src.on('warning', onWarning as (w: string) => void)
-    src.on('end', onEnd)
-    m.detach = () => {
-      src.off('advertisement', onAdv)
-      src.off('state', onState)
-      src.off('error', onError)
-      src.off('warning', onWarning as (w: string) => void)
-      src.off('end', onEnd)
-    }
+    },
+    error: (error) => this.emit('error', error),
+    warning: (w) => this.warn(w),
+    ended: () => this.checkEnded(),
   }
 
   private detachAll(): void {
-    for (const m of this.members) {
-      m.detach?.()
-      m.detach = undefined
-    }
+    for (const m of this.members) m.release()
   }
 
   private warn(w: AdapterWarning): void {
@@ -298,14 +251,11 @@ export class CombinedSource extends EventEmitter<CombinedSourceEvents> implement
 
   /** The adapters scanning now (running, and on or silent about their state), for messages. */
   private working(): string {
-    const on = this.members.filter((m) => m.status === 'running' && (m.state === undefined || m.state === 'poweredOn'))
-    return on.length === 0 ? 'no adapter on at the moment' : on.map((m) => m.name).join(', ')
+    return workingAdapters(this.members)
   }
 
   private updateState(): void {
-    let next: AdapterState | undefined
-    if (this.members.some((m) => m.state === 'poweredOn')) next = 'poweredOn'
-    else next = STATE_ORDER.find((s) => this.members.some((m) => m.state === s))
+    const next = combinedStateOf(this.members)
     if (next === undefined || next === this.combinedState) return
     this.combinedState = next
     this.emit('state', next)

@@ -4,74 +4,22 @@
  * a speed factor. A recording is data from the field: a bad line is skipped, counted and
  * reported with its line number, never fatal.
  */
-import { statSync, createReadStream } from 'node:fs'
-import type { Readable } from 'node:stream'
+import { createReadStream } from 'node:fs'
 import { EventEmitter } from 'eventemitter3'
 import { parseAdvertisementLine } from '../advertisement.js'
 import type { Advertisement, RecordingHeader } from '../advertisement.js'
 import { PacedClock, RealClock, VirtualClock } from '../clock.js'
 import type { Clock } from '../clock.js'
-import { InvalidOptionError } from '../errors.js'
-import { pathForMessage } from '../secure/secret-file.js'
 import { readLines } from './line-reader.js'
 import type { InputLine } from './line-reader.js'
 import type { AdvertisementSource, AdvertisementSourceEvents } from './source.js'
-
-/** Options of {@link ReplaySource}. */
-export interface ReplayOptions {
-  /** Run in virtual time: the source exposes a VirtualClock moved to each line's `t`. Default false. */
-  virtual?: boolean
-  /** Real-time mode: playback speed factor (2 = twice as fast). Default 1. */
-  speed?: number
-  /** Real-time mode: the clock to pace playback with. Default real time. */
-  clock?: Clock
-  /**
-   * Real-time mode: move the recording's time line to the present, so its first advertisement
-   * is stamped with the pacing clock's now and the rest keep their spacing. For a replay others
-   * consume live (published to a fleet, which refuses batches stamped a month away from their
-   * arrival). Default false: event times are recording times.
-   */
-  presentTime?: boolean
-  /**
-   * Longest line kept, in bytes (default 64 KiB; a real advertisement line is under 1 KiB).
-   * A longer line is skipped and counted as malformed as it streams by, so a corrupt file or
-   * an endless stream without line breaks cannot exhaust memory.
-   */
-  maxLineBytes?: number
-}
-
-/** Counters of a replay. */
-export interface ReplayStats {
-  /** Lines read, including header, blank and malformed lines. */
-  lines: number
-  advertisements: number
-  /** Lines skipped as malformed. */
-  malformed: number
-  /** Line numbers (1-based) of the first 100 malformed lines, with the reason. */
-  malformedLines: { line: number; reason: string }[]
-  /** Advertisements whose `t` went backwards (emitted, but time did not move back). */
-  outOfOrder: number
-}
-
-/** A recording: a file path (a regular file or a FIFO), the lines themselves, or a readable stream of JSONL text. */
-export type ReplayInput = string | Iterable<string> | Readable
+import { checkReplayOptions, isReadable } from './replay-options.js'
+import type { ReplayInput, ReplayOptions, ReplayStats } from './replay-options.js'
 
 /** How many malformed lines are reported one by one before the rest are only counted. */
 const MAX_REPORTED = 100
 /** Virtual replays yield to the event loop this often, so I/O and timers of others still run. */
 const YIELD_EVERY = 2000
-/** Default bound on a line's length (see ReplayOptions.maxLineBytes). */
-const DEFAULT_MAX_LINE_BYTES = 64 * 1024
-
-function isReadable(x: unknown): x is Readable {
-  return (
-    typeof x === 'object' &&
-    x !== null &&
-    typeof (x as Readable).pipe === 'function' &&
-    typeof (x as Readable).on === 'function'
-  )
-}
-
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve))
 
 /**
@@ -111,75 +59,15 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
   private lines: AsyncIterator<InputLine> | Iterator<unknown> | undefined
   private close: (() => void) | undefined
   private pending: Advertisement | undefined
-  /** Ends the read in progress, if any: a read from a stream that is not ours (stdin) may never end. */
+  /**
+   * Ends the read in progress, if any: a read from a stream that is not ours (stdin) may never
+   * end.
+   */
   private cancelRead: (() => void) | undefined
 
   constructor(input: ReplayInput, options: ReplayOptions = {}) {
     super()
-    if (typeof options !== 'object' || options === null)
-      throw new InvalidOptionError('invalid_option', 'ReplaySource options must be an object.', { option: 'options' })
-    const speed = options.speed ?? 1
-    if (typeof speed !== 'number' || !Number.isFinite(speed) || speed <= 0) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        `speed must be a positive number (1 = real time, 10 = ten times faster); got ${String(speed)}.`,
-        { option: 'speed' },
-      )
-    }
-    if (options.virtual !== undefined && typeof options.virtual !== 'boolean')
-      throw new InvalidOptionError('invalid_option', 'virtual must be true or false.', { option: 'virtual' })
-    const maxLineBytes = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES
-    if (typeof maxLineBytes !== 'number' || !Number.isInteger(maxLineBytes) || maxLineBytes < 1) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        `maxLineBytes must be a whole number of bytes of at least 1 (default ${DEFAULT_MAX_LINE_BYTES}); got ${String(maxLineBytes)}.`,
-        { option: 'maxLineBytes' },
-      )
-    }
-    if (typeof input === 'string') {
-      const shown = pathForMessage(input)
-      let stats
-      try {
-        stats = statSync(input)
-      } catch (err) {
-        const code = (err as NodeJS.ErrnoException).code
-        if (code === 'ENOENT')
-          throw new InvalidOptionError('file_not_found', `Recording ${shown} does not exist; check the path.`, {
-            option: 'path',
-            cause: err,
-          })
-        throw new InvalidOptionError(
-          'unreadable_file',
-          `Recording ${shown} cannot be read (${code ?? 'error'}); pass a JSONL file.`,
-          { option: 'path', cause: err },
-        )
-      }
-      // A FIFO (or a device such as /dev/stdin) streams a recording as well as a file does.
-      if (stats.isDirectory())
-        throw new InvalidOptionError(
-          'unreadable_file',
-          `Recording ${shown} cannot be read: it is a directory; pass a JSONL file.`,
-          { option: 'path' },
-        )
-    } else if (
-      !isReadable(input) &&
-      (input === null || typeof (input as Iterable<string>)[Symbol.iterator] !== 'function')
-    ) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        'ReplaySource needs a file path, an array of JSONL lines or a readable stream.',
-        { option: 'input' },
-      )
-    }
-    if (options.presentTime !== undefined && typeof options.presentTime !== 'boolean')
-      throw new InvalidOptionError('invalid_option', 'presentTime must be true or false.', { option: 'presentTime' })
-    if (options.presentTime === true && options.virtual === true) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        "presentTime is for a replay in real time; a virtual replay runs on the recording's clock. Drop one of them.",
-        { option: 'presentTime' },
-      )
-    }
+    const { speed, maxLineBytes } = checkReplayOptions(input, options)
     this.input = input
     this.maxLineBytes = maxLineBytes
     this.presentTime = options.presentTime === true
@@ -187,7 +75,10 @@ export class ReplaySource extends EventEmitter<AdvertisementSourceEvents> implem
     this.clock = this.pace === undefined ? new VirtualClock(0) : new PacedClock(this.pace, speed)
   }
 
-  /** Opens the recording and sets the clock to the first advertisement's time (in real mode, pinned to the pacing clock's now). */
+  /**
+   * Opens the recording and sets the clock to the first advertisement's time (in real mode,
+   * pinned to the pacing clock's now).
+   */
   async start(): Promise<void> {
     if (this.started) return
     this.started = true

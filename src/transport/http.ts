@@ -5,9 +5,10 @@
  * login page's 200 look like an accepted upload); answers are read with a size cap; and every
  * message is scrubbed of the secrets, whatever the server or the network stack put in it.
  */
-import { AccountError, InvalidOptionError } from '../errors.js'
+import { AccountError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import { discardBody, readCapped } from './http-body.js'
+import { describeCause, locationHost, parseRetryAfter, serverMessage } from './http-messages.js'
 import { Scrubber } from './scrub.js'
 
 /**
@@ -31,7 +32,10 @@ export interface Exchange {
   /** Path and query, e.g. `/users/me/beacons?x=1`. */
   path: string
   body?: unknown
-  /** The body already serialised as JSON (a signed body must be sent byte for byte as signed); wins over `body`. */
+  /**
+   * The body already serialised as JSON (a signed body must be sent byte for byte as signed);
+   * wins over `body`.
+   */
   bodyText?: string
   authorization?: string
   /** More request headers (e.g. a signature); their values never reach an error message. */
@@ -77,81 +81,6 @@ export interface ServiceWording {
 const ACCOUNT_WORDING: ServiceWording = {
   name: 'the account interface',
   unauthorizedHint: 'check the account e-mail and password',
-}
-
-const LOOPBACK = new Set(['localhost', '127.0.0.1', '[::1]', '::1'])
-
-/** A host name that never leaves this machine: plain http to it exposes nothing. */
-export function isLoopback(hostname: string): boolean {
-  return LOOPBACK.has(hostname) || /^127\.\d+\.\d+\.\d+$/.test(hostname)
-}
-
-/**
- * Checks a client's `baseUrl` (absolute, http or https, no credentials in it) and returns it
- * without a trailing slash, plus whether it is plain http off loopback (the caller decides
- * whether that is allowed). `credentialsWhere` says where credentials go instead.
- */
-export function parseBaseUrl(
-  text: unknown,
-  credentialsWhere: string,
-): { baseUrl: string; insecure: boolean; host: string } {
-  const invalid = (message: string): InvalidOptionError =>
-    new InvalidOptionError('invalid_option', message, { option: 'baseUrl' })
-  let url: URL
-  try {
-    url = new URL(String(text))
-  } catch {
-    throw invalid('baseUrl must be an absolute URL such as https://cloud.example.com/api')
-  }
-  if (url.protocol !== 'https:' && url.protocol !== 'http:') throw invalid('baseUrl must use https')
-  if (url.username !== '' || url.password !== '')
-    throw invalid(`put credentials in ${credentialsWhere}, not in baseUrl`)
-  return {
-    baseUrl: `${url.origin}${url.pathname}`.replace(/\/+$/, ''),
-    insecure: url.protocol === 'http:' && !isLoopback(url.hostname),
-    host: url.host,
-  }
-}
-
-/** Parses Retry-After (delta-seconds or an HTTP date) into seconds, or undefined. */
-export function parseRetryAfter(value: string | null, now = Date.now()): number | undefined {
-  if (value === null) return undefined
-  const trimmed = value.trim()
-  if (/^\d+$/.test(trimmed)) return Number(trimmed)
-  const at = Date.parse(trimmed)
-  if (Number.isNaN(at)) return undefined
-  return Math.max(0, Math.ceil((at - now) / 1000))
-}
-
-function describeCause(e: unknown): string {
-  // undici wraps the socket error: "fetch failed" with cause { code: 'ECONNRESET', ... }.
-  const cause = (e as { cause?: { code?: unknown; message?: unknown } }).cause
-  if (cause !== undefined && cause !== null) {
-    if (typeof cause.code === 'string') return cause.code
-    if (typeof cause.message === 'string') return cause.message
-  }
-  return e instanceof Error ? e.message : 'unknown error'
-}
-
-/** Where a Location header points: its host only (a path or query may carry a token). */
-function locationHost(location: string | null, requestUrl: string): string {
-  if (location === null) return 'nowhere (no Location header)'
-  try {
-    return new URL(location, requestUrl).host || 'an address without a host'
-  } catch {
-    return 'an unreadable Location'
-  }
-}
-
-function serverMessage(text: string): string | undefined {
-  if (text.length === 0) return undefined
-  try {
-    const parsed = JSON.parse(text) as { message?: unknown; err_msg?: unknown } | null
-    const m = parsed?.message ?? parsed?.err_msg
-    return typeof m === 'string' ? m : undefined
-  } catch {
-    return undefined
-  }
 }
 
 /** Sends requests to one server; shared by the platform's clients. */
@@ -235,11 +164,13 @@ export class HttpTransport {
           ? 'an address the fetch does not disclose'
           : locationHost(res.headers.get('location'), url)
       const how = followed
-        ? `was redirected to ${to} by the injected fetch, which must not follow redirects (pass init.redirect on); its answer is not trusted`
+        ? `was redirected to ${to} by the injected fetch, which must not follow redirects ` +
+          '(pass init.redirect on); its answer is not trusted'
         : `was redirected${status === 0 ? '' : ` (HTTP ${status})`} to ${to}, and redirects are not followed`
       throw fail(
         'redirected',
-        `${what} ${how}. Set the base URL to ${this.#wording.name}'s own address; a proxy or captive portal in the way also causes this`,
+        `${what} ${how}. Set the base URL to ${this.#wording.name}'s own address; ` +
+          'a proxy or captive portal in the way also causes this',
         { status },
       )
     }
@@ -255,7 +186,9 @@ export class HttpTransport {
       if (read.truncated && ok) {
         throw fail(
           'response_too_large',
-          `${what} answered with more than ${this.maxResponseBytes} bytes, so the answer was abandoned; check that the base URL points at ${this.#wording.name}, or raise maxResponseBytes (for large log pages, ask for a smaller count)`,
+          `${what} answered with more than ${this.maxResponseBytes} bytes, so the answer was abandoned; ` +
+            `check that the base URL points at ${this.#wording.name}, ` +
+            'or raise maxResponseBytes (for large log pages, ask for a smaller count)',
           { status },
         )
       }

@@ -2,7 +2,8 @@
 // handlerTimeoutMs (the platform pushes it again), the server keeps answering, and closes at once.
 import { describe, expect, it } from 'vitest'
 import { startWebhookServer } from '../../src/developer/webhook-server.js'
-import { createWebhookHandler, DEFAULT_HANDLER_TIMEOUT_MS } from '../../src/developer/webhook.js'
+import { createWebhookHandler } from '../../src/developer/webhook.js'
+import { DEFAULT_HANDLER_TIMEOUT_MS } from '../../src/developer/webhook-options.js'
 import { InvalidOptionError, WebhookError } from '../../src/errors.js'
 
 const text = (msgId: number): Record<string, unknown> => ({ appId: 'app-1', sn: '70B3D5000001', type: 'text', deviceType: 'temp_humi', createdTime: 1_767_225_600_000, msgId, data: { temperature: 21.5 } })

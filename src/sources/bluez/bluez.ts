@@ -2,17 +2,17 @@
  * Live advertisements through BlueZ (bluetoothd) over D-Bus: the way to scan on gateways that
  * cannot give Node raw HCI access or must keep bluetoothd running for other programs.
  *
- * What it asks of bluetoothd: `Adapter1.SetDiscoveryFilter({ Transport: 'le', DuplicateData: true })`
- * and `StartDiscovery`. The discovery session belongs to our bus connection: bluetoothd ends it
- * when the connection closes, so stop() only closes the connection, and a crashed gateway leaves
- * nothing behind. What it listens to: ObjectManager's InterfacesAdded/InterfacesRemoved (devices,
- * and the adapter itself appearing and disappearing when a dongle is unplugged), PropertiesChanged
- * on Device1 (advertisements, see devices.ts) and on Adapter1 (Powered), and the bus's
- * NameOwnerChanged for org.bluez (bluetoothd restarting). After each of those the source
- * re-reads bluetoothd's objects and resumes discovery by itself, emitting `state`
- * poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive advertisement monitor
- * for the beacon frames is registered too (monitor.ts: it turns the controller's duplicate
- * filter off, which discovery alone leaves on).
+ * What it asks of bluetoothd (discovery.ts): `Adapter1.SetDiscoveryFilter({ Transport: 'le',
+ * DuplicateData: true })` and `StartDiscovery`. The discovery session belongs to our bus
+ * connection: bluetoothd ends it when the connection closes, so stop() only closes the
+ * connection, and a crashed gateway leaves nothing behind. What it listens to: ObjectManager's
+ * InterfacesAdded/InterfacesRemoved (devices, and the adapter itself appearing and disappearing
+ * when a dongle is unplugged), PropertiesChanged on Device1 (advertisements, see devices.ts) and
+ * on Adapter1 (Powered), and the bus's NameOwnerChanged for org.bluez (bluetoothd restarting).
+ * After each of those the source re-reads bluetoothd's objects and resumes discovery by itself,
+ * emitting `state` poweredOff/poweredOn on the way. Where bluetoothd offers it, a passive
+ * advertisement monitor for the beacon frames is registered too (monitor.ts: it turns the
+ * controller's duplicate filter off, which discovery alone leaves on).
  */
 
 import { EventEmitter } from 'eventemitter3'
@@ -20,31 +20,19 @@ import type { Advertisement } from '../../advertisement.js'
 import type { Clock } from '../../clock.js'
 import { BluetoothUnavailableError } from '../../errors.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from '../source.js'
-import { connectBus, DbusCallError } from './dbus.js'
+import { connectBus } from './dbus.js'
 import type { DbusConnection, DbusMessage } from './dbus.js'
 import { BluezDevices, managedInterfaces } from './devices.js'
 import { bluezBusLost, bluezErrorFrom, bluezNoAdapter, bluezNotRunning, bluezPoweredOffMessage } from './errors.js'
 import { resolveBluezOptions } from './options.js'
 import type { BluezSourceOptions, ResolvedBluezOptions } from './options.js'
 import { exportMonitor, MONITOR_MANAGER, MonitorRegistration } from './monitor.js'
-import { ADAPTER, BLUEZ, classify, DBUS, DEVICE, matchRules, OBJECT_MANAGER } from './signals.js'
+import { ADAPTER, BLUEZ, classify, DEVICE, OBJECT_MANAGER } from './signals.js'
+import { addMatches, adapterNames, nameOwner, startDiscovery } from './discovery.js'
+import type { BluezSourceStats } from './stats.js'
 import { propertyMap, variantBoolean } from './values.js'
 
 export type { BluezSourceOptions } from './options.js'
-
-/** Counters of a {@link BluezSource}, for diagnostics and tests. */
-export interface BluezSourceStats {
-  /** Advertisements emitted. */
-  advertisements: number
-  /** Discovery restarted after the adapter or bluetoothd came back. */
-  resumes: number
-  /** Devices bluetoothd currently reports for the adapter. */
-  devices: number
-  /** Our advertisement monitor is registered with bluetoothd (full update rate for beacons; see monitor.ts). */
-  monitoring: boolean
-}
-
-const DBUS_PATH = '/org/freedesktop/DBus'
 
 type Phase = 'stopped' | 'starting' | 'running'
 /** What bringing the adapter up found. */
@@ -113,7 +101,10 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return starting
   }
 
-  /** Ends discovery (by closing our bus connection); safe to call twice, and `start()` works again afterwards. */
+  /**
+   * Ends discovery (by closing our bus connection); safe to call twice, and `start()` works
+   * again afterwards.
+   */
   async stop(): Promise<void> {
     this.generation++
     // A start() right after this one starts afresh instead of joining the cancelled one.
@@ -124,7 +115,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private teardown(): void {
     this.phase = 'stopped'
     this.up = this.wasUp = false
-    // A resync of the cancelled run may still be awaiting a call: it ends by itself, and must not block the next run's.
+    // A resync of the cancelled run may still be awaiting a call: it ends by itself, and must not
+    // block the next run's.
     this.syncing = this.syncAgain = false
     this.monitor.reset()
     this.owner = undefined
@@ -158,9 +150,8 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     bus.onClose((error) => this.onBusClosed(error, generation))
     if (this.options.monitor) exportMonitor(bus)
     try {
-      for (const rule of matchRules(this.options.adapterPath))
-        await bus.call(DBUS, DBUS_PATH, DBUS, 'AddMatch', 's', [rule])
-      this.owner = await this.nameOwner(bus)
+      await addMatches(bus, this.options.adapterPath)
+      this.owner = await nameOwner(bus)
       if (this.owner === undefined) throw bluezNotRunning()
       const outcome = await this.bringUp(bus)
       if (outcome.kind === 'absent') throw bluezNoAdapter(this.options.adapter, outcome.adapters)
@@ -174,17 +165,6 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (this.generation === generation) this.phase = 'running'
   }
 
-  private async nameOwner(bus: DbusConnection): Promise<string | undefined> {
-    try {
-      const [owner] = await bus.call(DBUS, DBUS_PATH, DBUS, 'GetNameOwner', 's', [BLUEZ])
-      return typeof owner === 'string' ? owner : undefined
-    } catch (error) {
-      if (error instanceof DbusCallError && error.dbusName === 'org.freedesktop.DBus.Error.NameHasNoOwner')
-        return undefined
-      throw error
-    }
-  }
-
   /** Reads bluetoothd's objects; when the adapter is there and powered, (re)starts discovery. */
   private async bringUp(bus: DbusConnection): Promise<Outcome> {
     const path = this.options.adapterPath
@@ -193,26 +173,13 @@ export class BluezSource extends EventEmitter<AdvertisementSourceEvents> impleme
     const adapter = managed.get(path)?.get(ADAPTER)
     if (adapter === undefined) {
       this.setDown()
-      const adapters = [...managed]
-        .filter(([, ifaces]) => ifaces.has(ADAPTER))
-        .map(([p]) => p.slice(p.lastIndexOf('/') + 1))
-      return { kind: 'absent', adapters }
+      return { kind: 'absent', adapters: adapterNames(managed) }
     }
     if (variantBoolean(propertyMap(adapter).get('Powered')) !== true) {
       this.setDown()
       return { kind: 'off' }
     }
-    const filter = [
-      ['Transport', ['s', 'le']],
-      ['DuplicateData', ['b', true]],
-    ]
-    await bus.call(BLUEZ, path, ADAPTER, 'SetDiscoveryFilter', 'a{sv}', [filter])
-    try {
-      await bus.call(BLUEZ, path, ADAPTER, 'StartDiscovery')
-    } catch (error) {
-      // Our session is already running (a resync raced another): nothing to do.
-      if (!(error instanceof DbusCallError && error.dbusName === 'org.bluez.Error.InProgress')) throw error
-    }
+    await startDiscovery(bus, path)
     if (this.options.monitor) await this.monitor.ensure(bus, managed.get(path)?.has(MONITOR_MANAGER) === true)
     // Known devices only seed identities and last RSSI: their properties are bluetoothd's cache.
     const now = this.options.clock.now()

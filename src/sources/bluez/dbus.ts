@@ -126,7 +126,8 @@ function notInstalled(cause: unknown): BluetoothUnavailableError {
   return new BluetoothUnavailableError(
     'not_installed',
     `BluezSource needs the optional peer dependency ${DBUS_MODULE}, which could not be loaded (${why}). ` +
-      `Install it: \`npm install ${DBUS_MODULE}\` (pure JavaScript, no build tools needed), or scan with NobleSource instead.`,
+      `Install it: \`npm install ${DBUS_MODULE}\` (pure JavaScript, no build tools needed), or scan with ` +
+      `NobleSource instead.`,
     { cause },
   )
 }

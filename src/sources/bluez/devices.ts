@@ -20,7 +20,10 @@
 import type { Advertisement, ServiceData } from '../../advertisement.js'
 import { dictEntries, propertyMap, variantBytes, variantDict, variantInteger, variantString } from './values.js'
 
-/** RSSI value HCI uses for "not available" (as the noble source does): a data-only signal from a device never heard with an RSSI. */
+/**
+ * RSSI value HCI uses for "not available" (as the noble source does): a data-only signal from a device never
+ * heard with an RSSI.
+ */
 const RSSI_UNAVAILABLE = 127
 const DEVICE_PATH = /\/dev_([0-9A-Fa-f]{2}(?:_[0-9A-Fa-f]{2}){5})$/
 /** The Bluetooth base uuid: `0000xxxx-0000-1000-8000-00805f9b34fb` is the 16-bit uuid xxxx. */
@@ -42,7 +45,10 @@ export function shortUuid(uuid: string): string {
   return hex.startsWith('0000') ? hex.slice(4, 8) : hex.slice(0, 8)
 }
 
-/** BlueZ's ManufacturerData `{companyId: bytes}`: the first entry, as the advertisement's bytes (company id little-endian first). */
+/**
+ * BlueZ's ManufacturerData `{companyId: bytes}`: the first entry, as the advertisement's bytes (company id
+ * little-endian first).
+ */
 function manufacturerData(raw: unknown): Uint8Array | undefined {
   for (const [key, value] of variantDict(raw) ?? []) {
     const bytes = variantBytes(value)
@@ -70,7 +76,10 @@ function addressFromPath(path: string): string | undefined {
   return m === null ? undefined : m[1].replace(/_/g, ':').toLowerCase()
 }
 
-/** The Device1 objects of one adapter, by object path. Bounded by bluetoothd, which removes devices it stops hearing. */
+/**
+ * The Device1 objects of one adapter, by object path. Bounded by bluetoothd, which removes devices it stops
+ * hearing.
+ */
 export class BluezDevices {
   private readonly devices = new Map<string, Device>()
 

@@ -37,7 +37,8 @@ export function bluezBusLost(cause: Error): BluetoothUnavailableError {
   return new BluetoothUnavailableError(
     'bluez_not_running',
     `Lost the connection to the D-Bus system bus (${cause.message}); scanning stopped. ` +
-      'The bus daemon restarted or died: restart this program (or call start() again) once `systemctl status dbus` is active.',
+      'The bus daemon restarted or died: restart this program (or call start() again) once `systemctl ' +
+      'status dbus` is active.',
     { cause },
   )
 }
@@ -78,7 +79,9 @@ export function bluezErrorFrom(error: unknown, adapter: string, busAddress: stri
   let message: string
   if (errno === 'ENOENT' || errno === 'ECONNREFUSED' || errno === 'ETIMEDOUT' || errno === 'ECONNRESET') {
     code = 'bluez_not_running'
-    message = `The D-Bus system bus at ${busAddress} cannot be reached (${why}). Start it: \`sudo systemctl start dbus\`; in a container, mount the host's /run/dbus/system_bus_socket.`
+    message =
+      `The D-Bus system bus at ${busAddress} cannot be reached (${why}). Start it: \`sudo systemctl ` +
+      `start dbus\`; in a container, mount the host's /run/dbus/system_bus_socket.`
   } else if (
     name === 'org.freedesktop.DBus.Error.ServiceUnknown' ||
     name === 'org.freedesktop.DBus.Error.NameHasNoOwner'
@@ -105,10 +108,14 @@ export function bluezErrorFrom(error: unknown, adapter: string, busAddress: stri
     name === 'org.bluez.Error.NoSuchAdapter'
   ) {
     code = 'no_adapter'
-    message = `bluetoothd has no adapter ${adapter} (${why}). Check \`bluetoothctl list\`; pick another with the adapter option.`
+    message =
+      `bluetoothd has no adapter ${adapter} (${why}). Check \`bluetoothctl list\`; pick another ` +
+      `with the adapter option.`
   } else {
     code = 'start_failed'
-    message = `bluetoothd could not start scanning on ${adapter} (${why}). Check \`bluetoothctl show\` and \`journalctl -u bluetooth\`; restart it with \`sudo systemctl restart bluetooth\`.`
+    message =
+      `bluetoothd could not start scanning on ${adapter} (${why}). Check \`bluetoothctl show\` and ` +
+      `\`journalctl -u bluetooth\`; restart it with \`sudo systemctl restart bluetooth\`.`
   }
   return new BluetoothUnavailableError(code, message, { cause: error })
 }

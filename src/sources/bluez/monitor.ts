@@ -77,8 +77,10 @@ export class MonitorRegistration {
     if (this.registered) return
     if (!offered) {
       this.warnOnce(
-        `bluetoothd offers no advertisement monitor on ${this.adapter}, so the controller's duplicate filter stays on and ` +
-          'beacons may be reported only every ~10 s. Set `Experimental = true` in /etc/bluetooth/main.conf and restart bluetooth, ' +
+        `bluetoothd offers no advertisement monitor on ${this.adapter}, so the controller's duplicate ` +
+          `filter stays on and ` +
+          'beacons may be reported only every ~10 s. Set `Experimental = true` in /etc/bluetooth/main.conf ' +
+          'and restart bluetooth, ' +
           'or scan with NobleSource (docs/troubleshooting.md, "Choosing noble or BlueZ").',
       )
       return
@@ -91,7 +93,8 @@ export class MonitorRegistration {
       if (error instanceof DbusCallError && error.dbusName === 'org.bluez.Error.AlreadyExists') this.registered = true
       else
         this.warnOnce(
-          `bluetoothd refused our advertisement monitor (${(error as Error).message}); beacons may be reported only every ~10 s.`,
+          `bluetoothd refused our advertisement monitor (${(error as Error).message}); beacons may be ` +
+            `reported only every ~10 s.`,
         )
     }
   }

@@ -27,7 +27,10 @@ export type BluezEvent =
   | { kind: 'adapterRemoved' }
   | { kind: 'powered'; on: boolean }
   | { kind: 'deviceAdded'; path: string; properties: unknown }
-  /** `invalidated`: properties that no longer have a value (bluetoothd invalidates RSSI when it stops hearing a device). */
+  /**
+   * `invalidated`: properties that no longer have a value (bluetoothd invalidates RSSI when it stops hearing a
+   * device).
+   */
   | { kind: 'deviceChanged'; path: string; changed: unknown; invalidated: string[] }
   | { kind: 'deviceRemoved'; path: string }
 
@@ -36,7 +39,8 @@ export function matchRules(adapterPath: string): string[] {
   return [
     `type='signal',sender='${DBUS}',interface='${DBUS}',member='NameOwnerChanged',arg0='${BLUEZ}'`,
     `type='signal',sender='${BLUEZ}',interface='${OBJECT_MANAGER}'`,
-    `type='signal',sender='${BLUEZ}',interface='${PROPERTIES}',member='PropertiesChanged',path_namespace='${adapterPath}'`,
+    `type='signal',sender='${BLUEZ}',interface='${PROPERTIES}',member='PropertiesChanged',` +
+      `path_namespace='${adapterPath}'`,
   ]
 }
 

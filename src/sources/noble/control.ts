@@ -102,7 +102,8 @@ export class NobleControl extends EventEmitter<NobleControlEvents> {
     const hciBindings = bindings !== undefined && (bindings._hci !== undefined || bindings._gap !== undefined)
     if (hciBindings && this.hci === undefined) {
       out.push(
-        'HCI layer (lib/hci-socket/hci.js) is not shaped as expected: stop() cannot release the process, and failed scan ' +
+        'HCI layer (lib/hci-socket/hci.js) is not shaped as expected: stop() cannot release the process, ' +
+          'and failed scan ' +
           'starts, adapter resets and unplugged adapters go unnoticed',
       )
     }

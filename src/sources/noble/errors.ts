@@ -70,7 +70,9 @@ export function bluetoothErrorFrom(
     case 'MODULE_NOT_FOUND':
     case 'ERR_MODULE_NOT_FOUND':
       kind = 'not_installed'
-      message = `Bluetooth scanning needs @abandonware/noble and its native HCI module, which could not be loaded (${why}). ${INSTALL}`
+      message =
+        `Bluetooth scanning needs @abandonware/noble and its native HCI module, which could not be ` +
+        `loaded (${why}). ${INSTALL}`
       break
     case 'EAFNOSUPPORT':
       kind = 'unsupported'
@@ -97,7 +99,9 @@ export function bluetoothErrorFrom(
       break
     default:
       kind = 'start_failed'
-      message = `The Bluetooth stack could not be started on ${adapter} (${why}). Check that the adapter is up (\`hciconfig\`) and retry.`
+      message =
+        `The Bluetooth stack could not be started on ${adapter} (${why}). Check that the adapter is ` +
+        `up (\`hciconfig\`) and retry.`
   }
   return new BluetoothUnavailableError(kind, message, { cause: error })
 }
@@ -112,7 +116,10 @@ export function poweredOffMessage(
   if (platform === 'darwin')
     return `Bluetooth is turned off${detail}. Turn it on in System Settings → Bluetooth (or from the menu bar).`
   if (platform === 'win32')
-    return `Bluetooth is turned off${detail}. Turn it on in Settings → Bluetooth & devices (and check that airplane mode is off).`
+    return (
+      `Bluetooth is turned off${detail}. Turn it on in Settings → Bluetooth & devices (and check that ` +
+      `airplane mode is off).`
+    )
   const n = adapterNumber(hciDeviceId)
   return (
     `The Bluetooth adapter hci${n} is powered off${detail}. ` +
@@ -132,15 +139,19 @@ export function bluetoothErrorForState(
     let message: string
     if (platform === 'darwin') {
       message =
-        "macOS refused Bluetooth access (state 'unauthorized'). Allow Bluetooth for the app that runs Node (Terminal, " +
+        "macOS refused Bluetooth access (state 'unauthorized'). Allow Bluetooth for the app that runs Node " +
+        '(Terminal, ' +
         'your IDE, or the service) in System Settings → Privacy & Security → Bluetooth, then restart that app.'
     } else if (platform === 'win32') {
       message =
-        "Windows refused Bluetooth access (state 'unauthorized'). Allow apps to use Bluetooth in Settings → Privacy & security, and check that the radio is on."
+        "Windows refused Bluetooth access (state 'unauthorized'). Allow apps to use Bluetooth in Settings → " +
+        'Privacy & security, and check that the radio is on.'
     } else {
       // On Linux the socket opens without privileges; the first command write fails with EPERM,
       // which noble turns into this state.
-      message = `Not allowed to send commands to ${adapter} (state 'unauthorized': the raw HCI socket refused a write with EPERM). ${SETCAP}`
+      message =
+        `Not allowed to send commands to ${adapter} (state 'unauthorized': the raw HCI socket ` +
+        `refused a write with EPERM). ${SETCAP}`
     }
     return new BluetoothUnavailableError('unauthorized', message)
   }
@@ -149,7 +160,8 @@ export function bluetoothErrorForState(
   if (platform === 'darwin' || platform === 'win32') {
     return new BluetoothUnavailableError(
       'unsupported',
-      `This computer's Bluetooth does not support Bluetooth Low Energy, or noble cannot use it here (state '${state}'). ` +
+      `This computer's Bluetooth does not support Bluetooth Low Energy, or noble cannot use it here (state ` +
+        `'${state}'). ` +
         (platform === 'win32' ? 'noble needs Windows 10 (build 15063) or later and a BLE adapter; ' : '') +
         'feed the scanner from a ReplaySource or SimulatedSource meanwhile.',
     )
@@ -177,10 +189,12 @@ export function adapterLostError(
   const adapter = adapterName(hciDeviceId)
   const seconds = Math.round(limitMs / 1000)
   const restart =
-    'Restart the process to scan again (under systemd: exit non-zero on this error and keep Restart=on-failure, as examples/gateway.ts does).'
+    'Restart the process to scan again (under systemd: exit non-zero on this error and keep ' +
+    'Restart=on-failure, as examples/gateway.ts does).'
   const message =
     socketErrorCode !== undefined && DETACHED.has(socketErrorCode)
-      ? `${adapter} was unplugged or re-attached (${socketErrorCode} on noble's socket) and has not come back for ${seconds} s: ` +
+      ? `${adapter} was unplugged or re-attached (${socketErrorCode} on noble's socket) and has not come ` +
+        `back for ${seconds} s: ` +
         `noble keeps its socket bound to the old device and cannot re-open the adapter. ${restart}`
       : `${adapter} has been powered off for ${seconds} s. If it was unplugged, noble cannot re-open it: ${restart} ` +
         `Otherwise raise it: ${poweredOffMessage(hciDeviceId)}`
@@ -203,4 +217,17 @@ export function hciStatusText(status: number): string {
   const hex = `0x${status.toString(16).padStart(2, '0')}`
   const name = HCI_STATUS[status]
   return name === undefined ? `HCI status ${hex}` : `${name} (${hex})`
+}
+
+/**
+ * start() gave up: the controller never confirmed scanning within `timeoutMs`. `lastAttempt` is
+ * `'; last attempt: …'` or empty.
+ */
+export function startTimeoutError(timeoutMs: number, state: string, lastAttempt: string): BluetoothUnavailableError {
+  return new BluetoothUnavailableError(
+    'start_failed',
+    `Scanning did not start within ${timeoutMs} ms (adapter state '${state}'${lastAttempt}). ` +
+      'Check the adapter with `hciconfig`; if bluetoothd is busy with it, restart it ' +
+      '(`sudo systemctl restart bluetooth`), or pick another adapter with hciDeviceId.',
+  )
 }

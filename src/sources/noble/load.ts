@@ -100,3 +100,15 @@ export function sameAdapterElsewhere(noble: NobleLike): string | undefined {
   for (const [key, other] of instances) if (other !== noble && other.address === address) return key
   return undefined
 }
+
+/** The warning for a noble instance that shares its controller with another one, if it does. */
+export function sameAdapterWarning(noble: NobleLike): string | undefined {
+  const other = sameAdapterElsewhere(noble)
+  if (other === undefined) return undefined
+  const named = other === 'default' ? 'the default adapter (no hciDeviceId)' : `hciDeviceId ${other}`
+  return (
+    `${named} and this source's adapter are the same controller (${noble.address}): ` +
+    "two noble instances on one adapter stop each other's scans. " +
+    'Name the adapter the same way everywhere (the same hciDeviceId, or none).'
+  )
+}

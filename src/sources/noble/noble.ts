@@ -15,9 +15,8 @@ import { EventEmitter } from 'eventemitter3'
 import type { CancelTimer, Clock } from '../../clock.js'
 import type { AdapterState, AdvertisementSource, AdvertisementSourceEvents } from '../source.js'
 import { advertisementFromNoble } from './advertisement.js'
-import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom } from './errors.js'
-import { BluetoothUnavailableError } from '../../errors.js'
-import { loadNoble, sameAdapterElsewhere } from './load.js'
+import { adapterLostError, bluetoothErrorForState, bluetoothErrorFrom, startTimeoutError } from './errors.js'
+import { loadNoble, sameAdapterWarning } from './load.js'
 import { resolveNobleOptions } from './options.js'
 import type { NobleSourceOptions, ResolvedNobleOptions } from './options.js'
 import { NoblePruner } from './prune.js'
@@ -27,34 +26,12 @@ import { releaseNoble } from './release.js'
 import { ScanKeeper } from './scan.js'
 import { combinedScan, joinScan, leaveScan, matchesServices, scanUsers } from './share.js'
 import type { ScanWants } from './share.js'
+import { adapterStateOf } from './types.js'
 import type { NobleLike, NoblePeripheralLike } from './types.js'
+import type { NobleSourceStats } from './stats.js'
 
 export type { NobleSourceOptions } from './options.js'
 
-/** Counters of a {@link NobleSource}, for diagnostics and tests. */
-export interface NobleSourceStats {
-  /** Advertisements emitted. */
-  advertisements: number
-  /** Scans restarted because no advertisement arrived for `watchdogMs`. */
-  watchdogRestarts: number
-  /** Scans confirmed running again after the adapter came back, was reset, or another program stopped scanning. */
-  resumes: number
-  /** Scan starts the controller refused or never confirmed, each retried with back-off. */
-  scanFailures: number
-  /** Peripheral ids forgotten by pruning. */
-  prunedPeripherals: number
-  /** Addresses forgotten from noble's GAP layer by pruning. */
-  prunedAddresses: number
-}
-
-const ADAPTER_STATES: readonly string[] = [
-  'unknown',
-  'resetting',
-  'unsupported',
-  'unauthorized',
-  'poweredOff',
-  'poweredOn',
-]
 type Phase = 'stopped' | 'starting' | 'running'
 
 /**
@@ -109,7 +86,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return { ...this.counters, ...this.scan.stats }
   }
 
-  /** `hci<n>` when an adapter number was given: names this source's advertisements in a CombinedSource. */
+  /**
+   * `hci<n>` when an adapter number was given: names this source's advertisements in a
+   * CombinedSource.
+   */
   get adapter(): string | undefined {
     return this.options.hciDeviceId === undefined ? undefined : `hci${this.options.hciDeviceId}`
   }
@@ -119,7 +99,8 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
    * the controller confirmed scanning. Calling it again while running does nothing.
    *
    * @throws BluetoothUnavailableError — `not_installed`, `unsupported`, `no_adapter`,
-   *   `permission_denied`, `unauthorized`, `powered_off` or `start_failed`; the message says what to do.
+   *   `permission_denied`, `unauthorized`, `powered_off` or `start_failed`; the message says what
+   *   to do.
    */
   start(): Promise<void> {
     if (this.phase === 'running') return Promise.resolve()
@@ -173,13 +154,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
       this.cancelStartTimeout = this.options.clock.setTimeout(() => {
         const state = this.lastState ?? 'unknown'
         const last = this.scan.lastFailure === undefined ? '' : `; last attempt: ${this.scan.lastFailure}`
-        this.failStart(
-          new BluetoothUnavailableError(
-            'start_failed',
-            `Scanning did not start within ${timeout} ms (adapter state '${state}'${last}). Check the adapter with \`hciconfig\`; ` +
-              'if bluetoothd is busy with it, restart it (`sudo systemctl restart bluetooth`), or pick another adapter with hciDeviceId.',
-          ),
-        )
+        this.failStart(startTimeoutError(timeout, state, last))
       }, timeout)
     }
     this.onStateChange(noble.state)
@@ -231,7 +206,10 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     return releaseNoble(noble, () => scanUsers(noble) === 0)
   }
 
-  /** Asks noble to (re)start scanning (it sends disable, parameters, enable); false when nothing was sent. */
+  /**
+   * Asks noble to (re)start scanning (it sends disable, parameters, enable); false when nothing
+   * was sent.
+   */
   private requestScan(): boolean {
     const noble = this.noble
     if (noble === undefined || noble.state !== 'poweredOn') return false
@@ -254,15 +232,8 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   private onScanConfirmed(): void {
     if (this.phase !== 'starting') return
     this.phase = 'running'
-    const other = this.noble === undefined ? undefined : sameAdapterElsewhere(this.noble)
-    if (other !== undefined) {
-      const named = other === 'default' ? 'the default adapter (no hciDeviceId)' : `hciDeviceId ${other}`
-      this.emit(
-        'warning',
-        `${named} and this source's adapter are the same controller (${this.noble?.address}): two noble instances on one ` +
-          "adapter stop each other's scans. Name the adapter the same way everywhere (the same hciDeviceId, or none).",
-      )
-    }
+    const warning = this.noble === undefined ? undefined : sameAdapterWarning(this.noble)
+    if (warning !== undefined) this.emit('warning', warning)
     this.cancelStartTimeout?.()
     this.cancelStartTimeout = undefined
     if (this.options.pruneIntervalMs > 0) {
@@ -277,7 +248,7 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
   }
 
   private readonly onStateChange = (raw: string): void => {
-    const state = (ADAPTER_STATES.includes(raw) ? raw : 'unknown') as AdapterState
+    const state = adapterStateOf(raw)
     if (state !== this.lastState) {
       this.lastState = state
       this.emit('state', state)
@@ -321,10 +292,16 @@ export class NobleSource extends EventEmitter<AdvertisementSourceEvents> impleme
     if (combinedScan(noble, this.wants).allowDuplicates) this.scan.filteringForced()
   }
 
-  /** Scanning stopped without our asking: another program (bluetoothd, hcitool) or the controller. */
+  /**
+   * Scanning stopped without our asking: another program (bluetoothd, hcitool) or the
+   * controller.
+   */
   private readonly onScanStop = (): void => this.scan.stoppedElsewhere()
 
-  /** The controller was reset under noble: scanning is off although noble's state did not change. */
+  /**
+   * The controller was reset under noble: scanning is off although noble's state did not
+   * change.
+   */
   private readonly onReset = (): void => {
     if (this.phase !== 'stopped' && this.noble?.state === 'poweredOn') this.scan.controllerReset()
   }

@@ -22,7 +22,10 @@ export interface NobleSourceOptions {
   allowDuplicates?: boolean
   /** Only report devices advertising one of these services (16-, 32- or 128-bit hex; dashes allowed). Default: all. */
   serviceUuids?: string[]
-  /** How often to forget addresses not heard since the previous pass, bounding noble's memory. Default 60 000 ms; 0 disables. */
+  /**
+   * How often to forget addresses not heard since the previous pass, bounding noble's memory. Default 60 000
+   * ms; 0 disables.
+   */
   pruneIntervalMs?: number
   /** Give up `start()` when scanning has not begun after this long. Default 15 000 ms; 0 waits forever. */
   startTimeoutMs?: number
@@ -88,7 +91,8 @@ function serviceUuids(value: unknown): string[] {
     if (!UUID.test(uuid)) {
       throw invalid(
         'serviceUuids',
-        `${describe(item)} is not a 16-, 32- or 128-bit hex uuid (e.g. "81e7" or "0000feaa-0000-1000-8000-00805f9b34fb").`,
+        `${describe(item)} is not a 16-, 32- or 128-bit hex uuid (e.g. "81e7" or ` +
+          `"0000feaa-0000-1000-8000-00805f9b34fb").`,
       )
     }
     out.add(uuid)

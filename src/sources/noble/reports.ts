@@ -39,7 +39,10 @@ const AD_TX_POWER = 0x0a
 /** What the packet(s) behind one noble report really carried. */
 export interface PacketFacts {
   address: string
-  /** From the PDU type; undefined for a scan response whose advertisement was reported before (gap.js's value is then right). */
+  /**
+   * From the PDU type; undefined for a scan response whose advertisement was reported before (gap.js's value is
+   * then right).
+   */
   connectable: boolean | undefined
   /** The packet(s) carried a local name. */
   localName: boolean

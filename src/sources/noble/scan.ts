@@ -32,7 +32,10 @@ const LOOP_AFTER = 3
 
 /** What the keeper needs from its source. */
 export interface ScanKeeperHost {
-  /** Asks noble to (re)start scanning; false when nothing was sent (adapter not on, or noble threw and the source reported it). */
+  /**
+   * Asks noble to (re)start scanning; false when nothing was sent (adapter not on, or noble threw and the
+   * source reported it).
+   */
   send(): boolean
   /** The controller confirmed a scan; `resumed` when it had been lost while running. */
   confirmed(resumed: boolean): void
@@ -194,9 +197,12 @@ export class ScanKeeper {
     if (loop && !this.warnedLoop) {
       this.warnedLoop = true
       this.host.warn(
-        `Scanning on ${this.adapter} was interrupted ${count} times in a row: another program keeps using this adapter, ` +
-          'typically a second process scanning it with noble (or two NobleSources naming it differently), or bluetoothd. ' +
-          `Give the adapter to one program (see docs/troubleshooting.md); resuming with growing delays, up to ${RESUME_MAX_MS / 1000} s.`,
+        `Scanning on ${this.adapter} was interrupted ${count} times in a row: another program keeps using ` +
+          `this adapter, ` +
+          'typically a second process scanning it with noble (or two NobleSources naming it differently), ' +
+          'or bluetoothd. ' +
+          `Give the adapter to one program (see docs/troubleshooting.md); resuming with growing delays, up ` +
+          `to ${RESUME_MAX_MS / 1000} s.`,
       )
     } else if (!loop) {
       this.host.warn(`${what} in ${delayMs / 1000} s.`)

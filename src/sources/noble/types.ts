@@ -4,6 +4,7 @@
  * other private fields still typechecks. Every field is optional where noble may lack it on
  * some platform (the macOS and Windows bindings have no GAP layer).
  */
+import type { AdapterState } from '../source.js'
 
 /** Service data as noble's GAP layer parses it (`uuid` already byte-swapped to `"81e7"`). */
 export interface NobleServiceData {
@@ -125,3 +126,17 @@ export interface NobleLike {
 
 /** `require('@abandonware/noble/with-custom-binding')`: builds a fresh noble for the given options. */
 export type NobleFactory = (options: { deviceId?: number; extended?: boolean }) => NobleLike
+
+/** The states noble reports; anything else is taken as `unknown`. */
+const ADAPTER_STATES: readonly string[] = [
+  'unknown',
+  'resetting',
+  'unsupported',
+  'unauthorized',
+  'poweredOff',
+  'poweredOn',
+]
+/** noble's `state` string as an {@link AdapterState}. */
+export function adapterStateOf(raw: string): AdapterState {
+  return (ADAPTER_STATES.includes(raw) ? raw : 'unknown') as AdapterState
+}
