@@ -14,7 +14,9 @@ import {
   type Fix,
   type WindowMeans,
 } from './baselines.js'
-import { DEFAULT_GRID_FILTER, FilterScratch, GridFilter, type GridFilterParams } from './grid-filter.js'
+import { GridFilter } from './grid-filter.js'
+import { FilterScratch } from './filter-scratch.js'
+import { DEFAULT_GRID_FILTER, type GridFilterParams } from './grid-filter-params.js'
 import { RadioMap } from './radio-map.js'
 import { TrackBuffer } from './track-buffer.js'
 import { POSITIONING_METHODS, type Observation, type PositionEstimate, type PositioningMethod } from './types.js'
