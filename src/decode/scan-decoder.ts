@@ -1,7 +1,7 @@
 import type { Advertisement } from '../advertisement.js'
 import type { BeaconReading } from '../reading.js'
 import { createSecureStats } from '../secure/open.js'
-import { summarize, SlotSummary, type CacheEntry, type Versioned } from './cache-entry.js'
+import { summarize, type CacheEntry, type SlotSummary, type Versioned } from './cache-entry.js'
 import { Decoder } from './decoder.js'
 import { freezeNested } from './freeze-reading.js'
 
