@@ -220,7 +220,8 @@ export type {
   ScannerPosition,
 } from './positioning/scanner-locator.js'
 export { RadioMap } from './positioning/radio-map.js'
-export type { AnchorModel, Interpolation, RadioMapOptions, ReferencePoint } from './positioning/radio-map.js'
+export type { AnchorModel, Interpolation, RadioMapOptions } from './positioning/radio-map.js'
+export type { ReferencePoint } from './positioning/survey-interpolation.js'
 export { WalkableGrid } from './positioning/grid.js'
 export { SurveyPoints } from './positioning/survey.js'
 export type { SurveyCell, SurveyPoint } from './positioning/survey.js'
