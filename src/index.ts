@@ -208,7 +208,7 @@ export type { GatewayHomeAssistantOptions, HaPublisherStats } from './mqtt/ha-ga
 export { startBroker } from './mqtt/broker.js'
 export type { BrokerOptions, RunningBroker } from './mqtt/broker.js'
 export { Positioner } from './positioning/positioner.js'
-export type { PositionerOptions, PositionerStats } from './positioning/positioner.js'
+export type { PositionerOptions, PositionerStats } from './positioning/positioner-options.js'
 export { ThreadedPositioner } from './positioning/positioner-thread.js'
 export type { ThreadedPositionerOptions, ThreadedPositionerStats } from './positioning/positioner-thread-types.js'
 export { ScannerLocator } from './positioning/scanner-locator.js'

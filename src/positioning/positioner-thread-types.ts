@@ -1,6 +1,6 @@
 /** The public shapes of {@link ThreadedPositioner}: its options and its counters. */
 import type { PositioningThreadError } from '../errors.js'
-import type { PositionerOptions } from './positioner.js'
+import type { PositionerOptions } from './positioner-options.js'
 
 /** Options of {@link ThreadedPositioner}: the positioner's, and two of its own. */
 export interface ThreadedPositionerOptions extends PositionerOptions {

@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js'
 import type { Site } from './site.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { Positioner } from './positioner.js'
-import type { PositionerStats } from './positioner.js'
+import type { PositionerStats } from './positioner-options.js'
 import type { RadioMap } from './radio-map.js'
 import type { PositionEstimate, PositioningMethod } from './types.js'
 
