@@ -5,7 +5,8 @@
  */
 import type { Beacon, BeaconReading, EddystoneInfo, FrameKind } from '../reading.js'
 import { beaconIdOf, isIBeacon } from '../frames/ibeacon.js'
-import { flatString, transmitPowerDbmOf } from '../frames/fields.js'
+import { flatString } from '../frames/fields.js'
+import { transmitPowerDbmOf } from '../frames/bit-fields.js'
 import { internFrames } from '../decode/intern.js'
 import type { BeaconRecord, MergeState } from './record.js'
 
