@@ -3,7 +3,7 @@
  * bytes, each decoder with its encoder beside it. Decoders return `undefined` for "absent"
  * and `null` only for a sensor the device reports as switched off.
  */
-import type { BeaconFlags, MovingState } from '../reading.js'
+import type { MovingState } from '../reading.js'
 import { InvalidOptionError } from '../errors.js'
 import { HEX_UPPER } from '../util/hex.js'
 
