@@ -5,7 +5,8 @@
  */
 import type { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from '../advertisement.js'
-import { PacedClock, RealClock, VirtualClock } from '../clock.js'
+import { RealClock, VirtualClock } from '../clock.js'
+import { PacedClock } from '../paced-clock.js'
 import type { Clock } from '../clock.js'
 import { ScanDecoder } from '../decode/scan-decoder.js'
 import { SlotSummary, type CacheEntry } from '../decode/cache-entry.js'
