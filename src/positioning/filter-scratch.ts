@@ -26,7 +26,10 @@ export class FilterScratch {
     this.prior = Float64Array.from(map.grid.walkable, (w) => (w === 1 ? 1 : params.blockedWeight))
   }
 
-  /** The walk's Gaussian weights at offsets −radius…radius cells; steps are usually a second, so the last one is kept. */
+  /**
+   * The walk's Gaussian weights at offsets −radius…radius cells; steps are usually a second, so
+   * the last one is kept.
+   */
   kernel(sigma: number, radius: number): Float64Array {
     const known = this.kernelOf
     if (known !== undefined && known.sigma === sigma && known.weights.length === 2 * radius + 1) return known.weights

@@ -3,7 +3,10 @@
 export interface GridFilterParams {
   /** m/s: per-axis spread of the random walk per second (a walker covers ~1 m/s). */
   speed: number
-  /** dB added in quadrature to every anchor's model error: the body and orientation of a carried tag, which a still survey does not see. */
+  /**
+   * dB added in quadrature to every anchor's model error: the body and orientation of a carried
+   * tag, which a still survey does not see.
+   */
   dynamicSd: number
   /** Degrees of freedom of the Student-t likelihood (smaller: heavier tails). */
   nu: number

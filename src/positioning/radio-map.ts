@@ -181,7 +181,8 @@ export class RadioMap {
     if (!(mean instanceof Float32Array) || mean.length !== anchors.length * grid.size) {
       throw new InvalidOptionError(
         'invalid_option',
-        `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; give the parts of one map`,
+        `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; ` +
+          'give the parts of one map',
         { option: 'radioMap' },
       )
     }

@@ -30,7 +30,10 @@ export interface LocatorBeacon {
 
 /** Options of {@link ScannerLocator}. */
 export interface ScannerLocatorOptions {
-  /** Fixed beacons with positions: `Site.fromDeploymentMap(await client.getMap(key))`, or a site file's `anchorBeacons`. */
+  /**
+   * Fixed beacons with positions: `Site.fromDeploymentMap(await client.getMap(key))`, or a site
+   * file's `anchorBeacons`.
+   */
   site: Site
   /** A calibration (a survey walked with this scanner); default physics without one (metres of error). */
   radioMap?: RadioMap

@@ -37,7 +37,10 @@ export interface EstimateMessage {
   budgetMs: number
 }
 
-/** How much memory the worker holds: its heap and its typed arrays, after a collection if the process allows one (`--expose-gc`). */
+/**
+ * How much memory the worker holds: its heap and its typed arrays, after a collection if the
+ * process allows one (`--expose-gc`).
+ */
 export interface MemoryMessage {
   type: 'memory'
   id: number

@@ -10,7 +10,10 @@ import type { ScannerWarning } from './event-stream.js'
 export interface ScannerEvents {
   /** A beacon was heard for the first time, or again after it was gone. */
   found: [beacon: Beacon]
-  /** A beacon was not heard for `goneTimeoutMs` (emitted at exactly `lastSeen + goneTimeoutMs`), or fell below `leaveRssi`. */
+  /**
+   * A beacon was not heard for `goneTimeoutMs` (emitted at exactly `lastSeen + goneTimeoutMs`), or
+   * fell below `leaveRssi`.
+   */
   gone: [beacon: Beacon]
   /**
    * Every `updateIntervalMs`: the beacons in range, nearest first. On replay time (a virtual

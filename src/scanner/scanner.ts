@@ -138,7 +138,10 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     await this.source.stop()
   }
 
-  /** Snapshots of the beacons in range, nearest first: fresh copies, the caller's to keep (nested objects are frozen and shared). */
+  /**
+   * Snapshots of the beacons in range, nearest first: fresh copies, the caller's to keep (nested
+   * objects are frozen and shared).
+   */
   beacons(): Beacon[] {
     return this.table.beacons()
   }

@@ -91,7 +91,8 @@ export function beaconStates(
     if (byName.has(name))
       throw new InvalidOptionError(
         'invalid_option',
-        `beacons[${index}]: the name ${name} is taken by another beacon; give each a name, serial or address of its own`,
+        `beacons[${index}]: the name ${name} is taken by another beacon; ` +
+          'give each a name, serial or address of its own',
         { option: 'beacons' },
       )
     byName.set(name, state)

@@ -88,7 +88,8 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     ) {
       throw new InvalidOptionError(
         'invalid_option',
-        'SiteSimulator needs { site: Site, beacons: [...] } (Site.fromJSON and siteBeaconsFromJSON read them from a site file)',
+        'SiteSimulator needs { site: Site, beacons: [...] } ' +
+          '(Site.fromJSON and siteBeaconsFromJSON read them from a site file)',
         { option: 'site' },
       )
     }
