@@ -72,6 +72,7 @@ export class SlotSummary {
 
 const summaries = new InternTable<string, SlotSummary>(1024)
 
+/** What a released slot keeps of its reading: the shared summary of its frames and verdict. */
 export function summarize(t: BeaconReading | SlotSummary | null): SlotSummary | null {
   if (t === null || t instanceof SlotSummary) return t
   const sec = t.secure

@@ -1,3 +1,4 @@
+/** A cached reading's nested members, frozen and shared between the payloads that carry them. */
 import type { BeaconFlags, BeaconReading } from '../reading.js'
 import { flatString } from '../frames/fields.js'
 import { InternTable, internFrames } from './intern.js'
