@@ -187,7 +187,10 @@ export class AdapterError extends BeaconkitError<AdapterErrorCode> {
 export type MqttErrorCode =
   'not_installed' | 'connection' | 'closed' | 'broker_failed' | 'queue' | 'publish_refused' | 'session_taken_over'
 
-/** MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after close. Never carries the password. */
+/**
+ * MQTT trouble: mqtt.js or aedes missing, a broker refusing or unreachable, a publisher used after
+ * close. Never carries the password.
+ */
 export class MqttError extends BeaconkitError<MqttErrorCode> {}
 
 /** Why positioning left its worker thread. */

@@ -138,7 +138,10 @@ export interface BeaconReading {
 
 /** A beacon the scanner tracks: the merged latest reading of one device plus its range state. */
 export interface Beacon extends BeaconReading {
-  /** Stable identity: serial number, else beaconID, else address (docs/protocol.md, "Merging the frames of one advertisement"). */
+  /**
+   * Stable identity: serial number, else beaconID, else address (docs/protocol.md, "Merging the
+   * frames of one advertisement").
+   */
   id: string
   /** False once the beacon has not been heard for the gone timeout. */
   inRange: boolean

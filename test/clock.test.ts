@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { PacedClock, RealClock, VirtualClock } from '../src/clock.js'
+import { RealClock, VirtualClock } from '../src/clock.js'
+import { PacedClock } from '../src/paced-clock.js'
 
 describe('RealClock', () => {
   it('waits past the 2^31 − 1 ms Node timers take, instead of firing after 1 ms', async () => {

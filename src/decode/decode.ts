@@ -10,7 +10,7 @@ import { beaconIdOf, decodeIBeacon, type IBeaconFrame } from '../frames/ibeacon.
 import { decodeE780 } from '../frames/e780.js'
 import { decodeE781 } from '../frames/e781.js'
 import { decodeEddystone, eddystoneMeasuredPower } from '../frames/eddystone.js'
-import { transmitPowerDbmOf } from '../frames/fields.js'
+import { transmitPowerDbmOf } from '../frames/bit-fields.js'
 import { accuracy, proximity, type ProximityThresholds } from './distance.js'
 
 /** Options of {@link decodeAdvertisement}. */

@@ -17,14 +17,14 @@
  */
 import type { Advertisement } from '../advertisement.js'
 import { matchesPayloadKey, payloadKey, type PayloadKey } from './payload-key.js'
-import type { BeaconFlags, BeaconReading, FrameKind, SecureInfo } from '../reading.js'
+import type { BeaconReading } from '../reading.js'
 import { keyringVersion, type Keyring } from '../secure/keyring.js'
 import { createSecureStats, type SecureStats } from '../secure/open.js'
 import { decodeFrames, isValidEnvelope, isValidReading, referencePower } from './decode.js'
 import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds } from './distance.js'
 import { InvalidOptionError } from '../errors.js'
-import { flatString } from '../frames/fields.js'
-import { InternTable, internFrames } from './intern.js'
+import { CacheEntry, type SlotSummary } from './cache-entry.js'
+import { freezeNested } from './freeze-reading.js'
 
 /** Options of {@link Decoder}. */
 export interface DecoderOptions {
@@ -50,69 +50,8 @@ export interface DecodeStats {
   secure: SecureStats
 }
 
-/**
- * What the decoder remembers of one address: its two latest payloads (fingerprint words,
- * service uuids, reading; `a` the latest, `b` the one before it, the other half of an
- * advertisement / scan-response pair) and its verified serial number. One flat object rather
- * than an object per payload: a repeated packet is answered after loading this object and one
- * word array, where nested slot and key objects cost two more dependent loads (cache misses
- * on a 10,000-address working set) and two more object headers per payload.
- */
-class CacheEntry {
-  aUuids: readonly string[] | null = null
-  /** Reading of the payload (nested members frozen), or its summary once released; null when nothing decoded. */
-  aTemplate: BeaconReading | SlotSummary | null = null
-  bWords: readonly number[] | undefined = undefined
-  bUuids: readonly string[] | null = null
-  bTemplate: BeaconReading | SlotSummary | null = null
-  /** {@link ScanDecoder} only: the record this address's payloads were last merged into. */
-  owner: Versioned | undefined = undefined
-  /** {@link ScanDecoder} only: the owner's version when each payload was last merged; -1 for none. */
-  aTag = -1
-  bTag = -1
-
-  constructor(
-    public aWords: readonly number[] | undefined,
-    public verifiedSerial: string | undefined,
-  ) {}
-
-  /** Makes `key` / `template` the latest payload; the latest becomes the one before it. */
-  push(key: PayloadKey, template: BeaconReading | null): void {
-    this.bWords = this.aWords
-    this.bUuids = this.aUuids
-    this.bTemplate = this.aTemplate
-    this.bTag = this.aTag
-    this.aWords = key.words
-    this.aUuids = key.uuids
-    this.aTemplate = template
-    this.aTag = -1
-  }
-}
-
-/** A record whose `version` changes whenever merging a reading into it changed something. */
-export interface Versioned {
-  /** Non-negative while the record is live; a record that was removed sets it to -2 for good. */
-  version: number
-}
-
-/**
- * What a released cache slot answers a repeat with instead of its reading: what the counters
- * need (frame kinds, the encrypted-frame verdict). Interned, so it costs a beacon nothing.
- */
-export class SlotSummary {
-  readonly secure: Readonly<Pick<SecureInfo, 'encrypted' | 'verified' | 'rejected'>> | undefined
-
-  constructor(
-    readonly frames: readonly FrameKind[],
-    secure: SecureInfo | undefined,
-  ) {
-    this.secure =
-      secure === undefined
-        ? undefined
-        : Object.freeze({ encrypted: secure.encrypted, verified: secure.verified, rejected: secure.rejected })
-    Object.freeze(this)
-  }
-}
+/** A key no advertisement matches, for payloads too long to fingerprint. */
+const UNMATCHABLE: PayloadKey = { words: [-1], uuids: null }
 
 /** A decoder with a per-address cache and counters. One per scanner; not shared between threads. */
 export class Decoder {
@@ -320,142 +259,4 @@ export class Decoder {
     }
     this.current.set(address, entry)
   }
-}
-
-/**
- * The scanner's decoder. A tracked beacon repeats the same two payloads for as long as it is
- * in range, and once a payload has been merged into the beacon's record, merging it again
- * changes nothing until something else changes the record. So after merging, the scanner
- * marks the payload's slot with the record and its version ({@link ScanDecoder.settle}), and
- * the slot lets go of its reading: a repeat answers with a shared {@link SlotSummary}, and
- * {@link ScanDecoder.unchangedOwner} tells whether the record is unchanged, in which case only the
- * packet's RSSI and time are news. When it changed, the payload is decoded again
- * ({@link ScanDecoder.redecode}). The readings were two more copies of what the record holds:
- * letting go of them took ~500 bytes off each tracked beacon.
- */
-export class ScanDecoder<O extends Versioned> extends Decoder {
-  /** Like {@link Decoder.decodeShared}, except that a released slot answers with its summary. */
-  scan(adv: Advertisement): Readonly<BeaconReading> | SlotSummary | null {
-    return this.resolve(adv)
-  }
-
-  /** The cache entry that gave the last answer of {@link ScanDecoder.scan}, to pass back with {@link lastSlot}. */
-  get lastEntry(): CacheEntry | undefined {
-    return this.hitEntry
-  }
-
-  /** Which of its payloads gave the last answer: 0 the latest, 1 the one before. */
-  get lastSlot(): number {
-    return this.hitSlot
-  }
-
-  /** The record that payload was merged into, when it is unchanged since (merging again would change nothing). */
-  unchangedOwner(entry: CacheEntry, slot: number): O | undefined {
-    const owner = entry.owner
-    // Only settle() stores owners, and it takes O.
-    return owner !== undefined && owner.version === (slot === 0 ? entry.aTag : entry.bTag) ? (owner as O) : undefined
-  }
-
-  /**
-   * Decodes afresh an advertisement whose released slot answered, for a merge. The repeat was
-   * counted when it was answered; only the AES operations performed now are added.
-   */
-  redecode(adv: Advertisement, entry: CacheEntry): BeaconReading | null {
-    const scratch = createSecureStats()
-    let reading: BeaconReading | null
-    try {
-      reading = this.decodeFresh(adv, entry, scratch)
-    } catch {
-      return null
-    }
-    this.stats.secure.decrypted += scratch.decrypted
-    return reading === null ? null : freezeNested(reading)
-  }
-
-  /**
-   * Says what became of the reading `entry` / `slot` answered with: merged into `owner` (now
-   * at `owner.version`), so the slot releases its reading; or `undefined` (held, dropped,
-   * filtered out), so the slot's mark is cleared and the next repeat goes the long way again.
-   */
-  settle(entry: CacheEntry, slot: number, owner: O | undefined): void {
-    if (owner === undefined || owner.version < 0) {
-      if (slot === 0) entry.aTag = -1
-      else entry.bTag = -1
-      return
-    }
-    if (entry.owner !== owner) {
-      // The other payload's mark was about another record.
-      entry.owner = owner
-      entry.aTag = entry.bTag = -1
-    }
-    if (slot === 0) {
-      entry.aTag = owner.version
-      entry.aTemplate = summarize(entry.aTemplate)
-    } else {
-      entry.bTag = owner.version
-      entry.bTemplate = summarize(entry.bTemplate)
-    }
-  }
-}
-
-export type { CacheEntry }
-
-const summaries = new InternTable<string, SlotSummary>(1024)
-
-function summarize(t: BeaconReading | SlotSummary | null): SlotSummary | null {
-  if (t === null || t instanceof SlotSummary) return t
-  const sec = t.secure
-  const key =
-    sec === undefined ? t.frames.join() : `${t.frames.join()}|${sec.encrypted}|${sec.verified}|${sec.rejected}`
-  return summaries.get(key, () => new SlotSummary(internFrames(t.frames), sec))
-}
-
-/**
- * Frame lists and flag sets are few (65 orders of the four frame kinds, 729 flag patterns),
- * UUIDs a handful per site: the cache shares one frozen object or flat string per value
- * instead of holding one per remembered payload. The UUID bound keeps random ones from
- * growing the table.
- */
-const flagsInterned = new InternTable<number, BeaconFlags>(729)
-const uuidsInterned = new InternTable<string, string>(1024)
-const FLAG_NAMES = [
-  'passwordEnabled',
-  'broadcastKeyEnabled',
-  'energySaving',
-  'aliBeacon',
-  'backgroundEnhancement',
-  'eddystone',
-] as const
-
-function internFlags(flags: BeaconFlags): BeaconFlags {
-  // Each member is absent, false or true: a base-3 number names the combination.
-  let key = 0
-  for (const name of FLAG_NAMES) key = key * 3 + (flags[name] === undefined ? 0 : flags[name] ? 2 : 1)
-  return flagsInterned.get(key, () => Object.freeze({ ...flags }))
-}
-
-/** A key no advertisement matches, for payloads too long to fingerprint. */
-const UNMATCHABLE: PayloadKey = { words: [-1], uuids: null }
-
-/**
- * Nested members are shared by every reading of a repeated payload, so they are frozen. Strings
- * built by concatenation are ropes of cons strings: the proximity UUID (shared by a site's
- * beacons) is interned and the beaconID made one flat string, ~550 bytes less per template. The
- * reading itself is not: spreading a frozen object is several times slower in V8, and
- * `decode()` copies it on every packet; `decodeShared()` hands it out typed read-only.
- */
-function freezeNested(r: BeaconReading): BeaconReading {
-  r.frames = internFrames(r.frames)
-  if (r.proximityUUID !== undefined) {
-    const uuid = r.proximityUUID
-    r.proximityUUID = uuidsInterned.get(uuid, () => flatString(uuid))
-  }
-  if (r.beaconID !== undefined) r.beaconID = flatString(r.beaconID)
-  if (r.secure !== undefined) Object.freeze(r.secure)
-  if (r.flags !== undefined) r.flags = internFlags(r.flags)
-  if (r.eddystone !== undefined) {
-    for (const part of Object.values(r.eddystone)) Object.freeze(part)
-    Object.freeze(r.eddystone)
-  }
-  return r
 }

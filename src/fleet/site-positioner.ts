@@ -5,7 +5,8 @@
  * on a worker thread of its own.
  */
 import { availableParallelism } from 'node:os'
-import { Positioner, type PositionerOptions } from '../positioning/positioner.js'
+import { Positioner } from '../positioning/positioner.js'
+import type { PositionerOptions } from '../positioning/positioner-options.js'
 import type { PositioningThreadError } from '../errors.js'
 import { ThreadedPositioner } from '../positioning/positioner-thread.js'
 import type { RadioMap } from '../positioning/radio-map.js'

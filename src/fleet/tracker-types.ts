@@ -11,7 +11,7 @@ import type { Clock } from '../clock.js'
 import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetPositioning } from './site-positioner.js'
-import type { ThreadedPositionerStats } from '../positioning/positioner-thread.js'
+import type { ThreadedPositionerStats } from '../positioning/positioner-thread-types.js'
 import type { BeaconFactsStats } from './beacon-facts.js'
 import type { FleetPresenceStats } from './fleet-presence.js'
 

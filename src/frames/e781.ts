@@ -14,10 +14,6 @@ import { InvalidOptionError } from '../errors.js'
 import { HEX_LOWER } from '../util/hex.js'
 import {
   battery,
-  bitFieldA,
-  bitFieldAByte,
-  bitFieldB,
-  bitFieldBByte,
   checkInt,
   firmwareByte,
   firmwareName,
@@ -37,6 +33,7 @@ import {
   u16le,
   writeSerial3,
 } from './fields.js'
+import { bitFieldA, bitFieldAByte, bitFieldB, bitFieldBByte } from './bit-fields.js'
 
 /** Modes of byte 2 (after masking with 0x70, except the exact split-mode bytes). */
 export const E781_MODE = {

@@ -116,7 +116,8 @@ export function compressUrl(url: string): Uint8Array {
   if (best.length - 1 > MAX_ENCODED_URL_BYTES) {
     throw new InvalidOptionError(
       'invalid_option',
-      `Eddystone url encodes to ${best.length - 1} bytes after its scheme; at most ${MAX_ENCODED_URL_BYTES} fit. Use a shorter URL (for example a URL shortener).`,
+      `Eddystone url encodes to ${best.length - 1} bytes after its scheme; at most ${MAX_ENCODED_URL_BYTES} fit. ` +
+        'Use a shorter URL (for example a URL shortener).',
       { option: 'url' },
     )
   }

@@ -12,7 +12,7 @@
 
 import { BatchWriter } from './batch-writer.js'
 import { serializeBeacon, serializeJsonEvent } from '../scanner/json-events.js'
-import { packetsHeard, slotOf, versionOf } from '../range/merge.js'
+import { packetsHeard, slotOf, versionOf } from '../range/snapshot.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { Beacon } from '../reading.js'
 import type { HaAnnouncer } from './home-assistant.js'

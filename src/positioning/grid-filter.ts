@@ -8,44 +8,9 @@
  * away).
  */
 import type { WindowMeans, Fix } from './baselines.js'
-import type { RadioMap } from './radio-map.js'
-
-/** Tuning of the grid filter; the defaults are physical, not fitted to any recording. */
-export interface GridFilterParams {
-  /** m/s: per-axis spread of the random walk per second (a walker covers ~1 m/s). */
-  speed: number
-  /** dB added in quadrature to every anchor's model error: the body and orientation of a carried tag, which a still survey does not see. */
-  dynamicSd: number
-  /** Degrees of freedom of the Student-t likelihood (smaller: heavier tails). */
-  nu: number
-  /**
-   * Weight of a blocked (non-walkable) cell relative to a walkable one, applied to where the
-   * walk lands each second. Not 0: the occupancy grid is coarse (0.5 m) and a survey's points
-   * may stand on "occupied" cells (tetam: 41 %), so it cannot be a hard wall. 0.05 is what
-   * leave-one-track-out chose on tetam (three rotations of four; 0.1 the fourth); see
-   * docs/positioning.md.
-   */
-  blockedWeight: number
-  /**
-   * s: time constant of each anchor's learned offset from the radio map (0: off). Receivers
-   * drift and the survey was taken on another day, so each anchor's readings may sit a few dB
-   * off the map for hours; 30 s is far longer than a person's body shadowing one receiver
-   * (seconds), so the offset follows the slow part and not the body.
-   */
-  biasTau: number
-  /** dB: the learned offset is held within ± this (a receiver's calibration, not a wall). */
-  biasMax: number
-}
-
-/** Defaults of {@link GridFilterParams}. */
-export const DEFAULT_GRID_FILTER: Readonly<GridFilterParams> = Object.freeze({
-  speed: 1.0,
-  dynamicSd: 3,
-  nu: 4,
-  blockedWeight: 0.05,
-  biasTau: 30,
-  biasMax: 6,
-})
+import type { FilterScratch } from './filter-scratch.js'
+import type { GridFilterParams } from './grid-filter-params.js'
+import { blurColumns, blurRows, copyCells, multiplyFactors, weighByPrior } from './grid-loops.js'
 
 /**
  * m: the posterior's RMS radius below which the filter trusts itself enough to learn anchor
@@ -60,42 +25,6 @@ const CONFIDENT_M = 1.5
  * 16 of them stay below 10⁷⁰, far inside a double's range.
  */
 const GROUP = 16
-
-/** Scratch arrays shared by every beacon's filter of one positioner (single-threaded, so safe). */
-export class FilterScratch {
-  readonly tmp: Float64Array
-  /** A posterior's widened window during an update (see `GridFilter.own`). */
-  readonly work: Float32Array
-  /** Per cell: the product of an update's likelihood factors, before its logarithm. */
-  readonly prod: Float64Array
-  readonly prior: Float64Array
-  /** The posterior's marginals over columns and rows, for trimming its window. */
-  readonly cols: Float64Array
-  readonly rows: Float64Array
-  private kernelOf?: { sigma: number; weights: Float64Array }
-
-  constructor(
-    readonly map: RadioMap,
-    params: GridFilterParams,
-  ) {
-    this.cols = new Float64Array(map.grid.nx)
-    this.rows = new Float64Array(map.grid.ny)
-    this.tmp = new Float64Array(map.grid.size)
-    this.work = new Float32Array(map.grid.size)
-    this.prod = new Float64Array(map.grid.size)
-    this.prior = Float64Array.from(map.grid.walkable, (w) => (w === 1 ? 1 : params.blockedWeight))
-  }
-
-  /** The walk's Gaussian weights at offsets −radius…radius cells; steps are usually a second, so the last one is kept. */
-  kernel(sigma: number, radius: number): Float64Array {
-    const known = this.kernelOf
-    if (known !== undefined && known.sigma === sigma && known.weights.length === 2 * radius + 1) return known.weights
-    const weights = new Float64Array(2 * radius + 1)
-    for (let i = -radius; i <= radius; i++) weights[i + radius] = Math.exp((-i * i) / (2 * sigma * sigma))
-    this.kernelOf = { sigma, weights }
-    return weights
-  }
-}
 
 /**
  * Cells whose probability falls below this share of the most probable cell's are let go: the
@@ -421,108 +350,4 @@ export class GridFilter {
     // Not normalised here: the update that follows always is (in `shrink`).
     if (!(total > 0)) this.reset()
   }
-}
-
-// The filter's inner loops, as small functions of typed arrays: each is called with the same
-// shapes every time, so the JIT optimises it once and keeps it (inside one large method, a loop
-// first reached after the method was optimised deoptimised it, again and again).
-
-/**
- * Blurs each of `oh` rows of `from` (width `ow`) along x into `to` (width `nw`): old column i
- * lands in new column i + shift + t with weight kernel[t + radius]; columns outside `to` are dropped.
- */
-function blurRows(
-  from: Float32Array,
-  ow: number,
-  oh: number,
-  to: Float64Array,
-  nw: number,
-  kernel: Float64Array,
-  radius: number,
-  shift: number,
-): void {
-  to.fill(0, 0, oh * nw)
-  for (let iy = 0; iy < oh; iy++) {
-    const src = iy * ow
-    for (let t = -radius; t <= radius; t++) {
-      const k = kernel[t + radius]
-      const s = shift + t
-      const dst = iy * nw + s
-      const hi = Math.min(ow, nw - s)
-      for (let i = Math.max(0, -s); i < hi; i++) to[dst + i] += k * from[src + i]
-    }
-  }
-}
-
-/**
- * Blurs `oh` rows of `from` (width `nw`) along y into the `nh` rows of `to`: old row iy lands in
- * new row iy + shift + t with weight kernel[t + radius], whole rows at a time.
- */
-function blurColumns(
-  from: Float64Array,
-  nw: number,
-  oh: number,
-  to: Float32Array,
-  nh: number,
-  kernel: Float64Array,
-  radius: number,
-  shift: number,
-): void {
-  to.fill(0, 0, nw * nh)
-  for (let iy = 0; iy < oh; iy++) {
-    const src = iy * nw
-    const at = iy + shift
-    const hi = Math.min(nh - 1, at + radius)
-    for (let cy = Math.max(0, at - radius); cy <= hi; cy++) {
-      const k = kernel[cy - at + radius]
-      const dst = cy * nw
-      for (let cx = 0; cx < nw; cx++) to[dst + cx] += k * from[src + cx]
-    }
-  }
-}
-
-/** Multiplies the window `p` (nw × nh) by the grid's `prior` from cell `start` (grid width `nx`); returns the sum. */
-function weighByPrior(p: Float32Array, nw: number, nh: number, prior: Float64Array, start: number, nx: number): number {
-  let total = 0
-  for (let cy = 0; cy < nh; cy++) {
-    const row = cy * nw
-    const cell = start + cy * nx
-    for (let cx = 0; cx < nw; cx++) {
-      const v = p[row + cx] * prior[cell + cx]
-      p[row + cx] = v
-      total += v
-    }
-  }
-  return total
-}
-
-/**
- * One anchor's Student-t factors into `prod` over the window (ww × wh): 1 + e²·k per cell, with
- * e the reading `obs` less the radio map's mean from `base` (grid width `nx`), `kWeak` where the
- * reading is the weaker.
- */
-function multiplyFactors(
-  prod: Float64Array,
-  mean: Float32Array,
-  base: number,
-  nx: number,
-  ww: number,
-  wh: number,
-  obs: number,
-  k: number,
-  kWeak: number,
-): void {
-  for (let iy = 0; iy < wh; iy++) {
-    const from = base + iy * nx
-    const row = iy * ww
-    for (let ix = 0; ix < ww; ix++) {
-      const e = obs - mean[from + ix]
-      prod[row + ix] *= 1 + e * e * (e < 0 ? kWeak : k)
-    }
-  }
-}
-
-/** Copies the first `n` cells of `from` to `to` (a loop: no subarray view allocated per call). */
-function copyCells(from: Float32Array, to: Float32Array, n: number): void {
-  for (let c = 0; c < n; c++) to[c] = from[c]
 }

@@ -13,6 +13,14 @@ function bad(what: string, fix: string): InvalidOptionError {
 /** Cells of a grid {@link WalkableGrid.fromArea} sizes by itself: 1 m cells up to 4,096 m². */
 export const AUTO_MAX_CELLS = 4096
 
+/** One number of the occupancy header, with the blanks around it. */
+const HEAD_NUMBER = String.raw`\s*([-\d.eE+]+)\s*`
+/** The occupancy file's first line: `[[minX, minY], [maxX, maxY]]::cell`. */
+const OCCUPANCY_HEAD = new RegExp(
+  String.raw`^\s*\[\s*\[${HEAD_NUMBER},${HEAD_NUMBER}\]\s*,` +
+    String.raw`\s*\[${HEAD_NUMBER},${HEAD_NUMBER}\]\s*\]\s*::${HEAD_NUMBER}$`,
+)
+
 /** A rectangular grid of square cells over the plan, with a walkable flag per cell. */
 export class WalkableGrid {
   /** Cells along x and y. */
@@ -75,10 +83,7 @@ export class WalkableGrid {
   ): { grid: WalkableGrid; skipped: number } {
     const walkableValue = options.walkableValue ?? '0'
     const lines = text.split(/\r?\n/)
-    const head =
-      /^\s*\[\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*,\s*\[\s*([-\d.eE+]+)\s*,\s*([-\d.eE+]+)\s*\]\s*\]\s*::\s*([-\d.eE+]+)\s*$/.exec(
-        lines[0] ?? '',
-      )
+    const head = OCCUPANCY_HEAD.exec(lines[0] ?? '')
     if (head === null)
       throw bad(
         'the first line is not "[[minX, minY], [maxX, maxY]]::cell"',

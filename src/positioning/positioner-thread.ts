@@ -10,7 +10,9 @@ import { existsSync } from 'node:fs'
 import { fileURLToPath } from 'node:url'
 import { Worker } from 'node:worker_threads'
 import { InvalidOptionError, PositioningThreadError } from '../errors.js'
-import { Positioner, usableObservation, type PositionerOptions } from './positioner.js'
+import { Positioner } from './positioner.js'
+import { usableObservation } from './positioner-options.js'
+import type { ThreadedPositionerOptions, ThreadedPositionerStats } from './positioner-thread-types.js'
 import type { RadioMap } from './radio-map.js'
 import type { Site } from './site.js'
 import type {
@@ -24,42 +26,6 @@ import type {
 } from './thread-messages.js'
 import { SlotTable } from './thread-slots.js'
 import type { Observation, PositionEstimate } from './types.js'
-
-/** Options of {@link ThreadedPositioner}: the positioner's, and two of its own. */
-export interface ThreadedPositionerOptions extends PositionerOptions {
-  /**
-   * Readings handed to the thread and not yet taken in (or held for a beacon waiting for a
-   * slot), at most (default 250,000: five seconds of 100 gateways × 500 beacons). Past it new
-   * readings are dropped and counted (`stats.dropped`): a thread that cannot keep up must not
-   * grow its queue without end.
-   */
-  maxPending?: number
-  /** Told once when the thread fails; positioning then goes on in this thread, from scratch. */
-  onError?: (error: PositioningThreadError) => void
-  /** @internal The worker's script (tests give one that fails). */
-  script?: URL
-}
-
-/** Counters of a {@link ThreadedPositioner}. */
-export interface ThreadedPositionerStats {
-  /** Readings handed to the thread. */
-  sent: number
-  /** Readings dropped because `maxPending` were waiting. */
-  dropped: number
-  /** Not finite, RSSI outside −130…20 dBm, or from an anchor the site does not place (as `Positioner` counts them). */
-  invalid: number
-  /** Whether the thread failed and positioning runs in this thread. */
-  failed: boolean
-  /** Bytes of the thread's heap and typed arrays at its latest answer (garbage not yet collected included). */
-  heapBytes: number
-  /**
-   * Beacon slots this side holds: its beacons' and those of forgotten beacons the thread has not
-   * yet confirmed; at most `maxBeacons`.
-   */
-  slots: number
-  /** Beacons waiting for a slot (their readings held here) until the thread confirms a forgotten one. */
-  waiting: number
-}
 
 /** Readings gathered before they are handed over (a few ms of a large fleet's traffic). */
 const CHUNK = 4096
@@ -371,7 +337,8 @@ export class ThreadedPositioner {
     this.#options.onError?.(
       new PositioningThreadError(
         'positioning_thread_failed',
-        `positioning thread stopped (${reason}); positions go on in the main thread from scratch, using more of its CPU — check that dist/positioner-worker.js is installed with the package`,
+        `positioning thread stopped (${reason}); positions go on in the main thread from scratch, ` +
+          'using more of its CPU — check that dist/positioner-worker.js is installed with the package',
         { cause: error },
       ),
     )

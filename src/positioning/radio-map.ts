@@ -8,6 +8,7 @@ import { InvalidOptionError } from '../errors.js'
 import type { Area, Site } from './site.js'
 import { WalkableGrid } from './grid.js'
 import { DEFAULT_PATH_LOSS, fitPathLoss, rssiAt, type PathLoss } from './path-loss.js'
+import { chooseInterpolation, kernelResidual, type ReferencePoint } from './survey-interpolation.js'
 import { SurveyPoints, type SurveyPoint } from './survey.js'
 import type { SurveySample } from './types.js'
 
@@ -22,13 +23,6 @@ export interface AnchorModel {
   modelSd: number
   /** dB: packet-to-packet spread at a fixed spot. */
   packetSd: number
-}
-
-/** A surveyed reference point: its position and each anchor's mean RSSI (NaN when unheard). */
-export interface ReferencePoint {
-  x: number
-  y: number
-  mean: Float64Array
 }
 
 /** Options of {@link RadioMap.fromSurvey} and {@link RadioMap.defaultPhysics}. */
@@ -187,7 +181,8 @@ export class RadioMap {
     if (!(mean instanceof Float32Array) || mean.length !== anchors.length * grid.size) {
       throw new InvalidOptionError(
         'invalid_option',
-        `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; give the parts of one map`,
+        `radio map: ${mean.length} expected values for ${anchors.length} anchors × ${grid.size} cells; ` +
+          'give the parts of one map',
         { option: 'radioMap' },
       )
     }
@@ -250,7 +245,8 @@ export class RadioMap {
     if (!refs.some((r) => r.mean.some((m) => !Number.isNaN(m)))) {
       throw new InvalidOptionError(
         'invalid_option',
-        'survey: no reference point hears an anchor the site places; check that the survey and the site name the anchors alike',
+        'survey: no reference point hears an anchor the site places; ' +
+          'check that the survey and the site name the anchors alike',
         { option: 'survey' },
       )
     }
@@ -306,68 +302,4 @@ function pooledSd(points: readonly SurveyPoint[], id: string): number {
     }
   }
   return n === 0 ? DEFAULT_PACKET_SD : Math.max(1, Math.sqrt(v / n))
-}
-
-/** Kernel-weighted mean of the residuals of anchor `a` around (x, y), leaving out point `skip`. */
-function kernelResidual(
-  refs: readonly ReferencePoint[],
-  residual: readonly Float64Array[],
-  a: number,
-  x: number,
-  y: number,
-  lengthScale: number,
-  shrinkage: number,
-  skip: number,
-): number {
-  let sw = 0
-  let s = 0
-  const k = -1 / (2 * lengthScale * lengthScale)
-  for (let i = 0; i < refs.length; i++) {
-    const r = residual[i][a]
-    if (i === skip || Number.isNaN(r)) continue
-    const w = Math.exp(((refs[i].x - x) ** 2 + (refs[i].y - y) ** 2) * k)
-    sw += w
-    s += w * r
-  }
-  return s / (sw + shrinkage)
-}
-
-function chooseInterpolation(
-  refs: readonly ReferencePoint[],
-  residual: readonly Float64Array[],
-  A: number,
-  lengthScales: readonly number[],
-  shrinkages: readonly number[],
-): { lengthScale: number; shrinkage: number; rms: number; perAnchorRms: number[] } {
-  let best = {
-    lengthScale: lengthScales[0] ?? 2,
-    shrinkage: shrinkages[0] ?? 0.5,
-    rms: Infinity,
-    perAnchorRms: new Array<number>(A).fill(DEFAULT_PATH_LOSS.sigma),
-  }
-  for (const lengthScale of lengthScales) {
-    for (const shrinkage of shrinkages) {
-      const sq = new Array<number>(A).fill(0)
-      const cnt = new Array<number>(A).fill(0)
-      for (let i = 0; i < refs.length; i++) {
-        for (let a = 0; a < A; a++) {
-          const r = residual[i][a]
-          if (Number.isNaN(r)) continue
-          sq[a] += (r - kernelResidual(refs, residual, a, refs[i].x, refs[i].y, lengthScale, shrinkage, i)) ** 2
-          cnt[a]++
-        }
-      }
-      const total = cnt.reduce((s, c) => s + c, 0)
-      if (total === 0) continue
-      const rms = Math.sqrt(sq.reduce((s, v) => s + v, 0) / total)
-      if (rms < best.rms)
-        best = {
-          lengthScale,
-          shrinkage,
-          rms,
-          perAnchorRms: sq.map((v, a) => (cnt[a] === 0 ? DEFAULT_PATH_LOSS.sigma : Math.sqrt(v / cnt[a]))),
-        }
-    }
-  }
-  return best
 }

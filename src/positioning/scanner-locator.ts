@@ -8,7 +8,7 @@ import type { Clock } from '../clock.js'
 import type { Site } from './site.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { Positioner } from './positioner.js'
-import type { PositionerStats } from './positioner.js'
+import type { PositionerStats } from './positioner-options.js'
 import type { RadioMap } from './radio-map.js'
 import type { PositionEstimate, PositioningMethod } from './types.js'
 
@@ -30,7 +30,10 @@ export interface LocatorBeacon {
 
 /** Options of {@link ScannerLocator}. */
 export interface ScannerLocatorOptions {
-  /** Fixed beacons with positions: `Site.fromDeploymentMap(await client.getMap(key))`, or a site file's `anchorBeacons`. */
+  /**
+   * Fixed beacons with positions: `Site.fromDeploymentMap(await client.getMap(key))`, or a site
+   * file's `anchorBeacons`.
+   */
   site: Site
   /** A calibration (a survey walked with this scanner); default physics without one (metres of error). */
   radioMap?: RadioMap

@@ -4,7 +4,7 @@
  * (the tetam data set's site.json is one); pure data, no I/O, so the fleet tracker and
  * the positioning engine share it.
  */
-import { InvalidOptionError } from '../errors.js'
+import { bad, isRecord, optionalNumber, readPoint, readPolygon } from './site-json.js'
 import { readBeaconNames } from './beacon-names.js'
 import type { BeaconName } from './beacon-names.js'
 
@@ -50,46 +50,6 @@ export interface Area {
 
 /** Which side of the link is fixed. */
 export type AnchorKind = 'receivers' | 'beacons'
-
-function bad(what: string, fix: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', `site: ${what}; ${fix}`, { option: 'site' })
-}
-
-function isRecord(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v)
-}
-
-function optionalNumber(v: unknown, where: string): number | undefined {
-  if (v === undefined || v === null) return undefined
-  if (typeof v !== 'number' || !Number.isFinite(v))
-    throw bad(`${where} is ${JSON.stringify(v)}`, 'give a number of metres')
-  return v
-}
-
-function readPolygon(v: unknown, where: string): [number, number][] {
-  if (!Array.isArray(v) || v.length < 3)
-    throw bad(
-      `${where}.polygon is not a list of at least three [x, y] corners`,
-      'list the corners in order, e.g. [[0,0],[5,0],[5,4]]',
-    )
-  return v.map((p, i) => {
-    if (!Array.isArray(p) || p.length < 2)
-      throw bad(`${where}.polygon[${i}] is not an [x, y] pair`, 'give each corner as [x, y] in metres')
-    return [
-      optionalNumber(p[0], `${where}.polygon[${i}][0]`) ?? Number.NaN,
-      optionalNumber(p[1], `${where}.polygon[${i}][1]`) ?? Number.NaN,
-    ]
-  })
-}
-
-function readPoint(v: unknown, where: string): [number, number] {
-  if (!Array.isArray(v) || v.length < 2)
-    throw bad(`${where} is not an [x, y] pair`, 'give each end as [x, y] in metres')
-  const x = optionalNumber(v[0], `${where}[0]`)
-  const y = optionalNumber(v[1], `${where}[1]`)
-  if (x === undefined || y === undefined) throw bad(`${where} lacks a coordinate`, 'give each end as [x, y] in metres')
-  return [x, y]
-}
 
 /** `walls`: `[[x1, y1], [x2, y2]]` segments, or `{ from, to, attenuationDb? }`. */
 function readWalls(v: unknown): Wall[] {

@@ -3,7 +3,7 @@
  * positioner-worker.ts). Columns of typed arrays, not objects: tens of thousands of readings a
  * second cross the thread boundary, and a typed array's buffer moves without being copied.
  */
-import type { PositionerOptions } from './positioner.js'
+import type { PositionerOptions } from './positioner-options.js'
 import type { RadioMapParts } from './radio-map.js'
 
 /** The worker's start: the radio map and the positioner's settings (everything but the site and the map). */
@@ -37,7 +37,10 @@ export interface EstimateMessage {
   budgetMs: number
 }
 
-/** How much memory the worker holds: its heap and its typed arrays, after a collection if the process allows one (`--expose-gc`). */
+/**
+ * How much memory the worker holds: its heap and its typed arrays, after a collection if the
+ * process allows one (`--expose-gc`).
+ */
 export interface MemoryMessage {
   type: 'memory'
   id: number

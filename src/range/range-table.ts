@@ -8,76 +8,23 @@
  * in virtual time) while an advertisement costs no timer or queue work at all. A second,
  * periodic timer emits `updated`.
  */
-import type { CancelTimer, Clock } from '../clock.js'
+import type { CancelTimer } from '../clock.js'
 import type { Beacon, BeaconReading } from '../reading.js'
 import { proximity } from '../decode/distance.js'
 import { DelayQueue } from './delay-queue.js'
-import type { ProximityThresholds } from '../decode/distance.js'
-import type { CompiledFilter } from './filter.js'
 import { matchesFilter } from './filter.js'
-import { changeValues, diffValues, mergeReading, snapshotOf } from './merge.js'
-import type { BeaconChanges, IBeaconHint } from './merge.js'
+import { changeValues, diffValues, mergeReading } from './merge.js'
+import { snapshotOf } from './snapshot.js'
+import type { IBeaconHint } from './merge.js'
+import type { RangeTableOptions, RangeTableSink, RangeTableStats } from './range-table-types.js'
 import { IdentityIndex } from './identity.js'
 import { DEAD, Entry, nextVersion } from './entry.js'
 import { EntryNumbers } from './entry-numbers.js'
 import { ExpiryHeap } from './expiry-heap.js'
-import type { RssiFilter } from './rssi-filter.js'
 import { AccuracyMemo, sortByAccuracy } from './ranking.js'
 import { referencePower } from '../decode/decode.js'
 import { SecureGate } from './secure-gate.js'
 import { addTrackSample, bestTrackRssi, trackList } from './adapter-tracks.js'
-
-/** Where the table's events go (the scanner). */
-export interface RangeTableSink {
-  found(beacon: Beacon): void
-  gone(beacon: Beacon): void
-  changed(beacon: Beacon, changes: BeaconChanges): void
-  updated(beacons: Beacon[]): void
-  /** An address is no longer linked to any tracked beacon: whatever is cached for it can go. */
-  released(address: string): void
-  /** Whether anyone listens to `changed`: the diff is skipped otherwise. */
-  wantsChanged(): boolean
-  /** Whether anyone listens to `updated`: the sorted snapshot is skipped otherwise. */
-  wantsUpdated(): boolean
-}
-
-/** Validated range-table settings. */
-export interface RangeTableOptions {
-  clock: Clock
-  goneTimeoutMs: number
-  updateIntervalMs: number
-  filter: CompiledFilter
-  /** RSSI smoothing (stateless: each entry holds its own state). */
-  smoothing: RssiFilter
-  proximityThresholds?: ProximityThresholds
-  /** Hysteresis: found only once the smoothed RSSI reaches `enterRssi`; gone below `leaveRssi`. */
-  enterRssi?: number
-  leaveRssi?: number
-  hideUnverifiedSecure: boolean
-  /**
-   * Replay time (a virtual or paced clock): no `updated` tick while nothing is tracked. The
-   * tick pauses and resumes, on its old phase, with the next reading, so a gap of years in a
-   * recording costs no work (instead of one tick per interval). Default false: a live table
-   * keeps ticking, so a screen fed by the tick stays fresh while no beacon is near.
-   */
-  pauseTickWhenEmpty?: boolean
-  /**
-   * A beacon first heard without a serial number is announced this long after its first
-   * packet, unless a packet carrying its serial (the scan response) arrives first. Default 0.
-   */
-  identitySettleMs?: number
-}
-
-/** Counters of the range table. */
-export interface RangeTableStats {
-  /** Beacons tracked now (reported or not). */
-  tracked: number
-  /** Readings ignored for being weaker than `filter.minRssi`. */
-  belowMinRssi: number
-  /** Readings held or dropped by the secure-broadcast confirmation. */
-  heldSecure: number
-  droppedSecure: number
-}
 
 /** Tracks beacons in clock time and reports found/gone/changed/updated to its sink. */
 export class RangeTable {

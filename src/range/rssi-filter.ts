@@ -195,7 +195,8 @@ export function validateSmoothing(options: SmoothingOptions): void {
       return
     default:
       bad(
-        `unknown method ${JSON.stringify((options as { method: unknown }).method)}; use 'arma', 'trimmed-mean' or 'none'`,
+        `unknown method ${JSON.stringify((options as { method: unknown }).method)}; ` +
+          "use 'arma', 'trimmed-mean' or 'none'",
       )
   }
 }

@@ -14,7 +14,7 @@ import { checkProximityThresholds } from '../decode/distance.js'
 import type { ProximityThresholds } from '../decode/distance.js'
 import { compileFilter } from '../range/filter.js'
 import type { BeaconFilter } from '../range/filter.js'
-import type { RangeTableOptions } from '../range/range-table.js'
+import type { RangeTableOptions } from '../range/range-table-types.js'
 import { createRssiFilter } from '../range/rssi-filter.js'
 import type { SmoothingOptions } from '../range/rssi-filter.js'
 

@@ -5,71 +5,26 @@
  */
 import type { EventEmitter } from 'eventemitter3'
 import type { Advertisement } from '../advertisement.js'
-import { PacedClock, RealClock, VirtualClock } from '../clock.js'
+import { RealClock, VirtualClock } from '../clock.js'
+import { PacedClock } from '../paced-clock.js'
 import type { Clock } from '../clock.js'
-import { ScanDecoder, SlotSummary } from '../decode/decoder.js'
-import type { CacheEntry, DecodeStats } from '../decode/decoder.js'
+import { ScanDecoder } from '../decode/scan-decoder.js'
+import { SlotSummary, type CacheEntry } from '../decode/cache-entry.js'
+import type { DecodeStats } from '../decode/decoder.js'
 import type { Beacon, BeaconReading, FrameKind } from '../reading.js'
 import { EventStream } from './event-stream.js'
-import type { ScannerEvent, ScannerEventIterator, ScannerWarning } from './event-stream.js'
+import type { ScannerEventIterator, ScannerWarning } from './event-stream.js'
+import { eventObject } from './event-object.js'
+import type { ScannerEvents, ScannerStats } from './scanner-types.js'
 import type { Entry } from '../range/entry.js'
-import type { BeaconChanges } from '../range/merge.js'
 import { RangeTable } from '../range/range-table.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { resolveScannerOptions } from './options.js'
 import type { ScannerOptions } from './options.js'
-import type { RangeTableStats } from '../range/range-table.js'
 import { NobleSource } from '../sources/noble/noble.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 
 export type { ScannerOptions } from './options.js'
-
-/** Events of a {@link BeaconScanner}. */
-export interface ScannerEvents {
-  /** A beacon was heard for the first time, or again after it was gone. */
-  found: [beacon: Beacon]
-  /** A beacon was not heard for `goneTimeoutMs` (emitted at exactly `lastSeen + goneTimeoutMs`), or fell below `leaveRssi`. */
-  gone: [beacon: Beacon]
-  /**
-   * Every `updateIntervalMs`: the beacons in range, nearest first. On replay time (a virtual
-   * or paced clock) there is no tick while nothing is tracked, so a gap in a recording costs
-   * nothing; the tick resumes, on its old phase, with the next reading.
-   */
-  updated: [beacons: Beacon[]]
-  /** rssi (smoothed, whole dBm), temperature, light, accelerometerCount, movingState or batteryLevel changed. */
-  changed: [beacon: Beacon, changes: BeaconChanges]
-  /** The adapter's state, as the source reports it. */
-  state: [state: AdapterState]
-  /** Something was skipped or recovered (a malformed recording line, a restarted scan); scanning goes on. */
-  warning: [warning: ScannerWarning]
-  /**
-   * A source error, or a listener that threw (scanning goes on either way). With no listener,
-   * a process warning instead (once per error code).
-   */
-  error: [error: Error]
-}
-
-/** Counters of a scanner. */
-export interface ScannerStats {
-  /** Advertisements received from the source. */
-  advertisements: number
-  /** Readings decoded from them. */
-  decoded: number
-  /** Advertisements skipped as unusable (bad envelope). */
-  malformed: number
-  /** Advertisements with no known frame (other devices). */
-  ignored: number
-  /** Readings per frame kind. */
-  byFrame: Record<FrameKind, number>
-  /** Decoder counters, including encrypted frames decrypted / verified / rejected by reason. */
-  decoder: DecodeStats
-  secure: DecodeStats['secure']
-  range: RangeTableStats
-  /** Events dropped by slow `events()` consumers. */
-  eventsDropped: number
-  /** Listeners that threw (each reported as `error`). */
-  listenerErrors: number
-}
 
 /**
  * Scans for beacons and tracks which are in range.
@@ -183,7 +138,10 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     await this.source.stop()
   }
 
-  /** Snapshots of the beacons in range, nearest first: fresh copies, the caller's to keep (nested objects are frozen and shared). */
+  /**
+   * Snapshots of the beacons in range, nearest first: fresh copies, the caller's to keep (nested
+   * objects are frozen and shared).
+   */
   beacons(): Beacon[] {
     return this.table.beacons()
   }
@@ -247,35 +205,10 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     ...args: EventEmitter.EventArgs<ScannerEvents, T>
   ): void {
     if (this.streams.size > 0) {
-      const e = this.toEventObject(event, args as unknown[])
+      const e = eventObject(event, args as unknown[], this.clock.now())
       for (const s of this.streams) s.push(e)
     }
     this.emit(event, ...args)
-  }
-
-  private toEventObject(event: keyof ScannerEvents, args: unknown[]): ScannerEvent {
-    const time = this.clock.now()
-    switch (event) {
-      case 'found':
-      case 'gone':
-        return { event, time, beacon: args[0] as Beacon }
-      case 'changed':
-        return { event, time, beacon: args[0] as Beacon, changes: args[1] as BeaconChanges }
-      case 'updated':
-        return { event, time, beacons: args[0] as Beacon[] }
-      case 'state':
-        return { event, time, state: args[0] as AdapterState }
-      case 'warning':
-        return { event, time, warning: args[0] as ScannerWarning }
-      case 'error': {
-        const err = args[0] as Error & { code?: unknown }
-        return {
-          event,
-          time,
-          error: { name: err.name, message: err.message, ...(typeof err.code === 'string' ? { code: err.code } : {}) },
-        }
-      }
-    }
   }
 
   private ingest(adv: Advertisement): void {

@@ -152,7 +152,8 @@ export function parseBroadcastKey(text: string, options: ParseBroadcastKeyOption
   if (s.length === WRAPPED_LENGTH) return fromWrapped(s, nowMs(options.now))
   throw new BroadcastKeyError(
     'malformed',
-    `A broadcast key has 40 hex digits (raw form) or 90 characters (operator-wrapped form); this one has ${s.length} characters. ${WHAT_TO_DO}`,
+    'A broadcast key has 40 hex digits (raw form) or 90 characters (operator-wrapped form); ' +
+      `this one has ${s.length} characters. ${WHAT_TO_DO}`,
   )
 }
 
@@ -173,7 +174,8 @@ function fromRaw(hex: string, expiresAt: Date | undefined): BroadcastKey {
     bytes.fill(0)
     throw new BroadcastKeyError(
       'digest_mismatch',
-      `The broadcast key with key id ${keyId} fails its digest check: a digit was changed, lost or mistyped. ${WHAT_TO_DO}`,
+      `The broadcast key with key id ${keyId} fails its digest check: ` +
+        `a digit was changed, lost or mistyped. ${WHAT_TO_DO}`,
       { keyId },
     )
   }
@@ -220,7 +222,8 @@ function fromWrapped(s: string, now: number): BroadcastKey {
   if (now >= expiresAt.getTime()) {
     throw new BroadcastKeyError(
       'expired',
-      `The broadcast key with key id ${key.keyId} expired on ${expiresAt.toISOString()}. Ask the operator for a new key.`,
+      `The broadcast key with key id ${key.keyId} expired on ${expiresAt.toISOString()}. ` +
+        'Ask the operator for a new key.',
       { keyId: key.keyId, expiresAt },
     )
   }

@@ -90,7 +90,8 @@ export class Keyring {
     if (id === 0) {
       throw new BroadcastKeyError(
         'malformed',
-        'A broadcast key with key id 0000 cannot be used: that id marks plaintext frames. Ask the operator for a new key.',
+        'A broadcast key with key id 0000 cannot be used: that id marks plaintext frames. ' +
+          'Ask the operator for a new key.',
         {
           keyId: k.keyId,
         },
@@ -102,7 +103,8 @@ export class Keyring {
       if (present.key.equals(k)) return this
       throw new BroadcastKeyError(
         'duplicate_key_id',
-        `The keyring already holds a different key with key id ${k.keyId}; remove it first (keyring.remove('${k.keyId}')) or keep only one of the two.`,
+        `The keyring already holds a different key with key id ${k.keyId}; ` +
+          `remove it first (keyring.remove('${k.keyId}')) or keep only one of the two.`,
         { keyId: k.keyId },
       )
     }
@@ -166,7 +168,8 @@ function toId(keyId: string | number): number {
   if (typeof keyId === 'string' && /^[0-9a-fA-F]{4}$/.test(keyId)) return parseInt(keyId, 16)
   throw new InvalidOptionError(
     'invalid_option',
-    `A key id is 4 hex digits (e.g. '6016') or a number 0..65535; got ${typeof keyId === 'string' ? JSON.stringify(keyId.slice(0, 8)) : String(keyId)}.`,
+    "A key id is 4 hex digits (e.g. '6016') or a number 0..65535; " +
+      `got ${typeof keyId === 'string' ? JSON.stringify(keyId.slice(0, 8)) : String(keyId)}.`,
     {
       option: 'keyId',
     },

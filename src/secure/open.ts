@@ -87,10 +87,10 @@ function reject(keyId: string, reason: RejectReason, stats: SecureStats | undefi
 }
 
 /**
- * The plausibility checks (docs/private-broadcast.md) at the decrypted-block offsets of the 0x81E7 tables (docs/protocol.md):
- * battery ≤ 100, transmit-power level ≤ 11, interval index ≤ 9, measured power −110..−20 dBm,
- * and (sensors) a moving state of 0, 1 or 0xFF. A random block passes CRC 1 time in 256;
- * these cut that to about 2.6e-4 (identity) and 3e-6 (sensors).
+ * The plausibility checks (docs/private-broadcast.md) at the decrypted-block offsets of the
+ * 0x81E7 tables (docs/protocol.md): battery ≤ 100, transmit-power level ≤ 11, interval index ≤ 9,
+ * measured power −110..−20 dBm, and (sensors) a moving state of 0, 1 or 0xFF. A random block
+ * passes CRC 1 time in 256; these cut that to about 2.6e-4 (identity) and 3e-6 (sensors).
  */
 function plausible(b: Uint8Array, layout: BlockLayout): boolean {
   const o = layout === 'identity' ? IDENTITY : SENSORS

@@ -70,7 +70,8 @@ export async function readSecretFile(path: string, label: string, option: string
     if (stats.size > MAX_SECRET_FILE_BYTES) {
       throw new InvalidOptionError(
         'unreadable_file',
-        `${label} ${shown} is ${stats.size} bytes, too big for a file of keys or a password (1 MiB at most); check the path.`,
+        `${label} ${shown} is ${stats.size} bytes, ` +
+          'too big for a file of keys or a password (1 MiB at most); check the path.',
         { option },
       )
     }

@@ -29,7 +29,9 @@ export function warnUnheard(emitter: object, source: string, error: Error): void
   warnOnce(
     emitter,
     `error:${code}`,
-    `${source} error with no 'error' listener (${code}): ${error.message}. Add .on('error', ...) to the ${source} to handle it; further '${code}' errors of this ${source} are not repeated here.`,
+    `${source} error with no 'error' listener (${code}): ${error.message}. ` +
+      `Add .on('error', ...) to the ${source} to handle it; ` +
+      `further '${code}' errors of this ${source} are not repeated here.`,
     UNHEARD_ERROR_WARNING,
   )
 }

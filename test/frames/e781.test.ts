@@ -6,7 +6,7 @@ import { Keyring } from '../../src/secure/keyring.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'
 import { InvalidOptionError } from '../../src/errors.js'
 import { hex } from '../support/vectors.js'
-import { transmitPowerDbmOf } from '../../src/frames/fields.js'
+import { transmitPowerDbmOf } from '../../src/frames/bit-fields.js'
 
 /** The frame decoder, plus the dBm that decode.ts derives from the level and model it left. */
 function decode(h: string | Uint8Array, keyring?: Keyring): ReadingDraft | null {

@@ -1,10 +1,12 @@
 // PROTOCOL.md 2.3 and 2.4, row by row, on the field codecs.
 import { describe, expect, it } from 'vitest'
 import {
-  ADVERTISING_INTERVALS_MS, battery, bitFieldA, bitFieldAByte, bitFieldB, bitFieldBByte, firmwareByte, firmwareName,
-  isUnknownModel, light, lightBytes, measuredPower, modelName, movingState, serial3, serial6, temperature,
-  temperatureByte, transmitPowerDbm,
+  battery, firmwareByte, firmwareName, isUnknownModel, light, lightBytes, measuredPower, modelName, movingState,
+  serial3, serial6, temperature, temperatureByte,
 } from '../../src/frames/fields.js'
+import {
+  ADVERTISING_INTERVALS_MS, bitFieldA, bitFieldAByte, bitFieldB, bitFieldBByte, transmitPowerDbm,
+} from '../../src/frames/bit-fields.js'
 import { InvalidOptionError } from '../../src/errors.js'
 
 describe('model and firmware strings', () => {

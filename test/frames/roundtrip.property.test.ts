@@ -5,9 +5,8 @@ import { decodeIBeacon, encodeIBeacon, uuidString } from '../../src/frames/ibeac
 import { decodeE780, encodeE780, type E780Fields } from '../../src/frames/e780.js'
 import { decodeE781, encodeE781, type E781Fields } from '../../src/frames/e781.js'
 import type { ReadingDraft } from '../../src/frames/draft.js'
-import {
-  ADVERTISING_INTERVALS_MS, firmwareName, light, modelName, movingState, temperature, transmitPowerDbm, transmitPowerDbmOf,
-} from '../../src/frames/fields.js'
+import { firmwareName, light, modelName, movingState, temperature } from '../../src/frames/fields.js'
+import { ADVERTISING_INTERVALS_MS, transmitPowerDbm, transmitPowerDbmOf } from '../../src/frames/bit-fields.js'
 import type { BeaconFlags, MovingState } from '../../src/reading.js'
 import { Keyring } from '../../src/secure/keyring.js'
 import { parseBroadcastKey } from '../../src/secure/broadcast-key.js'

@@ -3,7 +3,9 @@
 // of a product per cell, and the positioner reusing its look-ahead instead of folding the same
 // packets twice. Each must give what the textbook filter gives, to well under a centimetre.
 import { describe, expect, it } from 'vitest'
-import { FilterScratch, GridFilter, DEFAULT_GRID_FILTER, type GridFilterParams } from '../../src/positioning/grid-filter.js'
+import { GridFilter } from '../../src/positioning/grid-filter.js'
+import { FilterScratch } from '../../src/positioning/filter-scratch.js'
+import { DEFAULT_GRID_FILTER, type GridFilterParams } from '../../src/positioning/grid-filter-params.js'
 import { WalkableGrid } from '../../src/positioning/grid.js'
 import { Positioner } from '../../src/positioning/positioner.js'
 import { RadioMap } from '../../src/positioning/radio-map.js'

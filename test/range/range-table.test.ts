@@ -5,7 +5,7 @@ import { compileFilter } from '../../src/range/filter.js'
 import type { BeaconFilter } from '../../src/range/filter.js'
 import type { BeaconChanges } from '../../src/range/merge.js'
 import { RangeTable } from '../../src/range/range-table.js'
-import type { RangeTableOptions } from '../../src/range/range-table.js'
+import type { RangeTableOptions } from '../../src/range/range-table-types.js'
 import { createRssiFilter } from '../../src/range/rssi-filter.js'
 import type { Beacon, BeaconReading } from '../../src/reading.js'
 

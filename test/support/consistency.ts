@@ -2,7 +2,8 @@
 // one another) are replaced together, so a reading or a tracked beacon never pairs a new value
 // with a stale partner. Returns what is wrong, empty when nothing is.
 import { beaconIdOf } from '../../src/frames/ibeacon.js'
-import { modelByte, transmitPowerDbm } from '../../src/frames/fields.js'
+import { modelByte } from '../../src/frames/fields.js'
+import { transmitPowerDbm } from '../../src/frames/bit-fields.js'
 import { proximity } from '../../src/decode/distance.js'
 import type { BeaconReading } from '../../src/reading.js'
 
