@@ -246,14 +246,8 @@ export type {
 } from './fleet/tracker.js'
 export { rssiPartition } from './mqtt/partition.js'
 export type { FleetPositioning } from './fleet/site-positioner.js'
-export type {
-  FleetBeacon,
-  FleetGatewayReading,
-  FleetPosition,
-  FleetStateOptions,
-  FleetStateStats,
-  PositionEstimator,
-} from './fleet/fusion.js'
+export type { FleetBeacon, FleetGatewayReading, FleetPosition, PositionEstimator } from './fleet/fleet-beacon.js'
+export type { FleetStateOptions, FleetStateStats } from './fleet/fleet-state-options.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
 export type { FleetGatewaySummary, GatewayState, GatewaySummaryEntry } from './fleet/gateway-summary.js'
 export type { Anchor, AnchorKind, Area, Room, Wall } from './positioning/site.js'

@@ -12,7 +12,7 @@ import type { HaField } from '../mqtt/ha-fields.js'
 import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
 import { isTopicLevel } from '../util/topic-level.js'
 import { isStableIdentity } from './admission.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 import {
   FLEET_HA_FIELDS,
   haFleetConfigTopics,

@@ -6,7 +6,7 @@
  * bounded list of away beacons, or forgotten by hand (`FleetTracker.forget`).
  */
 import type { Outbox } from '../mqtt/outbox.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 
 /** The payload of `<p>/fleet/presence/<id>`. */
 export interface FleetPresenceState {

@@ -35,7 +35,10 @@ export function isReading(r: unknown): r is RssiReading {
   )
 }
 
-/** A gateway in a retained fleet state (the shape of fusion.ts's FleetGatewayReading, kept here so the shape checks depend on nothing). */
+/**
+ * A gateway in a retained fleet state (the shape of fleet-beacon.ts's FleetGatewayReading, kept
+ * here so the shape checks depend on nothing).
+ */
 export interface SeedGateway {
   gateway: string
   rssi: number

@@ -137,7 +137,7 @@ export class HaGate {
    * The beacon came (back) in range at `now`: looked at again once its dwell is over, or at once
    * when `vouched` (the user named it: the dwell guards against made-up ids, not against those).
    */
-  found(id: string, now: number, vouched = false): void {
+  found(id: string, now: number, { vouched = false }: { vouched?: boolean } = {}): void {
     if (this.announced.has(id)) {
       this.announced.set(id, undefined)
       this.goneSince.delete(id)

@@ -149,7 +149,8 @@ export class HaAnnouncer {
    * address alone is never looked at).
    */
   found(beacon: Beacon, now: number): void {
-    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now, this.named(beacon))
+    if (this.#mode === 'standalone' && hasStableIdentity(beacon))
+      this.gate.found(beacon.id, now, { vouched: this.named(beacon) })
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
