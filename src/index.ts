@@ -179,15 +179,16 @@ export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Wal
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'
 export type { JsonEvent } from './scanner/json-events.js'
 export { MqttPublisher } from './mqtt/publisher.js'
+export type { MqttPublisherOptions } from './mqtt/publisher.js'
 export type {
   MqttConnectionState,
   MqttPublisherEvents,
-  MqttPublisherOptions,
   MqttPublisherStats,
   PublisherEventSource,
-} from './mqtt/publisher.js'
+} from './mqtt/publisher-types.js'
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
-export type { MqttClientLike, MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttClientLike } from './mqtt/client.js'
+export type { MqttTlsOptions } from './mqtt/connection.js'
 export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo, MqttRefusedReason } from './mqtt/outbox.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'
 export {

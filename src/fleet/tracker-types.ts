@@ -3,7 +3,8 @@
  * wiring so each file holds one idea.
  */
 
-import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
+import type { MqttClientLike } from '../mqtt/client.js'
+import type { MqttTlsOptions } from '../mqtt/connection.js'
 import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
 import type { HaGateStats, HomeAssistantOptions } from '../mqtt/ha-gate.js'

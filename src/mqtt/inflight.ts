@@ -5,8 +5,8 @@
  * mqtt.js.
  */
 
-import { outgoingId, withdrawPublish } from './connection.js'
-import type { MqttClientLike } from './connection.js'
+import { outgoingId, withdrawPublish } from './outgoing.js'
+import type { MqttClientLike } from './client.js'
 import { POISON_STRIKES } from './refusals.js'
 
 /** Default of `ackTimeoutMs`: a PUBACK later than this means the broker stopped acknowledging. */

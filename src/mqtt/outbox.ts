@@ -6,7 +6,7 @@
  */
 
 import type { QueuedRecord } from '../queue/queue.js'
-import type { MqttClientLike } from './connection.js'
+import type { MqttClientLike } from './client.js'
 import { DEFAULT_ACK_TIMEOUT_MS, InFlight } from './inflight.js'
 import type { AckStallInfo } from './inflight.js'
 import type { DiskEvents, StoredEvent } from './disk-events.js'
