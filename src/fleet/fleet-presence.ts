@@ -130,7 +130,7 @@ export class FleetPresence {
     }
     this.forgottenCount++
     this.last.delete(id)
-    this.outbox.putRetained(this.topic(id), '', true)
+    this.outbox.putRetained(this.topic(id), '', { always: true })
   }
 
   /** Every beacon's last presence again (the broker kept no session and may have lost them). */

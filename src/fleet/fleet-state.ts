@@ -94,7 +94,7 @@ export class FleetState {
       options.maxGateways ?? 10_000,
       Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs),
       (id) => site?.anchor(id) !== undefined,
-      (id, now, evicted) => this.forgotten(id, now, evicted),
+      (id, now, how) => this.forgotten(id, now, how),
     )
   }
 
@@ -227,7 +227,7 @@ export class FleetState {
    * The registry let a gateway go. An evicted one may still hold readings: they stop counting. A
    * silent one holds none younger than the forget time (≥ hearingMs), which this tick drops.
    */
-  private forgotten(gateway: string, now: number, evicted: boolean): void {
+  private forgotten(gateway: string, now: number, { evicted }: { evicted: boolean }): void {
     if (evicted) this.gatewayOffline(gateway, now)
     this.on.gatewayForgotten?.(gateway)
   }

@@ -10,7 +10,7 @@ import type { FleetBeacon } from './fleet-beacon.js'
 import { HaGate } from '../mqtt/ha-gate.js'
 import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { isStableIdentity } from './admission.js'
+import { isStableIdentity } from '../mqtt/stable-identity.js'
 import { FleetHaConfigs } from './fleet-ha-configs.js'
 
 /** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
@@ -93,7 +93,7 @@ export class FleetTopics {
   clear(id: string, { always = false }: { always?: boolean } = {}): void {
     this.published.delete(id)
     this.movedSoon.delete(id)
-    this.outbox.putRetained(this.beaconTopic(id), '', this.inherited.delete(id) || always)
+    this.outbox.putRetained(this.beaconTopic(id), '', { always: this.inherited.delete(id) || always })
   }
 
   /** A beacon whose state another tracker published at `time` (scale-out takeover). */

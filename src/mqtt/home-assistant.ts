@@ -7,7 +7,8 @@
  */
 
 import type { Beacon } from '../reading.js'
-import { HaGate, hasStableIdentity } from './ha-gate.js'
+import { HaGate } from './ha-gate.js'
+import { hasStableIdentity } from './stable-identity.js'
 import type { HaGateOptions } from './ha-gate.js'
 import { sweepRetainedConfigs } from './ha-sweep.js'
 import type { SweepOwner } from './ha-sweep.js'

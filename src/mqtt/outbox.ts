@@ -94,6 +94,12 @@ export interface OutboxLimits {
   ackTimeoutMs?: number
 }
 
+/** How a retained message is put (see `Outbox.putRetained`). */
+export interface RetainOptions {
+  /** Clear the topic even if this run never wrote it (what an earlier run left). */
+  always?: boolean
+}
+
 /** Holds messages until a connected client can take them, in the order: status, retained state, events. */
 export class Outbox {
   // True private: util.inspect of anything holding the outbox cannot reach the client's password.
@@ -184,7 +190,7 @@ export class Outbox {
    * sent costs nothing: the pending message is simply forgotten (unless `always`: clearing
    * what an earlier run left).
    */
-  putRetained(topic: string, payload: string, always = false): void {
+  putRetained(topic: string, payload: string, { always = false }: RetainOptions = {}): void {
     this.retained.delete(topic)
     if (payload === '' && !always && !this.onBroker.has(topic)) return
     this.retained.set(topic, payload)

@@ -104,7 +104,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
       o.homeAssistant === undefined
         ? undefined
         : GatewayHomeAssistant.forGateway(o.homeAssistant, this.topics, o.heartbeatMs, {
-            retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
+            retained: (topic, payload, options) => this.outbox.putRetained(topic, payload, options),
             status: (beacons, now) => {
               if (this.state !== 'connected' || this.#closing) return false
               const payload = statusPayload('online', this.statusTime(now), beacons, o.statusFields)
@@ -237,7 +237,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     // The gateway device (and, without a kept session, every beacon config again), the fleet
     // watch, Home Assistant's birth, and (once) the configs an earlier run left.
     const link = this.#link
-    if (ha !== undefined && link !== undefined) ha.connected(link, now, this.counters.connections === 1, sessionPresent)
+    if (ha !== undefined && link !== undefined)
+      ha.connected(link, now, { first: this.counters.connections === 1, sessionPresent })
     this.emit('connected', { protocolVersion })
   }
 
@@ -310,7 +311,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
    */
   forget(beaconId: string): void {
     if (this.ha === undefined) return
-    for (const c of this.ha.announcer.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, true)
+    for (const c of this.ha.announcer.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, { always: true })
   }
 
   /** Resolves when everything queued has reached the broker, or after `timeoutMs` (false then). */

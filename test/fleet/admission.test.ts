@@ -5,7 +5,7 @@
 import { describe, expect, it } from 'vitest'
 import { FleetState } from '../../src/fleet/fleet-state.js'
 import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
-import { isStableIdentity } from '../../src/fleet/admission.js'
+import { isStableIdentity } from '../../src/mqtt/stable-identity.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { Site } from '../../src/positioning/site.js'
 
