@@ -48,7 +48,10 @@ export interface FleetStateOptions extends RoomOptions {
   maxBatchReadings?: number
   /** Gateways known at most; a new one beyond is skipped and counted in `droppedGateways` (default 10000). */
   maxGateways?: number
-  /** A gateway that sent nothing (no batch, no status) for this long is forgotten, whatever its last status (default 600000 ms). */
+  /**
+   * A gateway that sent nothing (no batch, no status) for this long is forgotten, whatever its last
+   * status (default 600000 ms).
+   */
   gatewayForgetMs?: number
   /**
    * A batch whose `time` is further than this from its arrival is skipped and counted in

@@ -112,7 +112,10 @@ export class FleetState {
     }
   }
 
-  /** Whether beacons are positioned (a positioner was given): placing one is then a filter update, not a few comparisons. */
+  /**
+   * Whether beacons are positioned (a positioner was given): placing one is then a filter update, not
+   * a few comparisons.
+   */
   get positioned(): boolean {
     return this.options.positioner !== undefined
   }

@@ -50,7 +50,10 @@ export interface ScaleOutHost {
 const TRACKER_ID = /^[A-Za-z0-9_-]{1,64}$/
 /** Peers tracked at most: the ids come from the network. */
 const MAX_TRACKERS = 1024
-/** A live tracker republishes its status this often; a peer not heard for three times as long is presumed dead (a broker that lost its will). */
+/**
+ * A live tracker republishes its status this often; a peer not heard for three times as long is
+ * presumed dead (a broker that lost its will).
+ */
 const HEARTBEAT_MS = 30_000
 
 /** The scale-out side of one tracker. */
@@ -83,7 +86,8 @@ export class ScaleOut {
     if (!Number.isInteger(partitions) || partitions < 2 || partitions > MAX_RSSI_PARTITIONS) {
       throw new InvalidOptionError(
         'invalid_option',
-        `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} (the gateways' rssiPartitions), not ${String(partitions)}`,
+        `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} ` +
+          `(the gateways' rssiPartitions), not ${String(partitions)}`,
         { option: 'scaleOut.partitions' },
       )
     }

@@ -209,7 +209,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     return this.parts.state.get(id, this.clock.now())
   }
 
-  /** The gateway's estimated clock offset (tracker minus gateway, ms) while the tracker holds a record of it (a batch or a status). */
+  /**
+   * The gateway's estimated clock offset (tracker minus gateway, ms) while the tracker holds a record
+   * of it (a batch or a status).
+   */
   clockOffset(gateway: string): number | undefined {
     return this.parts.state.offsetOf(gateway)
   }

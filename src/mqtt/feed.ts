@@ -257,7 +257,10 @@ export class GatewayFeed {
     out.char(CLOSE)
   }
 
-  /** Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the announcement with it. */
+  /**
+   * Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the
+   * announcement with it.
+   */
   private discoveryTick(now: number): void {
     for (const id of (this.ha as HaAnnouncer).woken(now)) {
       const m = this.marks.find(id)

@@ -48,7 +48,10 @@ export interface HaGateStats {
   announced: number
   /** Beacons that passed the dwell but were not announced: `maxBeacons` reached (once per visit). */
   refused: number
-  /** Beacons whose configs were removed because they were gone for `expireMs` (or left by an earlier run and not kept). */
+  /**
+   * Beacons whose configs were removed because they were gone for `expireMs` (or left by an earlier
+   * run and not kept).
+   */
   removed: number
 }
 

@@ -63,7 +63,10 @@ export function checkHaBeacons(value: unknown): 'auto' | boolean {
 export interface HaPublisherStats extends HaGateStats {
   /** The `homeAssistant.beacons` option in force. */
   beacons: 'auto' | boolean
-  /** 'standalone': per-beacon entities from this gateway; 'fleet': only the gateway device (a fleet tracker seen, or `beacons: false`). */
+  /**
+   * 'standalone': per-beacon entities from this gateway; 'fleet': only the gateway device (a fleet
+   * tracker seen, or `beacons: false`).
+   */
   mode: HaBeaconsMode
   /** Per-beacon configs removed because a fleet tracker was seen mid-run. */
   withdrawn: number

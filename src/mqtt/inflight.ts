@@ -207,7 +207,9 @@ export function ackWarning(info: AckStallInfo, broker: string): MqttAckWarning {
   return info.state === 'stalled'
     ? {
         code: 'acks_stalled',
-        message: `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); is the broker overloaded or frozen?`,
+        message:
+          `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); ` +
+          'is the broker overloaded or frozen?',
         inflight: info.inflight,
         waitedMs: info.waitedMs,
       }

@@ -90,7 +90,10 @@ export interface OutboxLimits {
   maxQueuedEvents: number
   /** QoS 1 messages handed to mqtt.js and not yet acknowledged. */
   maxInflight: number
-  /** A PUBACK that takes longer says the broker stopped acknowledging. Default `DEFAULT_ACK_TIMEOUT_MS` (inflight.ts). */
+  /**
+   * A PUBACK that takes longer says the broker stopped acknowledging. Default `DEFAULT_ACK_TIMEOUT_MS`
+   * (inflight.ts).
+   */
   ackTimeoutMs?: number
 }
 

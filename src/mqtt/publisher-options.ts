@@ -82,7 +82,10 @@ export interface MqttPublisherOptions {
    * `close()` gives up flushing after this long without any acknowledgement. Default 5000.
    */
   ackTimeoutMs?: number
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 5000), each wait jittered (half to all of the step). */
+  /**
+   * Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs`
+   * (default 5000), each wait jittered (half to all of the step).
+   */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number

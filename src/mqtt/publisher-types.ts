@@ -55,20 +55,29 @@ export interface MqttPublisherStats {
   refused: Record<MqttRefusedReason, number>
   /** Beacon states not published because the beacon id cannot be a topic level (counted per time due). */
   invalidIds: number
-  /** With Home Assistant discovery: beacons announced, refused at the cap and removed, and the mode (standalone or in a fleet). */
+  /**
+   * With Home Assistant discovery: beacons announced, refused at the cap and removed, and the mode
+   * (standalone or in a fleet).
+   */
   homeAssistant?: HaPublisherStats
 }
 
 /** What `MqttPublisher.attach` listens to: a `BeaconScanner`, or anything with its events. */
 export interface PublisherEventSource {
   readonly clock: Clock
-  /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
+  /**
+   * Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose
+   * snapshots count them).
+   */
   readonly source?: {
     on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
     off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
   }
   beacons(): Beacon[]
-  /** True when `updated` snapshots already carry packet totals (a BeaconScanner's do): `source` is then not listened to. */
+  /**
+   * True when `updated` snapshots already carry packet totals (a BeaconScanner's do): `source` is then
+   * not listened to.
+   */
   readonly countsPackets?: boolean
   on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
   on(event: 'updated', fn: (bs: Beacon[]) => void): unknown

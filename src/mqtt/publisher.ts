@@ -142,7 +142,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
 
   /** Shows where it publishes, never the client (whose options hold the password). */
   [inspect.custom](): string {
-    return `MqttPublisher { gatewayId: '${this.gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${this.state}' }`
+    const { gatewayId, state } = this
+    return `MqttPublisher { gatewayId: '${gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${state}' }`
   }
 
   /** What JSON.stringify shows: where it publishes and how it goes; never credentials. */
