@@ -189,7 +189,8 @@ export type {
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
 export type { MqttClientLike } from './mqtt/client.js'
 export type { MqttTlsOptions } from './mqtt/connection.js'
-export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo, MqttRefusedReason } from './mqtt/outbox.js'
+export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo } from './mqtt/outbox-types.js'
+export type { MqttRefusedReason } from './mqtt/refusals.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'
 export {
   anyGatewayBeaconTopic,

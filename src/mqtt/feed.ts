@@ -21,7 +21,7 @@ import type { ChangeField, Values } from './mark-table.js'
 import { rssiPartition } from './partition.js'
 import { isTopicLevel } from '../util/topic-level.js'
 import type { GatewayTopics } from './topics.js'
-import type { RetainOptions } from './outbox.js'
+import type { RetainOptions } from './outbox-types.js'
 
 /** Where the feed's messages go (the outbox). */
 export interface FeedSink {

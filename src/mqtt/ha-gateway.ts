@@ -18,7 +18,7 @@ import type { HaBeaconNames, HaBeaconsMode, HaSettings } from './home-assistant.
 import { readStatusState } from './payloads.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX } from './topics.js'
 import type { GatewayTopics } from './topics.js'
-import type { RetainOptions } from './outbox.js'
+import type { RetainOptions } from './outbox-types.js'
 
 /** `homeAssistant: { … }` of a gateway publisher: the discovery prefix, the gate, and who owns the beacons. */
 export interface GatewayHomeAssistantOptions extends HomeAssistantOptions {

@@ -6,7 +6,7 @@ import type { QueueWarning } from '../queue/queue.js'
 import type { Beacon } from '../reading.js'
 import type { HaPublisherStats } from './ha-gateway.js'
 import type { MqttAckWarning } from './inflight.js'
-import type { MqttDropInfo, OutMessage } from './outbox.js'
+import type { MqttDropInfo, OutMessage } from './outbox-types.js'
 import type { MqttRefusedReason } from './refusals.js'
 
 /** The broker connection as the publisher sees it. */
