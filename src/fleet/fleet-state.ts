@@ -10,8 +10,8 @@ import { BeaconAdmission, countOption } from './admission.js'
 import { GatewayRegistry } from './gateway-registry.js'
 import { ClockRefusals } from './clock-refusals.js'
 import type { GatewayState } from './gateway-registry.js'
-import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
-import { GATEWAY_ID, isReading, type SeedState } from './wire.js'
+import type { RssiReading } from '../mqtt/payloads.js'
+import { isReading, readBatchHead, type SeedState } from './wire.js'
 import type { FleetBeacon, FleetDescriber } from './fleet-beacon.js'
 import {
   DEFAULT_GONE_TIMEOUT_MS,
@@ -21,7 +21,7 @@ import {
   type FleetStateOptions,
   type FleetStateStats,
 } from './fleet-state-options.js'
-import { hearFrom, viewOf, type Fused } from './fused-beacon.js'
+import { hearFrom, seededRecord, viewOf, type Fused } from './fused-beacon.js'
 import { BeaconPlacer } from './placement.js'
 
 /** One step of a tick's placing (see {@link FleetState.beginTick}). */
@@ -147,22 +147,12 @@ export class FleetState {
    * batch was taken (its gateway known to the registry), whatever its readings held.
    */
   ingest(batch: unknown, arrival: number, from?: string): boolean {
-    if (typeof batch !== 'object' || batch === null) {
+    const head = readBatchHead(batch, from)
+    if (head === undefined) {
       this.counters.malformed++
       return false
     }
-    const { gateway, time, readings } = batch as Partial<RssiBatch>
-    if (
-      typeof gateway !== 'string' ||
-      !GATEWAY_ID.test(gateway) ||
-      (from !== undefined && gateway !== from) ||
-      typeof time !== 'number' ||
-      !Number.isFinite(time) ||
-      !Array.isArray(readings)
-    ) {
-      this.counters.malformed++
-      return false
-    }
+    const { gateway, time, readings } = head
     // Checked before the gateway is touched: a rejected batch makes no registry entry.
     if (!(Math.abs(arrival - time) <= this.maxClockOffsetMs)) {
       this.counters.clockRejected++
@@ -252,20 +242,11 @@ export class FleetState {
    */
   seed(s: SeedState, now: number): boolean {
     if (this.beacons.has(s.id) || this.beacons.size >= this.maxBeacons) return false
-    // Times come from another process's clock: never in the future of this one.
-    const gateways = s.gateways.map((g) => ({ ...g, lastSeen: Math.min(g.lastSeen, now) }))
-    const b: Fused = {
-      id: s.id,
-      gateways,
-      firstSeen: Math.min(s.firstSeen, now),
-      lastSeen: Math.min(s.lastSeen, now),
-      candidateSince: 0,
-    }
-    if (s.room !== undefined) b.room = s.room
+    const b = seededRecord(s, now)
     this.beacons.set(s.id, b)
     this.admission.adopt(
       s.id,
-      gateways.map((g) => g.gateway),
+      b.gateways.map((g) => g.gateway),
     )
     return true
   }

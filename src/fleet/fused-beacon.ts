@@ -2,6 +2,7 @@
 import { accuracy } from '../decode/distance.js'
 import type { RssiReading } from '../mqtt/payloads.js'
 import type { RoomState } from './room-choice.js'
+import type { SeedState } from './wire.js'
 import type { FleetBeacon, FleetDescriber, FleetGatewayReading, FleetPosition } from './fleet-beacon.js'
 
 /** One beacon as the fused state holds it (fleet-state.ts). */
@@ -51,4 +52,21 @@ export function hearFrom(b: Fused, gateway: string, r: RssiReading, seen: number
     else delete g.distance
   }
   if (seen > b.lastSeen) b.lastSeen = seen
+}
+
+/**
+ * The record of a beacon taken over from the retained state another tracker left (scale-out),
+ * its room kept. Times come from another process's clock: never in the future of this one.
+ */
+export function seededRecord(s: SeedState, now: number): Fused {
+  const gateways = s.gateways.map((g) => ({ ...g, lastSeen: Math.min(g.lastSeen, now) }))
+  const b: Fused = {
+    id: s.id,
+    gateways,
+    firstSeen: Math.min(s.firstSeen, now),
+    lastSeen: Math.min(s.lastSeen, now),
+    candidateSince: 0,
+  }
+  if (s.room !== undefined) b.room = s.room
+  return b
 }
