@@ -183,16 +183,18 @@ export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Wal
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'
 export type { JsonEvent } from './scanner/json-events.js'
 export { MqttPublisher } from './mqtt/publisher.js'
+export type { MqttPublisherOptions } from './mqtt/publisher.js'
 export type {
   MqttConnectionState,
   MqttPublisherEvents,
-  MqttPublisherOptions,
   MqttPublisherStats,
   PublisherEventSource,
-} from './mqtt/publisher.js'
+} from './mqtt/publisher-types.js'
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
-export type { MqttClientLike, MqttTlsOptions } from './mqtt/connection.js'
-export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo, MqttRefusedReason } from './mqtt/outbox.js'
+export type { MqttClientLike } from './mqtt/client.js'
+export type { MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo } from './mqtt/outbox-types.js'
+export type { MqttRefusedReason } from './mqtt/refusals.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'
 export {
   anyGatewayBeaconTopic,
@@ -251,14 +253,8 @@ export type {
 } from './fleet/tracker.js'
 export { rssiPartition } from './mqtt/partition.js'
 export type { FleetPositioning } from './fleet/site-positioner.js'
-export type {
-  FleetBeacon,
-  FleetGatewayReading,
-  FleetPosition,
-  FleetStateOptions,
-  FleetStateStats,
-  PositionEstimator,
-} from './fleet/fusion.js'
+export type { FleetBeacon, FleetGatewayReading, FleetPosition, PositionEstimator } from './fleet/fleet-beacon.js'
+export type { FleetStateOptions, FleetStateStats } from './fleet/fleet-state-options.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
 export type { FleetGatewaySummary, GatewayState, GatewaySummaryEntry } from './fleet/gateway-summary.js'
 export type { Anchor, AnchorKind, Area, Room, Wall } from './positioning/site.js'

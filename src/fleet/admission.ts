@@ -12,6 +12,7 @@
 
 import { InvalidOptionError } from '../errors.js'
 import type { Site } from '../positioning/site.js'
+import { isStableIdentity } from '../mqtt/stable-identity.js'
 
 /** A count option of the fused state: `fallback` when absent, else a whole number ≥ 1 (typed error otherwise). */
 export function countOption(v: number | undefined, name: string, fallback: number): number {
@@ -29,23 +30,6 @@ export function countOption(v: number | undefined, name: string, fallback: numbe
 const SITE_GATEWAY = 2
 const STABLE_ID = 1
 const CLASSES = 4
-
-/** Serial numbers as the scanner names them: 12 upper-case hex digits (docs/protocol.md). */
-const SERIAL = /^[0-9A-F]{12}$/
-/** An iBeacon beaconID, `UUID|major|minor`. */
-const BEACON_ID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}\|\d{1,5}\|\d{1,5}$/
-/** An Eddystone UID (10-byte namespace and 6-byte instance, 32 hex digits), should a gateway name beacons by it. */
-const EDDYSTONE_UID = /^[0-9A-Fa-f]{32}$/
-
-/**
- * Whether a beacon id is a stable identity: a serial number, an iBeacon beaconID or an Eddystone
- * UID. A Bluetooth address is not: the scanner falls back to it only when nothing else is known,
- * the batch does not say whether it is public, and random addresses change. Neither is any id of
- * another form.
- */
-export function isStableIdentity(id: string): boolean {
-  return SERIAL.test(id) || BEACON_ID.test(id) || EDDYSTONE_UID.test(id)
-}
 
 /** What admission needs of the table it guards. */
 export interface AdmissionHost {

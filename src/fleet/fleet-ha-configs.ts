@@ -11,8 +11,8 @@ import { HA_FIELD_SPECS } from '../mqtt/ha-fields.js'
 import type { HaField } from '../mqtt/ha-fields.js'
 import { sweepRetainedConfigs } from '../mqtt/ha-sweep.js'
 import { isTopicLevel } from '../util/topic-level.js'
-import { isStableIdentity } from './admission.js'
-import type { FleetBeacon } from './fusion.js'
+import { isStableIdentity } from '../mqtt/stable-identity.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 import {
   FLEET_HA_FIELDS,
   haFleetConfigTopics,
@@ -75,7 +75,7 @@ export class FleetHaConfigs {
   /** Every config of the beacon emptied (also those this run never wrote). */
   remove(id: string): void {
     this.out.delete(id)
-    for (const topic of haFleetConfigTopics(this.ha.prefix, id)) this.outbox.putRetained(topic, '', true)
+    for (const topic of haFleetConfigTopics(this.ha.prefix, id)) this.outbox.putRetained(topic, '', { always: true })
   }
 
   /** Let go of without touching the broker (another tracker owns its configs now). */
@@ -102,7 +102,7 @@ export class FleetHaConfigs {
         },
         stable: isStableIdentity,
         kept: (id, topic) => this.rewrite(id, topic, nameOf(id)),
-        remove: (topic) => this.outbox.putRetained(topic, '', true),
+        remove: (topic) => this.outbox.putRetained(topic, '', { always: true }),
       },
       now,
       { maxMessages: SWEEP_MESSAGES_PER_BEACON * gate.options.maxBeacons, windowMs: 2000 },

@@ -6,7 +6,7 @@
  * bounded list of away beacons, or forgotten by hand (`FleetTracker.forget`).
  */
 import type { Outbox } from '../mqtt/outbox.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 
 /** The payload of `<p>/fleet/presence/<id>`. */
 export interface FleetPresenceState {
@@ -130,7 +130,7 @@ export class FleetPresence {
     }
     this.forgottenCount++
     this.last.delete(id)
-    this.outbox.putRetained(this.topic(id), '', true)
+    this.outbox.putRetained(this.topic(id), '', { always: true })
   }
 
   /** Every beacon's last presence again (the broker kept no session and may have lost them). */

@@ -18,7 +18,7 @@ import { InvalidOptionError } from '../errors.js'
 import { subscribe } from '../util/subscribe.js'
 import type { FleetTracker } from './tracker.js'
 import type { FleetGatewayEvent } from './tracker-types.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 import type { RoomChange } from './room-choice.js'
 import type { Site } from '../positioning/site.js'
 

@@ -6,11 +6,11 @@
 
 import type { Outbox } from '../mqtt/outbox.js'
 import { stableHash } from '../mqtt/partition.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 import { HaGate } from '../mqtt/ha-gate.js'
 import type { HaGateOptions, HaGateStats } from '../mqtt/ha-gate.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { isStableIdentity } from './admission.js'
+import { isStableIdentity } from '../mqtt/stable-identity.js'
 import { FleetHaConfigs } from './fleet-ha-configs.js'
 
 /** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
@@ -90,10 +90,10 @@ export class FleetTopics {
    * Gone: its retained state is cleared. `always`: also when this run never published it (a
    * state another run or tracker left).
    */
-  clear(id: string, always = false): void {
+  clear(id: string, { always = false }: { always?: boolean } = {}): void {
     this.published.delete(id)
     this.movedSoon.delete(id)
-    this.outbox.putRetained(this.beaconTopic(id), '', this.inherited.delete(id) || always)
+    this.outbox.putRetained(this.beaconTopic(id), '', { always: this.inherited.delete(id) || always })
   }
 
   /** A beacon whose state another tracker published at `time` (scale-out takeover). */
@@ -142,14 +142,14 @@ export class FleetTopics {
    * also when this run never published them.
    */
   forget(id: string): void {
-    this.clear(id, true)
+    this.clear(id, { always: true })
     this.gate?.forget(id)
     this.configs?.remove(id)
   }
 
   /** Found at `now`: its dwell starts (Home Assistant), none for a beacon the user `vouched` for by naming it. */
-  found(id: string, now: number, vouched = false): void {
-    this.gate?.found(id, now, vouched)
+  found(id: string, now: number, { vouched = false }: { vouched?: boolean } = {}): void {
+    this.gate?.found(id, now, { vouched })
   }
 
   /** Gone: its retained state is cleared, and its discovery config expires after `expireMs`. */

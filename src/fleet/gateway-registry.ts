@@ -52,7 +52,7 @@ export class GatewayRegistry {
     private readonly max: number,
     private readonly forgetMs: number,
     private readonly isSiteGateway: (gateway: string) => boolean = () => false,
-    private readonly forgotten: (gateway: string, now: number, evicted: boolean) => void = () => undefined,
+    private readonly forgotten: (gateway: string, now: number, how: { evicted: boolean }) => void = () => undefined,
   ) {}
 
   get size(): number {
@@ -95,7 +95,7 @@ export class GatewayRegistry {
     for (const [id, r] of this.records) {
       if (this.isSiteGateway(id) || (!site && r.batched)) continue
       this.records.delete(id)
-      this.forgotten(id, now, true)
+      this.forgotten(id, now, { evicted: true })
       return true
     }
     return false
@@ -138,7 +138,7 @@ export class GatewayRegistry {
     for (const [id, r] of this.records) {
       if (now - r.lastHeard < this.forgetMs) continue
       this.records.delete(id)
-      this.forgotten(id, now, false)
+      this.forgotten(id, now, { evicted: false })
     }
   }
 }

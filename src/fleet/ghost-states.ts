@@ -53,7 +53,10 @@ export class GhostStates {
     return this.suspects.size
   }
 
-  /** True once every suspect was decided and some were left out for lack of room (and room was made): time for another read. */
+  /**
+   * True once every suspect was decided and some were left out for lack of room (and room was made):
+   * time for another read.
+   */
   get wantsRead(): boolean {
     return this.over && this.suspects.size === 0 && this.clearedSinceRead > 0
   }

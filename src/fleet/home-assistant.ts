@@ -36,7 +36,9 @@ const ATTRIBUTES_TEMPLATE =
 /** The room while present (`home` without one), `away` once gone, None (unknown) for an empty or foreign payload. */
 const ROOM_TEMPLATE =
   '{% if value_json is defined and value_json is mapping and value_json.present is defined %}' +
-  "{% if value_json.present is sameas true %}{{ value_json.room if value_json.room is defined and value_json.room is string else 'home' }}{% else %}away{% endif %}" +
+  '{% if value_json.present is sameas true %}' +
+  "{{ value_json.room if value_json.room is defined and value_json.room is string else 'home' }}" +
+  '{% else %}away{% endif %}' +
   '{% else %}None{% endif %}'
 
 /** `<ha>/device_tracker/beaconkit_<obj>/config` */
@@ -49,7 +51,10 @@ export function haRoomConfigTopic(haPrefix: string, beaconId: string): string {
   return `${haPrefix}/sensor/beaconkit_${haObjectId(beaconId)}_room/config`
 }
 
-/** `<ha>/<component>/beaconkit_<obj>_<field>/config`: the legacy topics, so Home Assistant keeps the entity and its history. */
+/**
+ * `<ha>/<component>/beaconkit_<obj>_<field>/config`: the legacy topics, so Home Assistant keeps the
+ * entity and its history.
+ */
 export function haValueConfigTopic(haPrefix: string, beaconId: string, field: HaField): string {
   return `${haPrefix}/${HA_FIELD_SPECS[field].component}/beaconkit_${haObjectId(beaconId)}_${field}/config`
 }

@@ -15,17 +15,16 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { hostname } from 'node:os'
-import { InvalidOptionError } from '../errors.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { MAX_RSSI_PARTITIONS, rssiPartition } from '../mqtt/partition.js'
+import { rssiPartition } from '../mqtt/partition.js'
 import { PACKAGE_VERSION } from '../mqtt/payloads.js'
 import { partitionsOf } from './partitions.js'
 import type { FleetTopics } from './fleet-topics.js'
-import type { FleetState } from './fusion.js'
+import type { FleetState } from './fleet-state.js'
 import type { FleetScaleOutOptions } from './tracker-types.js'
 import type { RetainedReader } from './retained-reader.js'
 import { parseSeed } from './wire.js'
+import { resolveScaleOut } from './scale-out-options.js'
 
 /** What the coordinator needs of its tracker. */
 export interface ScaleOutHost {
@@ -47,10 +46,12 @@ export interface ScaleOutHost {
   error(error: Error): void
 }
 
-const TRACKER_ID = /^[A-Za-z0-9_-]{1,64}$/
 /** Peers tracked at most: the ids come from the network. */
 const MAX_TRACKERS = 1024
-/** A live tracker republishes its status this often; a peer not heard for three times as long is presumed dead (a broker that lost its will). */
+/**
+ * A live tracker republishes its status this often; a peer not heard for three times as long is
+ * presumed dead (a broker that lost its will).
+ */
 const HEARTBEAT_MS = 30_000
 
 /** The scale-out side of one tracker. */
@@ -79,34 +80,7 @@ export class ScaleOut {
     private readonly prefix: string,
     private readonly host: ScaleOutHost,
   ) {
-    const { partitions, trackerId, group } = options
-    if (!Number.isInteger(partitions) || partitions < 2 || partitions > MAX_RSSI_PARTITIONS) {
-      throw new InvalidOptionError(
-        'invalid_option',
-        `scaleOut.partitions must be a whole number from 2 to ${MAX_RSSI_PARTITIONS} (the gateways' rssiPartitions), not ${String(partitions)}`,
-        { option: 'scaleOut.partitions' },
-      )
-    }
-    const id =
-      trackerId ??
-      `${
-        hostname()
-          .replace(/[^A-Za-z0-9_-]/g, '')
-          .slice(0, 32) || 'tracker'
-      }-${randomBytes(3).toString('hex')}`
-    if (!TRACKER_ID.test(id))
-      throw new InvalidOptionError(
-        'invalid_option',
-        `scaleOut.trackerId must be 1-64 letters, digits, '-' or '_', e.g. 'tracker-1'`,
-        { option: 'scaleOut.trackerId' },
-      )
-    const g = group ?? 'beaconkit-fleet'
-    if (!TRACKER_ID.test(g))
-      throw new InvalidOptionError(
-        'invalid_option',
-        `scaleOut.group must be 1-64 letters, digits, '-' or '_', e.g. 'fleet'`,
-        { option: 'scaleOut.group' },
-      )
+    const { partitions, id, g } = resolveScaleOut(options)
     this.trackerId = id
     this.count = partitions
     this.group = g

@@ -71,7 +71,9 @@ export function checkSiteJSON(json: unknown): { site?: Site; problems: SiteProbl
       add({
         severity: 'error',
         where,
-        message: `gateway ${JSON.stringify(id)} is not declared under "${groupName}" (${list(declared)}): its readings would give no room; declare it, or correct the id`,
+        message:
+          `gateway ${JSON.stringify(id)} is not declared under "${groupName}" (${list(declared)}): ` +
+          'its readings would give no room; declare it, or correct the id',
       })
   }
   if (Array.isArray(o.rooms)) {

@@ -11,7 +11,8 @@ import type { PositioningThreadError } from '../errors.js'
 import { ThreadedPositioner } from '../positioning/positioner-thread.js'
 import type { RadioMap } from '../positioning/radio-map.js'
 import type { PositioningMethod } from '../positioning/types.js'
-import { DEFAULT_MAX_BEACONS, type FleetStateOptions, type PositionEstimator } from './fusion.js'
+import { DEFAULT_MAX_BEACONS, type FleetStateOptions } from './fleet-state-options.js'
+import type { PositionEstimator } from './fleet-beacon.js'
 
 /** How the fleet tracker positions beacons by itself (`FleetTrackerOptions.positioning`). */
 export interface FleetPositioning {

@@ -6,7 +6,7 @@
 
 import { EventStream } from '../scanner/event-stream.js'
 import type { EventIterator } from '../scanner/event-stream.js'
-import type { FleetBeacon } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetGatewayClock, FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'

@@ -3,12 +3,14 @@
  * wiring so each file holds one idea.
  */
 
-import type { MqttClientLike, MqttTlsOptions } from '../mqtt/connection.js'
+import type { MqttClientLike } from '../mqtt/client.js'
+import type { MqttTlsOptions } from '../mqtt/connection.js'
 import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
 import type { HaGateStats, HomeAssistantOptions } from '../mqtt/ha-gate.js'
 import type { Clock } from '../clock.js'
-import type { FleetBeacon, FleetStateOptions, FleetStateStats } from './fusion.js'
+import type { FleetBeacon } from './fleet-beacon.js'
+import type { FleetStateOptions, FleetStateStats } from './fleet-state-options.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetPositioning } from './site-positioner.js'
 import type { ThreadedPositionerStats } from '../positioning/positioner-thread-types.js'
@@ -46,17 +48,23 @@ export interface FleetTrackerOptions extends FleetStateOptions {
   username?: string
   /** File whose first line is the broker password. */
   passwordFile?: string
-  /** The broker password itself (from the environment or a private config file); `passwordFile` wins. Never a property. */
+  /**
+   * The broker password itself (from the environment or a private config file); `passwordFile` wins.
+   * Never a property.
+   */
   password?: string
   tls?: MqttTlsOptions
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 5000), each wait jittered (half to all of the step). */
+  /**
+   * Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs`
+   * (default 5000), each wait jittered (half to all of the step).
+   */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number
   /**
    * A broker that has acknowledged nothing (no PUBACK, or no SUBACK for the subscription) for
-   * this long while something waits has stopped acknowledging: a `warning` event, and `stop()` gives up flushing after this
-   * long without any acknowledgement. Default 5000.
+   * this long while something waits has stopped acknowledging: a `warning` event, and `stop()`
+   * gives up flushing after this long without any acknowledgement. Default 5000.
    */
   ackTimeoutMs?: number
   /**

@@ -4,7 +4,7 @@
  * Anything else is skipped and counted by the caller, never thrown.
  */
 
-import type { RssiReading } from '../mqtt/payloads.js'
+import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { isTopicLevel } from '../util/topic-level.js'
 
@@ -35,7 +35,32 @@ export function isReading(r: unknown): r is RssiReading {
   )
 }
 
-/** A gateway in a retained fleet state (the shape of fusion.ts's FleetGatewayReading, kept here so the shape checks depend on nothing). */
+/**
+ * The head of an RSSI batch of the published shape (payloads.ts): its gateway (the topic's, when
+ * `from` is known), its time and its readings, not yet checked one by one. Undefined otherwise.
+ */
+export function readBatchHead(
+  batch: unknown,
+  from: string | undefined,
+): { gateway: string; time: number; readings: unknown[] } | undefined {
+  if (typeof batch !== 'object' || batch === null) return undefined
+  const { gateway, time, readings } = batch as Partial<RssiBatch>
+  if (
+    typeof gateway !== 'string' ||
+    !GATEWAY_ID.test(gateway) ||
+    (from !== undefined && gateway !== from) ||
+    typeof time !== 'number' ||
+    !Number.isFinite(time) ||
+    !Array.isArray(readings)
+  )
+    return undefined
+  return { gateway, time, readings }
+}
+
+/**
+ * A gateway in a retained fleet state (the shape of fleet-beacon.ts's FleetGatewayReading, kept
+ * here so the shape checks depend on nothing).
+ */
 export interface SeedGateway {
   gateway: string
   rssi: number

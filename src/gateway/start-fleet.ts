@@ -10,7 +10,7 @@
 import { loggerOf } from '../log/logger.js'
 import type { Logger } from '../log/logger.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
-import type { PositionEstimator } from '../fleet/fusion.js'
+import type { PositionEstimator } from '../fleet/fleet-beacon.js'
 import { FleetTracker } from '../fleet/tracker.js'
 import { startBroker } from '../mqtt/broker.js'
 import type { RunningBroker } from '../mqtt/broker.js'

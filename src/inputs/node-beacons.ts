@@ -5,7 +5,7 @@
  */
 import { EventEmitter } from 'eventemitter3'
 import type { Clock } from '../clock.js'
-import type { PublisherEventSource } from '../mqtt/publisher.js'
+import type { PublisherEventSource } from '../mqtt/publisher-types.js'
 import type { Beacon } from '../reading.js'
 import type { BeaconScanner } from '../scanner/scanner.js'
 import { AddressTable } from './address-table.js'

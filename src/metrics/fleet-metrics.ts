@@ -7,7 +7,7 @@
  * beacons; tracker clock, gateway clocks corrected): how far behind the fused view runs.
  */
 import type * as PromClient from 'prom-client'
-import type { FleetBeacon } from '../fleet/fusion.js'
+import type { FleetBeacon } from '../fleet/fleet-beacon.js'
 import { registerRefused } from './gateway-metrics.js'
 import type { Prom } from './gateway-metrics.js'
 import type { MetricsSources } from './sources.js'

@@ -6,113 +6,11 @@
 
 import { EventEmitter } from 'eventemitter3'
 import { MqttError } from '../errors.js'
+import { DEFAULT_LINK_CLOSE_MS, endClient, loadMqtt } from './client.js'
+import type { MqttClientLike, MqttModule, OutgoingStore } from './client.js'
 import { reconnectDelay } from './backoff.js'
 import type { ReconnectDelays } from './backoff.js'
 import { takeoverError, TakeoverWatch } from './takeover.js'
-
-/** The part of an mqtt.js 5 `MqttClient` the publisher uses; a connected client can be passed in. */
-export interface MqttClientLike {
-  readonly connected: boolean
-  publish(
-    topic: string,
-    message: string | Buffer,
-    opts: { qos: 0 | 1; retain: boolean },
-    callback?: (error?: Error) => void,
-  ): unknown
-  end(force?: boolean, opts?: object, callback?: () => void): unknown
-  on(event: 'connect' | 'close' | 'reconnect' | 'offline', listener: () => void): unknown
-  on(event: 'error', listener: (error: Error) => void): unknown
-  removeListener(event: string, listener: (...args: never[]) => void): unknown
-}
-
-/**
- * What mqtt.js 5 keeps of a QoS 1 publish until its PUBACK, read defensively: these are
- * mqtt.js's own members (public `removeOutgoingMessage`, the `outgoing` table it keys by packet
- * id with the caller's callback as `cb`, the socket as `stream`); a client passed in that lacks
- * them is simply not cleaned.
- */
-interface OutgoingStore {
-  outgoing?: Record<string, { cb?: unknown } | undefined>
-  /** mqtt.js 5's public id of the last publish it numbered. */
-  getLastMessageId?(): number | undefined
-  options?: { clientId?: unknown }
-  removeOutgoingMessage?(messageId: number): unknown
-  stream?: { destroy(): void; destroyed?: boolean }
-}
-
-/**
- * The packet id mqtt.js gave a QoS 1 publish, found by its callback; call it right after
- * `publish()` (mqtt.js stores the message synchronously while connected). After a reconnect
- * mqtt.js wraps the callback of a resent message, so later only this id finds it again.
- */
-export function outgoingId(client: MqttClientLike, callback: (error?: Error) => void): number | undefined {
-  const c = client as MqttClientLike & OutgoingStore
-  const store = c.outgoing
-  if (store === undefined) return undefined
-  // The publish just made is the last one numbered: found at once. Searching the whole table
-  // per publish cost O(in flight) each — quadratic for many publishers on one shared client
-  // (the foreign-input bridge's nodes: 37 % of its CPU, measured).
-  const last = typeof c.getLastMessageId === 'function' ? c.getLastMessageId() : undefined
-  if (typeof last === 'number' && store[last]?.cb === callback) return last
-  for (const [id, entry] of Object.entries(store)) if (entry?.cb === callback) return Number(id)
-  return undefined
-}
-
-/**
- * Takes a QoS 1 publish that waits for its PUBACK out of mqtt.js's outgoing store; mqtt.js calls
- * its callback with an error. mqtt.js keeps such a message, payload and all, until the broker
- * acknowledges it, across reconnects: one whose waiter gave up must go, or a broker that never
- * acknowledges grows the process without bound. `messageId` is {@link outgoingId}'s answer: it
- * still belongs to this message as long as its callback has not been called (mqtt.js frees an id
- * only after calling back). Returns false when the message is not there.
- */
-export function withdrawPublish(
-  client: MqttClientLike,
-  messageId: number | undefined,
-  callback: (error?: Error) => void,
-): boolean {
-  const store = client as MqttClientLike & OutgoingStore
-  if (store.outgoing === undefined || typeof store.removeOutgoingMessage !== 'function') return false
-  const id =
-    messageId !== undefined && store.outgoing[messageId] !== undefined ? messageId : outgoingId(client, callback)
-  if (id === undefined) return false
-  store.removeOutgoingMessage(id)
-  return true
-}
-
-/** How long {@link MqttLink.close} waits for a clean DISCONNECT before it drops the socket. */
-export const DEFAULT_LINK_CLOSE_MS = 2000
-
-/**
- * Ends an mqtt.js client within `graceMs`: a clean DISCONNECT when connected, and the socket
- * dropped if that does not finish in time (mqtt.js's clean end waits for every unacknowledged
- * publish and then for the broker to close its side: a silent or frozen broker would hold it for
- * ever). Withdraw unacknowledged publishes first ({@link withdrawPublish}) so the DISCONNECT
- * goes out at once.
- */
-export function endClient(client: MqttClientLike, graceMs = DEFAULT_LINK_CLOSE_MS): Promise<void> {
-  return new Promise((resolve) => {
-    let done = false
-    const finish = (): void => {
-      if (done) return
-      done = true
-      clearTimeout(timer)
-      resolve()
-    }
-    // Not unref'd: this timer keeps the process alive until the close is over, so it never runs
-    // out of work with the close still pending (Node's exit 13).
-    const timer = setTimeout(() => {
-      // A second end() is a no-op once mqtt.js is disconnecting: drop the socket itself.
-      const stream = (client as MqttClientLike & OutgoingStore).stream
-      if (stream !== undefined && stream.destroyed !== true) stream.destroy()
-      else client.end(true)
-      finish()
-    }, graceMs)
-    // Still connecting: mqtt.js's graceful end waits for a connection it no longer wants and
-    // leaves its socket open.
-    client.end(!client.connected, {}, finish)
-  })
-}
 
 /** TLS settings (an `mqtts://` URL uses them; PEM text or file paths). */
 export interface MqttTlsOptions {
@@ -177,27 +75,6 @@ interface SubscribingClient {
   subscribe(filters: string[], opts: { qos: 0 | 1 }, callback?: (error?: Error | null) => void): unknown
   unsubscribe(filters: string[], opts: object, callback?: (error?: Error) => void): unknown
   on(event: 'message', listener: (topic: string, payload: Buffer, packet?: { retain?: boolean }) => void): unknown
-}
-
-export interface MqttModule {
-  connect(url: string, options: object): MqttClientLike & { options: { reconnectPeriod?: number } }
-}
-
-/** Kept in a variable so bundlers leave the import alone (a real `import()` in the CJS build too). */
-const MQTT_MODULE = 'mqtt'
-
-/** mqtt.js, imported on first use only: importing beaconkit must not load it. Shared with the site simulator's gateways, which own their clients to be killable. */
-export async function loadMqtt(): Promise<MqttModule> {
-  try {
-    const mod = (await import(MQTT_MODULE)) as MqttModule & { default?: MqttModule }
-    return typeof mod.connect === 'function' ? mod : (mod.default as MqttModule)
-  } catch (error) {
-    throw new MqttError(
-      'not_installed',
-      'the mqtt package (mqtt.js 5) is not installed: run `npm install mqtt@5` next to beaconkit',
-      { cause: error },
-    )
-  }
 }
 
 /** A CONNACK refusing the protocol version: 1 in MQTT 3.1.1, 0x84 in MQTT 5. */

@@ -39,7 +39,10 @@ export function isStoredEvent(record: object): boolean {
   )
 }
 
-/** Events let go by the disk queue (a subset of the outbox's MqttDropInfo; kept here so the outbox can depend on this file alone). */
+/**
+ * Events let go by the disk queue (a subset of the outbox's MqttDropInfo; kept here so the outbox can
+ * depend on this file alone).
+ */
 export interface DiskDropInfo {
   count: number
   reason: 'queue_full' | 'closed' | 'corrupt' | 'missing' | 'write_failed'

@@ -21,11 +21,12 @@ import type { ChangeField, Values } from './mark-table.js'
 import { rssiPartition } from './partition.js'
 import { isTopicLevel } from '../util/topic-level.js'
 import type { GatewayTopics } from './topics.js'
+import type { RetainOptions } from './outbox-types.js'
 
 /** Where the feed's messages go (the outbox). */
 export interface FeedSink {
   /** `always`: an empty message goes out even for a topic not published in this run (a config of an earlier run). */
-  putRetained(topic: string, payload: string, always?: boolean): void
+  putRetained(topic: string, payload: string, options?: RetainOptions): void
   putEvent(topic: string, payload: string): void
   putVolatile(topic: string, payload: Buffer, kind: 'rssi'): void
 }
@@ -256,7 +257,10 @@ export class GatewayFeed {
     out.char(CLOSE)
   }
 
-  /** Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the announcement with it. */
+  /**
+   * Discovery on the tick: a beacon whose dwell is over gets its state published this tick, the
+   * announcement with it.
+   */
   private discoveryTick(now: number): void {
     for (const id of (this.ha as HaAnnouncer).woken(now)) {
       const m = this.marks.find(id)
@@ -269,7 +273,8 @@ export class GatewayFeed {
    * scanner with nothing in range may pause its update tick.
    */
   expireDiscovery(now: number): void {
-    if (this.ha !== undefined) for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload, true)
+    if (this.ha !== undefined)
+      for (const c of this.ha.expired(now)) this.sink.putRetained(c.topic, c.payload, { always: true })
   }
 
   /** After a reconnect: every beacon's current state, replacing whatever waited. */

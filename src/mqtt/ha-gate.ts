@@ -9,6 +9,7 @@
  */
 
 import { InvalidOptionError } from '../errors.js'
+import { isAddressId } from './stable-identity.js'
 
 /** Options of the discovery gate (`homeAssistant: { … }` of the publisher and the fleet tracker). */
 export interface HaGateOptions {
@@ -47,32 +48,15 @@ export interface HaGateStats {
   announced: number
   /** Beacons that passed the dwell but were not announced: `maxBeacons` reached (once per visit). */
   refused: number
-  /** Beacons whose configs were removed because they were gone for `expireMs` (or left by an earlier run and not kept). */
+  /**
+   * Beacons whose configs were removed because they were gone for `expireMs` (or left by an earlier
+   * run and not kept).
+   */
   removed: number
 }
 
 /** How soon a beacon at the end of its dwell but not heard since is looked at again. */
 const RECHECK_MS = 5000
-
-const ADDRESS = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i
-
-/** True for an id that is a bare Bluetooth address: a device known by nothing else (often a random address). */
-export function isAddressId(id: string): boolean {
-  return ADDRESS.test(id)
-}
-
-/**
- * True when the beacon's id is a stable identity: its serial number or iBeacon beaconID, or an
- * address that carries an Eddystone UID. Never a device known only by its (random) address.
- */
-export function hasStableIdentity(b: {
-  id: string
-  serialNumber?: string
-  beaconID?: string
-  eddystone?: { uid?: unknown }
-}): boolean {
-  return b.id === b.serialNumber || b.id === b.beaconID || b.eddystone?.uid !== undefined
-}
 
 function checked(value: number | undefined, fallback: number, option: string, min: number): number {
   if (value === undefined) return fallback
@@ -137,7 +121,7 @@ export class HaGate {
    * The beacon came (back) in range at `now`: looked at again once its dwell is over, or at once
    * when `vouched` (the user named it: the dwell guards against made-up ids, not against those).
    */
-  found(id: string, now: number, vouched = false): void {
+  found(id: string, now: number, { vouched = false }: { vouched?: boolean } = {}): void {
     if (this.announced.has(id)) {
       this.announced.set(id, undefined)
       this.goneSince.delete(id)
@@ -193,7 +177,8 @@ export class HaGate {
   /**
    * A config found retained from an earlier run: kept as announced and gone since `now` (so it
    * expires unless the beacon comes back), or refused (false: remove it) when the id is not
-   * stable (by default: a bare address; the fleet judges by its own rule) or the cap is reached.
+   * stable (by default: a bare address, isAddressId; the fleet passes isStableIdentity: see
+   * stable-identity.ts for why they differ) or the cap is reached.
    */
   adopt(id: string, now: number, stable = !isAddressId(id)): boolean {
     if (this.announced.has(id)) return true

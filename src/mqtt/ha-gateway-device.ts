@@ -13,7 +13,8 @@ export const HA_CONNECTIVITY_TEMPLATE =
 
 /** The status's `beacons` when it is a number (a JSON `true` is a number to Jinja2 too), else None (unknown). */
 export const HA_BEACONS_TEMPLATE =
-  '{% if value_json is defined and value_json.beacons is defined and value_json.beacons is number and value_json.beacons is not boolean %}{{ value_json.beacons }}{% else %}None{% endif %}'
+  '{% if value_json is defined and value_json.beacons is defined and value_json.beacons is number' +
+  ' and value_json.beacons is not boolean %}{{ value_json.beacons }}{% else %}None{% endif %}'
 
 /** The two retained configs of the gateway's device, for `<ha>` and the status topic of gateway `gatewayId`. */
 export function haGatewayConfigs(prefix: string, gatewayId: string, statusTopic: string): HaMessage[] {

@@ -18,6 +18,7 @@ import type { HaBeaconNames, HaBeaconsMode, HaSettings } from './home-assistant.
 import { readStatusState } from './payloads.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX } from './topics.js'
 import type { GatewayTopics } from './topics.js'
+import type { RetainOptions } from './outbox-types.js'
 
 /** `homeAssistant: { … }` of a gateway publisher: the discovery prefix, the gate, and who owns the beacons. */
 export interface GatewayHomeAssistantOptions extends HomeAssistantOptions {
@@ -62,7 +63,10 @@ export function checkHaBeacons(value: unknown): 'auto' | boolean {
 export interface HaPublisherStats extends HaGateStats {
   /** The `homeAssistant.beacons` option in force. */
   beacons: 'auto' | boolean
-  /** 'standalone': per-beacon entities from this gateway; 'fleet': only the gateway device (a fleet tracker seen, or `beacons: false`). */
+  /**
+   * 'standalone': per-beacon entities from this gateway; 'fleet': only the gateway device (a fleet
+   * tracker seen, or `beacons: false`).
+   */
   mode: HaBeaconsMode
   /** Per-beacon configs removed because a fleet tracker was seen mid-run. */
   withdrawn: number
@@ -73,7 +77,7 @@ export interface HaPublisherStats extends HaGateStats {
 /** What it publishes through (the publisher's outbox and state). */
 export interface GatewayHaOutput {
   /** A retained message; `always`: clear it even if this run never wrote it. */
-  retained(topic: string, payload: string, always?: boolean): void
+  retained(topic: string, payload: string, options?: RetainOptions): void
   /** Publishes the online status with `beacons`; false when it cannot now (not connected, closing). */
   status(beacons: number, now: number): boolean
 }
@@ -105,7 +109,7 @@ export class GatewayHomeAssistant {
     )
     this.fleetStatus = `${settings.topicPrefix}/fleet/status`
     this.trackersBase = `${settings.topicPrefix}/fleet/trackers/`
-    this.birth = new HaBirthWatch(settings.prefix, () => this.announceAll(true))
+    this.birth = new HaBirthWatch(settings.prefix, () => this.announceAll({ beacons: true }))
   }
 
   /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
@@ -148,8 +152,12 @@ export class GatewayHomeAssistant {
    * subscription in 'auto' and Home Assistant's birth (clean sessions forget them), and on the
    * first connection the sweep of an earlier run's configs.
    */
-  connected(link: MqttLink, now: number, first: boolean, sessionPresent = false): void {
-    this.announceAll(!sessionPresent)
+  connected(
+    link: MqttLink,
+    now: number,
+    { first, sessionPresent = false }: { first: boolean; sessionPresent?: boolean },
+  ): void {
+    this.announceAll({ beacons: !sessionPresent })
     this.birth.connected(link)
     if (this.options.beacons === 'auto' && this.announcer.mode === 'standalone') {
       if (this.listening === undefined) {
@@ -159,11 +167,11 @@ export class GatewayHomeAssistant {
       // Not allowed to read the fleet's topics (an ACL): standalone it stays.
       link.subscribe(this.fleetFilters(), 1).catch(() => undefined)
     }
-    if (first) void this.announcer.sweep(link, now, (topic) => this.out.retained(topic, '', true))
+    if (first) void this.announcer.sweep(link, now, (topic) => this.out.retained(topic, '', { always: true }))
   }
 
   /** The gateway device's configs, and with `beacons` every beacon config announced so far. */
-  private announceAll(beacons: boolean): void {
+  private announceAll({ beacons }: { beacons: boolean }): void {
     const device = haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)
     for (const c of device) this.out.retained(c.topic, c.payload)
     if (beacons) for (const c of this.announcer.reannounce()) this.out.retained(c.topic, c.payload)
@@ -213,7 +221,7 @@ export class GatewayHomeAssistant {
     const rest = topic.startsWith(this.trackersBase) ? topic.slice(this.trackersBase.length) : undefined
     const tracker = rest !== undefined && rest !== '' && !rest.includes('/')
     if ((topic !== this.fleetStatus && !tracker) || readStatusState(payload) === undefined) return
-    for (const m of this.announcer.toFleet()) this.out.retained(m.topic, '', true)
+    for (const m of this.announcer.toFleet()) this.out.retained(m.topic, '', { always: true })
     const link = this.listening
     this.stopListening()
     if (link?.connected === true) link.unsubscribe(this.fleetFilters()).catch(() => undefined)

@@ -7,7 +7,8 @@
  */
 
 import type { Beacon } from '../reading.js'
-import { HaGate, hasStableIdentity } from './ha-gate.js'
+import { HaGate } from './ha-gate.js'
+import { hasStableIdentity } from './stable-identity.js'
 import type { HaGateOptions } from './ha-gate.js'
 import { sweepRetainedConfigs } from './ha-sweep.js'
 import type { SweepOwner } from './ha-sweep.js'
@@ -48,7 +49,8 @@ export function haConfigTopic(
   beaconId: string,
   field: HaField,
 ): string {
-  return `${settings.prefix}/${FIELDS[field].component}/beaconkit_${settings.gatewayId}/${haObjectId(beaconId)}_${field}/config`
+  const { component } = FIELDS[field]
+  return `${settings.prefix}/${component}/beaconkit_${settings.gatewayId}/${haObjectId(beaconId)}_${field}/config`
 }
 
 /**
@@ -70,7 +72,10 @@ export interface HaBeaconNames {
   listed(id: string, serialNumber?: string): boolean
 }
 
-/** The discovery config of one entity of one beacon, as this gateway hears it (`name`: the device's, when the beacon is named). */
+/**
+ * The discovery config of one entity of one beacon, as this gateway hears it (`name`: the device's,
+ * when the beacon is named).
+ */
 export function haConfig(
   settings: HaSettings,
   beaconId: string,
@@ -149,7 +154,8 @@ export class HaAnnouncer {
    * address alone is never looked at).
    */
   found(beacon: Beacon, now: number): void {
-    if (this.#mode === 'standalone' && hasStableIdentity(beacon)) this.gate.found(beacon.id, now, this.named(beacon))
+    if (this.#mode === 'standalone' && hasStableIdentity(beacon))
+      this.gate.found(beacon.id, now, { vouched: this.named(beacon) })
   }
 
   /** The beacon went (its configs expire after the gate's `expireMs`). */
@@ -163,7 +169,8 @@ export class HaAnnouncer {
    */
   due(beacon: Beacon, now: number): HaMessage[] {
     if (this.#mode !== 'standalone') return []
-    // With a list of names, an unlisted beacon is not announced (its serial number may come later: asked again each time).
+    // With a list of names, an unlisted beacon is not announced (its serial number may come later:
+    // asked again each time).
     if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
     const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
     // A beacon the user named is vouched for: announced when first heard, without the dwell.

@@ -5,8 +5,8 @@
  * mqtt.js.
  */
 
-import { outgoingId, withdrawPublish } from './connection.js'
-import type { MqttClientLike } from './connection.js'
+import { outgoingId, withdrawPublish } from './outgoing.js'
+import type { MqttClientLike } from './client.js'
 import { POISON_STRIKES } from './refusals.js'
 
 /** Default of `ackTimeoutMs`: a PUBACK later than this means the broker stopped acknowledging. */
@@ -207,7 +207,9 @@ export function ackWarning(info: AckStallInfo, broker: string): MqttAckWarning {
   return info.state === 'stalled'
     ? {
         code: 'acks_stalled',
-        message: `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); is the broker overloaded or frozen?`,
+        message:
+          `mqtt: ${broker} has acknowledged nothing for ${seconds} s (${info.inflight} messages waiting); ` +
+          'is the broker overloaded or frozen?',
         inflight: info.inflight,
         waitedMs: info.waitedMs,
       }

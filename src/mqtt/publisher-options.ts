@@ -12,7 +12,8 @@ import { InvalidOptionError } from '../errors.js'
 import { readPasswordFile } from '../password-file.js'
 import { DEFAULT_RECONNECT } from './backoff.js'
 import { MqttLink } from './connection.js'
-import type { LinkSettings, MqttClientLike, MqttTlsOptions } from './connection.js'
+import type { LinkSettings, MqttTlsOptions } from './connection.js'
+import type { MqttClientLike } from './client.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
 import { resolveHaGateOptions } from './ha-gate.js'
 import { checkHaBeacons } from './ha-gateway.js'
@@ -81,7 +82,10 @@ export interface MqttPublisherOptions {
    * `close()` gives up flushing after this long without any acknowledgement. Default 5000.
    */
   ackTimeoutMs?: number
-  /** Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs` (default 5000), each wait jittered (half to all of the step). */
+  /**
+   * Reconnect delay: starts at `initialDelayMs` (default 1000), doubles per failure up to `maxDelayMs`
+   * (default 5000), each wait jittered (half to all of the step).
+   */
   reconnect?: { initialDelayMs?: number; maxDelayMs?: number }
   /** Default 10000. */
   connectTimeoutMs?: number

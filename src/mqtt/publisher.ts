@@ -12,94 +12,29 @@ import { MqttError } from '../errors.js'
 import { FileQueue } from '../queue/file-queue.js'
 import { DiskEvents, isStoredEvent } from './disk-events.js'
 import type { StoredEvent } from './disk-events.js'
-import type { QueueWarning } from '../queue/queue.js'
 import type { Beacon } from '../reading.js'
 import type { ScannerSink } from '../scanner/sink.js'
 import type { Advertisement } from '../advertisement.js'
 import { GatewayFeed } from './feed.js'
 import { GatewayHomeAssistant, HA_MAX_PACKET_BYTES } from './ha-gateway.js'
-import type { HaPublisherStats } from './ha-gateway.js'
 import type { MqttLink } from './connection.js'
 import { ackWarning } from './inflight.js'
-import type { MqttAckWarning, MqttCloseResult } from './inflight.js'
+import type { MqttCloseResult } from './inflight.js'
 import { Outbox } from './outbox.js'
-import type { MqttDropInfo, OutMessage } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
-import type { MqttRefusedReason } from './refusals.js'
 import { checkGatewayId, checkTopicPrefix, GatewayTopics } from './topics.js'
 import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
+import type {
+  MqttConnectionState,
+  MqttPublisherEvents,
+  MqttPublisherStats,
+  PublisherEventSource,
+} from './publisher-types.js'
 
 export type { MqttPublisherOptions } from './publisher-options.js'
 export type { MqttAckWarning, MqttCloseResult } from './inflight.js'
-
-/** The broker connection as the publisher sees it. */
-export type MqttConnectionState = 'idle' | 'connecting' | 'connected' | 'offline' | 'closed'
-
-/** Events of an {@link MqttPublisher}. */
-export interface MqttPublisherEvents {
-  /** Connected (again); `protocolVersion` 5, or 4 for MQTT 3.1.1 when the broker refused 5. */
-  connected: [info: { protocolVersion: 4 | 5 }]
-  /** The connection was lost; publishing resumes, current state first, on reconnect. */
-  disconnected: []
-  /** Messages let go on purpose: events beyond the queue bound, RSSI batches while offline. */
-  dropped: [info: MqttDropInfo]
-  /** A connection problem (the publisher keeps retrying) or a listener that threw. */
-  error: [error: Error]
-  /**
-   * Something to act on that the publisher copes with by itself: the broker stopped
-   * acknowledging (`acks_stalled`: nothing acknowledged for `ackTimeoutMs`) or acknowledges again
-   * (`acks_resumed`), once per change; with `queueDir`, something the disk queue found and set
-   * right (a damaged ack file ignored, an unreadable segment).
-   */
-  warning: [warning: MqttAckWarning | QueueWarning]
-}
-
-/** Counters of an {@link MqttPublisher}. */
-export interface MqttPublisherStats {
-  state: MqttConnectionState
-  /** Messages handed to the broker (QoS 1: acknowledged). */
-  messages: number
-  /** Topic plus payload bytes of those messages. */
-  bytes: number
-  /** By kind. */
-  byKind: Record<OutMessage['kind'], number>
-  /** Messages waiting for the broker. */
-  pending: number
-  /** Events dropped (queue full, closed, disk damage) and RSSI batches dropped while offline. */
-  dropped: { event: number; rssi: number }
-  /** With `queueDir`: events in the disk queue (written, not yet acknowledged by the broker). */
-  diskQueued?: number
-  /** Connections made (1 + reconnects). */
-  connections: number
-  /**
-   * Messages dropped because the broker will never take them (docs/mqtt.md "Refused
-   * publishes"): an invalid topic, a refusing MQTT 5 PUBACK, a poison message. Never retried.
-   */
-  refused: Record<MqttRefusedReason, number>
-  /** Beacon states not published because the beacon id cannot be a topic level (counted per time due). */
-  invalidIds: number
-  /** With Home Assistant discovery: beacons announced, refused at the cap and removed, and the mode (standalone or in a fleet). */
-  homeAssistant?: HaPublisherStats
-}
-
-/** What {@link MqttPublisher.attach} listens to: a `BeaconScanner`, or anything with its events. */
-export interface PublisherEventSource {
-  readonly clock: Clock
-  /** Advertisements, counted per beacon for the RSSI batch (not needed from a BeaconScanner, whose snapshots count them). */
-  readonly source?: {
-    on(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
-    off(event: 'advertisement', fn: (adv: Advertisement) => void): unknown
-  }
-  beacons(): Beacon[]
-  /** True when `updated` snapshots already carry packet totals (a BeaconScanner's do): `source` is then not listened to. */
-  readonly countsPackets?: boolean
-  on(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
-  on(event: 'updated', fn: (bs: Beacon[]) => void): unknown
-  off(event: 'found' | 'gone', fn: (b: Beacon) => void): unknown
-  off(event: 'updated', fn: (bs: Beacon[]) => void): unknown
-}
 
 /**
  * Publishes a gateway's beacons to an MQTT broker.
@@ -169,7 +104,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
       o.homeAssistant === undefined
         ? undefined
         : GatewayHomeAssistant.forGateway(o.homeAssistant, this.topics, o.heartbeatMs, {
-            retained: (topic, payload, always) => this.outbox.putRetained(topic, payload, always),
+            retained: (topic, payload, options) => this.outbox.putRetained(topic, payload, options),
             status: (beacons, now) => {
               if (this.state !== 'connected' || this.#closing) return false
               const payload = statusPayload('online', this.statusTime(now), beacons, o.statusFields)
@@ -207,7 +142,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
 
   /** Shows where it publishes, never the client (whose options hold the password). */
   [inspect.custom](): string {
-    return `MqttPublisher { gatewayId: '${this.gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${this.state}' }`
+    const { gatewayId, state } = this
+    return `MqttPublisher { gatewayId: '${gatewayId}', topicPrefix: '${this.topics.prefix}', state: '${state}' }`
   }
 
   /** What JSON.stringify shows: where it publishes and how it goes; never credentials. */
@@ -302,7 +238,8 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
     // The gateway device (and, without a kept session, every beacon config again), the fleet
     // watch, Home Assistant's birth, and (once) the configs an earlier run left.
     const link = this.#link
-    if (ha !== undefined && link !== undefined) ha.connected(link, now, this.counters.connections === 1, sessionPresent)
+    if (ha !== undefined && link !== undefined)
+      ha.connected(link, now, { first: this.counters.connections === 1, sessionPresent })
     this.emit('connected', { protocolVersion })
   }
 
@@ -375,7 +312,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
    */
   forget(beaconId: string): void {
     if (this.ha === undefined) return
-    for (const c of this.ha.announcer.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, true)
+    for (const c of this.ha.announcer.forget(beaconId)) this.outbox.putRetained(c.topic, c.payload, { always: true })
   }
 
   /** Resolves when everything queued has reached the broker, or after `timeoutMs` (false then). */

@@ -22,7 +22,10 @@ export type MqttRefusedReason = 'invalid_topic' | 'broker_refused' | 'poison'
  */
 export const POISON_STRIKES = 3
 
-/** The MQTT 5 reason code of a refused PUBACK (≥ 0x80), or undefined for other errors (a closed connection: retried). */
+/**
+ * The MQTT 5 reason code of a refused PUBACK (≥ 0x80), or undefined for other errors (a closed
+ * connection: retried).
+ */
 export function refusalCode(error: Error): number | undefined {
   const code = (error as { code?: unknown }).code
   return typeof code === 'number' && code >= 0x80 && code <= 0xff ? code : undefined
@@ -42,6 +45,7 @@ export function refusedError(reason: MqttRefusedReason, reasonCode?: number): Mq
   const code = reasonCode === undefined ? '' : ` (reason code 0x${reasonCode.toString(16)})`
   return new MqttError(
     'publish_refused',
-    `an MQTT message was dropped: ${WHY[reason]}${code}; later ones are counted in stats; check the broker's ACL and the ids published`,
+    `an MQTT message was dropped: ${WHY[reason]}${code}; later ones are counted in stats; ` +
+      "check the broker's ACL and the ids published",
   )
 }

@@ -31,11 +31,15 @@ export const TAKEOVER_WINDOW_MS = 10_000
 export function takeoverError(clientId: string | undefined, saidByBroker: boolean): MqttError {
   const id = clientId === undefined ? 'this client id' : `this client id (${clientId})`
   const how = saidByBroker
-    ? `the broker ended this connection because another client connected with ${id} (MQTT 5 reason 0x8e, session taken over)`
-    : `the broker closed this connection right after accepting it, ${TAKEOVER_DROPS} times in a row: most likely another client connected with ${id} and took the session over`
+    ? `the broker ended this connection because another client connected with ${id} ` +
+      '(MQTT 5 reason 0x8e, session taken over)'
+    : `the broker closed this connection right after accepting it, ${TAKEOVER_DROPS} times in a row: ` +
+      `most likely another client connected with ${id} and took the session over`
   return new MqttError(
     'session_taken_over',
-    `MQTT broker: ${how}; two clients with one id throw each other off at every reconnect. Give each process its own client id (--client-id, or the clientId option), or leave it unset for a unique default`,
+    `MQTT broker: ${how}; two clients with one id throw each other off at every reconnect. ` +
+      'Give each process its own client id (--client-id, or the clientId option), ' +
+      'or leave it unset for a unique default',
   )
 }
 

@@ -103,7 +103,10 @@ export function inputsStatusTopic(prefix: string, bridgeId: string): string {
   return `${prefix}/inputs/${bridgeId}/status`
 }
 
-/** The `<obj>` of a Home Assistant object id: the beacon id lower-cased, every character outside `[a-z0-9]` replaced by `_`. */
+/**
+ * The `<obj>` of a Home Assistant object id: the beacon id lower-cased, every character outside
+ * `[a-z0-9]` replaced by `_`.
+ */
 export function haObjectId(beaconId: string): string {
   return beaconId.toLowerCase().replace(/[^a-z0-9]/g, '_')
 }

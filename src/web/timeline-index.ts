@@ -6,7 +6,7 @@
  * {@link CHECKPOINT_EVERY} entries, built in one pass at load, so a seek costs a binary search
  * plus at most that many entries.
  */
-import type { FleetBeacon } from '../fleet/fusion.js'
+import type { FleetBeacon } from '../fleet/fleet-beacon.js'
 import type { ViewGateway, ViewLogEntry } from './view.js'
 
 /** One line of a fleet recording, as the timeline keeps it. */

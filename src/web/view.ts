@@ -4,7 +4,7 @@
  * to those objects later, out of the page and its stream.
  */
 import type { Beacon } from '../reading.js'
-import type { FleetBeacon } from '../fleet/fusion.js'
+import type { FleetBeacon } from '../fleet/fleet-beacon.js'
 import type { Site } from '../positioning/site.js'
 
 /** A beacon's sensor values and identity, as the details panel shows them. */

@@ -4,7 +4,7 @@
 import { describe, expect, it } from 'vitest'
 import { parseCommandLine } from '../../src/cli/args.js'
 import { renderFleetTable } from '../../src/cli/ui/fleet-table.js'
-import type { FleetBeacon } from '../../src/fleet/fusion.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 import { refused as error } from './refused.js'
 import { freePort } from '../support/mosquitto.js'
 import { jsonLines, startCli } from './run-cli.js'

@@ -3,8 +3,9 @@
 // claim (with a `gone`, like any beacon that goes) instead of being refused, and a batch holds at
 // most maxBatchReadings readings.
 import { describe, expect, it } from 'vitest'
-import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
-import { isStableIdentity } from '../../src/fleet/admission.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
+import { isStableIdentity } from '../../src/mqtt/stable-identity.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { Site } from '../../src/positioning/site.js'
 

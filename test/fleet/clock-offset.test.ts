@@ -3,7 +3,8 @@
 // and its beacons go; a stamp absurdly far from arrival is rejected and counted; a genuine
 // clock step is still followed within a few batches.
 import { describe, expect, it } from 'vitest'
-import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 import { ClockOffset, READING_WINDOW_MS, STEP_AGREEING } from '../../src/fleet/clock-offset.js'
 
 const IDS = ['a', 'b', 'c', 'd', 'e']

@@ -3,7 +3,7 @@
 import { describe, expect, it } from 'vitest'
 import { Outbox } from '../../src/mqtt/outbox.js'
 import { FleetTopics } from '../../src/fleet/fleet-topics.js'
-import type { FleetBeacon } from '../../src/fleet/fusion.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 
 describe('FleetTopics refreshes', () => {
   it('refreshes each beacon once per interval, spread over the ticks', () => {

@@ -3,7 +3,8 @@
 // handover of scale-out: a beacon seeded from another tracker's retained state is not `found`
 // again, one released to another tracker is not `gone`.
 import { describe, expect, it } from 'vitest'
-import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import { Site } from '../../src/positioning/site.js'
 import { readGatewayMessage } from '../../src/fleet/gateway-messages.js'

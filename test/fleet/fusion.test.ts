@@ -1,7 +1,8 @@
 // The fused state of many gateways: presence across gateways, rooms with hysteresis, a gateway
 // going offline, clock skew between gateways, and batches that are not of the published shape.
 import { describe, expect, it } from 'vitest'
-import { FleetState, type FleetBeacon } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 import type { RssiBatch } from '../../src/mqtt/payloads.js'
 import type { RoomChange } from '../../src/fleet/room-choice.js'
 import { Site } from '../../src/positioning/site.js'

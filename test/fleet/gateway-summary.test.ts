@@ -2,7 +2,7 @@
 // statuses of earlier runs or made-up ids say; others are listed apart; a stale status is not
 // `online`. Without a site, every gateway the tracker holds.
 import { describe, expect, it } from 'vitest'
-import { FleetState } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
 import { summarizeGateways } from '../../src/fleet/gateway-summary.js'
 import { Site } from '../../src/positioning/site.js'
 

@@ -2,7 +2,7 @@
 // chunk at a time, a step told not to estimate keeps the previous positions (counted), and the
 // next tick positions those first, so every beacon gets its turn.
 import { describe, expect, it } from 'vitest'
-import { FleetState } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
 import { Positioner } from '../../src/positioning/positioner.js'
 import { Site } from '../../src/positioning/site.js'
 
@@ -24,11 +24,27 @@ function counted(): { positioner: Positioner; asked: string[]; times: number[] }
 
 function fleet(beacons: number) {
   const { positioner, asked, times } = counted()
-  const state = new FleetState({ site, positioner }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
+  const state = new FleetState(
+    { site, positioner },
+    { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined },
+  )
   const ids = Array.from({ length: beacons }, (_, i) => `tag-${i}`)
   const feed = (time: number): void => {
     for (const gateway of ['a', 'b', 'c']) {
-      state.ingest({ gateway, time, readings: ids.map((id, i) => ({ id, rssi: -60 - ((i + gateway.charCodeAt(0)) % 20), lastSeen: time, count: 1 })) }, time, gateway)
+      state.ingest(
+        {
+          gateway,
+          time,
+          readings: ids.map((id, i) => ({
+            id,
+            rssi: -60 - ((i + gateway.charCodeAt(0)) % 20),
+            lastSeen: time,
+            count: 1,
+          })),
+        },
+        time,
+        gateway,
+      )
     }
   }
   return { state, asked, times, ids, feed }
@@ -57,9 +73,9 @@ describe('FleetState.beginTick', () => {
     feed(2500)
     asked.length = 0
     const step = state.beginTick(3000, 10)
-    step(true)
-    expect(step(false)).toBe(false)
-    expect(step(false)).toBe(true)
+    step({ estimate: true })
+    expect(step({ estimate: false })).toBe(false)
+    expect(step({ estimate: false })).toBe(true)
     expect(asked.length).toBe(10)
     expect(state.stats.positionsDeferred).toBe(20)
     const estimated = new Set(asked)
@@ -67,7 +83,7 @@ describe('FleetState.beginTick', () => {
     // The next tick begins with the 20 that waited.
     asked.length = 0
     const next = state.beginTick(4000, 20)
-    next(true)
+    next({ estimate: true })
     expect(new Set(asked)).toEqual(new Set(ids.filter((id) => !estimated.has(id))))
   })
 
@@ -91,7 +107,10 @@ describe('FleetState.beginTick', () => {
     state.tick(2437)
     expect(new Set(times)).toEqual(new Set([2000]))
     // Without a positioner (or one without steps) a tick's time is its own.
-    const plain = new FleetState({ site }, { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined })
+    const plain = new FleetState(
+      { site },
+      { found: () => undefined, gone: () => undefined, room: () => undefined, moved: () => undefined },
+    )
     expect(plain.positionTime(2437)).toBe(2437)
   })
 
@@ -100,8 +119,8 @@ describe('FleetState.beginTick', () => {
     feed(1000)
     // Rotate the cursor: a tick that estimates only 5, so the next starts with the sixth.
     const step = state.beginTick(2000, 5)
-    step(true)
-    while (!step(false));
+    step({ estimate: true })
+    while (!step({ estimate: false }));
     const order = state.tickOrder(3000)
     expect(order).toHaveLength(12)
     expect(order[0]).toBe(ids[5])
@@ -117,9 +136,9 @@ describe('FleetState.beginTick', () => {
     feed(1000)
     asked.length = 0
     const step = state.beginTick(2000)
-    expect(step(true, 4)).toBe(false)
+    expect(step({ estimate: true, count: 4 })).toBe(false)
     expect(asked).toHaveLength(4)
-    expect(step(false)).toBe(true)
+    expect(step({ estimate: false })).toBe(true)
     expect(asked).toHaveLength(4)
     expect(state.stats.positionsDeferred).toBe(6)
   })

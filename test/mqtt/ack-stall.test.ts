@@ -7,7 +7,7 @@ import type { MqttClient } from 'mqtt'
 import { MqttPublisher } from '../../src/mqtt/publisher.js'
 import type { MqttAckWarning } from '../../src/mqtt/publisher.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'
-import { outgoingId, withdrawPublish } from '../../src/mqtt/connection.js'
+import { outgoingId, withdrawPublish } from '../../src/mqtt/outgoing.js'
 import { startSilentBroker } from '../support/silent-broker.js'
 import type { SilentBroker } from '../support/silent-broker.js'
 

@@ -2,7 +2,8 @@
 // present; the cap refuses and counts once per visit; a bare address is never admitted; a gone
 // beacon expires after expireMs and one back in time does not.
 import { describe, expect, it } from 'vitest'
-import { HaGate, hasStableIdentity, isAddressId } from '../../src/mqtt/ha-gate.js'
+import { HaGate } from '../../src/mqtt/ha-gate.js'
+import { hasStableIdentity, isAddressId } from '../../src/mqtt/stable-identity.js'
 
 describe('HaGate', () => {
   it('admits a stable id heard over the dwell, below the cap, and counts the refused once per visit', () => {

@@ -2,7 +2,7 @@
 // topic, once), then events; messages put while a drain is under way join it in that order.
 import { describe, expect, it } from 'vitest'
 import { Outbox } from '../../src/mqtt/outbox.js'
-import type { MqttClientLike } from '../../src/mqtt/connection.js'
+import type { MqttClientLike } from '../../src/mqtt/client.js'
 
 /** A connected client that acknowledges each publish when told to (`ack()`), like a broker's PUBACK. */
 class ManualClient implements MqttClientLike {

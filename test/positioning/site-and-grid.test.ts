@@ -2,7 +2,7 @@
 // (the mobile case), and the positioner plugged into the fleet's fused state.
 import { describe, expect, it } from 'vitest'
 import { InvalidOptionError } from '../../src/errors.js'
-import { FleetState } from '../../src/fleet/fusion.js'
+import { FleetState } from '../../src/fleet/fleet-state.js'
 import { Site } from '../../src/positioning/site.js'
 import { WalkableGrid } from '../../src/positioning/grid.js'
 import { Positioner } from '../../src/positioning/positioner.js'

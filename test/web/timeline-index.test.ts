@@ -9,7 +9,7 @@ import { FleetTimeline } from '../../src/web/timeline.js'
 import { CHECKPOINT_EVERY, LOG, TimelineIndex } from '../../src/web/timeline-index.js'
 import type { TimelineEntry } from '../../src/web/timeline-index.js'
 import type { ViewLogEntry } from '../../src/web/view.js'
-import type { FleetBeacon } from '../../src/fleet/fusion.js'
+import type { FleetBeacon } from '../../src/fleet/fleet-beacon.js'
 
 const dirs: string[] = []
 afterEach(() => {

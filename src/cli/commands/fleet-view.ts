@@ -3,7 +3,7 @@
  * starts), shown as a live table on a terminal or as JSON lines of its events; positions when the
  * site places the gateways. The command's options, help and parser are in fleet.ts.
  */
-import type { FleetBeacon, PositionEstimator } from '../../fleet/fusion.js'
+import type { FleetBeacon, PositionEstimator } from '../../fleet/fleet-beacon.js'
 import { Site } from '../../positioning/site.js'
 import { Positioner } from '../../positioning/positioner.js'
 import type { HttpFlags, LogFlags, MetricsFlags, MqttFlags } from '../command-line.js'

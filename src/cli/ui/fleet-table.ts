@@ -2,7 +2,7 @@
  * The live table of `beaconkit fleet`: one row per fused beacon (its name, room, position, the gateways
  * hearing it, the best RSSI, age), on the same grid and screen as the scanner's table.
  */
-import type { FleetBeacon } from '../../fleet/fusion.js'
+import type { FleetBeacon } from '../../fleet/fleet-beacon.js'
 import type { FleetGatewayEvent } from '../../fleet/tracker-types.js'
 import { renderGrid, statusLine } from './table.js'
 import type { Column } from './table.js'

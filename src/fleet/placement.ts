@@ -1,0 +1,93 @@
+/**
+ * Placing one beacon on a tick: its position from the positioner (or the one it had), a `moved`
+ * when it went far enough, and its room decided with hysteresis (room-choice.ts) from the
+ * evidence of its gateways and its position (room-evidence.ts).
+ */
+import type { Site } from '../positioning/site.js'
+import type { PositionEstimator } from './fleet-beacon.js'
+import type { FleetStateOptions } from './fleet-state-options.js'
+import type { Fused } from './fused-beacon.js'
+import { roomEvidence } from './room-evidence.js'
+import { decideRoom, type RoomChange } from './room-choice.js'
+
+/** How long a new beacon's first room waits for the other gateways' batches (one batch interval). */
+const FIRST_ROOM_WAIT_MS = 1000
+
+/** What placing reports, with the view of the beacon at the time. */
+export interface PlacementEvents {
+  moved(b: Fused, now: number): void
+  room(b: Fused, now: number, change: RoomChange): void
+}
+
+/** How one beacon is placed. */
+export interface PlaceOptions {
+  /**
+   * Ask the positioner for a new position (default true); false decides the room from the
+   * position the beacon had (a tick whose time for positioning is spent).
+   */
+  estimate?: boolean
+}
+
+/** Places beacons (see the file comment): the fused state's options, read once. */
+export class BeaconPlacer {
+  private readonly site: Site | undefined
+  private readonly positioner: PositionEstimator | undefined
+  private readonly dwellMs: number
+  private readonly marginDb: number
+  private readonly moveThresholdM: number
+  private readonly roomAccuracyM: number
+  /** Reused for every beacon (see roomEvidence). */
+  private readonly evidence = new Map<string, number>()
+
+  constructor(
+    options: FleetStateOptions,
+    private readonly on: PlacementEvents,
+  ) {
+    this.site = options.site
+    this.positioner = options.positioner
+    this.dwellMs = options.dwellMs ?? 4_000
+    this.marginDb = options.marginDb ?? 3
+    this.moveThresholdM = options.moveThresholdM ?? 1
+    this.roomAccuracyM = options.roomAccuracyM ?? 4
+  }
+
+  /**
+   * The time a tick at `now` asks positions for: the last whole step of the positioner (a
+   * second, for the grid filter) at or before `now`. An estimate's newest packets then make one
+   * whole step, which the next tick folds in for good by taking the estimate over; at any other
+   * time they straddle two steps, and every beacon cost two updates for each estimate and two
+   * more to fold them for good. A tracker's tick falls just after a whole second (see
+   * `FleetTracker.start`), so the position is as of a few ms before the tick.
+   */
+  positionTime(now: number): number {
+    const step = this.positioner?.stepMs
+    return step === undefined || !(step > 0) ? now : Math.floor(now / step) * step
+  }
+
+  /** Places `b` at `now` (see the file comment). */
+  place(b: Fused, now: number, { estimate = true }: PlaceOptions = {}): void {
+    const site = this.site
+    const fix: { x: number; y: number; accuracy: number; room?: string } | undefined = estimate
+      ? this.positioner?.estimate(b.id, this.positionTime(now))
+      : b.position
+    if (fix !== undefined) {
+      const was = b.reported
+      const position = { x: fix.x, y: fix.y, accuracy: fix.accuracy }
+      b.position = position
+      if (was === undefined) b.reported = position
+      else if (Math.hypot(was.x - position.x, was.y - position.y) >= this.moveThresholdM) {
+        b.reported = position
+        this.on.moved(b, now)
+      }
+    }
+    if (site === undefined) return
+    const at =
+      fix === undefined || fix.accuracy > this.roomAccuracyM ? undefined : (fix.room ?? site.roomAt(fix.x, fix.y))
+    const evidence = roomEvidence(this.evidence, site, b.gateways, at, this.marginDb)
+    // A beacon just found has been heard by whichever gateway's batch came first; its first
+    // room waits one batch interval so that every gateway hearing it has had its say.
+    if (b.room === undefined && now - b.firstSeen < FIRST_ROOM_WAIT_MS) return
+    const change = decideRoom(b, evidence, now, this.dwellMs, this.marginDb)
+    if (change !== undefined) this.on.room(b, now, change)
+  }
+}
