@@ -5,7 +5,7 @@
  * the bridge's one client. Built when the bridge first hears the node, closed when it goes.
  */
 import type { Clock } from '../clock.js'
-import type { MqttClientLike } from '../mqtt/connection.js'
+import type { MqttClientLike } from '../mqtt/client.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconScanner } from '../scanner/scanner.js'
 import type { Keyring } from '../secure/keyring.js'
