@@ -278,7 +278,8 @@ export { runSite } from './gateway/run-site.js'
 export { startGateway } from './gateway/start-gateway.js'
 export { startFleet } from './gateway/start-fleet.js'
 export type { FleetConfig, RunningFleet } from './gateway/start-fleet.js'
-export type { GatewayConfig, GatewayHooks, GatewayStopReport, RunningGateway } from './gateway/start-gateway.js'
+export type { GatewayStopReport, RunningGateway } from './gateway/start-gateway.js'
+export type { GatewayConfig, GatewayHooks } from './gateway/gateway-context.js'
 export type {
   HttpFlags as GatewayHttpConfig,
   MqttFlags as GatewayMqttConfig,
