@@ -8,40 +8,21 @@
 
 import { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { ScannerSink } from '../scanner/sink.js'
-import type { GatewayContext, GatewayRunning } from './gateway-context.js'
+import type { GatewayContext } from './gateway-context.js'
 import { startMetrics } from './metrics-sink.js'
 import { startMqtt } from './mqtt-sink.js'
-import type { Part, PartFactory } from './part.js'
+import { keptPart } from './part.js'
+import type { PartFactory } from './part.js'
 import { startUpload } from './upload-sink.js'
 import { startWeb } from './web-sink.js'
 
 type Factory = PartFactory<GatewayContext>
 
-/** A part that keeps what its start returned in `running[key]` and closes it at the stop. */
-function kept<K extends keyof GatewayRunning>(
-  name: string,
-  running: GatewayRunning,
-  key: K,
-  open: () => Promise<NonNullable<GatewayRunning[K]>>,
-  close: (value: NonNullable<GatewayRunning[K]>) => Promise<void>,
-): Part<GatewayContext> {
-  return {
-    name,
-    start: async () => {
-      running[key] = await open()
-    },
-    stop: async () => {
-      const value = running[key]
-      if (value !== undefined && value !== null) await close(value)
-    },
-  }
-}
-
 /** `upload`: the account checked, then an Uploader on the scanner. */
 const upload: Factory = ({ config, scanner, log, hooks, running }) => {
   const flags = config.upload
   if (flags === undefined) return undefined
-  return kept(
+  return keptPart(
     'upload',
     running,
     'upload',
@@ -61,7 +42,7 @@ const sourceFirst: Factory = ({ config }) => {
 const mqtt: Factory = ({ config, scanner, log, running }) => {
   const flags = config.mqtt
   if (flags === undefined) return undefined
-  return kept(
+  return keptPart(
     'mqtt',
     running,
     'mqtt',
@@ -78,7 +59,7 @@ const mqtt: Factory = ({ config, scanner, log, running }) => {
  */
 const metrics: Factory = ({ config, scanner, running }) => {
   if (config.http === undefined && config.metrics === undefined) return undefined
-  return kept(
+  return keptPart(
     'metrics',
     running,
     'metrics',
@@ -97,7 +78,7 @@ const metrics: Factory = ({ config, scanner, running }) => {
 const map: Factory = ({ config, scanner, hooks, running }) => {
   const flags = config.http
   if (flags === undefined) return undefined
-  return kept(
+  return keptPart(
     'map',
     running,
     'web',
@@ -137,7 +118,7 @@ const metricsServer: Factory = ({ config, hooks, running }) => {
   const flags = config.metrics
   const endpoint = running.metrics
   if (flags === undefined || endpoint === undefined) return undefined
-  return kept(
+  return keptPart(
     'metrics server',
     running,
     'metricsServer',

@@ -21,6 +21,29 @@ export interface Part<Context> {
  */
 export type PartFactory<Context> = (context: Context) => Part<Context> | undefined
 
+/**
+ * A part that keeps what its start opened in `running[key]` (where later parts and the caller
+ * find it) and closes it at the stop; a start that failed left nothing there to close.
+ */
+export function keptPart<Context, Running extends object, Key extends keyof Running>(
+  name: string,
+  running: Running,
+  key: Key,
+  open: () => Promise<NonNullable<Running[Key]>>,
+  close: (value: NonNullable<Running[Key]>) => Promise<unknown>,
+): Part<Context> {
+  return {
+    name,
+    start: async () => {
+      running[key] = await open()
+    },
+    stop: async () => {
+      const value = running[key]
+      if (value !== undefined && value !== null) await close(value)
+    },
+  }
+}
+
 /** The parts of one run, started in order and stopped in reverse. */
 export class Controller<Context> {
   readonly #started: Part<Context>[] = []
