@@ -6,7 +6,8 @@
 import { MqttError } from '../../errors.js'
 import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../../fleet/forget-command.js'
 import type { MqttLink } from '../../mqtt/connection.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { defaultClientId } from '../../mqtt/publisher-options.js'
+import { openBrokerLink } from '../../gateway/broker-link.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
@@ -62,13 +63,14 @@ export async function runFleetForget(
   const m = flags.mqtt
   const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-  const options = resolvePublisherOptions({
-    url: m.url,
-    gatewayId: 'fleet',
-    ...(m.username === undefined ? {} : { username: m.username }),
-    ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
-  })
-  const link = await openLink(options, m.clientId ?? defaultClientId('fleet-forget'), undefined)
+  const link = await openBrokerLink(
+    {
+      url: m.url,
+      ...(m.username === undefined ? {} : { username: m.username }),
+      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+    },
+    { gatewayId: 'fleet', clientId: m.clientId ?? defaultClientId('fleet-forget') },
+  )
   // A one-shot command that ends within seconds: its connection problems as plain warning lines.
   const problems = connectionConditions(
     textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)),

@@ -8,7 +8,7 @@
 import { appendFile, readFile, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { InvalidOptionError } from '../../errors.js'
-import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { openBrokerLink } from '../../gateway/broker-link.js'
 import type { MqttLink } from '../../mqtt/connection.js'
 import type { SurveySample } from '../../positioning/types.js'
 import { EXIT } from '../exit.js'
@@ -136,14 +136,15 @@ class Recorder {
 }
 
 async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, log: Logger): Promise<MqttLink> {
-  const options = resolvePublisherOptions({
-    url: flags.mqtt.url,
-    gatewayId: 'survey',
-    topicPrefix: prefix,
-    ...(flags.mqtt.username === undefined ? {} : { username: flags.mqtt.username }),
-    ...(flags.mqtt.passwordFile === undefined ? {} : { passwordFile: flags.mqtt.passwordFile }),
-  })
-  const link = await openLink(options, `beaconkit-survey-${process.pid}`, undefined)
+  const link = await openBrokerLink(
+    {
+      url: flags.mqtt.url,
+      topicPrefix: prefix,
+      ...(flags.mqtt.username === undefined ? {} : { username: flags.mqtt.username }),
+      ...(flags.mqtt.passwordFile === undefined ? {} : { passwordFile: flags.mqtt.passwordFile }),
+    },
+    { gatewayId: 'survey', clientId: `beaconkit-survey-${process.pid}` },
+  )
   let subscribed: () => void = () => undefined
   const ready = new Promise<void>((resolve) => {
     subscribed = resolve

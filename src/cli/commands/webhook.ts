@@ -9,7 +9,7 @@
 import { InvalidOptionError, MqttError, TemporaryFailureError, WebhookError } from '../../errors.js'
 import type { MqttLink } from '../../mqtt/connection.js'
 import { ackWarning, DEFAULT_ACK_TIMEOUT_MS, InFlight } from '../../mqtt/inflight.js'
-import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { openBrokerLink } from '../../gateway/broker-link.js'
 import { DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import { startWebhookServer } from '../../developer/webhook-server.js'
 import type { WebhookServer } from '../../developer/webhook-server.js'
@@ -145,14 +145,15 @@ class Forwarder {
 }
 
 async function connect(flags: WebhookMqttFlags, log: Logger, problems: ConnectionConditions): Promise<MqttLink> {
-  const o = resolvePublisherOptions({
-    url: flags.url,
-    gatewayId: 'webhook',
-    ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
-    ...(flags.username === undefined ? {} : { username: flags.username }),
-    ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
-  })
-  const link = await openLink(o, `beaconkit-webhook-${process.pid}`, undefined)
+  const link = await openBrokerLink(
+    {
+      url: flags.url,
+      ...(flags.topicPrefix === undefined ? {} : { topicPrefix: flags.topicPrefix }),
+      ...(flags.username === undefined ? {} : { username: flags.username }),
+      ...(flags.passwordFile === undefined ? {} : { passwordFile: flags.passwordFile }),
+    },
+    { gatewayId: 'webhook', clientId: `beaconkit-webhook-${process.pid}` },
+  )
   // One line when a problem starts and one when it clears, not one per retry.
   link.on('error', (error) => problems.error(error))
   link.on('connected', () => problems.connected())
