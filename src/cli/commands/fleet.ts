@@ -3,18 +3,9 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import {
-  bool,
-  durationMs,
-  fail,
-  parseHttp,
-  parseLog,
-  parseMetrics,
-  parseMqtt,
-  positionals,
-  str,
-  tcpPort,
-} from '../arg-values.js'
+import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
+import { parseHttp, parseMetrics } from '../listen-args.js'
+import { parseMqtt } from '../mqtt-args.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'

@@ -2,7 +2,8 @@
 
 import { siteScenario } from '../../sources/scenario.js'
 import { SimulatedSource } from '../../sources/simulated.js'
-import { bool, durationMs, fail, number, parseView, positionals, seed, str } from '../arg-values.js'
+import { bool, durationMs, fail, number, positionals, seed, str } from '../arg-values.js'
+import { parseView } from '../view-args.js'
 import type { ViewFlags } from '../command-line.js'
 import { defineCommand, optional } from './command.js'
 import { runSimulateSite } from './simulate-site.js'
