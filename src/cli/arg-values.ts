@@ -60,7 +60,10 @@ export function number(
   return n
 }
 
-/** A TCP port option (`--port`, `--embedded-broker`): a whole number 0–65535 (0: a free one), or undefined when not given. */
+/**
+ * A TCP port option (`--port`, `--embedded-broker`): a whole number 0–65535 (0: a free one), or undefined
+ * when not given.
+ */
 export function tcpPort(values: Values, name: string, command: string): number | undefined {
   return number(values, name, command, { integer: true, min: 0, max: 65535, what: 'a TCP port between 0 and 65535' })
 }

@@ -10,7 +10,10 @@ import type { Command } from './commands/command.js'
 /** Where warnings about the configuration go. */
 export type ConfigWarn = (text: string) => void
 
-/** The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins, as for any flag). */
+/**
+ * The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins,
+ * as for any flag).
+ */
 export function configArg(args: readonly string[]): string | undefined {
   return flagArg(args, 'config')
 }

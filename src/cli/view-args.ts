@@ -120,7 +120,8 @@ export function parseView(values: Values, command: string): ViewFlags {
   const upload = parseUpload(values, command)
   if (upload !== undefined) view.upload = upload
   const mqtt = parseMqtt(values, command)
-  // Names come only from a config file's `beacons:` (as JSON text the configuration layer wrote); they name Home Assistant's devices.
+  // Names come only from a config file's `beacons:` (as JSON text the configuration layer wrote); they name
+  // Home Assistant's devices.
   const names = str(values, 'beacon-names-json')
   if (mqtt !== undefined && names !== undefined) mqtt.beaconNames = readBeaconNames(JSON.parse(names) as unknown)
   if (mqtt !== undefined) view.mqtt = mqtt

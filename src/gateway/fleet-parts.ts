@@ -158,7 +158,10 @@ const details: Factory = (context) => {
   )
 }
 
-/** With the map or the metrics server: listens to the tracker's connection events from before its start, so /healthz knows. */
+/**
+ * With the map or the metrics server: listens to the tracker's connection events from before its start, so
+ * /healthz knows.
+ */
 const metrics: Factory = ({ config, running }) => {
   const fleet = running.tracker
   if ((config.http === undefined && config.metrics === undefined) || fleet === undefined) return undefined

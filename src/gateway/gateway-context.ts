@@ -61,7 +61,10 @@ export interface GatewayHooks {
    * on) and the conditions a user must act on, once when they start and once when they clear.
    */
   log?: Logger
-  /** The plain form of {@link GatewayHooks.log} (used when `log` is not given): each warning or cleared condition as text. */
+  /**
+   * The plain form of {@link GatewayHooks.log} (used when `log` is not given): each warning or cleared
+   * condition as text.
+   */
   warn?(text: string): void
   /** Where the live map's address is printed (the only place its token appears). */
   stderr: { write(text: string): unknown }

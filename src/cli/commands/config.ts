@@ -25,7 +25,10 @@ interface Out {
   write(text: string): unknown
 }
 
-/** Which commands a model is for: a fleet when it has fleet settings or a site, a gateway when it has a gateway's own settings. */
+/**
+ * Which commands a model is for: a fleet when it has fleet settings or a site, a gateway when it has a
+ * gateway's own settings.
+ */
 function rolesOf(model: Record<string, unknown>): Command[] {
   const fleet = model.fleet !== undefined || model.site !== undefined
   const gateway = ['gateway', 'adapter', 'keys', 'filters', 'upload'].some((k) => model[k] !== undefined)

@@ -38,7 +38,10 @@ Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowle
 the stop, 2 bad option or file (site, survey, occupancy grid, password file, an existing
 --record file), 75 a transient failure (a port in use): a later try may succeed.`
 
-/** A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration layer, so it parses. */
+/**
+ * A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration
+ * layer, so it parses.
+ */
 function configJson(values: Values, name: string): unknown {
   const text = str(values, name)
   return text === undefined ? undefined : (JSON.parse(text) as unknown)

@@ -25,7 +25,10 @@ import { pathForMessage } from '../../secure/secret-file.js'
 /** The kinds of file `locate` reads. */
 export type RecordingKind = 'fleet' | 'advertisements' | 'survey' | 'observations'
 
-/** One line in: its observations, `[]` for a line that holds none (a header, an event), undefined for an unreadable one. */
+/**
+ * One line in: its observations, `[]` for a line that holds none (a header, an event), undefined for an
+ * unreadable one.
+ */
 export type LineReader = (line: string) => Observation[] | undefined
 
 /** What `locate` says it expected, in the not-a-recording message. */

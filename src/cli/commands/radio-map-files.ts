@@ -24,7 +24,10 @@ export function lines(path: string): AsyncIterable<string> {
   return createInterface({ input, crlfDelay: Infinity })
 }
 
-/** A survey CSV (`x,y,anchor,rssi`, `x,y,sensor,rssi[,z]` or `x,y,anchor,count,mean,sd`); shared with `fleet --survey`. */
+/**
+ * A survey CSV (`x,y,anchor,rssi`, `x,y,sensor,rssi[,z]` or `x,y,anchor,count,mean,sd`); shared with `fleet
+ * --survey`.
+ */
 export async function readSurvey(
   path: string,
   command = 'locate',
