@@ -144,7 +144,8 @@ function parseHaGate(values: Values, command: string, flags: MqttFlags): void {
   if (beacons !== undefined && !Object.hasOwn(HA_BEACONS, beacons))
     fail(
       'ha-beacons',
-      `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker is seen), not ${quote(beacons)}`,
+      `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker ` +
+        `is seen), not ${quote(beacons)}`,
       command,
     )
   const stray =

@@ -49,7 +49,8 @@ function parseFilter(values: Values, command: string): FilterFlags {
     if (!valid)
       fail(
         'beacon-id',
-        `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote the |), not ${quote(id)}`,
+        `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote ` +
+          `the |), not ${quote(id)}`,
         command,
       )
     beaconIDs.push(beaconIdOf(canonicalUuid(parts[0]), Number(parts[1]), Number(parts[2])))
@@ -99,7 +100,8 @@ function parseUpload(values: Values, command: string): UploadFlags | undefined {
   if (passwordFile === undefined && password === undefined) {
     fail(
       'password-file',
-      '--upload needs --password-file <file> holding the account password (a file, so the password stays out of the process list)',
+      '--upload needs --password-file <file> holding the account password (a file, so the password ' +
+        'stays out of the process list)',
       command,
     )
   }

@@ -61,7 +61,10 @@ export function unknownVariableWarnings(settings: EnvSettings): string[] {
   return settings.unknown.map((name) => {
     const close = settings.suggestions.get(name)
     const hint = close === undefined ? '' : `; did you mean ${close}?`
-    return `${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in docs/configuration.md)`
+    return (
+      `${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in ` +
+      `docs/configuration.md)`
+    )
   })
 }
 

@@ -58,7 +58,8 @@ export async function runConfigCheck(file: string, out: Out = process.stdout): P
       const at = error.option === undefined ? undefined : origins.get(error.option)
       // The command's words name its flags; say which setting it was, and drop the pointer at the flags' help.
       problems.push(
-        `${at ?? `as beaconkit ${command.name}`}: ${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`,
+        `${at ?? `as beaconkit ${command.name}`}: ` +
+          `${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`,
       )
     }
   }

@@ -96,7 +96,8 @@ export async function runFleetForget(
       ]),
     )
     streams.stdout.write(
-      `beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`,
+      `beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ` +
+        `${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`,
     )
     return EXIT.ok
   } finally {
@@ -116,7 +117,8 @@ export function parseFleetForget(values: Values, pos: string[]): FleetForgetComm
   if (!isTopicLevel(id))
     fail(
       'id',
-      `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`,
+      `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control ` +
+        `characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`,
       command,
     )
   const stray = [

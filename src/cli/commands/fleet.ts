@@ -189,7 +189,8 @@ ${FLEET_TAIL}`,
     if (embedded === undefined && given === undefined)
       fail(
         'mqtt',
-        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process',
+        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run ' +
+          'one in this process',
         command,
       )
     // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
@@ -221,7 +222,8 @@ ${FLEET_TAIL}`,
     if (keysFile !== undefined && inputs === undefined)
       fail(
         'keys-file',
-        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt with their own keys)',
+        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit ' +
+          'gateways decrypt with their own keys)',
         command,
       )
     if (force && record === undefined)

@@ -77,7 +77,8 @@ export async function runLocate(
   } catch (error) {
     throw new InvalidOptionError(
       'invalid_option',
-      `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`,
+      `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see ` +
+        `docs/fleet.md for the shape`,
       { option: 'site', cause: error },
     )
   }
@@ -154,7 +155,8 @@ export async function runLocate(
   if (!Number.isNaN(next)) emit(next)
   const s = positioner.stats
   err.write(
-    `locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`,
+    `locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable ` +
+      `lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`,
   )
   return EXIT.ok
 }

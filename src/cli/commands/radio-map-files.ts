@@ -69,7 +69,8 @@ export async function readSurvey(
   }
   if (survey.size === 0)
     throw bad(
-      `${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`,
+      `${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or ` +
+        `sensor) and rssi (or count, mean, sd)`,
       'survey',
     )
   return zCount > 0 ? { survey, tagHeight: zSum / zCount } : { survey }

@@ -49,7 +49,8 @@ export async function replayRecording(file: string, view: ViewFlags, speed: numb
           : `has no valid advertisement line (${malformed} of ${lines} lines malformed)`
     throw new InvalidOptionError(
       'not_a_recording',
-      `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is JSONL with one advertisement per line, as \`beaconkit record\` writes`,
+      `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is ` +
+        `JSONL with one advertisement per line, as \`beaconkit record\` writes`,
       { option: 'file' },
     )
   }

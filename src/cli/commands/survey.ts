@@ -62,7 +62,8 @@ export async function runSurvey(
     } catch (error) {
       throw new InvalidOptionError(
         'unreadable_file',
-        `survey: cannot read the points file ${flags.points} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`,
+        `survey: cannot read the points file ${flags.points} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`,
         { option: 'points', cause: error },
       )
     }
@@ -107,7 +108,8 @@ export async function runSurvey(
         const p = points[i]
         if (p === undefined) break
         const line = await ask(
-          `point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ${flags.beacon} and press Enter (s Enter skips it)\n`,
+          `point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ` +
+            `${flags.beacon} and press Enter (s Enter skips it)\n`,
         )
         if (line === undefined) break
         if (line.trim().toLowerCase() === 's') continue
@@ -116,7 +118,8 @@ export async function runSurvey(
         let typed: { x: number; y: number } | undefined
         for (;;) {
           const line = await ask(
-            `point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and press Enter (an empty line ends the survey)\n`,
+            `point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and ` +
+              `press Enter (an empty line ends the survey)\n`,
           )
           if (line === undefined || line.trim() === '') break
           typed = typedPoint(line)
@@ -135,7 +138,8 @@ export async function runSurvey(
       if (got.samples.length === 0) {
         silent++
         out.write(
-          `point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`,
+          `point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ` +
+            `${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`,
         )
         continue
       }
@@ -144,21 +148,24 @@ export async function runSurvey(
       recorded++
       samples += got.samples.length
       out.write(
-        `point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways (${[...got.gateways].sort().join(', ')})\n`,
+        `point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways ` +
+          `(${[...got.gateways].sort().join(', ')})\n`,
       )
     }
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error
     throw new InvalidOptionError(
       'unwritable_file',
-      `survey: cannot append to ${flags.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`,
+      `survey: cannot append to ${flags.out} ` +
+        `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`,
       { option: 'out', cause: error },
     )
   } finally {
     await link.close()
   }
   err.write(
-    `survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
+    `survey: ${recorded} points, ${samples} samples appended to ` +
+      `${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
   )
   if (recorded > 0) out.write(`${await qualityOf(flags.out, site)}\n`)
   return EXIT.ok

@@ -76,7 +76,8 @@ export class Forwarder {
       return Promise.reject(
         new WebhookError(
           'unavailable',
-          `the MQTT broker has ${this.flights.size} forwarded pushes not yet acknowledged; the push is refused (503) so the platform pushes it again`,
+          `the MQTT broker has ${this.flights.size} forwarded pushes not yet acknowledged; the push ` +
+            `is refused (503) so the platform pushes it again`,
           { status: 503 },
         ),
       )

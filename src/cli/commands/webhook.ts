@@ -110,7 +110,8 @@ export async function runWebhook(
     )
   else
     out.write(
-      `webhook receiver listening on ${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`,
+      `webhook receiver listening on ` +
+        `${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`,
     )
   await stopped
   const disarm = forceAfter()
