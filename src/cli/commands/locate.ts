@@ -97,9 +97,8 @@ export async function runLocate(
       const e = positioner.estimate(beacon, time)
       if (e === undefined) continue
       estimates++
-      out.write(
-        `${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`,
-      )
+      const line = { time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null }
+      out.write(`${JSON.stringify(line)}\n`)
     }
   }
   let read: LineReader | undefined

@@ -165,7 +165,8 @@ export async function runSurvey(
   }
   err.write(
     `survey: ${recorded} points, ${samples} samples appended to ` +
-      `${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
+      `${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}` +
+      `${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
   )
   if (recorded > 0) out.write(`${await qualityOf(flags.out, site)}\n`)
   return EXIT.ok

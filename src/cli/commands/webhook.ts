@@ -106,12 +106,19 @@ export async function runWebhook(
   })
   if (json)
     out.write(
-      `${JSON.stringify({ event: 'listening', url: server.url, port: server.port, ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }) })}\n`,
+      `${JSON.stringify({
+        event: 'listening',
+        url: server.url,
+        port: server.port,
+        ...(options.mqtt === undefined ? {} : { mqtt: `${prefix}/webhook/#` }),
+      })}\n`,
     )
   else
     out.write(
       `webhook receiver listening on ` +
-        `${server.url}${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}\nCtrl-C stops it.\n`,
+        `${server.url}` +
+        `${options.mqtt === undefined ? '' : `, forwarding to ${prefix}/webhook/# on ${options.mqtt.url}`}` +
+        `\nCtrl-C stops it.\n`,
     )
   await stopped
   const disarm = forceAfter()
