@@ -21,7 +21,8 @@ export function adapterCondition(conditions: ConditionLog, label: string): (stat
       // The state is a field, not in the message: poweredOff then unknown is one loss, one line.
       conditions.start(
         ADAPTER_LOST,
-        `Bluetooth adapter ${label} went away: scanning paused until it is back (the command ends with exit 3 if it does not come back)`,
+        `Bluetooth adapter ${label} went away: scanning paused until it is back (the command ends ` +
+          `with exit 3 if it does not come back)`,
         { state },
       )
     }

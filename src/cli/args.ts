@@ -72,7 +72,8 @@ function parseWith(
       fail(needs.replace(/^-+/, ''), `option ${needs} needs a value: ${needs} ${valueOf(needs, help)}${dash}`, command)
     }
     if (code === 'ERR_PARSE_ARGS_INVALID_OPTION_VALUE') {
-      // `--virtual=yes`: a value given to a flag. The value is not echoed (it may be a secret typed in the wrong place).
+      // `--virtual=yes`: a value given to a flag. The value is not echoed (it may be a secret typed in the
+      // wrong place).
       const flag = /Option '(-[^' ]*)'/.exec(message)?.[1] ?? 'this option'
       fail(flag.replace(/^-+/, ''), `${flag} is a flag and takes no value: write ${flag} alone, without =…`, command)
     }

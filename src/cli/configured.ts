@@ -4,16 +4,16 @@
  * (zod, the YAML parser) is loaded unless a config file is named or a variable is set.
  */
 
-import { basename } from 'node:path'
-import { InvalidOptionError } from '../errors.js'
-import type { ConfigProblem } from '../config/schema.js'
 import type { ModelOptions } from '../config/values.js'
 import type { Command } from './commands/command.js'
 
 /** Where warnings about the configuration go. */
 export type ConfigWarn = (text: string) => void
 
-/** The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins, as for any flag). */
+/**
+ * The value of `--config <file>` / `--config=<file>` in a command's arguments, if given (the last one wins,
+ * as for any flag).
+ */
 export function configArg(args: readonly string[]): string | undefined {
   return flagArg(args, 'config')
 }
@@ -47,51 +47,15 @@ export async function configuredOptions(
 ): Promise<ModelOptions | undefined> {
   if (!command.configurable) return undefined
   const file = configArg(args)
-  const { readEnvironment } = await import('../config/env.js')
+  const { readEnvironment, unknownVariableWarnings } = await import('../config/env.js')
   const fromEnv = readEnvironment(env)
-  for (const name of fromEnv.unknown) {
-    const close = fromEnv.suggestions.get(name)
-    const hint = close === undefined ? '' : `; did you mean ${close}?`
-    warn(`${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in docs/configuration.md)`)
-  }
+  for (const text of unknownVariableWarnings(fromEnv)) warn(text)
   if (file === undefined && fromEnv.origins.size === 0 && fromEnv.problems.length === 0) return undefined
-  const [{ loadConfigFile }, { checkModel }, { mergeModels, modelOptions }] = await Promise.all([
-    import('../config/load.js'),
-    import('../config/schema.js'),
+  const [{ readConfig }, { modelOptions }] = await Promise.all([
+    import('../config/load-config.js'),
     import('../config/values.js'),
   ])
-  const problems: ConfigProblem[] = [...fromEnv.problems]
-  let fileModel: unknown = {}
-  if (file !== undefined) {
-    const loaded = await loadConfigFile(file)
-    problems.push(...loaded.problems.map((p) => ({ path: `${basename(file)}: ${p.path}`, message: p.message })))
-    fileModel = loaded.model ?? {}
-  }
-  const envChecked = checkModel(fromEnv.data)
-  // A wrong value in the environment is named by its variable, not by the model's path.
-  problems.push(
-    ...envChecked.problems.map((p) => ({
-      path: fromEnv.origins.get(p.path) ?? `environment: ${p.path}`,
-      message: p.message,
-    })),
-  )
-  if (problems.length > 0) throw configError(problems, file)
-  const merged = mergeModels(fileModel, envChecked.model ?? {})
-  return modelOptions(
-    merged,
-    (option) => command.acceptsSetting(option),
-    (path) => fromEnv.origins.get(path) ?? `${basename(file ?? 'config')}: ${path}`,
-  )
-}
-
-/** One error for every problem, each on its own line with where it is. */
-function configError(problems: readonly ConfigProblem[], file: string | undefined): InvalidOptionError {
-  const head =
-    problems.length === 1 ? 'the configuration has a problem' : `the configuration has ${problems.length} problems`
-  const check = file === undefined ? '' : ` (beaconkit config check ${file} lists them too)`
-  return new InvalidOptionError(
-    'invalid_config',
-    `${head}${check}:\n${problems.map((p) => `  ${p.path}: ${p.message}`).join('\n')}`,
-    { option: 'config' },
-  )
+  // The environment's unknown variables were reported above: not again.
+  const { model, origin } = await readConfig({ ...(file === undefined ? {} : { file }), env })
+  return modelOptions(model, (option) => command.acceptsSetting(option), origin)
 }

@@ -46,7 +46,8 @@ async function main(argv: string[]): Promise<number> {
     if (error.code !== 'EPIPE') {
       outputFailure = error
       process.stderr.write(
-        `beaconkit: cannot write to standard output (${error.code ?? 'error'}: ${describeWriteError(error)}); stopped\n`,
+        `beaconkit: cannot write to standard output (${error.code ?? 'error'}: ` +
+          `${describeWriteError(error)}); stopped\n`,
       )
     }
     if (!requestStop()) process.exit(outputFailure === undefined ? EXIT.ok : EXIT.failure)

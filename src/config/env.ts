@@ -56,6 +56,18 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
   return { data, origins, problems, unknown: unknown.sort(), suggestions }
 }
 
+/** The warning for each `BEACONKIT_*` variable that is no setting (with the likely one, for a typo). */
+export function unknownVariableWarnings(settings: EnvSettings): string[] {
+  return settings.unknown.map((name) => {
+    const close = settings.suggestions.get(name)
+    const hint = close === undefined ? '' : `; did you mean ${close}?`
+    return (
+      `${name} is not a beaconkit setting and is ignored${hint} (the variables are listed in ` +
+      `docs/configuration.md)`
+    )
+  })
+}
+
 /** A variable's text as the setting's type; an Error saying what it should be. */
 function readValue(field: ConfigField, text: string): unknown {
   switch (field.kind) {

@@ -73,7 +73,10 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.inputs', option: 'input', kind: 'strings' },
 ]
 
-/** `BEACONKIT_` and the path in capitals, `_` between words: `mqtt.homeAssistant.enabled` → `BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED`. */
+/**
+ * `BEACONKIT_` and the path in capitals, `_` between words: `mqtt.homeAssistant.enabled` →
+ * `BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED`.
+ */
 export function envName(path: string): string {
   return `BEACONKIT_${path
     .replace(/([a-z0-9])([A-Z])/g, '$1_$2')

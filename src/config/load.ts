@@ -65,7 +65,9 @@ export async function loadConfigFile(path: string): Promise<LoadedConfig> {
           : `a file (${file}) or the environment (${envName(path)})`
       problems.push({
         path,
-        message: `a secret in plain text in a file others can read (mode ${mode.toString(8).padStart(3, '0')}): chmod 600 the file, or move the secret to ${moves}`,
+        message:
+          `a secret in plain text in a file others can read (mode ` +
+          `${mode.toString(8).padStart(3, '0')}): chmod 600 the file, or move the secret to ${moves}`,
       })
     }
   }

@@ -111,7 +111,8 @@ const mqtt = z
     passwordFile: path.meta({ description: 'File whose first line is the broker password.' }),
     password: secret.meta({
       description:
-        'The broker password in plain text: only in a file no one else can read (mode 600); prefer passwordFile or BEACONKIT_MQTT_PASSWORD.',
+        'The broker password in plain text: only in a file no one else can read (mode 600); prefer ' +
+        'passwordFile or BEACONKIT_MQTT_PASSWORD.',
     }),
     prefix: text.max(256).meta({ default: 'beaconkit' }),
     tls: z.object({ caFile: path, certFile: path, keyFile: path }).partial().strict(),
@@ -169,10 +170,14 @@ const fleet = z
     survey: path.meta({ description: 'Calibration survey for positions (needs site).' }),
     occupancy: path.meta({ description: 'Occupancy grid (walkable cells) for positions (needs site).' }),
     record: path.meta({ description: 'Record the fused view to this file.' }),
-    inputs: z.array(z.string().max(256)).max(16).meta({
-      description:
-        'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], theengs[:<base>], each optionally @<RSSI offset dB>.',
-    }),
+    inputs: z
+      .array(z.string().max(256))
+      .max(16)
+      .meta({
+        description:
+          'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], ' +
+          'theengs[:<base>], each optionally @<RSSI offset dB>.',
+      }),
   })
   .partial()
   .strict()

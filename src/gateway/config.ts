@@ -39,7 +39,10 @@ export interface MqttFlags {
   password?: string
   /** `--mqtt-ca`, `--mqtt-cert`, `--mqtt-key`: PEM files for `mqtts://`. */
   tls?: { caFile?: string; certFile?: string; keyFile?: string }
-  /** A config file's `beacons:` names: the Home Assistant devices of named beacons are called by them, and only listed beacons are announced. */
+  /**
+   * A config file's `beacons:` names: the Home Assistant devices of named beacons are called by them, and
+   * only listed beacons are announced.
+   */
   beaconNames?: readonly BeaconName[]
   /** `--rssi-partitions`: the RSSI batch split for scale-out fleet trackers. */
   rssiPartitions?: number

@@ -23,7 +23,10 @@ export interface ConnectionConditions {
   close(): void
 }
 
-/** Follows one broker connection and logs its conditions through `conditions` (or a ConditionLog of its own on `log`). */
+/**
+ * Follows one broker connection and logs its conditions through `conditions` (or a ConditionLog of its own
+ * on `log`).
+ */
 export function connectionConditions(
   log: Logger,
   conditions: ConditionLog = new ConditionLog(log),

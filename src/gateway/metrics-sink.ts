@@ -24,7 +24,8 @@ export async function startMetrics(
   })
   if (server.generatedToken !== undefined) {
     stderr.write(
-      `beaconkit: metrics at ${server.url} and /healthz; a generated access token (send it as Authorization: Bearer <token>): ${server.generatedToken}\n`,
+      `beaconkit: metrics at ${server.url} and /healthz; a generated access token (send it as ` +
+        `Authorization: Bearer <token>): ${server.generatedToken}\n`,
     )
   } else if (server.tokenRequired) {
     stderr.write(

@@ -24,7 +24,10 @@ export interface RunningMqtt {
   readonly publisher: MqttPublisher
   /** e.g. `mqtt connected (hall)`. */
   note(): string
-  /** Publishes offline and disconnects within the stop deadlines (shutdown.ts); resolves with what was not delivered. */
+  /**
+   * Publishes offline and disconnects within the stop deadlines (shutdown.ts); resolves with what was not
+   * delivered.
+   */
   close(): Promise<MqttCloseResult>
 }
 
@@ -36,7 +39,10 @@ export function defaultGatewayId(): string {
   return id === '' || /^-+$/.test(id) ? 'gateway' : id
 }
 
-/** `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker (which takes no `--ha-beacons`). */
+/**
+ * `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker (which takes no
+ * `--ha-beacons`).
+ */
 export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssistantOptions {
   if (!flags.homeAssistant) return false
   return {
@@ -49,7 +55,10 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
   }
 }
 
-/** Events the broker may hold before the oldest go (the publisher's bound, set here so the check below uses the same number). */
+/**
+ * Events the broker may hold before the oldest go (the publisher's bound, set here so the check below uses
+ * the same number).
+ */
 export const MAX_QUEUED_EVENTS = 10_000
 
 /** Starts publishing; waits up to `waitMs` for the first connection. */

@@ -21,7 +21,8 @@ import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/t
 import { SiteSimulator } from '../simulation/site-simulator.js'
 import type { SiteSimulatorOptions } from '../simulation/site-simulator.js'
 import { startGateway } from './start-gateway.js'
-import type { GatewayHooks, RunningGateway } from './start-gateway.js'
+import type { RunningGateway } from './start-gateway.js'
+import type { GatewayHooks } from './gateway-context.js'
 
 /** Options of {@link runSite}: a simulator (or what to make one of) and the broker. */
 export interface RunSiteOptions extends Partial<SiteSimulatorOptions> {

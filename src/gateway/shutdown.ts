@@ -41,7 +41,10 @@ export function undeliveredLine(result: MqttCloseResult, broker: string): string
   if (result.delivered) return undefined
   const kept = result.kept > 0 ? ` (${result.kept} events kept in the queue directory for the next run)` : ''
   const n = result.lost + result.kept
-  return `beaconkit: stopped; ${n} ${n === 1 ? 'message' : 'messages'} not acknowledged by the broker ${broker}${kept}\n`
+  return (
+    `beaconkit: stopped; ${n} ${n === 1 ? 'message' : 'messages'} not acknowledged by the ` +
+    `broker ${broker}${kept}\n`
+  )
 }
 
 /** Signals that stop a command. */

@@ -62,7 +62,8 @@ export async function startUpload(
     if (!(error instanceof AccountError)) throw error
     if (!TRANSIENT.has(error.code)) throw refused(error, client)
     say(
-      `could not check the account at ${client.baseUrl} now (${error.message}); records are queued and sent once it answers`,
+      `could not check the account at ${client.baseUrl} now (${error.message}); records are queued ` +
+        `and sent once it answers`,
     )
   }
   const uploader = new Uploader({ client, ...(flags.queueDir === undefined ? {} : { queueDir: flags.queueDir }) })
@@ -97,7 +98,8 @@ export async function startUpload(
       info.reason,
       info.count,
       (n) =>
-        `upload dropped ${formatCount(n)} records (${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`,
+        `upload dropped ${formatCount(n)} records ` +
+        `(${info.reason})${info.error === undefined ? '' : `: ${info.error.message}`}`,
     ),
   )
   // The queue near its bound: the account interface is away or slower than the beacons.

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { jsonLines, startCli } from './run-cli.js'
 import { startSilentBroker } from '../support/silent-broker.js'
 import type { SilentBroker } from '../support/silent-broker.js'
-import { FORWARD_LIMITS } from '../../src/cli/commands/webhook.js'
+import { FORWARD_LIMITS } from '../../src/cli/commands/webhook-forward.js'
 import { parseCommandLine } from '../../src/cli/args.js'
 
 let broker: SilentBroker
@@ -18,7 +18,16 @@ afterAll(async () => {
   await broker?.close()
 })
 
-const push = (msgId: number): string => JSON.stringify({ appId: 'app-1', sn: `SN${msgId}`, type: 'text', deviceType: 'temp_humi', createdTime: 1_767_225_600_000, msgId, data: { temperature: 21.5, note: 'x'.repeat(1000) } })
+const push = (msgId: number): string =>
+  JSON.stringify({
+    appId: 'app-1',
+    sn: `SN${msgId}`,
+    type: 'text',
+    deviceType: 'temp_humi',
+    createdTime: 1_767_225_600_000,
+    msgId,
+    data: { temperature: 21.5, note: 'x'.repeat(1000) },
+  })
 
 describe('beaconkit webhook --mqtt with a broker that never acknowledges', () => {
   it('parses --handler-timeout in seconds', () => {
@@ -35,7 +44,11 @@ describe('beaconkit webhook --mqtt with a broker that never acknowledges', () =>
     const answers: { status: number; ms: number }[] = await Promise.all(
       Array.from({ length: n }, async (_, i) => {
         const started = Date.now()
-        const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: push(i + 1) })
+        const res = await fetch(url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: push(i + 1),
+        })
         await res.text()
         return { status: res.status, ms: Date.now() - started }
       }),
@@ -45,7 +58,11 @@ describe('beaconkit webhook --mqtt with a broker that never acknowledges', () =>
     expect(count(500) + count(503)).toBe(n)
     expect(count(200)).toBe(0)
     // With more pushes in flight again, SIGINT must end it without waiting for acknowledgements.
-    const pending = fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: push(n + 1) }).then(
+    const pending = fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: push(n + 1),
+    }).then(
       (r) => r.status,
       () => 0,
     )

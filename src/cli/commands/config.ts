@@ -25,7 +25,10 @@ interface Out {
   write(text: string): unknown
 }
 
-/** Which commands a model is for: a fleet when it has fleet settings or a site, a gateway when it has a gateway's own settings. */
+/**
+ * Which commands a model is for: a fleet when it has fleet settings or a site, a gateway when it has a
+ * gateway's own settings.
+ */
 function rolesOf(model: Record<string, unknown>): Command[] {
   const fleet = model.fleet !== undefined || model.site !== undefined
   const gateway = ['gateway', 'adapter', 'keys', 'filters', 'upload'].some((k) => model[k] !== undefined)
@@ -55,7 +58,8 @@ export async function runConfigCheck(file: string, out: Out = process.stdout): P
       const at = error.option === undefined ? undefined : origins.get(error.option)
       // The command's words name its flags; say which setting it was, and drop the pointer at the flags' help.
       problems.push(
-        `${at ?? `as beaconkit ${command.name}`}: ${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`,
+        `${at ?? `as beaconkit ${command.name}`}: ` +
+          `${inConfigTerms(error.message.replace(/ \(see `beaconkit [a-z]+ --help`\)$/, ''))}`,
       )
     }
   }

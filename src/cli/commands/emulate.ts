@@ -76,8 +76,10 @@ export async function runEmulate(
     out.write(
       `cloud emulator listening on ${emulator.url}\n` +
         `account ${email} (${pw})\n` +
-        `upload to it: beaconkit replay --demo --upload --cloud-url ${emulator.url} --email ${email} --password-file <file>\n` +
-        `developer interface under ${emulator.url}/developers${options.webhookUrl === undefined ? '' : `, pushing to ${options.webhookUrl}`}\n` +
+        `upload to it: beaconkit replay --demo --upload --cloud-url ${emulator.url} --email ${email} ` +
+        `--password-file <file>\n` +
+        `developer interface under ` +
+        `${emulator.url}/developers${options.webhookUrl === undefined ? '' : `, pushing to ${options.webhookUrl}`}\n` +
         'Ctrl-C stops it.\n',
     )
   }

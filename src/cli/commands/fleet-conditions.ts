@@ -38,7 +38,8 @@ export function logFleetConditions(
   tracker.on('unknownGateway', ({ gateway }) =>
     conditions.start(
       `site.unknown_gateway:${gateway}`,
-      `gateway ${gateway} publishes RSSI batches but is not in the site ${sitePath ?? ''}: its readings give no room; add it under "gateways", or check its --gateway-id`,
+      `gateway ${gateway} publishes RSSI batches but is not in the site ${sitePath ?? ''}: its ` +
+        `readings give no room; add it under "gateways", or check its --gateway-id`,
       { gateway },
     ),
   )
@@ -52,8 +53,10 @@ export function logFleetConditions(
     const way = offsetMs > 0 ? 'behind' : 'ahead of'
     conditions.start(
       key,
-      `gateway ${gateway} stamps its RSSI batches ${days} days ${way} the fleet's clock, more than maxClockOffsetMs allows: the fleet refuses them and shows none of its beacons; ` +
-        "set the gateway's clock (NTP), or replay a recording in real time (not --virtual), which publishes on the current clock",
+      `gateway ${gateway} stamps its RSSI batches ${days} days ${way} the fleet's clock, more than ` +
+        `maxClockOffsetMs allows: the fleet refuses them and shows none of its beacons; ` +
+        "set the gateway's clock (NTP), or replay a recording in real time (not --virtual), which " +
+        'publishes on the current clock',
       { gateway, offsetMs },
     )
   })
@@ -63,7 +66,8 @@ export function logFleetConditions(
     if (state === 'offline')
       conditions.start(
         key,
-        `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it hears reaches the fleet`,
+        `gateway ${gateway} is offline (its status topic says so, or its last will): nothing it ` +
+          `hears reaches the fleet`,
         { gateway },
       )
     else if (state === 'online') conditions.clear(key, `gateway ${gateway} is online again`, { gateway })

@@ -6,14 +6,16 @@
 import { MqttError } from '../../errors.js'
 import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../../fleet/forget-command.js'
 import type { MqttLink } from '../../mqtt/connection.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
+import { defaultClientId } from '../../mqtt/publisher-options.js'
+import { openBrokerLink } from '../../gateway/broker-link.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { connectionConditions } from '../../gateway/connection-conditions.js'
 import { textLogger } from '../../log/logger.js'
 import { isTopicLevel, MAX_TOPIC_LEVEL } from '../../util/topic-level.js'
-import { fail, parseMqtt, positionals, quote, str } from '../arg-values.js'
+import { fail, positionals, quote, str } from '../arg-values.js'
+import { parseMqtt } from '../mqtt-args.js'
 import type { Values } from '../arg-values.js'
 import { optional } from './command.js'
 
@@ -62,13 +64,14 @@ export async function runFleetForget(
   const m = flags.mqtt
   const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-  const options = resolvePublisherOptions({
-    url: m.url,
-    gatewayId: 'fleet',
-    ...(m.username === undefined ? {} : { username: m.username }),
-    ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
-  })
-  const link = await openLink(options, m.clientId ?? defaultClientId('fleet-forget'), undefined)
+  const link = await openBrokerLink(
+    {
+      url: m.url,
+      ...(m.username === undefined ? {} : { username: m.username }),
+      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
+    },
+    { gatewayId: 'fleet', clientId: m.clientId ?? defaultClientId('fleet-forget') },
+  )
   // A one-shot command that ends within seconds: its connection problems as plain warning lines.
   const problems = connectionConditions(
     textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)),
@@ -93,7 +96,8 @@ export async function runFleetForget(
       ]),
     )
     streams.stdout.write(
-      `beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`,
+      `beaconkit fleet forget: ${flags.id}: cleared its fleet state, presence and ` +
+        `${topics.length - 2} Home Assistant configs on ${m.url}, and told running trackers to forget it\n`,
     )
     return EXIT.ok
   } finally {
@@ -113,7 +117,8 @@ export function parseFleetForget(values: Values, pos: string[]): FleetForgetComm
   if (!isTopicLevel(id))
     fail(
       'id',
-      `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`,
+      `fleet forget takes a beacon id as the fleet publishes it (no "/", "+", "#" or control ` +
+        `characters, at most ${MAX_TOPIC_LEVEL} characters), not ${quote(id)}`,
       command,
     )
   const stray = [

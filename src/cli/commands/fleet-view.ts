@@ -18,7 +18,7 @@ import { FleetGatewayCounts, otherGateways, renderFleetTable } from '../ui/fleet
 import { siteGatewayIds } from '../../fleet/gateway-summary.js'
 import type { FleetStatus } from '../ui/fleet-table.js'
 import type { LineSink } from '../ui/json-lines.js'
-import { radioMapFromFiles } from './locate.js'
+import { radioMapFromFiles } from './radio-map-files.js'
 import { TerminalScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'

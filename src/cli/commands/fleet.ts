@@ -3,18 +3,9 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import {
-  bool,
-  durationMs,
-  fail,
-  parseHttp,
-  parseLog,
-  parseMetrics,
-  parseMqtt,
-  positionals,
-  str,
-  tcpPort,
-} from '../arg-values.js'
+import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
+import { parseHttp, parseMetrics } from '../listen-args.js'
+import { parseMqtt } from '../mqtt-args.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
@@ -47,7 +38,10 @@ Exit codes: 0 done, 1 unexpected failure or messages the broker did not acknowle
 the stop, 2 bad option or file (site, survey, occupancy grid, password file, an existing
 --record file), 75 a transient failure (a port in use): a later try may succeed.`
 
-/** A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration layer, so it parses. */
+/**
+ * A setting a config file carries as JSON text (an inline site, beacon names); written by the configuration
+ * layer, so it parses.
+ */
 function configJson(values: Values, name: string): unknown {
   const text = str(values, name)
   return text === undefined ? undefined : (JSON.parse(text) as unknown)
@@ -195,7 +189,8 @@ ${FLEET_TAIL}`,
     if (embedded === undefined && given === undefined)
       fail(
         'mqtt',
-        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process',
+        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run ' +
+          'one in this process',
         command,
       )
     // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
@@ -227,7 +222,8 @@ ${FLEET_TAIL}`,
     if (keysFile !== undefined && inputs === undefined)
       fail(
         'keys-file',
-        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt with their own keys)',
+        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit ' +
+          'gateways decrypt with their own keys)',
         command,
       )
     if (force && record === undefined)

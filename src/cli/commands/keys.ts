@@ -121,7 +121,8 @@ async function readKeysFile(path: string, warn: ((text: string) => void) | undef
   if (file.exposed && warn !== undefined) {
     const shown = pathForMessage(path)
     warn(
-      `keys file ${shown} can be read by other users (mode ${file.mode.toString(8).padStart(4, '0')}); protect it with chmod 600 ${shown}`,
+      `keys file ${shown} can be read by other users (mode ` +
+        `${file.mode.toString(8).padStart(4, '0')}); protect it with chmod 600 ${shown}`,
     )
   }
   return file.text
@@ -147,7 +148,9 @@ export function checkKeysText(text: string, now?: number): KeyVerdict[] {
         if (!(error instanceof BroadcastKeyError) || error.code !== 'duplicate_key_id') throw error
         v.valid = false
         v.status = 'duplicate'
-        v.message = `a second, different key with key id ${v.keyId} (line ${firstLine.get(v.keyId)} has the first): a keyring holds one key per id; remove one of them`
+        v.message =
+          `a second, different key with key id ${v.keyId} (line ${firstLine.get(v.keyId)} ` +
+          `has the first): a keyring holds one key per id; remove one of them`
       }
     }
     verdicts.push(v)
@@ -208,7 +211,8 @@ Exit codes: 0 every key is valid, 2 a key is malformed, corrupted or expired.`,
     if (sub !== 'check')
       fail(
         'argument',
-        `usage: beaconkit keys check <key> | beaconkit keys check --keys-file <file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`,
+        `usage: beaconkit keys check <key> | beaconkit keys check --keys-file ` +
+          `<file>${sub === undefined ? '' : `; unknown keys command ${quote(sub)}`}`,
         command,
       )
     const keysFile = str(values, 'keys-file')

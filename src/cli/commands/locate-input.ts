@@ -25,12 +25,17 @@ import { pathForMessage } from '../../secure/secret-file.js'
 /** The kinds of file `locate` reads. */
 export type RecordingKind = 'fleet' | 'advertisements' | 'survey' | 'observations'
 
-/** One line in: its observations, `[]` for a line that holds none (a header, an event), undefined for an unreadable one. */
+/**
+ * One line in: its observations, `[]` for a line that holds none (a header, an event), undefined for an
+ * unreadable one.
+ */
 export type LineReader = (line: string) => Observation[] | undefined
 
 /** What `locate` says it expected, in the not-a-recording message. */
 export const EXPECTED_RECORDINGS =
-  'a fleet recording (beaconkit fleet --record), an advertisement recording (beaconkit record), a survey (beaconkit survey: x,y,anchor,rssi), a track CSV timestamp,receiver,beacon,rssi or JSON lines {"time","gateway","id","rssi"}'
+  'a fleet recording (beaconkit fleet --record), an advertisement recording (beaconkit record), a ' +
+  'survey (beaconkit survey: x,y,anchor,rssi), a track CSV timestamp,receiver,beacon,rssi or JSON ' +
+  'lines {"time","gateway","id","rssi"}'
 
 /** Survey rows are this far apart in the synthetic time of a survey read as a recording. */
 const SURVEY_ROW_MS = 100
@@ -164,7 +169,8 @@ function scannerAnchor(site: Site, gateway: string | undefined, file: string): s
   if (ids.length === 1) return ids[0]
   throw new InvalidOptionError(
     'invalid_option',
-    `locate: ${pathForMessage(file)} is an advertisement recording, made by one scanner: say which anchor of the site it is with --gateway <id> (one of ${ids.slice(0, 20).join(', ')})`,
+    `locate: ${pathForMessage(file)} is an advertisement recording, made by one scanner: say which ` +
+      `anchor of the site it is with --gateway <id> (one of ${ids.slice(0, 20).join(', ')})`,
     { option: 'gateway' },
   )
 }

@@ -5,19 +5,14 @@
  * JSON line `{time, beacon, x, y, accuracy, room}` per beacon per step. Bad lines are skipped and
  * counted on stderr, never fatal; a file without a single reading is refused (exit 2).
  */
-import { createReadStream } from 'node:fs'
 import { readFile } from 'node:fs/promises'
-import { createInterface } from 'node:readline'
-import { createGunzip } from 'node:zlib'
 import { InvalidOptionError } from '../../errors.js'
 import { Site } from '../../positioning/site.js'
-import { WalkableGrid } from '../../positioning/grid.js'
 import { Positioner } from '../../positioning/positioner.js'
 import { MAX_TIME_MS } from '../../positioning/positioner-options.js'
-import { RadioMap } from '../../positioning/radio-map.js'
-import { SurveyPoints } from '../../positioning/survey.js'
 import type { Observation, PositioningMethod } from '../../positioning/types.js'
 import { EXIT } from '../exit.js'
+import { lines, radioMapFromFiles } from './radio-map-files.js'
 import { notARecording, readerFor, recordingKind } from './locate-input.js'
 import type { LineReader } from './locate-input.js'
 import { fail, number, positionals, positioningMethod, str } from '../arg-values.js'
@@ -39,64 +34,6 @@ export interface LocateFlags {
   tagHeight?: number
   /** The site anchor an advertisement recording was made at (default: the site's only one). */
   gateway?: string
-}
-
-function bad(message: string, option: string): InvalidOptionError {
-  return new InvalidOptionError('invalid_option', message, { option })
-}
-
-function lines(path: string): AsyncIterable<string> {
-  const raw = createReadStream(path)
-  const input = path.endsWith('.gz') ? raw.pipe(createGunzip()) : raw
-  return createInterface({ input, crlfDelay: Infinity })
-}
-
-/** A survey CSV (`x,y,anchor,rssi`, `x,y,sensor,rssi[,z]` or `x,y,anchor,count,mean,sd`); shared with `fleet --survey`. */
-export async function readSurvey(
-  path: string,
-  command = 'locate',
-): Promise<{ survey: SurveyPoints; tagHeight?: number }> {
-  const survey = new SurveyPoints()
-  let header: string[] | undefined
-  let zSum = 0
-  let zCount = 0
-  try {
-    for await (const line of lines(path)) {
-      const f = line.split(',').map((s) => s.trim())
-      if (header === undefined) {
-        header = f
-        continue
-      }
-      const col = (name: string): string | undefined => f[(header as string[]).indexOf(name)]
-      if (header.includes('sensor')) {
-        survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('sensor') ?? '', rssi: Number(col('rssi')) })
-        const z = Number(col('z'))
-        if (Number.isFinite(z)) {
-          zSum += z
-          zCount++
-        }
-      } else if (header.includes('mean')) {
-        survey.addAggregate(Number(col('x')), Number(col('y')), col('anchor') ?? '', {
-          count: Number(col('count')),
-          mean: Number(col('mean')),
-          sd: Number(col('sd')),
-        })
-      } else
-        survey.add({ x: Number(col('x')), y: Number(col('y')), anchor: col('anchor') ?? '', rssi: Number(col('rssi')) })
-    }
-  } catch (error) {
-    throw new InvalidOptionError(
-      'invalid_option',
-      `${command}: cannot read the survey ${path} (${(error as Error).message}); give a CSV survey file (see --help)`,
-      { option: 'survey', cause: error },
-    )
-  }
-  if (survey.size === 0)
-    throw bad(
-      `${command}: the survey ${path} has no usable rows; its header must name x, y, anchor (or sensor) and rssi (or count, mean, sd)`,
-      'survey',
-    )
-  return zCount > 0 ? { survey, tagHeight: zSum / zCount } : { survey }
 }
 
 /** One recording line as an observation, or undefined when it is not one. */
@@ -125,39 +62,6 @@ export function parseRecordingLine(line: string): Observation | undefined {
   return { time, anchor: f[1], beacon: f[2], rssi }
 }
 
-/**
- * The radio map the files describe, as `locate` and `fleet` both build it: calibrated by the
- * survey when there is one, default physics otherwise, on the occupancy grid when there is one,
- * at `tagHeight` (default: the survey's, when it records one).
- */
-export async function radioMapFromFiles(
-  site: Site,
-  files: { survey?: string; occupancy?: string; tagHeight?: number },
-  command = 'locate',
-): Promise<RadioMap> {
-  const grid = files.occupancy === undefined ? undefined : await readOccupancy(files.occupancy, command)
-  const survey = files.survey === undefined ? undefined : await readSurvey(files.survey, command)
-  const tagHeight = files.tagHeight ?? survey?.tagHeight
-  const options = { ...(grid === undefined ? {} : { grid }), ...(tagHeight === undefined ? {} : { tagHeight }) }
-  return survey === undefined
-    ? RadioMap.defaultPhysics(site, options)
-    : RadioMap.fromSurvey(site, survey.survey, options)
-}
-
-/** An occupancy grid file (`WalkableGrid.parseOccupancy`); shared with `fleet --occupancy`. */
-export async function readOccupancy(path: string, command = 'locate'): Promise<WalkableGrid> {
-  try {
-    return WalkableGrid.parseOccupancy(await readFile(path, 'utf8')).grid
-  } catch (error) {
-    if (error instanceof InvalidOptionError) throw error
-    throw new InvalidOptionError(
-      'invalid_option',
-      `${command}: cannot read the occupancy grid ${path} (${(error as Error).message})`,
-      { option: 'occupancy', cause: error },
-    )
-  }
-}
-
 /** Steps a beacon is written out after it was last heard. */
 const SILENT_STEPS = 10
 
@@ -174,7 +78,8 @@ export async function runLocate(
   } catch (error) {
     throw new InvalidOptionError(
       'invalid_option',
-      `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see docs/fleet.md for the shape`,
+      `locate: cannot read the site ${values.site} as JSON (${(error as Error).message}); see ` +
+        `docs/fleet.md for the shape`,
       { option: 'site', cause: error },
     )
   }
@@ -193,9 +98,8 @@ export async function runLocate(
       const e = positioner.estimate(beacon, time)
       if (e === undefined) continue
       estimates++
-      out.write(
-        `${JSON.stringify({ time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null })}\n`,
-      )
+      const line = { time, beacon, x: round(e.x), y: round(e.y), accuracy: round(e.accuracy), room: e.room ?? null }
+      out.write(`${JSON.stringify(line)}\n`)
     }
   }
   let read: LineReader | undefined
@@ -251,7 +155,8 @@ export async function runLocate(
   if (!Number.isNaN(next)) emit(next)
   const s = positioner.stats
   err.write(
-    `locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`,
+    `locate: ${s.observations} observations, ${estimates} estimates; skipped ${skipped} unreadable ` +
+      `lines, ${s.unknownAnchor} from anchors the site does not place, ${s.invalid + s.late} invalid or late\n`,
   )
   return EXIT.ok
 }

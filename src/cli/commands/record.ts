@@ -134,7 +134,9 @@ export async function runRecord(
       }
       streams.stdout.write(`${JSON.stringify(line)}\n`)
     } else if (tty) {
-      const text = `recording ${options.file} from the ${sourceLabel}: ${adverts} advertisements from ${count} devices, ${Math.round(rate)}/s`
+      const text =
+        `recording ${options.file} from the ${sourceLabel}: ${adverts} advertisements ` +
+        `from ${count} devices, ${Math.round(rate)}/s`
       streams.stdout.write(final ? `\r\x1b[K${text}\n` : `\r\x1b[K${text}`)
     } else if (final) {
       streams.stdout.write(

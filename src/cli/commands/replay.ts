@@ -4,7 +4,8 @@ import { basename } from 'node:path'
 import { InvalidOptionError } from '../../errors.js'
 import { pathForMessage } from '../../secure/secret-file.js'
 import { ReplaySource } from '../../sources/replay.js'
-import { bool, fail, parseView, positionals, speed } from '../arg-values.js'
+import { bool, fail, positionals, speed } from '../arg-values.js'
+import { parseView } from '../view-args.js'
 import type { ViewFlags } from '../command-line.js'
 import { demoRecordingPath } from '../demo-recording.js'
 import { defineCommand } from './command.js'
@@ -48,7 +49,8 @@ export async function replayRecording(file: string, view: ViewFlags, speed: numb
           : `has no valid advertisement line (${malformed} of ${lines} lines malformed)`
     throw new InvalidOptionError(
       'not_a_recording',
-      `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is JSONL with one advertisement per line, as \`beaconkit record\` writes`,
+      `${stdin ? 'standard input' : `recording ${pathForMessage(file)}`} ${what}: a recording is ` +
+        `JSONL with one advertisement per line, as \`beaconkit record\` writes`,
       { option: 'file' },
     )
   }

@@ -1,7 +1,8 @@
 /** `beaconkit scan`: the adapters (noble or BlueZ) through the views, or a recording when there is no Bluetooth. */
 
 import { AdapterError, BluetoothUnavailableError } from '../../errors.js'
-import { hciList, parseView, positionals, str } from '../arg-values.js'
+import { hciList, positionals, str } from '../arg-values.js'
+import { parseView } from '../view-args.js'
 import type { Backend, ViewFlags } from '../command-line.js'
 import { backend, scanSource } from './backend.js'
 import { defineCommand, optional } from './command.js'

@@ -73,7 +73,8 @@ export async function runSimulateSite(
     finish()
   })
   out.write(
-    `simulating ${options.site}: ${sim.gateways.length} gateways (${sim.gateways.join(', ')}), ${sim.beaconNames().length} beacons → ${mqtt.url}\n` +
+    `simulating ${options.site}: ${sim.gateways.length} gateways (${sim.gateways.join(', ')}), ` +
+      `${sim.beaconNames().length} beacons → ${mqtt.url}\n` +
       `watch it: ${watchCommand(options.site, mqtt)}\n` +
       'Ctrl-C stops it.\n',
   )
@@ -81,7 +82,8 @@ export async function runSimulateSite(
   const report = setInterval(() => {
     const s = sim.stats
     out.write(
-      `${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`,
+      `${Math.round((Date.now() - started) / 1000)} s: ${s.transmitted} packets sent, ${s.heard} ` +
+        `heard by a gateway, ${site.rssiBatches()} RSSI batches published\n`,
     )
   }, REPORT_MS)
   let undelivered: string | undefined

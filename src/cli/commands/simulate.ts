@@ -2,7 +2,8 @@
 
 import { siteScenario } from '../../sources/scenario.js'
 import { SimulatedSource } from '../../sources/simulated.js'
-import { bool, durationMs, fail, number, parseView, positionals, seed, str } from '../arg-values.js'
+import { bool, durationMs, fail, number, positionals, seed, str } from '../arg-values.js'
+import { parseView } from '../view-args.js'
 import type { ViewFlags } from '../command-line.js'
 import { defineCommand, optional } from './command.js'
 import { runSimulateSite } from './simulate-site.js'
@@ -124,13 +125,15 @@ ${COMMON_TAIL}`,
       if (clash !== undefined)
         fail(
           clash,
-          `--${clash} does not go with --site: the site file names the beacons and gateways, and each gateway publishes to --mqtt`,
+          `--${clash} does not go with --site: the site file names the beacons and gateways, and ` +
+            `each gateway publishes to --mqtt`,
           command,
         )
       if (str(values, 'mqtt') === undefined)
         fail(
           'site',
-          '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try beaconkit fleet --embedded-broker in another terminal)',
+          '--site needs --mqtt <url>: every simulated gateway publishes to that broker (try ' +
+            'beaconkit fleet --embedded-broker in another terminal)',
           command,
         )
       // The simulated gateways only publish; the map is the fleet's, which fuses what they publish.
@@ -138,7 +141,8 @@ ${COMMON_TAIL}`,
         if (values[web] !== undefined)
           fail(
             web,
-            `--${web} does not go with --site: the simulated site has no map of its own; run beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`,
+            `--${web} does not go with --site: the simulated site has no map of its own; run ` +
+              `beaconkit fleet --mqtt <url> --site <site.json> --http <port> to see it on the map`,
             command,
           )
       }

@@ -17,7 +17,8 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
     const code = (error as NodeJS.ErrnoException).code
     throw new InvalidOptionError(
       code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
-      `${command}: cannot read the site file ${path} (${code ?? 'error'}); check the path (fixtures/site-demo.json is an example)`,
+      `${command}: cannot read the site file ${path} (${code ?? 'error'}); check the path ` +
+        `(fixtures/site-demo.json is an example)`,
       { option: 'site', cause: error },
     )
   }
@@ -29,7 +30,9 @@ export async function readSiteFile(path: string, command: string): Promise<unkno
     const offset = /at position (\d+)/.exec(reason)?.[1]
     const { line, column } = lineColumn(text, offset === undefined ? text.length : Number(offset))
     const why = reason.replace(/ in JSON at position \d+.*$/s, '')
-    const message = `${command}: the site file ${path} is not JSON at line ${line}, column ${column} (${why}); see docs/fleet.md for the shape`
+    const message =
+      `${command}: the site file ${path} is not JSON at line ${line}, column ${column} ` +
+      `(${why}); see docs/fleet.md for the shape`
     throw new InvalidOptionError('invalid_option', message, { option: 'site', cause: error })
   }
 }
@@ -69,7 +72,9 @@ export async function siteFileProblems(path: string, json: unknown): Promise<Sit
       problems.push({
         severity: 'error',
         where,
-        message: `the floor plan ${image} ${what}: the map would show no plan; give a path relative to the site file, or an http(s) URL`,
+        message:
+          `the floor plan ${image} ${what}: the map would show no plan; give a path relative ` +
+          `to the site file, or an http(s) URL`,
       })
   }
   return problems

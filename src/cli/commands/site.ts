@@ -20,11 +20,13 @@ export async function runSiteCheck(file: string, out: { write(text: string): unk
   const what =
     site === undefined
       ? ''
-      : ` (${site.anchorList().length} ${site.kind === 'beacons' ? 'anchor beacons' : 'gateways'}, ${site.rooms.length} rooms)`
+      : ` (${site.anchorList().length} ${site.kind === 'beacons' ? 'anchor beacons' : 'gateways'}, ` +
+        `${site.rooms.length} rooms)`
   if (problems.length === 0) out.write(`${file}: no problems found${what}\n`)
   else
     out.write(
-      `${file}: ${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ${warnings === 1 ? 'warning' : 'warnings'}${what}\n`,
+      `${file}: ${errors} ${errors === 1 ? 'error' : 'errors'}, ${warnings} ` +
+        `${warnings === 1 ? 'warning' : 'warnings'}${what}\n`,
     )
   return errors > 0 ? EXIT.usage : EXIT.ok
 }

@@ -16,7 +16,10 @@ export function surveyQualityLine(looRmsDb: number, points: number): string {
   if (!Number.isFinite(looRmsDb))
     return `survey quality: not measurable (${points} points heard a gateway the site places); survey more points`
   if (looRmsDb > SURVEY_LOO_LIMIT_DB)
-    return `survey quality: ${error}: above ~${SURVEY_LOO_LIMIT_DB} dB, the survey is too sparse or a gateway moved; add points or survey again (docs/positioning.md)`
+    return (
+      `survey quality: ${error}: above ~${SURVEY_LOO_LIMIT_DB} dB, the survey is too sparse or ` +
+      `a gateway moved; add points or survey again (docs/positioning.md)`
+    )
   return `survey quality: ${error}: good (under ~${SURVEY_LOO_LIMIT_DB} dB)`
 }
 

@@ -8,19 +8,18 @@
 import { appendFile, readFile, stat } from 'node:fs/promises'
 import { createInterface } from 'node:readline'
 import { InvalidOptionError } from '../../errors.js'
-import { openLink, resolvePublisherOptions } from '../../mqtt/publisher-options.js'
-import type { MqttLink } from '../../mqtt/connection.js'
-import type { SurveySample } from '../../positioning/types.js'
 import { EXIT } from '../exit.js'
 import { Site } from '../../positioning/site.js'
-import { readSurvey } from './locate.js'
+import { readSurvey } from './radio-map-files.js'
 import { readSiteFile } from './site-file.js'
 import { surveyQuality } from './survey-quality.js'
-import { connectionConditions } from '../../gateway/connection-conditions.js'
-import type { Logger } from '../../log/logger.js'
+import { parsePoints, typedPoint } from './survey-points.js'
+import type { SurveyPointSpec } from './survey-points.js'
+import { connect, csv, Recorder } from './survey-recorder.js'
 import { openLog } from '../log-setup.js'
 import { LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import { fail, number, parseLog, parseMqtt, positionals, str } from '../arg-values.js'
+import { fail, number, parseLog, positionals, str } from '../arg-values.js'
+import { parseMqtt } from '../mqtt-args.js'
 import { defineCommand, optional } from './command.js'
 import type { LogFlags, MqttFlags } from '../command-line.js'
 
@@ -42,135 +41,11 @@ export interface SurveyFlags {
   log?: LogFlags
 }
 
-/** A marked point of the walk. */
-export interface SurveyPointSpec {
-  name: string
-  x: number
-  y: number
-}
-
 /** The standard streams the command talks through (the test drives them as a child process's). */
 export interface SurveyIo {
   input: NodeJS.ReadableStream
   out: NodeJS.WritableStream
   err: NodeJS.WritableStream
-}
-
-/** Reads a points file: `name,x,y` per line (metres), an optional header; bad lines are skipped and counted. */
-export function parsePoints(text: string): { points: SurveyPointSpec[]; skipped: number } {
-  const points: SurveyPointSpec[] = []
-  let skipped = 0
-  for (const [i, raw] of text.split(/\r?\n/).entries()) {
-    const line = raw.trim()
-    if (line === '' || line.startsWith('#')) continue
-    const f = line.split(',').map((s) => s.trim())
-    const x = Number(f[1])
-    const y = Number(f[2])
-    if (f.length < 3 || f[1] === '' || f[2] === '' || !Number.isFinite(x) || !Number.isFinite(y)) {
-      // The first line may be a header (name,x,y).
-      if (!(i === 0 && /^[a-z_ ]+$/i.test(f[1] ?? ''))) skipped++
-      continue
-    }
-    points.push({ name: f[0] === '' ? `P${points.length + 1}` : f[0], x, y })
-  }
-  return { points, skipped }
-}
-
-/** `x,y` or `x y` typed at the prompt, or undefined. */
-function typedPoint(line: string): { x: number; y: number } | undefined {
-  const f = line.trim().split(/[\s,;]+/)
-  const x = Number(f[0])
-  const y = Number(f[1])
-  return f.length === 2 && f[0] !== '' && f[1] !== '' && Number.isFinite(x) && Number.isFinite(y) ? { x, y } : undefined
-}
-
-/** Collects one beacon's readings from every gateway's RSSI batches while a point is being recorded. */
-class Recorder {
-  private current: { x: number; y: number; samples: SurveySample[]; gateways: Set<string> } | undefined
-  malformed = 0
-
-  constructor(
-    private readonly prefix: string,
-    private readonly beacon: string,
-  ) {}
-
-  onMessage(topic: string, payload: Buffer): void {
-    const c = this.current
-    const base = `${this.prefix}/gateways/`
-    if (c === undefined || !topic.startsWith(base) || payload.length === 0) return
-    const [gateway, kind, extra] = topic.slice(base.length).split('/')
-    if (kind !== 'rssi' || extra !== undefined || gateway === undefined || gateway === '') return
-    let batch: unknown
-    try {
-      batch = JSON.parse(payload.toString('utf8'))
-    } catch {
-      this.malformed++
-      return
-    }
-    const readings = (batch as { readings?: unknown } | null)?.readings
-    if (!Array.isArray(readings)) {
-      this.malformed++
-      return
-    }
-    for (const r of readings as unknown[]) {
-      const o = r as { id?: unknown; rssi?: unknown } | null
-      if (o === null || typeof o !== 'object' || o.id !== this.beacon) continue
-      if (typeof o.rssi !== 'number' || !Number.isFinite(o.rssi) || o.rssi < -130 || o.rssi > 20) {
-        this.malformed++
-        continue
-      }
-      c.samples.push({ x: c.x, y: c.y, anchor: gateway, rssi: o.rssi })
-      c.gateways.add(gateway)
-    }
-  }
-
-  begin(x: number, y: number): void {
-    this.current = { x, y, samples: [], gateways: new Set() }
-  }
-
-  end(): { samples: SurveySample[]; gateways: Set<string> } {
-    const c = this.current ?? { samples: [], gateways: new Set<string>() }
-    this.current = undefined
-    return c
-  }
-}
-
-async function connect(flags: SurveyFlags, recorder: Recorder, prefix: string, log: Logger): Promise<MqttLink> {
-  const options = resolvePublisherOptions({
-    url: flags.mqtt.url,
-    gatewayId: 'survey',
-    topicPrefix: prefix,
-    ...(flags.mqtt.username === undefined ? {} : { username: flags.mqtt.username }),
-    ...(flags.mqtt.passwordFile === undefined ? {} : { passwordFile: flags.mqtt.passwordFile }),
-  })
-  const link = await openLink(options, `beaconkit-survey-${process.pid}`, undefined)
-  let subscribed: () => void = () => undefined
-  const ready = new Promise<void>((resolve) => {
-    subscribed = resolve
-  })
-  const subscribe = async (): Promise<void> => {
-    try {
-      // A clean session forgets subscriptions: subscribe on every connection.
-      await link.subscribe([`${prefix}/gateways/+/rssi`], 0)
-      subscribed()
-    } catch (error) {
-      log.warn(`survey: subscribing failed (${(error as Error).message}); retrying on the next connection`)
-    }
-  }
-  // One line when a problem starts and one when it clears, not one per retry.
-  const problems = connectionConditions(log)
-  link.on('error', (error) => problems.error(error))
-  link.on('connected', () => problems.connected())
-  link.on('disconnected', () => problems.disconnected())
-  link.on('connected', () => void subscribe())
-  link.on('message', (topic, payload) => recorder.onMessage(topic, payload))
-  if (link.connected) void subscribe()
-  await ready
-  return link
-}
-
-function csv(samples: readonly SurveySample[]): string {
-  return samples.map((s) => `${s.x},${s.y},${s.anchor},${s.rssi}\n`).join('')
 }
 
 /** Runs `beaconkit survey`; resolves with the exit code. */
@@ -187,7 +62,8 @@ export async function runSurvey(
     } catch (error) {
       throw new InvalidOptionError(
         'unreadable_file',
-        `survey: cannot read the points file ${flags.points} (${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`,
+        `survey: cannot read the points file ${flags.points} ` +
+          `(${(error as NodeJS.ErrnoException).code ?? 'error'}); give a CSV of name,x,y`,
         { option: 'points', cause: error },
       )
     }
@@ -209,7 +85,7 @@ export async function runSurvey(
   const prefix = flags.mqtt.topicPrefix ?? 'beaconkit'
   const recorder = new Recorder(prefix, flags.beacon)
   out.write(`survey: connecting to ${flags.mqtt.url} …\n`)
-  const link = await connect(flags, recorder, prefix, await openLog(flags.log, err))
+  const link = await connect(flags.mqtt, recorder, prefix, await openLog(flags.log, err))
   const lines = createInterface({ input: io.input, crlfDelay: Infinity })[Symbol.asyncIterator]()
   const ask = async (prompt: string): Promise<string | undefined> => {
     out.write(prompt)
@@ -232,7 +108,8 @@ export async function runSurvey(
         const p = points[i]
         if (p === undefined) break
         const line = await ask(
-          `point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ${flags.beacon} and press Enter (s Enter skips it)\n`,
+          `point ${p.name} (${p.x}, ${p.y}), ${i + 1} of ${points.length}: stand there with beacon ` +
+            `${flags.beacon} and press Enter (s Enter skips it)\n`,
         )
         if (line === undefined) break
         if (line.trim().toLowerCase() === 's') continue
@@ -241,7 +118,8 @@ export async function runSurvey(
         let typed: { x: number; y: number } | undefined
         for (;;) {
           const line = await ask(
-            `point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and press Enter (an empty line ends the survey)\n`,
+            `point ${i + 1}: stand there with beacon ${flags.beacon}, type its x,y in metres and ` +
+              `press Enter (an empty line ends the survey)\n`,
           )
           if (line === undefined || line.trim() === '') break
           typed = typedPoint(line)
@@ -260,7 +138,8 @@ export async function runSurvey(
       if (got.samples.length === 0) {
         silent++
         out.write(
-          `point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`,
+          `point ${at.name}: no gateway reported beacon ${flags.beacon}: is it on, and is ` +
+            `${flags.beacon} its id as the gateways publish it (see beaconkit scan)? Nothing recorded\n`,
         )
         continue
       }
@@ -269,21 +148,25 @@ export async function runSurvey(
       recorded++
       samples += got.samples.length
       out.write(
-        `point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways (${[...got.gateways].sort().join(', ')})\n`,
+        `point ${at.name}: ${got.samples.length} readings from ${got.gateways.size} gateways ` +
+          `(${[...got.gateways].sort().join(', ')})\n`,
       )
     }
   } catch (error) {
     if (error instanceof InvalidOptionError) throw error
     throw new InvalidOptionError(
       'unwritable_file',
-      `survey: cannot append to ${flags.out} (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`,
+      `survey: cannot append to ${flags.out} ` +
+        `(${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); check the path and its permissions`,
       { option: 'out', cause: error },
     )
   } finally {
     await link.close()
   }
   err.write(
-    `survey: ${recorded} points, ${samples} samples appended to ${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
+    `survey: ${recorded} points, ${samples} samples appended to ` +
+      `${flags.out}${silent > 0 ? `; ${silent} points heard nothing` : ''}` +
+      `${recorder.malformed > 0 ? `; ${recorder.malformed} malformed batches or readings skipped` : ''}\n`,
   )
   if (recorded > 0) out.write(`${await qualityOf(flags.out, site)}\n`)
   return EXIT.ok

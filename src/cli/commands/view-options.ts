@@ -130,7 +130,10 @@ Metrics (docs/metrics.md; with --http also served beside the map):
                          any host but loopback requires one, so without it a
                          token is generated and printed once`
 
-/** The end of the help of the commands that scan, show or serve: the log options, `--help`, the stop and the exit codes. */
+/**
+ * The end of the help of the commands that scan, show or serve: the log options, `--help`, the stop and the
+ * exit codes.
+ */
 export const COMMON_TAIL = `${LOG_OPTIONS}
   -h, --help             this help
 
@@ -146,5 +149,8 @@ a plain file, input not a recording) or key, 3 Bluetooth unavailable (also an ad
 lost mid-run), 4 cloud account error, 75 a transient failure (a port in use): a later
 try may succeed, so a service manager should restart it.`
 
-/** Settings only a config file or the environment can give a view command (secret values: no flag, so never in the process list). */
+/**
+ * Settings only a config file or the environment can give a view command (secret values: no flag, so never
+ * in the process list).
+ */
 export const VIEW_CONFIG_ONLY: readonly string[] = ['mqtt-password', 'password', 'beacon-names-json']

@@ -208,7 +208,8 @@ export async function runView(
     // The alternate screen took the table with it: leave a line that says what happened.
     if (screen !== undefined) {
       streams.stdout.write(
-        `beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ${rejectedCount(scanner)} rejected\n`,
+        `beaconkit ${run.label}: ${seen.size} beacons seen, ${adverts} advertisements, ` +
+          `${rejectedCount(scanner)} rejected\n`,
       )
     }
     held?.flush()

@@ -4,8 +4,8 @@
  */
 import type { FleetBeacon } from '../../fleet/fleet-beacon.js'
 import type { FleetGatewayEvent } from '../../fleet/tracker-types.js'
-import { renderGrid, statusLine } from './table.js'
-import type { Column } from './table.js'
+import { renderGrid, statusLine } from './grid.js'
+import type { Column } from './grid.js'
 
 /** What the status line above the fleet table says. */
 export interface FleetStatus {

@@ -1,5 +1,6 @@
 import { describe, it, expect } from 'vitest'
-import { renderStatus, renderTable, truncate } from '../../../src/cli/ui/table.js'
+import { renderStatus, renderTable } from '../../../src/cli/ui/table.js'
+import { truncate } from '../../../src/cli/ui/grid.js'
 import type { TableStatus } from '../../../src/cli/ui/table.js'
 import type { Beacon } from '../../../src/reading.js'
 

@@ -1,0 +1,217 @@
+/**
+ * The parts of a fleet, in the order {@link startFleet} starts them: the recorder of its fused
+ * view, an embedded broker, the foreign inputs (started before the tracker: the foreign nodes'
+ * gateways are on the broker by the time it listens), the FleetTracker, the map's details, the
+ * metrics endpoint, the live map (it listens before the tracker subscribes, so it sees every
+ * gateway's retained status), and the metrics server. Each decides from the configuration
+ * whether it is there, and leaves what it started in `context.running`.
+ */
+
+import { FleetRecorder } from '../fleet/fleet-recorder.js'
+import { FleetTracker } from '../fleet/tracker.js'
+import { ForeignBridge } from '../inputs/bridge.js'
+import { MetricsEndpoint } from '../metrics/endpoint.js'
+import { startBroker } from '../mqtt/broker.js'
+import type { Site } from '../positioning/site.js'
+import { MqttBeaconDetails } from '../web/beacon-details.js'
+import { FleetGateways } from '../web/known-gateways.js'
+import { brokerSettings } from './config.js'
+import type { MqttFlags } from './config.js'
+import { fleetUrl } from './fleet-context.js'
+import type { FleetConfig, FleetContext } from './fleet-context.js'
+import { startMetrics } from './metrics-sink.js'
+import { homeAssistantOption } from './mqtt-sink.js'
+import { keptPart } from './part.js'
+import type { PartFactory } from './part.js'
+import { FLUSH_DEADLINE_MS } from './shutdown.js'
+import { startWeb } from './web-sink.js'
+
+type Factory = PartFactory<FleetContext>
+
+/** `record`: the fused view written to a file (`force`: replace an existing one). */
+const recorder: Factory = ({ config, running }) => {
+  const record = config.record
+  if (record === undefined) return undefined
+  const { site } = config
+  return keptPart(
+    'recorder',
+    running,
+    'recorder',
+    () => FleetRecorder.create(record.file, { ...(site === undefined ? {} : { site }), force: record.force }),
+    (value) => value.close(),
+  )
+}
+
+/** `embeddedBroker`: aedes in this process on 127.0.0.1 at this port (0: a free one). */
+const broker: Factory = ({ config, running }) => {
+  const port = config.embeddedBroker
+  if (port === undefined) return undefined
+  return keptPart(
+    'broker',
+    running,
+    'broker',
+    () => startBroker({ port, host: '127.0.0.1' }),
+    (value) => value.close(),
+  )
+}
+
+/**
+ * Which site gateways the bridge may use as foreign nodes: those declared `foreign`; once the
+ * site declares any, the others are native and reserved. A site that declares none keeps working
+ * as before (its nodes named by their plain ids), guarded by the statuses seen on the broker.
+ */
+function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
+  const anchors = site.anchorList()
+  if (!anchors.some((a) => a.foreign === true)) return {}
+  const ids = (foreign: boolean): Set<string> =>
+    new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
+  return { nativeNodes: ids(false), foreignNodes: ids(true) }
+}
+
+/**
+ * The bridge of the fleet's foreign inputs, on the fleet's broker with its credentials; its
+ * warnings and errors become the fleet's warnings.
+ */
+function foreignBridge(
+  options: NonNullable<FleetConfig['inputs']>,
+  url: string,
+  m: MqttFlags,
+  site: Site | undefined,
+  warn: (text: string) => void,
+): ForeignBridge {
+  const bridge = new ForeignBridge({
+    ...options,
+    url,
+    ...brokerSettings(m),
+    ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
+    ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
+    ...(site === undefined ? {} : siteNodes(site)),
+  })
+  bridge.on('warning', (text) => warn(`inputs: ${text}`))
+  bridge.on('error', (e) => warn(`inputs: ${e.message}`))
+  return bridge
+}
+
+/** `inputs`: foreign gateways on the same broker, fed into the fleet as gateways. */
+const inputs: Factory = (context) => {
+  const options = context.config.inputs
+  if (options === undefined) return undefined
+  const { config, log, running } = context
+  let bridge: ForeignBridge | undefined
+  return {
+    name: 'inputs',
+    start: async () => {
+      // Kept before its start: a start that fails half-way is closed by the rollback too.
+      bridge = foreignBridge(options, fleetUrl(context), config.mqtt, config.site, (text) => log.warn(text))
+      running.inputs = bridge
+      await bridge.start()
+    },
+    stop: async () => {
+      await bridge?.close()
+    },
+  }
+}
+
+/** The FleetTracker (always there); it connects with the fleet's `start()`, its stop keeps what was not delivered. */
+const tracker: Factory = (context) => {
+  const { config, running } = context
+  const { site, mqtt: m } = config
+  return keptPart(
+    'tracker',
+    running,
+    'tracker',
+    async () => {
+      const made = new FleetTracker({
+        url: fleetUrl(context),
+        homeAssistant: homeAssistantOption(m),
+        ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
+        ...brokerSettings(m),
+        ...(site === undefined ? {} : { site }),
+        ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
+      })
+      running.recorder?.attach(made)
+      return made
+    },
+    async (value) => {
+      running.trackerResult = await value.stop(FLUSH_DEADLINE_MS)
+    },
+  )
+}
+
+/** With the map: its details panel reads the gateways' retained beacon states through its own subscription. */
+const details: Factory = (context) => {
+  const { config, running } = context
+  const fleet = running.tracker
+  if (config.http === undefined || fleet === undefined) return undefined
+  return keptPart(
+    'details',
+    running,
+    'details',
+    async () =>
+      new MqttBeaconDetails({
+        url: fleetUrl(context),
+        gateways: new FleetGateways(fleet, config.site),
+        clock: fleet.clock,
+        ...brokerSettings(config.mqtt),
+      }),
+    (value) => value.stop(),
+  )
+}
+
+/**
+ * With the map or the metrics server: listens to the tracker's connection events from before its start, so
+ * /healthz knows.
+ */
+const metrics: Factory = ({ config, running }) => {
+  const fleet = running.tracker
+  if ((config.http === undefined && config.metrics === undefined) || fleet === undefined) return undefined
+  return keptPart(
+    'metrics',
+    running,
+    'metrics',
+    async () => new MetricsEndpoint({ tracker: fleet }),
+    async (value) => value.close(),
+  )
+}
+
+/** `http`: the live map of the fleet (with the site and its plan). */
+const map: Factory = ({ config, hooks, running }) => {
+  const { http, site, siteImage } = config
+  const fleet = running.tracker
+  if (http === undefined || fleet === undefined) return undefined
+  return keptPart(
+    'map',
+    running,
+    'web',
+    () =>
+      startWeb(
+        http,
+        {
+          fleet,
+          ...(site === undefined ? {} : { site }),
+          ...(siteImage === undefined ? {} : { image: siteImage }),
+        },
+        hooks.stderr,
+        running.details,
+        running.metrics,
+      ),
+    (value) => value.close(),
+  )
+}
+
+/** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */
+const metricsServer: Factory = ({ config, hooks, running }) => {
+  const flags = config.metrics
+  const endpoint = running.metrics
+  if (flags === undefined || endpoint === undefined) return undefined
+  return keptPart(
+    'metrics server',
+    running,
+    'metricsServer',
+    () => startMetrics(flags, endpoint, hooks.stderr),
+    (value) => value.close(),
+  )
+}
+
+/** The fleet's parts in their order of start. */
+export const FLEET_PARTS: readonly Factory[] = [recorder, broker, inputs, tracker, details, metrics, map, metricsServer]

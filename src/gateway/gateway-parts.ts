@@ -1,0 +1,133 @@
+/**
+ * The parts of a gateway, in the order {@link startGateway} starts them: upload (its account is
+ * checked first, so a refused account fails fast), the source when it starts first, MQTT (waits a
+ * bounded time for the first connection), the metrics endpoint, the live map, the caller's sinks
+ * (attached, then started), then the metrics server (it loads prom-client first). Each decides
+ * from the configuration whether it is there, and leaves what it started in `context.running`.
+ */
+
+import { MetricsEndpoint } from '../metrics/endpoint.js'
+import type { ScannerSink } from '../scanner/sink.js'
+import type { GatewayContext } from './gateway-context.js'
+import { startMetrics } from './metrics-sink.js'
+import { startMqtt } from './mqtt-sink.js'
+import { keptPart } from './part.js'
+import type { PartFactory } from './part.js'
+import { startUpload } from './upload-sink.js'
+import { startWeb } from './web-sink.js'
+
+type Factory = PartFactory<GatewayContext>
+
+/** `upload`: the account checked, then an Uploader on the scanner. */
+const upload: Factory = ({ config, scanner, log, hooks, running }) => {
+  const flags = config.upload
+  if (flags === undefined) return undefined
+  return keptPart(
+    'upload',
+    running,
+    'upload',
+    () => startUpload(flags, scanner, log.child({ component: 'upload' }), hooks.onUploadRefused),
+    (value) => value.close(),
+  )
+}
+
+/** `sourceFirst`: the source started before MQTT connects (a dead adapter fails before `online`). */
+const sourceFirst: Factory = ({ config }) => {
+  if (config.sourceFirst !== true) return undefined
+  const source = config.source
+  return { name: 'source', start: () => source.start(), stop: () => source.stop() }
+}
+
+/** `mqtt`: the publisher on the scanner; its stop keeps what the broker had not acknowledged. */
+const mqtt: Factory = ({ config, scanner, log, running }) => {
+  const flags = config.mqtt
+  if (flags === undefined) return undefined
+  return keptPart(
+    'mqtt',
+    running,
+    'mqtt',
+    () => startMqtt(flags, scanner, log.child({ component: 'mqtt' })),
+    async (value) => {
+      running.mqttResult = await value.close()
+    },
+  )
+}
+
+/**
+ * The metrics and health, with the map or the metrics server: built once the sinks it reads
+ * exist; it only listens to state changes until scraped.
+ */
+const metrics: Factory = ({ config, scanner, running }) => {
+  if (config.http === undefined && config.metrics === undefined) return undefined
+  return keptPart(
+    'metrics',
+    running,
+    'metrics',
+    async () =>
+      new MetricsEndpoint({
+        scanner,
+        source: config.source,
+        ...(running.mqtt === undefined ? {} : { mqtt: running.mqtt.publisher }),
+        ...(running.upload === undefined ? {} : { uploader: running.upload.uploader }),
+      }),
+    async (value) => value.close(),
+  )
+}
+
+/** `http`: the live map of the scanner. */
+const map: Factory = ({ config, scanner, hooks, running }) => {
+  const flags = config.http
+  if (flags === undefined) return undefined
+  return keptPart(
+    'map',
+    running,
+    'web',
+    () => startWeb(flags, { scanner }, hooks.stderr, undefined, running.metrics),
+    (value) => value.close(),
+  )
+}
+
+/**
+ * A sink the caller built: attached, then started. From the moment it is attached the root owns
+ * it, so a sink whose start fails is closed too.
+ */
+function callerSink(sink: ScannerSink): Factory {
+  return ({ scanner }) => {
+    let detach: (() => void) | undefined
+    return {
+      name: 'sink',
+      start: async () => {
+        detach = sink.attach(scanner)
+        await sink.start?.()
+      },
+      stop: async () => {
+        // An attach that threw left nothing of the root's to close: the sink stays the caller's.
+        if (detach === undefined) return
+        try {
+          await sink.close()
+        } finally {
+          detach()
+        }
+      },
+    }
+  }
+}
+
+/** `metrics`: `/metrics` and `/healthz` on a server of their own, started after every sink. */
+const metricsServer: Factory = ({ config, hooks, running }) => {
+  const flags = config.metrics
+  const endpoint = running.metrics
+  if (flags === undefined || endpoint === undefined) return undefined
+  return keptPart(
+    'metrics server',
+    running,
+    'metricsServer',
+    () => startMetrics(flags, endpoint, hooks.stderr),
+    (value) => value.close(),
+  )
+}
+
+/** The gateway's parts in their order of start, the caller's sinks among them. */
+export function gatewayParts(sinks: readonly ScannerSink[] = []): Factory[] {
+  return [upload, sourceFirst, mqtt, metrics, map, ...sinks.map(callerSink), metricsServer]
+}
