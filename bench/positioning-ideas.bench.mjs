@@ -1,6 +1,6 @@
 // The ideas tried for issue #28, each judged as the issue asks: the filter's leave-one-track-out
 // median and p90 on the tetam tracks (positioning-loo.mjs), before and after. Ideas that did not
-// help were removed from the code; their numbers are in docs/positioning.md and their code at
+// help were removed from the code; their numbers are in BENCHMARKS.md and their code at
 // commits aafe9d2 and 1bf776f (this file there runs them). Data set: Daniş et al., CC0 (positioning-data.mjs).
 // Run: npm run build && node bench/positioning-ideas.bench.mjs [part of a name…]
 import { RadioMap } from '../dist/index.js'

@@ -1,5 +1,6 @@
 /**
- * The fused `values` of a fleet beacon (docs/fleet.md, "The fleet topics"): its own readings (temperature, light,
+ * The fused `values` of a fleet beacon (docs/fleet-reference.md, "The fleet topics"): its own
+ * readings (temperature, light,
  * battery, motion) as the gateways' retained Beacon objects report them, each value taken from
  * the freshest state of a known gateway that has it. The states come through the bounded,
  * validated claims store (beacon-claims.ts); this picks and type-checks the fields.

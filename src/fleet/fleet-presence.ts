@@ -1,5 +1,6 @@
 /**
- * `<p>/fleet/presence/<id>` (docs/fleet.md, "The fleet topics"): retained, `{"id", "present", "room"?, "name"?,
+ * `<p>/fleet/presence/<id>` (docs/fleet-reference.md, "The fleet topics"): retained,
+ * `{"id", "present", "room"?, "name"?,
  * "time"}` on found, room change and gone. Unlike the fleet state it is never emptied while the
  * beacon is known: Home Assistant must see "away", not nothing. It is emptied only when the
  * beacon is forgotten: evicted for a stronger claim, gone for `forgetAfterMs`, pushed out of the

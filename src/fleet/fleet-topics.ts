@@ -13,7 +13,7 @@ import type { MqttLink } from '../mqtt/connection.js'
 import { isStableIdentity } from '../mqtt/stable-identity.js'
 import { FleetHaConfigs } from './fleet-ha-configs.js'
 
-/** A beacon that moved is republished at most this often (docs/fleet.md: at most once a second). */
+/** A beacon that moved is republished at most this often (docs/fleet-reference.md "The fleet topics"). */
 export const MOVE_REPUBLISH_MS = 1000
 
 /** The fleet's beacon topics, through the tracker's outbox. */

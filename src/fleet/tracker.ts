@@ -147,7 +147,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     return forgetCommandTopic(this.topicPrefix)
   }
 
-  /** Clears every retained topic of a beacon the tracker forgets (docs/fleet.md, "The fleet topics"). */
+  /** Clears every retained topic of a beacon the tracker forgets (docs/fleet-reference.md, "The fleet topics"). */
   private clearBeacon(id: string): void {
     this.parts.topics.forget(id)
     this.parts.presence.forget(id)

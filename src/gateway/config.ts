@@ -1,5 +1,5 @@
 /**
- * The configuration of the parts a gateway runs (docs: README "The command line"): the cloud
+ * The configuration of the parts a gateway runs (docs/cli.md): the cloud
  * upload, the MQTT publisher and the live map. The command line fills them from its flags (and
  * a config file and the environment, through the same flags); the composition root
  * (start-gateway.ts) and the sinks read them.

@@ -19,7 +19,7 @@ import { brokerSettings } from './config.js'
 import type { MqttFlags } from './config.js'
 import { fleetUrl } from './fleet-context.js'
 import type { FleetConfig, FleetContext } from './fleet-context.js'
-import { startMetrics } from './metrics-sink.js'
+import { metricsServerPart } from './metrics-sink.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { keptPart } from './part.js'
 import type { PartFactory } from './part.js'
@@ -200,18 +200,7 @@ const map: Factory = ({ config, hooks, running }) => {
 }
 
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */
-const metricsServer: Factory = ({ config, hooks, running }) => {
-  const flags = config.metrics
-  const endpoint = running.metrics
-  if (flags === undefined || endpoint === undefined) return undefined
-  return keptPart(
-    'metrics server',
-    running,
-    'metricsServer',
-    () => startMetrics(flags, endpoint, hooks.stderr),
-    (value) => value.close(),
-  )
-}
+const metricsServer: Factory = (context) => metricsServerPart(context)
 
 /** The fleet's parts in their order of start. */
 export const FLEET_PARTS: readonly Factory[] = [recorder, broker, inputs, tracker, details, metrics, map, metricsServer]

@@ -9,7 +9,7 @@
 import { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { ScannerSink } from '../scanner/sink.js'
 import type { GatewayContext } from './gateway-context.js'
-import { startMetrics } from './metrics-sink.js'
+import { metricsServerPart } from './metrics-sink.js'
 import { startMqtt } from './mqtt-sink.js'
 import { keptPart } from './part.js'
 import type { PartFactory } from './part.js'
@@ -114,18 +114,7 @@ function callerSink(sink: ScannerSink): Factory {
 }
 
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started after every sink. */
-const metricsServer: Factory = ({ config, hooks, running }) => {
-  const flags = config.metrics
-  const endpoint = running.metrics
-  if (flags === undefined || endpoint === undefined) return undefined
-  return keptPart(
-    'metrics server',
-    running,
-    'metricsServer',
-    () => startMetrics(flags, endpoint, hooks.stderr),
-    (value) => value.close(),
-  )
-}
+const metricsServer: Factory = (context) => metricsServerPart(context)
 
 /** The gateway's parts in their order of start, the caller's sinks among them. */
 export function gatewayParts(sinks: readonly ScannerSink[] = []): Factory[] {

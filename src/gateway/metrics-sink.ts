@@ -8,6 +8,36 @@ import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { startMetricsServer } from '../web/metrics-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsFlags } from './config.js'
+import { keptPart } from './part.js'
+import type { Part } from './part.js'
+
+/** What a gateway's or a fleet's context holds that the metrics server part reads and fills. */
+interface MetricsContext {
+  readonly config: { readonly metrics?: MetricsFlags }
+  readonly hooks: { readonly stderr: { write(text: string): unknown } }
+  readonly running: { metrics?: MetricsEndpoint; metricsServer?: MetricsServer }
+}
+
+/**
+ * The part that serves `/metrics` and `/healthz` on a server of their own (`metrics` in the
+ * configuration), the last of a gateway's or a fleet's parts: the endpoint it serves reads them all.
+ */
+export function metricsServerPart<Context extends MetricsContext>({
+  config,
+  hooks,
+  running,
+}: Context): Part<Context> | undefined {
+  const flags = config.metrics
+  const endpoint = running.metrics
+  if (flags === undefined || endpoint === undefined) return undefined
+  return keptPart(
+    'metrics server',
+    running,
+    'metricsServer',
+    () => startMetrics(flags, endpoint, hooks.stderr),
+    (value) => value.close(),
+  )
+}
 
 /** Starts the metrics server for `endpoint` and says where it is. */
 export async function startMetrics(

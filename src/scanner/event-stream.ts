@@ -19,7 +19,7 @@ export interface ScannerWarning {
 }
 
 /**
- * One scanner event as an object: the `--json` shapes of the README ("The command line") (`found`, `gone`,
+ * One scanner event as an object: the `--json` shapes of docs/cli.md (`found`, `gone`,
  * `changed`, `updated`), plus `state`, `warning` and `error`. `time` is clock time (ms).
  */
 export type ScannerEvent =

@@ -1,5 +1,5 @@
 /**
- * The JSON shapes of scanner events (README, "The command line"): what `--json` prints one per
+ * The JSON shapes of scanner events (docs/cli.md): what `--json` prints one per
  * line and what the MQTT publisher sends, so a consumer parses one format whichever way it
  * listens.
  */

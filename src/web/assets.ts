@@ -35,7 +35,8 @@ function pageDir(): string {
   }
   throw new InvalidOptionError(
     'file_not_found',
-    `the live map's page files are missing (looked beside ${here}); reinstall beaconkit, or run \`npm run build\` in a checkout`,
+    `the live map's page files are missing (looked beside ${here}); ` +
+      'reinstall beaconkit, or run `npm run build` in a checkout',
   )
 }
 

@@ -33,7 +33,10 @@ export const STREAM_STALL_MS = 30_000
 
 /** Options of {@link EventStreams}. */
 export interface EventStreamsOptions {
-  /** Bytes a stream may have unsent beyond its first snapshot before it is dropped; default {@link MAX_STREAM_BUFFER_BYTES}. */
+  /**
+   * Bytes a stream may have unsent beyond its first snapshot before it is dropped; default
+   * {@link MAX_STREAM_BUFFER_BYTES}.
+   */
   maxBufferedBytes?: number
   /** Milliseconds a stream may go without draining before it is dropped; default {@link STREAM_STALL_MS}. */
   stallMs?: number

@@ -101,7 +101,9 @@ function headersFor(imageOrigin: string | undefined): Record<string, string> {
   const img = imageOrigin === undefined ? "'self'" : `'self' ${imageOrigin}`
   return {
     // No inline script or style anywhere: the page is files from this server only.
-    'Content-Security-Policy': `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${img}; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'`,
+    'Content-Security-Policy':
+      `default-src 'none'; script-src 'self'; style-src 'self'; img-src ${img}; connect-src 'self'; ` +
+      "base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     'X-Content-Type-Options': 'nosniff',
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
@@ -136,7 +138,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   if ([options.fleet, options.scanner, options.timeline].filter((x) => x !== undefined).length !== 1) {
     throw new InvalidOptionError(
       'invalid_option',
-      'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) or a timeline (a recorded fleet run)',
+      'give the map server one of: a fleet (FleetTracker), a scanner (BeaconScanner) ' +
+        'or a timeline (a recorded fleet run)',
       { option: 'fleet' },
     )
   }
@@ -221,7 +224,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
       return plain(
         res,
         403,
-        'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; behind a proxy, pass Host 127.0.0.1 or start it with a token',
+        'this map listens on loopback without a token and answers only requests for localhost or 127.0.0.1; ' +
+          'behind a proxy, pass Host 127.0.0.1 or start it with a token',
       )
     }
     if (options.metrics !== undefined && isMetricsPath(url.pathname))

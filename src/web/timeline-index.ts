@@ -62,7 +62,10 @@ export class TimelineIndex {
     }
   }
 
-  /** Where replaying beacons for a view at entry `last` starts: two keyframes back (sparklines get up to two minutes behind them). */
+  /**
+   * Where replaying beacons for a view at entry `last` starts: two keyframes back (sparklines get
+   * up to two minutes behind them).
+   */
   replayFrom(last: number): number {
     // Count of keyframes at or before `last`, by binary search.
     let lo = 0
@@ -75,7 +78,10 @@ export class TimelineIndex {
     return lo >= 2 ? this.keyframes[lo - 2] : (this.keyframes[0] ?? 0)
   }
 
-  /** Gateway states (starting from `known`, the site's gateways) and the last {@link LOG} log entries after entry `last`. */
+  /**
+   * Gateway states (starting from `known`, the site's gateways) and the last {@link LOG} log
+   * entries after entry `last`.
+   */
   stateAt(last: number, known: ViewGateway[]): { gateways: Map<string, ViewGateway>; log: ViewLogEntry[] } {
     const gateways = new Map<string, ViewGateway>(known.map((g) => [g.id, g]))
     if (last < 0) return { gateways, log: [] }

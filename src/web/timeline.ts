@@ -162,7 +162,9 @@ export class FleetTimeline {
         if (r.format !== FLEET_RECORDING_FORMAT)
           throw new InvalidOptionError(
             'not_a_recording',
-            `${path} is not a fleet recording (its first line is not {"format":"${FLEET_RECORDING_FORMAT}",…}); record one with \`beaconkit fleet --record\``,
+            `${path} is not a fleet recording ` +
+              `(its first line is not {"format":"${FLEET_RECORDING_FORMAT}",…}); ` +
+              'record one with `beaconkit fleet --record`',
             { option: 'file' },
           )
         header = true

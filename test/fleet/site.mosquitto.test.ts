@@ -4,7 +4,7 @@
 // stepped in lockstep with the broker (test/support/site-lockstep.ts), so load changes nothing.
 //   (a) no `gone` while any gateway hears a beacon (checked against the simulator's ground truth);
 //   (b) a beacon walking A → B → C is reported in each room in order, with at most
-//       ROOM_CHANGE_BOUND room changes beyond the ground truth's (measured: docs/fleet.md);
+//       ROOM_CHANGE_BOUND room changes beyond the ground truth's (measured: BENCHMARKS.md "Fleet rooms and presence");
 //   (c) a gateway killed mid-run (no DISCONNECT: its last will fires) loses none of its beacons.
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -18,7 +18,7 @@ import { stepTo } from '../support/site-lockstep.js'
 import { waitFor } from '../integration/wait.js'
 
 const EIGHT = JSON.parse(readFileSync(new URL('../../fixtures/site-eight.json', import.meta.url), 'utf8')) as Record<string, unknown>
-/** Room changes the tracker may report beyond the ground truth's (bench/fleet-rooms.bench.mjs measures them; docs/fleet.md). */
+/** Room changes the tracker may report beyond the ground truth's (bench/fleet-rooms.bench.mjs measures them; BENCHMARKS.md). */
 const ROOM_CHANGE_BOUND = 1
 const GONE_TIMEOUT_MS = 30_000
 /** A packet heard in the last second may still be on its way in the next batch (1 s tick + 1 s batch). */

@@ -224,8 +224,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('MqttPublisher with queueDir against 
   it('delivers 300 of 300 events through 8 broker restarts, half of them queued while the broker was down', async () => {
     dir = await mkdtemp(join(tmpdir(), 'beaconkit-mqtt-queue-'))
     const source = new Announcer()
-    // A reconnect slower than the test's subscriber: it is subscribed before anything is sent.
-    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', clientId: CLIENT, queueDir: dir, reconnect: { initialDelayMs: 500, maxDelayMs: 500 } })
+    // A reconnect slower than the test's subscriber: it is subscribed before anything is sent. Each
+    // wait is jittered between half and all of its step, so a 1.5 s step waits at least 750 ms.
+    const publisher = new MqttPublisher({ url: broker.url, gatewayId: 'hall', clientId: CLIENT, queueDir: dir, reconnect: { initialDelayMs: 1500, maxDelayMs: 1500 } })
     const drops: MqttDropInfo[] = []
     publisher.on('dropped', (d) => drops.push(d))
     publisher.on('error', () => undefined)

@@ -1,6 +1,6 @@
 /**
  * The `--json` view: one JSON object per line per scanner event, in the shapes of
- * the README ("The command line"), so `beaconkit … | jq` and log shippers can consume them.
+ * docs/cli.md, so `beaconkit … | jq` and log shippers can consume them.
  */
 
 import { serializeJsonEvent } from '../../scanner/json-events.js'

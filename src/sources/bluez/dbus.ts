@@ -3,7 +3,8 @@
  * (importing beaconkit never loads it) and hidden behind a small promise-based interface so
  * the rest of the source never sees the library's callback and message shapes.
  *
- * Why @homebridge/dbus-native and not dbus-next (both measured, see docs/troubleshooting.md
+ * Why @homebridge/dbus-native and not dbus-next (both measured, see BENCHMARKS.md "BlueZ: update
+ * rate and CPU" and docs/troubleshooting.md
  * "Choosing noble or BlueZ"): it decodes a Device1 PropertiesChanged signal in ~4.8 µs against
  * dbus-next's ~6.1 µs on this project's reference machine, it is released and maintained
  * (0.7.x in 2026) while dbus-next 0.10.2 is the last release of a dormant project, and

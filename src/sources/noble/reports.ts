@@ -19,7 +19,7 @@
  * the same bindings path gap.js uses. Advertisement and scan response stay paired in one report
  * when both arrive, and only lost scan responses add reports. The held packet is reported one
  * advertising interval late, with its own RSSI. (The measurement behind the choice is in
- * docs/troubleshooting.md, "Beacons that send scan responses".)
+ * BENCHMARKS.md, "noble and scan responses".)
  *
  * Listeners on hci.js's `leAdvertisingReport` run before (prepended) and after gap.js's own;
  * gap.js reports synchronously in between, so `current` describes the packet being reported.

@@ -131,7 +131,10 @@ export function drawSchematic(el, legend, state, select) {
   legend.replaceChildren(
     html('p', {
       class: 'no-plan',
-      text: 'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). Each room is a box with its gateways and the tags the tracker puts in it. Give the gateways x/y and the site an area to see a plan (docs/fleet.md).',
+      text:
+        'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). ' +
+        'Each room is a box with its gateways and the tags the tracker puts in it. ' +
+        'Give the gateways x/y and the site an area to see a plan (docs/fleet.md).',
     }),
     html('span', { class: 'key gw-on', text: 'gateway online' }),
     html('span', { class: 'key gw-off', text: 'offline' }),
