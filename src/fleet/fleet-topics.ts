@@ -162,14 +162,14 @@ export class FleetTopics {
    * Discovery on the tick: the configs of each beacon whose dwell is over and whom the gate admits
    * (`present` gives its fused state, if still there), and empty configs for those gone for
    * `expireMs`. Configs stay while the beacon is merely gone: Home Assistant then shows it
-   * `not_home`, which is the point of away detection. A beacon the site names (`named`) is
-   * vouched for by the user: no dwell.
+   * `not_home`, which is the point of away detection. A beacon the user vouched for (`vouched`,
+   * given its fused state) has no dwell.
    */
   discovery(
     now: number,
     present: (id: string) => FleetBeacon | undefined,
     listed: (id: string) => boolean = () => true,
-    named: (id: string) => boolean = () => false,
+    vouched: (b: FleetBeacon) => boolean = () => false,
   ): void {
     const gate = this.gate
     const configs = this.configs
@@ -185,7 +185,7 @@ export class FleetTopics {
         if (isStableIdentity(id)) gate.recheck(id, now)
         continue
       }
-      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now, named(id)) || announced) continue
+      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now, vouched(b)) || announced) continue
       configs.update(b)
     }
     for (const id of gate.expired(now)) configs.remove(id)

@@ -11,12 +11,11 @@ export function publishTick(parts: TrackerParts, site: Site | undefined, now: nu
   // A named beacon skips the dwell, but on a site with rooms it waits for its first room: announced
   // earlier, Home Assistant's Room sensor would show `home` (present, no room yet) before the room.
   const roomless = (site?.rooms.length ?? 0) === 0
-  const vouched = (id: string): boolean => facts.named(id) && (roomless || state.get(id, now)?.room !== undefined)
   topics.discovery(
     now,
     (id) => state.get(id, now),
     (id) => facts.listed(id),
-    vouched,
+    (b) => facts.named(b.id) && (roomless || b.room !== undefined),
   )
   // Present beacons are refreshed at most every publishIntervalMs: enough for a dashboard
   // that subscribes late (the message is retained anyway) without a message per beacon per second.
