@@ -26,6 +26,7 @@ import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from 
 import { isTopicLevel } from '../util/topic-level.js'
 import { forgetCommandTopic } from './forget-command.js'
 import { PACKET_OVERHEAD_BYTES, trackerLimits } from './tracker-limits.js'
+import { fleetStatusTopic } from './tracker-will.js'
 import { TickRunner } from './tick-runner.js'
 import { trackerParts, type TrackerParts } from './tracker-parts.js'
 import { TrackerInbox } from './tracker-inbox.js'
@@ -158,7 +159,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    * with scale-out `<p>/fleet/trackers/<trackerId>` (one per tracker).
    */
   get statusTopic(): string {
-    return this.parts.scaleOut?.statusTopic ?? `${this.topicPrefix}/fleet/status`
+    return this.parts.scaleOut?.statusTopic ?? fleetStatusTopic(this.topicPrefix)
   }
 
   /** Scale-out: this tracker's id among the trackers sharing the beacons. */
@@ -298,7 +299,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
       await watchAck(
         this.#options.ackTimeoutMs,
-        (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')),
+        (info) => this.emit('warning', ackWarning(info, this.#options.broker)),
         link.subscribe(filters, 1),
       )
     } catch (error) {

@@ -132,6 +132,15 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     return this.#client?.connected === true
   }
 
+  /**
+   * The current client, connected or not: what a {@link SharedConnection} part reads mqtt.js's
+   * store of unacknowledged publishes from (it outlives a reconnect). A getter, so util.inspect
+   * and JSON.stringify never reach it.
+   */
+  get current(): MqttClientLike | undefined {
+    return this.#client
+  }
+
   /** The protocol of the current client: 5, or 4 (MQTT 3.1.1) after a refusal. */
   get protocolVersion(): 4 | 5 {
     return this.#protocolVersion
@@ -187,18 +196,31 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     const store = client as MqttClientLike & OutgoingStore
     const clientId =
       this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
+    // A part's client on a shared connection (shared-connection.ts): the connection has already
+    // told its errors and takeovers, and knows the protocol it fell back to.
+    const shared = (client as { shared?: unknown }).shared === true
+    const readVersion = (): void => {
+      const version = (store.options as { protocolVersion?: unknown } | undefined)?.protocolVersion
+      if (shared && (version === 4 || version === 5)) this.#protocolVersion = version
+    }
+    readVersion()
     const onConnect = (connack?: { sessionPresent?: boolean }): void => {
+      readVersion()
       this.#takeover.connected()
       this.emit('connected', this.#protocolVersion, connack?.sessionPresent === true)
     }
     const onClose = (): void => {
       // mqtt.js has already failed the volatile packets (a SUBSCRIBE); QoS 1 publishes stay.
-      const takenOver = this.#takeover.closed(Object.keys(store.outgoing ?? {}).length > 0)
+      const takenOver = !shared && this.#takeover.closed(Object.keys(store.outgoing ?? {}).length > 0)
       this.emit('disconnected')
       if (takenOver) this.emit('error', takeoverError(clientId, false))
     }
     const onError = (error: Error): void => {
       if (this.#owned && this.#protocolVersion === 5 && refusesProtocol(error)) return
+      if (shared) {
+        this.emit('error', error)
+        return
+      }
       this.#takeover.error()
       this.emit('error', new MqttError('connection', `MQTT broker: ${error.message}; retrying`, { cause: error }))
     }

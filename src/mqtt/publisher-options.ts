@@ -249,9 +249,12 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
   }
   const ha = options.homeAssistant
   const tls = options.tls ?? {}
+  const shared = (client as { url?: unknown } | undefined)?.url
   return {
     url,
     client,
+    /** The broker as warnings name it: the URL (never holding a password), else the shared connection's. */
+    broker: url ?? (typeof shared === 'string' ? shared : 'the broker'),
     gatewayId: options.gatewayId,
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
     minIntervalMs: positive(options.minIntervalMs, 5000, 'minIntervalMs'),

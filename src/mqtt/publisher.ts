@@ -97,7 +97,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
         refused: (info) => {
           if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
         },
-        acks: (info) => this.emit('warning', ackWarning(info, o.url ?? 'the broker')),
+        acks: (info) => this.emit('warning', ackWarning(info, o.broker)),
       },
     )
     this.ha =
