@@ -33,16 +33,6 @@ import { TrackerInbox } from './tracker-inbox.js'
 import { trackerStats } from './tracker-stats.js'
 import { publishTick } from './tick-publish.js'
 
-export type {
-  FleetGatewayClock,
-  FleetGatewayEvent,
-  FleetScaleOutOptions,
-  FleetTrackerEvents,
-  FleetTrackerOptions,
-  FleetTrackerStats,
-} from './tracker-types.js'
-export type { FleetEvent } from './tracker-events.js'
-
 /**
  * One fused view of many gateways, from their MQTT topics.
  *

@@ -7,7 +7,7 @@
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
-import type { MqttCloseResult } from '../mqtt/publisher.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { PublisherEventSource } from '../mqtt/publisher-types.js'
 import { HA_MAX_PACKET_BYTES } from '../mqtt/ha-gateway.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'

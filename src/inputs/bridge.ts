@@ -32,9 +32,6 @@ import { NativeGateways } from './native-gateways.js'
 import { routeNames, routesOf } from './routes.js'
 import type { Route } from './routes.js'
 
-export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
-export type { StaleSweepStats } from './stale-sweep.js'
-
 /**
  * The broker is asked never to send more than this (MQTT 5): a bigger payload is not even
  * received. Well above `maxPayloadBytes`, so an oversized report still arrives and is counted.

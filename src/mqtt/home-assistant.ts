@@ -24,10 +24,6 @@ import {
 import type { HaDevice, HaField } from './ha-fields.js'
 import { anyGatewayBeaconTopic, GatewayTopics, haObjectId } from './topics.js'
 
-// The public names of the fields stay importable from here (src/index.ts).
-export { HA_FIELDS } from './ha-fields.js'
-export type { HaField } from './ha-fields.js'
-
 /** Settings of the discovery configs. */
 export interface HaSettings {
   /** Discovery prefix, default `homeassistant`. */

@@ -33,9 +33,6 @@ import type {
   PublisherEventSource,
 } from './publisher-types.js'
 
-export type { MqttPublisherOptions } from './publisher-options.js'
-export type { MqttAckWarning, MqttCloseResult } from './inflight.js'
-
 /**
  * Publishes a gateway's beacons to an MQTT broker.
  *

@@ -47,8 +47,6 @@ export type MqttBeaconDetailsOptions = Pick<
   limits?: Partial<ClaimLimits>
 }
 
-export { MAX_DETAILS_BYTES } from '../fleet/beacon-claims.js'
-
 /** Counters of {@link MqttBeaconDetails}: skipped messages and the held states' bounds. */
 export interface BeaconDetailsStats extends ClaimStats {
   /** Messages that were not a Beacon object. */
