@@ -185,7 +185,7 @@ export type {
 } from './mqtt/publisher-types.js'
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
 export type { MqttClientLike } from './mqtt/client.js'
-export type { MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttTlsOptions } from './mqtt/link-settings.js'
 export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo } from './mqtt/outbox-types.js'
 export type { MqttRefusedReason } from './mqtt/refusals.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'

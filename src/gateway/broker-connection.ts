@@ -7,8 +7,9 @@
  * ride along, the bridge saying `offline` itself when it closes).
  */
 
-import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import type { LinkSettings } from '../mqtt/connection.js'
+import { defaultClientId, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { openLink } from '../mqtt/link-secrets.js'
+import type { LinkSettings } from '../mqtt/link-settings.js'
 import { SharedConnection } from '../mqtt/shared-connection.js'
 import { brokerSettings } from './config.js'
 import type { MqttFlags } from './config.js'

@@ -24,7 +24,8 @@ import { Outbox } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
 import { checkGatewayId, checkTopicPrefix, GatewayTopics } from './topics.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
+import { defaultClientId, resolvePublisherOptions } from './publisher-options.js'
+import { openLink } from './link-secrets.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 import type {
   MqttConnectionState,
