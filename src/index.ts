@@ -197,9 +197,10 @@ export {
   inputsStatusTopic,
 } from './mqtt/topics.js'
 export { isPublishTopic, isTopicLevel } from './util/topic-level.js'
-export { haConfig, haConfigTopic } from './mqtt/home-assistant.js'
+export { haConfig, haConfigTopic } from './mqtt/ha-config.js'
 export { HA_FIELDS } from './mqtt/ha-fields.js'
-export type { HaBeaconsMode, HaSettings } from './mqtt/home-assistant.js'
+export type { HaBeaconsMode } from './mqtt/home-assistant.js'
+export type { HaSettings } from './mqtt/ha-config.js'
 export type { HaField } from './mqtt/ha-fields.js'
 export { HA_GATE_DEFAULTS } from './mqtt/ha-gate.js'
 export type { HaGateOptions, HaGateStats, HomeAssistantOptions } from './mqtt/ha-gate.js'
