@@ -76,7 +76,7 @@ export type {
   UploaderEvents,
   UploaderOptions,
   UploaderStats,
-} from './cloud/uploader.js'
+} from './cloud/uploader-options.js'
 export { MemoryQueue } from './queue/queue.js'
 export type {
   DropInfo,
@@ -126,15 +126,8 @@ export { startWebhookServer } from './developer/webhook-server.js'
 export type { WebhookServer, WebhookServerOptions } from './developer/webhook-server.js'
 export { parseWebhookMessage } from './developer/webhook-message.js'
 export type { DataMessage, SensorData, TaskEvent, Vector3, WebhookMessage } from './developer/webhook-message.js'
-export type {
-  AccountBeacon,
-  BeaconLogRecord,
-  DeploymentMap,
-  GeoLocation,
-  LogSensor,
-  PlacedBeacon,
-  StoredLogRecord,
-} from './cloud/records.js'
+export type { AccountBeacon, DeploymentMap, PlacedBeacon, StoredLogRecord } from './cloud/records.js'
+export type { BeaconLogRecord, GeoLocation, LogSensor } from './reading.js'
 export { decodeAdvertisement } from './decode/decode.js'
 export type { DecodeOptions } from './decode/decode.js'
 export { Decoder } from './decode/decoder.js'
@@ -183,7 +176,7 @@ export type { SimulatedDevice, SimulatedSourceOptions, SimulatedVendorFrame, Wal
 export { SAMPLE_BROADCAST_KEY, siteScenario } from './sources/scenario.js'
 export type { JsonEvent } from './scanner/json-events.js'
 export { MqttPublisher } from './mqtt/publisher.js'
-export type { MqttPublisherOptions } from './mqtt/publisher.js'
+export type { MqttPublisherOptions } from './mqtt/publisher-options.js'
 export type {
   MqttConnectionState,
   MqttPublisherEvents,
@@ -192,7 +185,7 @@ export type {
 } from './mqtt/publisher-types.js'
 export type { MqttAckWarning, MqttCloseResult } from './mqtt/inflight.js'
 export type { MqttClientLike } from './mqtt/client.js'
-export type { MqttTlsOptions } from './mqtt/connection.js'
+export type { MqttTlsOptions } from './mqtt/link-settings.js'
 export type { MqttDropInfo, MqttDropReason, MqttRefusedInfo } from './mqtt/outbox-types.js'
 export type { MqttRefusedReason } from './mqtt/refusals.js'
 export type { GatewayStatus, RssiBatch, RssiReading, StatusFields } from './mqtt/payloads.js'
@@ -204,8 +197,11 @@ export {
   inputsStatusTopic,
 } from './mqtt/topics.js'
 export { isPublishTopic, isTopicLevel } from './util/topic-level.js'
-export { haConfig, haConfigTopic, HA_FIELDS } from './mqtt/home-assistant.js'
-export type { HaBeaconsMode, HaField, HaSettings } from './mqtt/home-assistant.js'
+export { haConfig, haConfigTopic } from './mqtt/ha-config.js'
+export { HA_FIELDS } from './mqtt/ha-fields.js'
+export type { HaBeaconsMode } from './mqtt/home-assistant.js'
+export type { HaSettings } from './mqtt/ha-config.js'
+export type { HaField } from './mqtt/ha-fields.js'
 export { HA_GATE_DEFAULTS } from './mqtt/ha-gate.js'
 export type { HaGateOptions, HaGateStats, HomeAssistantOptions } from './mqtt/ha-gate.js'
 export { HA_BEACONS_DEFAULT } from './mqtt/ha-gateway.js'
@@ -239,38 +235,41 @@ export type { Observation, PositionEstimate, PositioningMethod, SurveySample } f
 export { Site } from './positioning/site.js'
 export { FleetTracker } from './fleet/tracker.js'
 export { ForeignBridge } from './inputs/bridge.js'
-export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats, StaleSweepStats } from './inputs/bridge.js'
+export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './inputs/bridge-options.js'
+export type { StaleSweepStats } from './inputs/stale-sweep.js'
 export type { ForeignFormat, ForeignInput } from './inputs/foreign.js'
 export { parseInputSpec } from './inputs/inputs-spec.js'
+export type { FleetEvent } from './fleet/tracker-events.js'
 export type {
-  FleetEvent,
   FleetGatewayClock,
   FleetGatewayEvent,
   FleetScaleOutOptions,
   FleetTrackerEvents,
   FleetTrackerOptions,
   FleetTrackerStats,
-} from './fleet/tracker.js'
+} from './fleet/tracker-types.js'
 export { rssiPartition } from './mqtt/partition.js'
 export type { FleetPositioning } from './fleet/site-positioner.js'
 export type { FleetBeacon, FleetGatewayReading, FleetPosition, PositionEstimator } from './fleet/fleet-beacon.js'
 export type { FleetStateOptions, FleetStateStats } from './fleet/fleet-state-options.js'
 export type { RoomChange, RoomOptions } from './fleet/room-choice.js'
-export type { FleetGatewaySummary, GatewayState, GatewaySummaryEntry } from './fleet/gateway-summary.js'
+export type { FleetGatewaySummary, GatewaySummaryEntry } from './fleet/gateway-summary.js'
+export type { GatewayState } from './fleet/gateway-registry.js'
 export type { Anchor, AnchorKind, Area, Room, Wall } from './positioning/site.js'
 export type { BeaconName } from './positioning/beacon-names.js'
 export type { FleetValues } from './fleet/beacon-values.js'
 export type { BeaconFactsStats } from './fleet/beacon-facts.js'
 export { DEFAULT_FORGET_AFTER_MS } from './fleet/fleet-presence.js'
 export type { FleetPresenceState, FleetPresenceStats } from './fleet/fleet-presence.js'
-export { SiteSimulator, SiteGatewaySource } from './simulation/site-simulator.js'
+export { SiteSimulator } from './simulation/site-simulator.js'
+export { SiteGatewaySource } from './simulation/site-gateway-source.js'
 export type {
   SiteHeard,
   SiteSimulatorEvents,
   SiteSimulatorOptions,
   SiteSimulatorStats,
   SiteTruth,
-} from './simulation/site-simulator.js'
+} from './simulation/site-simulator-types.js'
 export { siteBeaconsFromJSON } from './simulation/site-beacons.js'
 export type { SiteBeacon, SitePath, SitePoint } from './simulation/site-beacons.js'
 export { DEFAULT_RADIO, radioFromJSON } from './simulation/site-radio.js'
@@ -299,7 +298,7 @@ export type { DetailsSource, LiveSnapshot, LiveUpdate } from './web/live-view.js
 export type { DetailField, ViewBeacon, ViewDetails, ViewGateway, ViewLogEntry, ViewPlan } from './web/view.js'
 export { MqttBeaconDetails } from './web/beacon-details.js'
 export type { MqttBeaconDetailsOptions, BeaconDetailsStats } from './web/beacon-details.js'
-export { MAX_DETAILS_BYTES } from './web/beacon-details.js'
+export { MAX_DETAILS_BYTES } from './fleet/beacon-claims.js'
 export { FleetGateways } from './web/known-gateways.js'
 export type { GatewayWitness } from './web/known-gateways.js'
 export { CLAIM_LIMITS } from './web/gateway-claims.js'

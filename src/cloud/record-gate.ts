@@ -6,7 +6,7 @@ import { randomUUID } from 'node:crypto'
 import { InvalidOptionError } from '../errors.js'
 import type { Beacon, BeaconReading } from '../reading.js'
 import { parseLogRecord, toLogRecord } from './records.js'
-import type { BeaconLogRecord, GeoLocation } from './records.js'
+import type { BeaconLogRecord, GeoLocation } from '../reading.js'
 import type { UploaderStats } from './uploader-options.js'
 
 /** Turns readings into records, thinned per beacon; counts what it skips in `stats`. */

@@ -5,9 +5,8 @@
  */
 import type { Beacon, BeaconLogRecord, BeaconReading, GeoLocation, LogSensor } from '../reading.js'
 
-// The record shapes live with the shared vocabulary: the durable queue (queue/, below cloud/)
-// stores them too. Their names stay importable from here.
-export type { BeaconLogRecord, GeoLocation, LogSensor } from '../reading.js'
+// The record shapes live with the shared vocabulary (reading.ts): the durable queue (queue/,
+// below cloud/) stores them too.
 
 /** A log record as read back from the server: older records may lack a msgId. */
 export type StoredLogRecord = Omit<BeaconLogRecord, 'msgId'> & { msgId?: string }

@@ -7,7 +7,7 @@ import type { Beacon } from '../reading.js'
 import type { CallOptions, UploadResult } from './account-options.js'
 import type { DropInfo, QueueWarning, UploadQueue } from '../queue/queue.js'
 import { locationProblem } from './records.js'
-import type { BeaconLogRecord, GeoLocation } from './records.js'
+import type { BeaconLogRecord, GeoLocation } from '../reading.js'
 
 /** What the uploader needs of a client: `AccountClient` fits. */
 export interface LogUploadClient {

@@ -26,16 +26,6 @@ import type {
   UploaderStats,
 } from './uploader-options.js'
 
-export type {
-  LogUploadClient,
-  RetryInfo,
-  UploadEventArgs,
-  UploadEventSource,
-  UploaderEvents,
-  UploaderOptions,
-  UploaderStats,
-} from './uploader-options.js'
-
 /**
  * Uploads beacon sensor data through the account interface.
  *

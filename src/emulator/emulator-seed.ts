@@ -3,7 +3,8 @@
  * all drawn from one seeded random stream, so every run with the same seed sees the same data
  * (the store draws in a fixed order: catalogue, logs, map).
  */
-import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from '../cloud/records.js'
+import type { AccountBeacon, DeploymentMap } from '../cloud/records.js'
+import type { BeaconLogRecord } from '../reading.js'
 
 /** A device that can be added to an account with its token. */
 export interface CatalogueDevice {

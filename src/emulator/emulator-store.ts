@@ -8,7 +8,8 @@ import { rename, writeFile } from 'node:fs/promises'
 import { seededRandom } from '../util/random.js'
 import { SEED_EPOCH, demoMap, newAccountBeacon, seedCatalogue, seedRecord } from './emulator-seed.js'
 import type { CatalogueDevice } from './emulator-seed.js'
-import type { AccountBeacon, BeaconLogRecord, DeploymentMap } from '../cloud/records.js'
+import type { AccountBeacon, DeploymentMap } from '../cloud/records.js'
+import type { BeaconLogRecord } from '../reading.js'
 
 /** A login of the emulator. */
 export interface EmulatorAccount {

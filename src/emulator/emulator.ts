@@ -10,7 +10,7 @@ import { HttpError, intParam, pathSegment, readBody, send, sinceParam } from './
 import { seededRandom } from '../util/random.js'
 import type { EmulatorAccount } from './emulator-store.js'
 import { normalizeSerial, parseLogRecord, ShapeError } from '../cloud/records.js'
-import type { BeaconLogRecord } from '../cloud/records.js'
+import type { BeaconLogRecord } from '../reading.js'
 import { DeveloperEmulatorCore } from './dev-emulator.js'
 import type { DeveloperEmulator, DeveloperEmulatorOptions } from './dev-emulator.js'
 import { listen, urlHost } from '../util/listen.js'

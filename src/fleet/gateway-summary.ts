@@ -8,8 +8,6 @@
 import type { Site } from '../positioning/site.js'
 import type { GatewayState } from './gateway-registry.js'
 
-export type { GatewayState } from './gateway-registry.js'
-
 /** One gateway and what the fleet can say of it now. */
 export interface GatewaySummaryEntry {
   id: string

@@ -24,6 +24,7 @@ import { ScaleOut } from './scale-out.js'
 import { sitePositioner, type SitePositioner } from './site-positioner.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { TrackerLimits } from './tracker-limits.js'
+import { fleetStatusTopic } from './tracker-will.js'
 import type { FleetTrackerEvents, FleetTrackerOptions } from './tracker-types.js'
 
 /** The parts of a tracker (see the file comment). */
@@ -75,7 +76,7 @@ export function trackerParts(
   const ha = mqtt.homeAssistant
   const haPrefix =
     ha === undefined ? undefined : checkTopicPrefix(ha.prefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-  const broker = mqtt.url ?? 'the broker'
+  const broker = mqtt.broker
   const outbox: Outbox = new Outbox(
     { maxQueuedEvents: 1, maxInflight: 100, ackTimeoutMs: mqtt.ackTimeoutMs },
     {
@@ -151,7 +152,7 @@ export function trackerParts(
           announce: () => outbox.putStatus(host.statusTopic(), host.statusPayload('online')),
           error: (error) => host.emit('error', error),
         })
-  const statusTopic: string = scaleOut?.statusTopic ?? `${topicPrefix}/fleet/status`
+  const statusTopic: string = scaleOut?.statusTopic ?? fleetStatusTopic(topicPrefix)
   const reader: RetainedReader = new RetainedReader(topicPrefix, `${statusTopic}/sync`)
   const ghosts: GhostStates = new GhostStates(maxBeacons, options.goneTimeoutMs ?? DEFAULT_GONE_TIMEOUT_MS, {
     present: (id) => state.get(id, clock.now()) !== undefined,

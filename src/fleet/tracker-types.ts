@@ -4,7 +4,7 @@
  */
 
 import type { MqttClientLike } from '../mqtt/client.js'
-import type { MqttTlsOptions } from '../mqtt/connection.js'
+import type { MqttTlsOptions } from '../mqtt/link-settings.js'
 import type { MqttRefusedReason } from '../mqtt/refusals.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
 import type { HaGateStats, HomeAssistantOptions } from '../mqtt/ha-gate.js'

@@ -11,12 +11,10 @@ import type { Clock } from '../clock.js'
 import { InvalidOptionError, MqttError } from '../errors.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import type { EventIterator } from '../scanner/event-stream.js'
-import type { MqttLink } from '../mqtt/connection.js'
-import { ackWarning, watchAck } from '../mqtt/inflight.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
 import { statusPayload } from '../mqtt/payloads.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
-import { anyGatewayStatusTopic, checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
+import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import type { FleetBeacon } from './fleet-beacon.js'
 import type { Site } from '../positioning/site.js'
 import { summarizeGateways } from './gateway-summary.js'
@@ -25,22 +23,14 @@ import type { FleetEvent } from './tracker-events.js'
 import type { FleetTrackerEvents, FleetTrackerOptions, FleetTrackerStats } from './tracker-types.js'
 import { isTopicLevel } from '../util/topic-level.js'
 import { forgetCommandTopic } from './forget-command.js'
-import { PACKET_OVERHEAD_BYTES, trackerLimits } from './tracker-limits.js'
+import { trackerLimits } from './tracker-limits.js'
+import { fleetStatusTopic } from './tracker-will.js'
 import { TickRunner } from './tick-runner.js'
 import { trackerParts, type TrackerParts } from './tracker-parts.js'
 import { TrackerInbox } from './tracker-inbox.js'
+import { TrackerSession } from './tracker-session.js'
 import { trackerStats } from './tracker-stats.js'
 import { publishTick } from './tick-publish.js'
-
-export type {
-  FleetGatewayClock,
-  FleetGatewayEvent,
-  FleetScaleOutOptions,
-  FleetTrackerEvents,
-  FleetTrackerOptions,
-  FleetTrackerStats,
-} from './tracker-types.js'
-export type { FleetEvent } from './tracker-events.js'
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -60,8 +50,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   readonly clock: Clock
   readonly topicPrefix: string
   #options: ReturnType<typeof resolvePublisherOptions>
-  #link: MqttLink | undefined
-  private readonly clientId: string | undefined
+  readonly #session: TrackerSession
   private readonly parts: TrackerParts
   /** Fleet messages handed to the broker. */
   private published = 0
@@ -69,11 +58,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly maxPayloadBytes: number
   /** The site, if given: its gateways are the ones counted (gateway-summary.ts). */
   private readonly site: Site | undefined
-  private ghostsRead = false
   private starting: Promise<void> | undefined
   private stopped = false
-  private swept = false
-  private wakeStart: (() => void) | undefined
   private readonly ticks: TickRunner
 
   constructor(options: FleetTrackerOptions) {
@@ -82,7 +68,6 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.#options = resolvePublisherOptions({ ...options, gatewayId: 'fleet' })
     this.topicPrefix = checkTopicPrefix(options.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
     this.clock = options.clock ?? new RealClock()
-    this.clientId = options.clientId
     const ha = this.#options.homeAssistant
     const limits = trackerLimits(options, typeof ha === 'object' ? ha.expireMs : undefined)
     this.maxPayloadBytes = limits.maxPayloadBytes
@@ -91,7 +76,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       clock: this.clock,
       topicPrefix: this.topicPrefix,
       emit: (event, ...args) => this.emit(event, ...args),
-      link: () => this.#link,
+      link: () => this.#session.link,
       published: () => this.published++,
       clearBeacon: (id) => this.clearBeacon(id),
       statusTopic: () => this.statusTopic,
@@ -112,6 +97,21 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       positioner: this.parts.positioner,
       stopped: () => this.stopped,
       end: (now) => this.endTick(now),
+    })
+    this.#session = new TrackerSession({
+      options: this.#options,
+      parts: this.parts,
+      inbox: this.inbox,
+      ticks: this.ticks,
+      clock: this.clock,
+      topicPrefix: this.topicPrefix,
+      forgetTopic: this.forgetTopic,
+      clientId: options.clientId,
+      maxPayloadBytes: this.maxPayloadBytes,
+      statusTopic: () => this.statusTopic,
+      statusPayload: (state) => this.statusPayload(state),
+      stopped: () => this.stopped,
+      emit: (event, ...args) => this.emit(event, ...args),
     })
   }
 
@@ -158,7 +158,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    * with scale-out `<p>/fleet/trackers/<trackerId>` (one per tracker).
    */
   get statusTopic(): string {
-    return this.parts.scaleOut?.statusTopic ?? `${this.topicPrefix}/fleet/status`
+    return this.parts.scaleOut?.statusTopic ?? fleetStatusTopic(this.topicPrefix)
   }
 
   /** Scale-out: this tracker's id among the trackers sharing the beacons. */
@@ -243,103 +243,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    */
   start(): Promise<void> {
     if (this.stopped) return Promise.reject(new MqttError('closed', 'this FleetTracker is stopped; create a new one'))
-    this.starting ??= this.open()
+    this.starting ??= this.#session.open()
     return this.starting
-  }
-
-  private async open(): Promise<void> {
-    const o = this.#options
-    // Trackers that share the beacons need one client id each: the tracker id is unique.
-    const defaultId =
-      this.parts.scaleOut === undefined ? defaultClientId('fleet') : `beaconkit-fleet-${this.parts.scaleOut.trackerId}`
-    const link = await openLink(
-      o,
-      this.clientId ?? defaultId,
-      { topic: this.statusTopic, payload: this.statusPayload('offline') },
-      this.maxPayloadBytes + PACKET_OVERHEAD_BYTES,
-    )
-    if (this.stopped) {
-      await link.close()
-      return
-    }
-    this.#link = link
-    const subscribed = new Promise<void>((resolve) => {
-      this.wakeStart = resolve
-    })
-    link.on('connected', (protocolVersion, sessionPresent) => void this.onConnected(protocolVersion, sessionPresent))
-    link.on('disconnected', () => {
-      if (this.stopped) return
-      this.parts.outbox.setClient(undefined)
-      this.parts.reader.cancel()
-      this.parts.scaleOut?.disconnected()
-      this.emit('disconnected')
-    })
-    link.on('error', (error) => this.emit('error', error))
-    link.on('message', (topic, payload, retained) => this.inbox.onMessage(topic, payload, retained))
-    if (link.connected) void this.onConnected(link.protocolVersion)
-    this.ticks.start()
-    await subscribed
-  }
-
-  private async onConnected(protocolVersion: 4 | 5, sessionPresent = false): Promise<void> {
-    const link = this.#link
-    if (this.stopped || link === undefined) return
-    try {
-      // A clean session forgets subscriptions: subscribe on every connection. With scale-out
-      // the partitions come later, once the live trackers are known.
-      const so = this.parts.scaleOut
-      // Beacon states are not partitioned: every tracker reads them all (bounded: beacon-claims.ts).
-      const base = [
-        anyGatewayStatusTopic(this.topicPrefix),
-        this.parts.reader.syncTopic,
-        `${this.topicPrefix}/gateways/+/beacons/+`,
-        this.forgetTopic,
-      ]
-      const filters = so === undefined ? [...base, `${this.topicPrefix}/gateways/+/rssi`] : [...base, ...so.filters]
-      await watchAck(
-        this.#options.ackTimeoutMs,
-        (info) => this.emit('warning', ackWarning(info, this.#options.url ?? 'the broker')),
-        link.subscribe(filters, 1),
-      )
-    } catch (error) {
-      // Lost the connection meanwhile: the next `connected` subscribes again. Stopped meanwhile: nothing to say.
-      if (this.stopped) return
-      this.emit('error', error instanceof Error ? error : new Error(String(error)))
-      return
-    }
-    if (this.stopped) return
-    if (this.parts.scaleOut === undefined) this.parts.outbox.putStatus(this.statusTopic, this.statusPayload('online'))
-    else this.parts.scaleOut.connected()
-    this.parts.outbox.setClient(link.client)
-    // No session kept: the broker may have lost its retained messages (restarted without
-    // persistence). Not with scale-out, where beacons move between trackers.
-    if (!sessionPresent && this.parts.scaleOut === undefined) {
-      this.parts.topics.republish(this.parts.state.list(this.clock.now()))
-      this.parts.presence.republish()
-    }
-    this.parts.birth?.connected(link)
-    // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.
-    if (!this.swept && this.parts.scaleOut === undefined) {
-      this.swept = true
-      void this.parts.topics.sweep(link, this.clock.now(), (id) => this.parts.facts.describe(id)?.name)
-    }
-    this.emit('connected', { protocolVersion })
-    this.wakeStart?.()
-    this.wakeStart = undefined
-    if (!this.ghostsRead) this.readGhosts()
-  }
-
-  /** Reads the retained states once per start (again when they did not all fit): see ghost-states.ts. */
-  private readGhosts(): void {
-    const link = this.#link
-    if (link === undefined || this.stopped) return
-    this.ghostsRead = true
-    this.parts.ghosts
-      .read(link, this.parts.reader, () => this.clock.now())
-      .catch(() => {
-        // Lost the connection meanwhile: read again on the next one.
-        this.ghostsRead = false
-      })
   }
 
   /** The rest of a tick once every beacon is placed: publishing and events. */
@@ -347,7 +252,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.parts.scaleOut?.tick(now)
     this.parts.ghosts.tick(now)
     this.parts.presence.tick(now)
-    if (this.parts.ghosts.wantsRead) this.readGhosts()
+    if (this.parts.ghosts.wantsRead) this.#session.readGhosts()
     publishTick(this.parts, this.site, now)
     // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
     if (this.parts.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.parts.state.list(now))
@@ -372,9 +277,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.parts.birth?.close()
     this.parts.reader.stop()
     this.ticks.stop()
-    this.wakeStart?.()
-    this.wakeStart = undefined
-    const link = this.#link
+    this.#session.wake()
+    const link = this.#session.link
     let delivered = false
     if (link !== undefined && link.connected) {
       this.parts.outbox.putStatus(this.statusTopic, this.statusPayload('offline'))

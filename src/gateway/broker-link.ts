@@ -6,7 +6,8 @@
  */
 
 import type { MqttLink } from '../mqtt/connection.js'
-import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { openLink } from '../mqtt/link-secrets.js'
 
 /** The broker settings such a command uses (these commands take no TLS files). */
 export interface BrokerLinkSettings {

@@ -10,8 +10,10 @@ import type { PositionEstimator } from '../fleet/fleet-beacon.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
+import type { SharedConnection } from '../mqtt/shared-connection.js'
 import type { Site } from '../positioning/site.js'
-import type { ForeignBridge, ForeignBridgeOptions } from '../inputs/bridge.js'
+import type { ForeignBridge } from '../inputs/bridge.js'
+import type { ForeignBridgeOptions } from '../inputs/bridge-options.js'
 import type { MqttBeaconDetails } from '../web/beacon-details.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
@@ -54,6 +56,11 @@ export interface FleetHooks {
 export interface FleetRunning {
   recorder?: FleetRecorder
   broker?: RunningBroker
+  /**
+   * The one broker connection (broker-connection.ts): the inputs, the tracker and the details
+   * ride on it, the tracker's status its will.
+   */
+  connection?: SharedConnection
   inputs?: ForeignBridge
   tracker?: FleetTracker
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */

@@ -9,13 +9,15 @@
 
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { FleetTracker } from '../fleet/tracker.js'
+import { trackerWill } from '../fleet/tracker-will.js'
 import { ForeignBridge } from '../inputs/bridge.js'
 import { MetricsEndpoint } from '../metrics/endpoint.js'
 import { startBroker } from '../mqtt/broker.js'
+import type { SharedClient } from '../mqtt/shared-connection.js'
 import type { Site } from '../positioning/site.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
-import { brokerSettings } from './config.js'
+import { brokerConnectionPart, openBrokerConnection } from './broker-connection.js'
 import type { MqttFlags } from './config.js'
 import { fleetUrl } from './fleet-context.js'
 import type { FleetConfig, FleetContext } from './fleet-context.js'
@@ -56,6 +58,21 @@ const broker: Factory = ({ config, running }) => {
 }
 
 /**
+ * The fleet's one broker connection: its will the tracker's status (the tracker publishes
+ * `online` there on each connection, `offline` at its stop), `--client-id` its client id.
+ */
+const connection: Factory = (context) => {
+  const { config, running } = context
+  const m = config.mqtt
+  return brokerConnectionPart(running, () =>
+    openBrokerConnection(fleetUrl(context), m, {
+      name: 'fleet',
+      ...trackerWill(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }, Date.now()),
+    }),
+  )
+}
+
+/**
  * Which site gateways the bridge may use as foreign nodes: those declared `foreign`; once the
  * site declares any, the others are native and reserved. A site that declares none keeps working
  * as before (its nodes named by their plain ids), guarded by the statuses seen on the broker.
@@ -74,15 +91,16 @@ function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<
  */
 function foreignBridge(
   options: NonNullable<FleetConfig['inputs']>,
-  url: string,
+  client: SharedClient,
   m: MqttFlags,
   site: Site | undefined,
   warn: (text: string) => void,
 ): ForeignBridge {
   const bridge = new ForeignBridge({
     ...options,
-    url,
-    ...brokerSettings(m),
+    client,
+    ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
+    // Names the bridge (its id, its status topic) as before the connection was shared.
     ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
     ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
     ...(site === undefined ? {} : siteNodes(site)),
@@ -102,7 +120,7 @@ const inputs: Factory = (context) => {
     name: 'inputs',
     start: async () => {
       // Kept before its start: a start that fails half-way is closed by the rollback too.
-      bridge = foreignBridge(options, fleetUrl(context), config.mqtt, config.site, (text) => log.warn(text))
+      bridge = foreignBridge(options, sharedClient(context), config.mqtt, config.site, (text) => log.warn(text))
       running.inputs = bridge
       await bridge.start()
     },
@@ -122,10 +140,9 @@ const tracker: Factory = (context) => {
     'tracker',
     async () => {
       const made = new FleetTracker({
-        url: fleetUrl(context),
+        client: sharedClient(context),
         homeAssistant: homeAssistantOption(m),
-        ...(m.clientId === undefined ? {} : { clientId: m.clientId }),
-        ...brokerSettings(m),
+        ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
         ...(site === undefined ? {} : { site }),
         ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
       })
@@ -149,10 +166,10 @@ const details: Factory = (context) => {
     'details',
     async () =>
       new MqttBeaconDetails({
-        url: fleetUrl(context),
+        client: sharedClient(context),
         gateways: new FleetGateways(fleet, config.site),
         clock: fleet.clock,
-        ...brokerSettings(config.mqtt),
+        ...(config.mqtt.topicPrefix === undefined ? {} : { topicPrefix: config.mqtt.topicPrefix }),
       }),
     (value) => value.stop(),
   )
@@ -202,5 +219,21 @@ const map: Factory = ({ config, hooks, running }) => {
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */
 const metricsServer: Factory = (context) => metricsServerPart(context)
 
+/** A client of its own on the fleet's connection, for one part. */
+function sharedClient({ running }: FleetContext): SharedClient {
+  if (running.connection === undefined) throw new Error('startFleet: the broker connection was not opened')
+  return running.connection.client()
+}
+
 /** The fleet's parts in their order of start. */
-export const FLEET_PARTS: readonly Factory[] = [recorder, broker, inputs, tracker, details, metrics, map, metricsServer]
+export const FLEET_PARTS: readonly Factory[] = [
+  recorder,
+  broker,
+  connection,
+  inputs,
+  tracker,
+  details,
+  metrics,
+  map,
+  metricsServer,
+]

@@ -12,6 +12,7 @@ import type { Keyring } from '../secure/keyring.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import type { AccountError } from '../errors.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
+import type { SharedConnection } from '../mqtt/shared-connection.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
@@ -75,6 +76,8 @@ export interface GatewayHooks {
 /** What the started parts of a gateway leave for those after them and for the caller. */
 export interface GatewayRunning {
   upload?: RunningUpload
+  /** The one broker connection (broker-connection.ts), with `mqtt`; the publisher rides on it. */
+  connection?: SharedConnection
   mqtt?: RunningMqtt
   /** What the broker had not acknowledged when the publisher closed (set by its stop). */
   mqttResult?: MqttCloseResult

@@ -10,7 +10,8 @@ import { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { ScannerSink } from '../scanner/sink.js'
 import type { GatewayContext } from './gateway-context.js'
 import { metricsServerPart } from './metrics-sink.js'
-import { startMqtt } from './mqtt-sink.js'
+import { brokerConnectionPart, openBrokerConnection } from './broker-connection.js'
+import { gatewayConnectionOwner, startMqtt } from './mqtt-sink.js'
 import { keptPart } from './part.js'
 import type { PartFactory } from './part.js'
 import { startUpload } from './upload-sink.js'
@@ -38,6 +39,15 @@ const sourceFirst: Factory = ({ config }) => {
   return { name: 'source', start: () => source.start(), stop: () => source.stop() }
 }
 
+/** With `mqtt`: the one broker connection, its will the gateway's status; ended after the publisher. */
+const connection: Factory = ({ config, scanner, running }) => {
+  const flags = config.mqtt
+  if (flags === undefined) return undefined
+  return brokerConnectionPart(running, () =>
+    openBrokerConnection(flags.url, flags, gatewayConnectionOwner(flags, scanner.clock)),
+  )
+}
+
 /** `mqtt`: the publisher on the scanner; its stop keeps what the broker had not acknowledged. */
 const mqtt: Factory = ({ config, scanner, log, running }) => {
   const flags = config.mqtt
@@ -46,7 +56,7 @@ const mqtt: Factory = ({ config, scanner, log, running }) => {
     'mqtt',
     running,
     'mqtt',
-    () => startMqtt(flags, scanner, log.child({ component: 'mqtt' })),
+    () => startMqtt(flags, scanner, log.child({ component: 'mqtt' }), running.connection),
     async (value) => {
       running.mqttResult = await value.close()
     },
@@ -118,5 +128,5 @@ const metricsServer: Factory = (context) => metricsServerPart(context)
 
 /** The gateway's parts in their order of start, the caller's sinks among them. */
 export function gatewayParts(sinks: readonly ScannerSink[] = []): Factory[] {
-  return [upload, sourceFirst, mqtt, metrics, map, ...sinks.map(callerSink), metricsServer]
+  return [upload, sourceFirst, connection, mqtt, metrics, map, ...sinks.map(callerSink), metricsServer]
 }

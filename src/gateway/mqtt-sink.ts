@@ -7,9 +7,15 @@
 import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
-import type { MqttCloseResult } from '../mqtt/publisher.js'
+import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { PublisherEventSource } from '../mqtt/publisher-types.js'
+import { HA_MAX_PACKET_BYTES } from '../mqtt/ha-gateway.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
+import { statusPayload } from '../mqtt/payloads.js'
+import type { SharedConnection } from '../mqtt/shared-connection.js'
+import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
+import type { Clock } from '../clock.js'
+import type { ConnectionOwner } from './broker-connection.js'
 import { brokerSettings } from './config.js'
 import type { MqttFlags } from './config.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
@@ -61,15 +67,34 @@ export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssist
  */
 export const MAX_QUEUED_EVENTS = 10_000
 
-/** Starts publishing; waits up to `waitMs` for the first connection. */
+/**
+ * The gateway's broker connection (broker-connection.ts): its will the gateway's `offline` status,
+ * dated as the publisher dates it (the scanner's clock, the wall clock while that reads 0).
+ */
+export function gatewayConnectionOwner(flags: MqttFlags, clock: Clock): ConnectionOwner {
+  const gatewayId = flags.gatewayId ?? defaultGatewayId()
+  const now = clock.now()
+  const topics = new GatewayTopics(checkTopicPrefix(flags.topicPrefix ?? DEFAULT_TOPIC_PREFIX), gatewayId)
+  return {
+    name: gatewayId,
+    will: { topic: topics.status, payload: statusPayload('offline', now > 0 ? now : Date.now()) },
+    ...(flags.homeAssistant ? { maxPacketBytes: HA_MAX_PACKET_BYTES } : {}),
+  }
+}
+
+/**
+ * Starts publishing, on `connection` when given (the root's; else on a connection of its own);
+ * waits up to `waitMs` for the first connection.
+ */
 export async function startMqtt(
   flags: MqttFlags,
   scanner: PublisherEventSource,
   log: Logger,
+  connection?: SharedConnection,
   waitMs = 10_000,
 ): Promise<RunningMqtt> {
   const publisher = new MqttPublisher({
-    url: flags.url,
+    ...(connection === undefined ? { url: flags.url } : { client: connection.client() }),
     maxQueuedEvents: MAX_QUEUED_EVENTS,
     gatewayId: flags.gatewayId ?? defaultGatewayId(),
     homeAssistant: homeAssistantOption(flags),

@@ -60,7 +60,7 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks): Promis
     metricsServer: running.metricsServer,
     inputs: running.inputs,
     start: async () => {
-      // The map's details connect on their own; a broker away is a warning there, not a stop.
+      // The map's details subscribe on the fleet's connection; a broker away is a warning there, not a stop.
       running.details
         ?.start()
         .catch((e: unknown) => log.warn(`map details: ${e instanceof Error ? e.message : String(e)}`))

@@ -6,7 +6,7 @@
 
 import { AccountClient } from '../cloud/account-client.js'
 import { Uploader } from '../cloud/uploader.js'
-import type { UploadEventSource } from '../cloud/uploader.js'
+import type { UploadEventSource } from '../cloud/uploader-options.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
 import type { UploadFlags } from './config.js'

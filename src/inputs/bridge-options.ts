@@ -11,10 +11,15 @@ import type { ForeignRejectReason } from './message.js'
 import { zeroSweepStats } from './stale-sweep.js'
 import type { StaleSweepStats } from './stale-sweep.js'
 
-/** Options of {@link ForeignBridge}. */
+/**
+ * Options of {@link ForeignBridge}. Give `url`, or `client`: a connection shared with other parts
+ * (a fleet's, src/gateway/broker-connection.ts), whose last will is its owner's, not the bridge's
+ * status; the bridge still says `online` and `offline` there, and the stale sweep of its next
+ * start corrects what a killed bridge left `online`.
+ */
 export interface ForeignBridgeOptions extends Pick<
   MqttPublisherOptions,
-  'url' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'
+  'url' | 'client' | 'username' | 'password' | 'passwordFile' | 'tls' | 'clientId' | 'reconnect' | 'connectTimeoutMs'
 > {
   /** The inputs to listen to (at least one). */
   inputs: readonly ForeignInput[]

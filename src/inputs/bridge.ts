@@ -19,7 +19,8 @@ import { inspect } from 'node:util'
 import { RealClock } from '../clock.js'
 import type { Clock } from '../clock.js'
 import type { MqttLink } from '../mqtt/connection.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { defaultClientId, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { openLink } from '../mqtt/link-secrets.js'
 import { checkTopicPrefix } from '../mqtt/topics.js'
 import { copyStats, maxNodesNote, nativeNodeNote, unknownNodeNote, zeroStats } from './bridge-options.js'
 import { BridgeStatus, resolveBridgeId } from './bridge-liveness.js'
@@ -31,9 +32,6 @@ import type { ForeignMessage } from './message.js'
 import { NativeGateways } from './native-gateways.js'
 import { routeNames, routesOf } from './routes.js'
 import type { Route } from './routes.js'
-
-export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } from './bridge-options.js'
-export type { StaleSweepStats } from './stale-sweep.js'
 
 /**
  * The broker is asked never to send more than this (MQTT 5): a bigger payload is not even

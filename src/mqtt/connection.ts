@@ -9,61 +9,8 @@ import { MqttError } from '../errors.js'
 import { DEFAULT_LINK_CLOSE_MS, endClient, loadMqtt } from './client.js'
 import type { MqttClientLike, MqttModule, OutgoingStore } from './client.js'
 import { reconnectDelay } from './backoff.js'
-import type { ReconnectDelays } from './backoff.js'
 import { takeoverError, TakeoverWatch } from './takeover.js'
-
-/** TLS settings (an `mqtts://` URL uses them; PEM text or file paths). */
-export interface MqttTlsOptions {
-  /** PEM of the CA that signed the broker's certificate (instead of the system's CAs). */
-  ca?: string | Buffer
-  /** File holding that PEM. */
-  caFile?: string
-  /** Client certificate PEM, for brokers that authenticate clients by certificate. */
-  cert?: string | Buffer
-  certFile?: string
-  /** Client key PEM; a secret, never printed. */
-  key?: string | Buffer
-  keyFile?: string
-  /** Default true: refuse a broker whose certificate does not check out. */
-  rejectUnauthorized?: boolean
-}
-
-/** What {@link MqttLink} needs to connect. */
-export interface LinkSettings {
-  url: string
-  clientId: string
-  username?: string
-  password?: string
-  tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
-  /** The last will (retained, QoS 1); none for a link that only listens. */
-  will?: { topic: string; payload: string }
-  reconnect: ReconnectDelays
-  connectTimeoutMs: number
-  /**
-   * MQTT 5: the largest packet (bytes) this client accepts, announced in CONNECT so that the
-   * broker never sends a larger one (it drops it for this client instead). A listening link sets
-   * it; MQTT 3.1.1 has no such property.
-   */
-  maxPacketBytes?: number
-}
-
-/** Events of {@link MqttLink}. */
-export interface LinkEvents {
-  /**
-   * Connected (again). `sessionPresent` is the CONNACK's: false when the broker kept no session
-   * (always with the clean sessions used here, and after a broker restart without persistence),
-   * so retained state and discovery configs may be gone and are worth sending again.
-   */
-  connected: [protocolVersion: 4 | 5, sessionPresent: boolean]
-  disconnected: []
-  /**
-   * A connection problem (retried), or another client with the same client id taking the
-   * session over (`session_taken_over`, takeover.ts): once per episode, not per reconnect.
-   */
-  error: [error: Error]
-  /** A message on a subscribed topic; `retained` when the broker delivered it from its store. */
-  message: [topic: string, payload: Buffer, retained: boolean]
-}
+import type { LinkEvents, LinkSettings } from './link-settings.js'
 
 /** mqtt.js 5 tells of a DISCONNECT from the broker (MQTT 5 only) with its packet. */
 interface DisconnectingClient {
@@ -132,6 +79,15 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     return this.#client?.connected === true
   }
 
+  /**
+   * The current client, connected or not: what a {@link SharedConnection} part reads mqtt.js's
+   * store of unacknowledged publishes from (it outlives a reconnect). A getter, so util.inspect
+   * and JSON.stringify never reach it.
+   */
+  get current(): MqttClientLike | undefined {
+    return this.#client
+  }
+
   /** The protocol of the current client: 5, or 4 (MQTT 3.1.1) after a refusal. */
   get protocolVersion(): 4 | 5 {
     return this.#protocolVersion
@@ -187,18 +143,31 @@ export class MqttLink extends EventEmitter<LinkEvents> {
     const store = client as MqttClientLike & OutgoingStore
     const clientId =
       this.#settings?.clientId ?? (typeof store.options?.clientId === 'string' ? store.options.clientId : undefined)
+    // A part's client on a shared connection (shared-connection.ts): the connection has already
+    // told its errors and takeovers, and knows the protocol it fell back to.
+    const shared = (client as { shared?: unknown }).shared === true
+    const readVersion = (): void => {
+      const version = (store.options as { protocolVersion?: unknown } | undefined)?.protocolVersion
+      if (shared && (version === 4 || version === 5)) this.#protocolVersion = version
+    }
+    readVersion()
     const onConnect = (connack?: { sessionPresent?: boolean }): void => {
+      readVersion()
       this.#takeover.connected()
       this.emit('connected', this.#protocolVersion, connack?.sessionPresent === true)
     }
     const onClose = (): void => {
       // mqtt.js has already failed the volatile packets (a SUBSCRIBE); QoS 1 publishes stay.
-      const takenOver = this.#takeover.closed(Object.keys(store.outgoing ?? {}).length > 0)
+      const takenOver = !shared && this.#takeover.closed(Object.keys(store.outgoing ?? {}).length > 0)
       this.emit('disconnected')
       if (takenOver) this.emit('error', takeoverError(clientId, false))
     }
     const onError = (error: Error): void => {
       if (this.#owned && this.#protocolVersion === 5 && refusesProtocol(error)) return
+      if (shared) {
+        this.emit('error', error)
+        return
+      }
       this.#takeover.error()
       this.emit('error', new MqttError('connection', `MQTT broker: ${error.message}; retrying`, { cause: error }))
     }

@@ -8,6 +8,7 @@
 
 import type { MqttLink } from './connection.js'
 import type { HaGate } from './ha-gate.js'
+import { topicMatches } from './topic-filter.js'
 
 /** Bounds of one sweep. */
 export interface SweepBounds {
@@ -36,13 +37,6 @@ export interface SweepOwner {
   remove(topic: string): void
 }
 
-/** True when `topic` matches `filter` (`+` levels only; `#` is not used here). */
-function matches(filter: string, topic: string): boolean {
-  const f = filter.split('/')
-  const t = topic.split('/')
-  return f.length === t.length && f.every((level, i) => level === '+' || level === t[i])
-}
-
 function parse(payload: Buffer): Record<string, unknown> | undefined {
   if (payload.length === 0 || payload.length > MAX_CONFIG_BYTES) return undefined
   try {
@@ -69,7 +63,7 @@ export async function sweepRetainedConfigs(
 ): Promise<number> {
   let seen = 0
   const onMessage = (topic: string, payload: Buffer): void => {
-    if (seen >= bounds.maxMessages || !owner.filters.some((f) => matches(f, topic))) return
+    if (seen >= bounds.maxMessages || !owner.filters.some((f) => topicMatches(f, topic))) return
     seen++
     const config = parse(payload)
     const id =

@@ -5,14 +5,12 @@
  */
 
 import { randomBytes } from 'node:crypto'
-import { readFile } from 'node:fs/promises'
 import { hostname } from 'node:os'
 import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
-import { readPasswordFile } from '../password-file.js'
 import { DEFAULT_RECONNECT } from './backoff.js'
-import { MqttLink } from './connection.js'
-import type { LinkSettings, MqttTlsOptions } from './connection.js'
+import type { MqttTlsOptions } from './link-settings.js'
+import { readLinkSecrets } from './link-secrets.js'
 import type { MqttClientLike } from './client.js'
 import { DEFAULT_TOPIC_PREFIX } from './topics.js'
 import { resolveHaGateOptions } from './ha-gate.js'
@@ -121,19 +119,6 @@ function atMost(value: number, max: number, option: string): number {
   if (value > max)
     throw new InvalidOptionError('invalid_option', `${option} must be at most ${max}, not ${value}`, { option })
   return value
-}
-
-async function readPem(path: string, option: string): Promise<Buffer> {
-  try {
-    return await readFile(path)
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code
-    throw new InvalidOptionError(
-      code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
-      `${option} ${path} cannot be read (${code ?? 'error'}); check the path and its permissions`,
-      { option, cause: error },
-    )
-  }
 }
 
 /** MQTT's bound on a UTF-8 string such as the client id. */
@@ -249,9 +234,12 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
   }
   const ha = options.homeAssistant
   const tls = options.tls ?? {}
+  const shared = (client as { url?: unknown } | undefined)?.url
   return {
     url,
     client,
+    /** The broker as warnings name it: the URL (never holding a password), else the shared connection's. */
+    broker: url ?? (typeof shared === 'string' ? shared : 'the broker'),
     gatewayId: options.gatewayId,
     topicPrefix: options.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
     minIntervalMs: positive(options.minIntervalMs, 5000, 'minIntervalMs'),
@@ -281,51 +269,6 @@ export function resolvePublisherOptions(options: MqttPublisherOptions) {
     statusFields: statusFields(options.statusFields),
     clock: options.clock,
     /** Reads the password and TLS files now, for the connection only. */
-    async readSecrets(): Promise<{
-      password?: string
-      tls: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean }
-    }> {
-      const password =
-        options.passwordFile === undefined
-          ? options.password
-          : await readPasswordFile(options.passwordFile, 'mqtt-password-file')
-      const out: { ca?: string | Buffer; cert?: string | Buffer; key?: string | Buffer; rejectUnauthorized?: boolean } =
-        {}
-      const ca = tls.ca ?? (tls.caFile === undefined ? undefined : await readPem(tls.caFile, 'tls.caFile'))
-      const cert = tls.cert ?? (tls.certFile === undefined ? undefined : await readPem(tls.certFile, 'tls.certFile'))
-      const key = tls.key ?? (tls.keyFile === undefined ? undefined : await readPem(tls.keyFile, 'tls.keyFile'))
-      if (ca !== undefined) out.ca = ca
-      if (cert !== undefined) out.cert = cert
-      if (key !== undefined) out.key = key
-      if (tls.rejectUnauthorized !== undefined) out.rejectUnauthorized = tls.rejectUnauthorized
-      return password === undefined ? { tls: out } : { password, tls: out }
-    },
+    readSecrets: () => readLinkSecrets(options, tls),
   }
-}
-
-/**
- * The link for checked options: the caller's own client wrapped, else a client made from the
- * options (password and TLS files read now, not kept). Shared by the publisher and the fleet
- * tracker, which differ only in client id and last will (and, for the tracker, which listens, the
- * largest packet it accepts: `maxPacketBytes`, MQTT 5 only).
- */
-export async function openLink(
-  o: ReturnType<typeof resolvePublisherOptions>,
-  clientId: string,
-  will: LinkSettings['will'],
-  maxPacketBytes?: number,
-): Promise<MqttLink> {
-  if (o.client !== undefined) return MqttLink.wrap(o.client)
-  const secrets = await o.readSecrets()
-  return MqttLink.open({
-    url: o.url as string,
-    clientId,
-    ...(o.username === undefined ? {} : { username: o.username }),
-    ...(secrets.password === undefined ? {} : { password: secrets.password }),
-    tls: secrets.tls,
-    will,
-    reconnect: o.reconnect,
-    connectTimeoutMs: o.connectTimeoutMs,
-    ...(maxPacketBytes === undefined ? {} : { maxPacketBytes }),
-  })
 }

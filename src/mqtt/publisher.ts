@@ -24,7 +24,8 @@ import { Outbox } from './outbox.js'
 import { statusPayload } from './payloads.js'
 import { refusedError } from './refusals.js'
 import { checkGatewayId, checkTopicPrefix, GatewayTopics } from './topics.js'
-import { defaultClientId, openLink, resolvePublisherOptions } from './publisher-options.js'
+import { defaultClientId, resolvePublisherOptions } from './publisher-options.js'
+import { openLink } from './link-secrets.js'
 import type { MqttPublisherOptions } from './publisher-options.js'
 import type {
   MqttConnectionState,
@@ -32,9 +33,6 @@ import type {
   MqttPublisherStats,
   PublisherEventSource,
 } from './publisher-types.js'
-
-export type { MqttPublisherOptions } from './publisher-options.js'
-export type { MqttAckWarning, MqttCloseResult } from './inflight.js'
 
 /**
  * Publishes a gateway's beacons to an MQTT broker.
@@ -97,7 +95,7 @@ export class MqttPublisher extends EventEmitter<MqttPublisherEvents> implements 
         refused: (info) => {
           if (this.outbox.refused[info.reason] === 1) this.emit('error', refusedError(info.reason, info.reasonCode))
         },
-        acks: (info) => this.emit('warning', ackWarning(info, o.url ?? 'the broker')),
+        acks: (info) => this.emit('warning', ackWarning(info, o.broker)),
       },
     )
     this.ha =

@@ -27,18 +27,6 @@ import { beaconStates, gatewayPlaces } from './site-simulator-setup.js'
 import type { BeaconState, GatewayPlace } from './site-simulator-setup.js'
 import { Site } from '../positioning/site.js'
 
-export { SiteGatewaySource } from './site-gateway-source.js'
-export type { SiteBeacon, SitePath, SitePoint } from './site-beacons.js'
-export type { RadioModel } from './site-radio.js'
-
-export type {
-  SiteHeard,
-  SiteSimulatorEvents,
-  SiteSimulatorOptions,
-  SiteSimulatorStats,
-  SiteTruth,
-} from './site-simulator-types.js'
-
 /** Chunk of packets between two turns of the event loop when running as fast as possible. */
 const CHUNK = 2000
 /** Real time: how often the pacing timer delivers what is due. */

@@ -10,7 +10,8 @@
 import { hostname } from 'node:os'
 import { inspect } from 'node:util'
 import type { MqttLink } from '../mqtt/connection.js'
-import { openLink, resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
+import { openLink } from '../mqtt/link-secrets.js'
 import type { FleetTrackerOptions } from '../fleet/tracker-types.js'
 import { readBeaconState } from '../fleet/beacon-claims.js'
 import { RealClock } from '../clock.js'
@@ -46,8 +47,6 @@ export type MqttBeaconDetailsOptions = Pick<
   /** Bounds of the held states (defaults: `CLAIM_LIMITS`). */
   limits?: Partial<ClaimLimits>
 }
-
-export { MAX_DETAILS_BYTES } from '../fleet/beacon-claims.js'
 
 /** Counters of {@link MqttBeaconDetails}: skipped messages and the held states' bounds. */
 export interface BeaconDetailsStats extends ClaimStats {

@@ -9,7 +9,7 @@
 import { readFileSync } from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { FleetTracker } from '../../src/fleet/tracker.js'
-import type { FleetGatewayEvent } from '../../src/fleet/tracker.js'
+import type { FleetGatewayEvent } from '../../src/fleet/tracker-types.js'
 import { runSite } from '../../src/gateway/run-site.js'
 import type { RunningSite } from '../../src/gateway/run-site.js'
 import { SiteSimulator } from '../../src/simulation/site-simulator.js'

@@ -7,7 +7,7 @@ import type { MqttClient } from 'mqtt'
 import { startBroker } from '../../src/mqtt/broker.js'
 import type { RunningBroker } from '../../src/mqtt/broker.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'
-import type { FleetEvent } from '../../src/fleet/tracker.js'
+import type { FleetEvent } from '../../src/fleet/tracker-events.js'
 import { waitFor } from '../integration/wait.js'
 
 describe('FleetTracker async iteration', () => {

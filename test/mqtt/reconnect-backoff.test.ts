@@ -5,7 +5,8 @@
 import { EventEmitter } from 'node:events'
 import { describe, expect, it, vi } from 'vitest'
 import { DEFAULT_RECONNECT, reconnectDelay } from '../../src/mqtt/backoff.js'
-import { openLink, resolvePublisherOptions } from '../../src/mqtt/publisher-options.js'
+import { resolvePublisherOptions } from '../../src/mqtt/publisher-options.js'
+import { openLink } from '../../src/mqtt/link-secrets.js'
 
 /** The client mqtt.js would return: only what the link reads and listens to. */
 class FakeClient extends EventEmitter {

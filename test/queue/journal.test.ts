@@ -1,7 +1,7 @@
 import { describe, it, expect } from 'vitest'
 import fc from 'fast-check'
 import { decodeAckFile, decodeSegment, encodeAckSlot, encodeFrame, encodePayload, MAX_SEGMENT_SEQ, parseSegmentName, segmentName, SEGMENT_NAME } from '../../src/queue/journal.js'
-import type { BeaconLogRecord } from '../../src/cloud/records.js'
+import type { BeaconLogRecord } from '../../src/reading.js'
 
 const recordArb: fc.Arbitrary<BeaconLogRecord> = fc.record({
   msgId: fc.string({ minLength: 1, maxLength: 40 }),

@@ -4,7 +4,7 @@
  */
 import { describe, it, expect } from 'vitest'
 import type { UploadQueue } from '../../src/queue/queue.js'
-import type { BeaconLogRecord } from '../../src/cloud/records.js'
+import type { BeaconLogRecord } from '../../src/reading.js'
 
 /** Creates a fresh, empty queue; `reopen` (when given) closes it and opens the same storage again. */
 export interface QueueFactory {
