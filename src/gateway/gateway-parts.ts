@@ -19,8 +19,8 @@ import { startWeb } from './web-sink.js'
 type Factory = PartFactory<GatewayContext>
 
 /** `upload`: the account checked, then an Uploader on the scanner. */
-const upload: Factory = ({ config, scanner, log, hooks, running }) => {
-  const flags = config.upload
+const upload: Factory = ({ settings, scanner, log, hooks, running }) => {
+  const flags = settings.upload
   if (flags === undefined) return undefined
   return keptPart(
     'upload',
@@ -32,15 +32,14 @@ const upload: Factory = ({ config, scanner, log, hooks, running }) => {
 }
 
 /** `sourceFirst`: the source started before MQTT connects (a dead adapter fails before `online`). */
-const sourceFirst: Factory = ({ config }) => {
-  if (config.sourceFirst !== true) return undefined
-  const source = config.source
+const sourceFirst: Factory = ({ runtime, source }) => {
+  if (runtime.sourceFirst !== true) return undefined
   return { name: 'source', start: () => source.start(), stop: () => source.stop() }
 }
 
 /** `mqtt`: the publisher on the scanner; its stop keeps what the broker had not acknowledged. */
-const mqtt: Factory = ({ config, scanner, log, running }) => {
-  const flags = config.mqtt
+const mqtt: Factory = ({ settings, scanner, log, running }) => {
+  const flags = settings.mqtt
   if (flags === undefined) return undefined
   return keptPart(
     'mqtt',
@@ -57,8 +56,8 @@ const mqtt: Factory = ({ config, scanner, log, running }) => {
  * The metrics and health, with the map or the metrics server: built once the sinks it reads
  * exist; it only listens to state changes until scraped.
  */
-const metrics: Factory = ({ config, scanner, running }) => {
-  if (config.http === undefined && config.metrics === undefined) return undefined
+const metrics: Factory = ({ settings, scanner, source, running }) => {
+  if (settings.http === undefined && settings.metrics === undefined) return undefined
   return keptPart(
     'metrics',
     running,
@@ -66,7 +65,7 @@ const metrics: Factory = ({ config, scanner, running }) => {
     async () =>
       new MetricsEndpoint({
         scanner,
-        source: config.source,
+        source,
         ...(running.mqtt === undefined ? {} : { mqtt: running.mqtt.publisher }),
         ...(running.upload === undefined ? {} : { uploader: running.upload.uploader }),
       }),
@@ -75,8 +74,8 @@ const metrics: Factory = ({ config, scanner, running }) => {
 }
 
 /** `http`: the live map of the scanner. */
-const map: Factory = ({ config, scanner, hooks, running }) => {
-  const flags = config.http
+const map: Factory = ({ settings, scanner, hooks, running }) => {
+  const flags = settings.http
   if (flags === undefined) return undefined
   return keptPart(
     'map',

@@ -4,14 +4,13 @@
  * broker that is down is retried while the publisher keeps the state.
  */
 
-import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
 import type { MqttCloseResult } from '../mqtt/publisher.js'
 import type { PublisherEventSource } from '../mqtt/publisher-types.js'
 import type { GatewayHomeAssistantOptions } from '../mqtt/ha-gateway.js'
-import { brokerSettings } from './config.js'
-import type { MqttFlags } from './config.js'
+import { brokerSettings } from './settings/mqtt.js'
+import type { MqttSettings } from './settings/mqtt.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 import { ConditionLog } from '../log/condition-log.js'
 import type { Logger } from '../log/logger.js'
@@ -31,19 +30,11 @@ export interface RunningMqtt {
   close(): Promise<MqttCloseResult>
 }
 
-/** This machine's name as a gateway id (`[A-Za-z0-9_-]`, at most 64 characters). */
-export function defaultGatewayId(): string {
-  const id = hostname()
-    .replace(/[^A-Za-z0-9_-]/g, '-')
-    .slice(0, 64)
-  return id === '' || /^-+$/.test(id) ? 'gateway' : id
-}
-
 /**
  * `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker (which takes no
  * `--ha-beacons`).
  */
-export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssistantOptions {
+export function homeAssistantOption(flags: Omit<MqttSettings, 'gatewayId'>): false | GatewayHomeAssistantOptions {
   if (!flags.homeAssistant) return false
   return {
     ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
@@ -63,7 +54,7 @@ export const MAX_QUEUED_EVENTS = 10_000
 
 /** Starts publishing; waits up to `waitMs` for the first connection. */
 export async function startMqtt(
-  flags: MqttFlags,
+  flags: MqttSettings,
   scanner: PublisherEventSource,
   log: Logger,
   waitMs = 10_000,
@@ -71,7 +62,7 @@ export async function startMqtt(
   const publisher = new MqttPublisher({
     url: flags.url,
     maxQueuedEvents: MAX_QUEUED_EVENTS,
-    gatewayId: flags.gatewayId ?? defaultGatewayId(),
+    gatewayId: flags.gatewayId,
     homeAssistant: homeAssistantOption(flags),
     ...(flags.clientId === undefined ? {} : { clientId: flags.clientId }),
     ...brokerSettings(flags),

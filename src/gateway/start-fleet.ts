@@ -17,6 +17,9 @@ import { fleetUrl } from './fleet-context.js'
 import type { FleetConfig, FleetContext, FleetHooks } from './fleet-context.js'
 import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
+import { fleetSettings } from './settings/fleet.js'
+import { keyringOf } from './settings/keys.js'
+import { siteOf } from './settings/site.js'
 
 /** A fleet started by {@link startFleet}. */
 export interface RunningFleet {
@@ -40,10 +43,35 @@ export interface RunningFleet {
   stop(): Promise<MqttCloseResult>
 }
 
-/** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
-export async function startFleet(config: FleetConfig, hooks: FleetHooks): Promise<RunningFleet> {
+/**
+ * Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig({ file: '/etc/beaconkit/fleet.yaml', env: process.env })
+ * const fleet = await startFleet(config)
+ * await fleet.start()
+ * ```
+ * @param config the model ({@link loadConfig}), with the runtime fields only a program can give
+ * @param hooks where the fleet reports (default: servers' addresses on process.stderr, no log)
+ * @throws ConfigError (`invalid_config`) naming every bad setting by its path, before anything starts
+ */
+export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): Promise<RunningFleet> {
+  const settings = fleetSettings(config)
   const log = loggerOf(hooks)
-  const context: FleetContext = { config, hooks, log, running: {} }
+  // Everything that can be wrong in the files fails before a broker starts.
+  const site = await siteOf(config)
+  const keyring =
+    settings.inputs === undefined ? undefined : (config.keyring ?? (await keyringOf(config, (text) => log.warn(text))))
+  const context: FleetContext = {
+    settings,
+    runtime: config,
+    site,
+    keyring,
+    hooks: { ...hooks, stderr: hooks.stderr ?? process.stderr },
+    log,
+    running: {},
+  }
   const parts = new Controller(FLEET_PARTS)
   await parts.start(context)
   const { running } = context
