@@ -1,7 +1,8 @@
 /**
- * The flags a command has read and checked, as a partial configuration model: what the command
- * hands to startGateway / startFleet, which decide the defaults (settings/). A step on the way
- * to commands that only turn their flags into the model (issue #36): the readers still check.
+ * A parsed command line (its settings already decided by the composition root's mapping, at
+ * parse time), back as the partial configuration model startGateway / startFleet take. The
+ * parsed shape is what the command line's parser promises (test/cli/args.test.ts), so the
+ * model is made from it rather than kept beside it.
  */
 
 import type { BeaconkitConfig } from '../config/load-config.js'
@@ -11,7 +12,7 @@ import type { FilterFlags, HttpFlags, MqttFlags, UploadFlags, ViewFlags } from '
 type Model = BeaconkitConfig
 
 /** `--mqtt` and its companions (the beacons' names with them) as the model's `mqtt`, `gateway` and `beacons`. */
-export function mqttModel(flags: MqttFlags): Model {
+export function mqttSettingsModel(flags: MqttFlags): Model {
   const seconds = (ms: number | undefined): number | undefined => (ms === undefined ? undefined : ms / 1000)
   const dwell = seconds(flags.haDwellMs)
   const expire = seconds(flags.haExpireMs)
@@ -41,12 +42,12 @@ export function mqttModel(flags: MqttFlags): Model {
 }
 
 /** `--http` / `--metrics` and the token as the model's `http` / `metrics`. */
-export function listenModel(flags: HttpFlags): NonNullable<Model['http']> {
+export function listenSettingsModel(flags: HttpFlags): NonNullable<Model['http']> {
   return { listen: listenText(flags.host, flags.port), ...(flags.token === undefined ? {} : { token: flags.token }) }
 }
 
 /** `--upload` and its companions as the model's `upload`. */
-export function uploadModel(flags: UploadFlags): NonNullable<Model['upload']> {
+function uploadSettingsModel(flags: UploadFlags): NonNullable<Model['upload']> {
   return {
     enabled: true,
     cloudUrl: flags.cloudUrl,
@@ -58,7 +59,7 @@ export function uploadModel(flags: UploadFlags): NonNullable<Model['upload']> {
 }
 
 /** The view's filters as the model's `filters`. */
-export function filterModel(filter: FilterFlags): NonNullable<Model['filters']> {
+function filterModel(filter: FilterFlags): NonNullable<Model['filters']> {
   return { ...filter }
 }
 
@@ -66,9 +67,9 @@ export function filterModel(filter: FilterFlags): NonNullable<Model['filters']> 
 export function viewModel(view: ViewFlags): Model {
   return {
     filters: filterModel(view.filter),
-    ...(view.mqtt === undefined ? {} : mqttModel(view.mqtt)),
-    ...(view.upload === undefined ? {} : { upload: uploadModel(view.upload) }),
-    ...(view.http === undefined ? {} : { http: listenModel(view.http) }),
-    ...(view.metrics === undefined ? {} : { metrics: listenModel(view.metrics) }),
+    ...(view.mqtt === undefined ? {} : mqttSettingsModel(view.mqtt)),
+    ...(view.upload === undefined ? {} : { upload: uploadSettingsModel(view.upload) }),
+    ...(view.http === undefined ? {} : { http: listenSettingsModel(view.http) }),
+    ...(view.metrics === undefined ? {} : { metrics: listenSettingsModel(view.metrics) }),
   }
 }

@@ -25,7 +25,7 @@ import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdo
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import { loadKeyring } from '../../gateway/settings/keys.js'
 import { siteJsonOf } from '../../gateway/settings/site.js'
-import { listenModel, mqttModel } from '../flags-model.js'
+import { listenSettingsModel, mqttSettingsModel } from '../flags-model.js'
 import type { BeaconkitConfig } from '../../config/load-config.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
 
@@ -93,7 +93,7 @@ export async function fleetPositioner(
  * config file's site); the positioner, the plan image and `--force` stay runtime fields.
  */
 function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
-  const { mqtt, ...rest } = mqttModel(flags.mqtt)
+  const { mqtt, ...rest } = mqttSettingsModel(flags.mqtt)
   // With its own broker the fleet listens on it: the address is the embedded broker's.
   const { url: _url, ...broker } = mqtt ?? {}
   const names = flags.beaconNames as BeaconkitConfig['beacons']
@@ -108,8 +108,8 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
       ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
-    ...(flags.http === undefined ? {} : { http: listenModel(flags.http) }),
-    ...(flags.metrics === undefined ? {} : { metrics: listenModel(flags.metrics) }),
+    ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
+    ...(flags.metrics === undefined ? {} : { metrics: listenSettingsModel(flags.metrics) }),
   }
 }
 

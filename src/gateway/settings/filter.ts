@@ -41,7 +41,7 @@ export function filterSettings(model: BeaconkitConfig, problems: SettingProblems
     if (!SERIAL.test(s))
       problems.add(
         `filters.serialNumbers[${i}]`,
-        `takes a 12-digit hex serial number such as 0117C5456A36, not ${quoted(s)}`,
+        `--serial takes a 12-digit hex serial number such as 0117C5456A36, not ${quoted(s)}`,
       )
   })
   if (serials.length > 0) filter.serialNumbers = serials.map((s) => s.toUpperCase())
@@ -50,7 +50,7 @@ export function filterSettings(model: BeaconkitConfig, problems: SettingProblems
     if (!UUID.test(u))
       problems.add(
         `filters.proximityUUIDs[${i}]`,
-        `takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quoted(u)}`,
+        `--uuid takes a proximity UUID such as E2C56DB5-DFFB-48D2-B060-D0F5A71096E0, not ${quoted(u)}`,
       )
   })
   if (uuids.length > 0) filter.proximityUUIDs = uuids.map(canonicalUuid)
@@ -60,14 +60,15 @@ export function filterSettings(model: BeaconkitConfig, problems: SettingProblems
     if (id === undefined)
       problems.add(
         `filters.beaconIDs[${i}]`,
-        `takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2', not ${quoted(text)}`,
+        `--beacon-id takes UUID|major|minor, e.g. 'E2C56DB5-DFFB-48D2-B060-D0F5A71096E0|1|2' (quote ` +
+          `the |), not ${quoted(text)}`,
       )
     else ids.push(id)
   })
   if (ids.length > 0) filter.beaconIDs = ids
   const minRssi = f.minRssi
   if (minRssi !== undefined && !(Number.isInteger(minRssi) && minRssi >= -127 && minRssi <= 20))
-    problems.add('filters.minRssi', 'must be a whole number of dBm between -127 and 20')
+    problems.add('filters.minRssi', '--min-rssi must be a whole number of dBm between -127 and 20')
   if (minRssi !== undefined) filter.minRssi = minRssi
   if (f.verifiedOnly === true) filter.verifiedOnly = true
   return filter

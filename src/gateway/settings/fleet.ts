@@ -38,6 +38,18 @@ export interface FleetSettings {
  */
 export function fleetSettings(model: BeaconkitConfig): FleetSettings {
   const problems = new SettingProblems()
+  const settings = decideFleet(model, problems)
+  problems.throwIfAny()
+  // A fleet without a broker was refused above.
+  if (settings === undefined) throw new Error('fleetSettings: no broker')
+  return settings
+}
+
+/**
+ * The fleet's settings, every problem added to `problems` (in the order a command reports
+ * them); undefined when there is no broker (a problem says so).
+ */
+export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): FleetSettings | undefined {
   const f = model.fleet ?? {}
   const embedded =
     f.embeddedBroker === true
@@ -48,10 +60,13 @@ export function fleetSettings(model: BeaconkitConfig): FleetSettings {
   if (embedded !== undefined && model.mqtt?.url !== undefined)
     problems.add(
       'mqtt.url',
-      'and fleet.embeddedBroker exclude each other: the fleet listens to its own embedded broker, or to yours',
+      '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours',
     )
   if (embedded === undefined && model.mqtt?.url === undefined)
-    problems.add('mqtt.url', 'a fleet needs a broker: mqtt.url, or fleet.embeddedBroker to run one in this process')
+    problems.add(
+      'mqtt.url',
+      'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process',
+    )
   // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
   // The beacons' names go into the site (fleetSite), not into the tracker's announcements.
   const { beacons: _names, ...rest } = model
@@ -60,10 +75,11 @@ export function fleetSettings(model: BeaconkitConfig): FleetSettings {
   const mqtt = mqttSettings(withBroker, problems)
   const hasSite = model.site !== undefined
   if (f.survey !== undefined && !hasSite)
-    problems.add('fleet.survey', 'needs site: the survey is measured on the site plan')
+    problems.add('fleet.survey', '--survey needs --site <site.json>: the survey is measured on the site plan')
   if (f.occupancy !== undefined && !hasSite)
-    problems.add('fleet.occupancy', 'needs site: the grid is drawn on the site plan')
-  if (model.beacons !== undefined && !hasSite) problems.add('beacons', 'need the site: add site: <site.json>')
+    problems.add('fleet.occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan')
+  if (model.beacons !== undefined && !hasSite)
+    problems.add('beacons', 'beacons (names) need the site: add site: <site.json> to the config, or --site')
   const inputs: ForeignInput[] = []
   ;(f.inputs ?? []).forEach((text, i) => {
     try {
@@ -76,14 +92,12 @@ export function fleetSettings(model: BeaconkitConfig): FleetSettings {
   if (model.keys?.file !== undefined && inputs.length === 0)
     problems.add(
       'keys.file',
-      'goes with fleet.inputs: the fleet decrypts only what foreign nodes relay (beaconkit gateways decrypt ' +
-        'with their own keys)',
+      '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways ' +
+        'decrypt with their own keys)',
     )
   const http = listenSettings(model, 'http', problems)
   const metrics = listenSettings(model, 'metrics', problems)
-  problems.throwIfAny()
-  // A fleet without a broker was refused above.
-  if (mqtt === undefined) throw new Error('fleetSettings: no broker')
+  if (mqtt === undefined) return undefined
   return {
     mqtt,
     ...(embedded === undefined ? {} : { embeddedBroker: embedded }),

@@ -30,12 +30,18 @@ export interface GatewaySettings {
  */
 export function gatewaySettings(model: BeaconkitConfig): GatewaySettings {
   const problems = new SettingProblems()
+  const settings = decideGateway(model, problems)
+  problems.throwIfAny()
+  return settings
+}
+
+/** The gateway's settings, every problem added to `problems` (in the order a command reports them). */
+export function decideGateway(model: BeaconkitConfig, problems: SettingProblems): GatewaySettings {
   const filter = filterSettings(model, problems)
   const upload = uploadSettings(model, problems)
   const mqtt = mqttSettings(model, problems)
   const http = listenSettings(model, 'http', problems)
   const metrics = listenSettings(model, 'metrics', problems)
-  problems.throwIfAny()
   return {
     filter,
     ...(upload === undefined ? {} : { upload }),

@@ -23,7 +23,8 @@ export function listenSettings(
 ): ListenSettings | undefined {
   const { listen, token } = model[section] ?? {}
   if (listen === undefined) {
-    if (token !== undefined) problems.add(`${section}.token`, `only takes effect with ${section}.listen`)
+    if (token !== undefined)
+      problems.add(`${section}.token`, `--${section}-token only takes effect with --${section} [host:]port`)
     return undefined
   }
   const text = String(listen).trim()
@@ -32,14 +33,14 @@ export function listenSettings(
   if (m === null || port > 65535) {
     problems.add(
       `${section}.listen`,
-      `takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quoted(text)}`,
+      `--${section} takes [host:]port such as 8080, 127.0.0.1:8080 or 0.0.0.0:8080, not ${quoted(String(listen))}`,
     )
     return undefined
   }
   if (token !== undefined && !/^[A-Za-z0-9._~-]{16,256}$/.test(token))
     problems.add(
       `${section}.token`,
-      'takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)',
+      `--${section}-token takes 16 to 256 characters of A-Z a-z 0-9 . _ ~ - (leave it out to have one generated)`,
     )
   return { host: m[1] ?? m[2] ?? '127.0.0.1', port, ...(token === undefined ? {} : { token }) }
 }

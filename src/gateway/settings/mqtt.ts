@@ -9,6 +9,7 @@ import type { BeaconkitConfig } from '../../config/load-config.js'
 import { clientIdProblem } from '../../mqtt/publisher-options.js'
 import { GATEWAY_ID } from '../../mqtt/topics.js'
 import type { BeaconName } from '../../positioning/beacon-names.js'
+import { optionOf } from '../../config/fields.js'
 import { quoted } from './problems.js'
 import type { SettingProblems } from './problems.js'
 
@@ -116,7 +117,8 @@ export function mqttSettings(model: BeaconkitConfig, problems: SettingProblems):
       if (value !== undefined && value !== false)
         problems.add(
           path,
-          'only takes effect with mqtt.url; set mqtt.url (e.g. mqtt://host:1883) to publish to a broker',
+          `--${optionOf(path) ?? path} only takes effect with --mqtt <url>; add --mqtt mqtt://host:1883 to publish ` +
+            'to a broker',
         )
     }
     return undefined
@@ -130,54 +132,65 @@ export function mqttSettings(model: BeaconkitConfig, problems: SettingProblems):
   if (parsed === undefined || !['mqtt:', 'mqtts:', 'ws:', 'wss:'].includes(parsed.protocol))
     problems.add(
       'mqtt.url',
-      `takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quoted(url)}`,
+      `--mqtt takes a broker URL such as mqtt://127.0.0.1:1883 or mqtts://broker:8883, not ${quoted(url)}`,
     )
   else if (parsed.password !== '')
-    problems.add('mqtt.url', 'put the broker password in mqtt.passwordFile (or the environment), not in the URL')
+    problems.add('mqtt.url', '--mqtt: put the broker password in a file and pass --mqtt-password-file, not in the URL')
   const gatewayId = model.gateway?.id
   if (gatewayId !== undefined && !GATEWAY_ID.test(gatewayId))
     problems.add(
       'gateway.id',
-      `takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quoted(gatewayId)}`,
+      `--gateway-id takes up to 128 letters, digits, '-' and '_' (it is a topic level), not ${quoted(gatewayId)}`,
     )
   const clientIdWrong =
     m.clientId === undefined ? undefined : m.clientId === '' ? 'must not be empty' : clientIdProblem(m.clientId)
   if (clientIdWrong !== undefined)
     problems.add(
       'mqtt.clientId',
-      `${clientIdWrong}; leave it out for a unique default (beaconkit-<name>-<host>-<random>)`,
+      `--client-id ${clientIdWrong}; leave it out for a unique default (beaconkit-<name>-<host>-<random>)`,
     )
   const prefix = m.prefix
   if (prefix !== undefined && (prefix === '' || /[#+]/.test(prefix) || prefix.split('/').includes('')))
     problems.add(
       'mqtt.prefix',
-      `takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quoted(prefix)}`,
+      `--mqtt-prefix takes topic levels without wildcards, e.g. beaconkit or site/beaconkit, not ${quoted(prefix)}`,
     )
   // A password file wins over the password itself.
   const password = m.passwordFile === undefined ? m.password : undefined
-  if (m.passwordFile !== undefined && m.username === undefined) problems.add('mqtt.passwordFile', 'needs mqtt.username')
-  if (password !== undefined && m.username === undefined) problems.add('mqtt.password', 'needs mqtt.username')
-  if (m.queueDir === '') problems.add('mqtt.queueDir', 'takes a directory, e.g. /var/lib/beaconkit/mqtt-queue')
+  if (m.passwordFile !== undefined && m.username === undefined)
+    problems.add('mqtt.passwordFile', '--mqtt-password-file needs --mqtt-user <name>')
+  if (password !== undefined && m.username === undefined)
+    problems.add('mqtt.password', 'the broker password needs a user name: --mqtt-user <name>')
+  if (m.queueDir === '')
+    problems.add('mqtt.queueDir', '--mqtt-queue-dir takes a directory, e.g. /var/lib/beaconkit/mqtt-queue')
   // One process per queue directory, and one queue: the upload queue would lock it first.
   if (m.queueDir !== undefined && m.queueDir === model.upload?.queueDir)
-    problems.add('mqtt.queueDir', 'must differ from upload.queueDir (each holds its own queue)')
+    problems.add(
+      'mqtt.queueDir',
+      '--mqtt-queue-dir and --queue-dir must be different directories (each holds its own queue)',
+    )
   const partitions = m.rssiPartitions
   if (partitions !== undefined && !(Number.isInteger(partitions) && partitions >= 1 && partitions <= 1024))
-    problems.add('mqtt.rssiPartitions', "must be a whole number from 1 to 1024 (the fleet trackers' partition count)")
+    problems.add(
+      'mqtt.rssiPartitions',
+      "--rssi-partitions must be a whole number from 1 to 1024 (the fleet trackers' partition count)",
+    )
   const enabled = ha.enabled === true
   if (ha.dwell !== undefined && !(ha.dwell >= 0 && ha.dwell <= 86_400))
-    problems.add('mqtt.homeAssistant.dwell', 'must be a number of seconds from 0 to 86400 (default 30)')
+    problems.add('mqtt.homeAssistant.dwell', '--ha-dwell must be a number of seconds from 0 to 86400 (default 30)')
   if (ha.expire !== undefined && !(ha.expire > 0 && ha.expire <= 366 * 86_400))
     problems.add(
       'mqtt.homeAssistant.expire',
-      'must be a positive number of seconds, at most a year (default 604800, 7 days)',
+      '--ha-expire must be a positive number of seconds, at most a year (default 604800, 7 days)',
     )
   if (ha.beacons !== undefined && !Object.hasOwn(HA_BEACONS, ha.beacons))
-    problems.add('mqtt.homeAssistant.beacons', 'takes auto, on or off')
+    problems.add(
+      'mqtt.homeAssistant.beacons',
+      '--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker is seen)',
+    )
   if (!enabled)
     for (const key of ['dwell', 'expire', 'beacons'] as const)
-      if (ha[key] !== undefined)
-        problems.add(`mqtt.homeAssistant.${key}`, 'only takes effect with mqtt.homeAssistant.enabled')
+      if (ha[key] !== undefined) problems.add(`mqtt.homeAssistant.${key}`, `--ha-${key} only takes effect with --ha`)
   const tls = {
     ...(m.tls?.caFile === undefined ? {} : { caFile: m.tls.caFile }),
     ...(m.tls?.certFile === undefined ? {} : { certFile: m.tls.certFile }),

