@@ -4,6 +4,7 @@
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
 import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
+import { listenModel } from '../listen-args.js'
 import { mqttModel } from '../mqtt-args.js'
 import { decided } from '../decided.js'
 import type { MqttFlags } from '../command-line.js'
@@ -199,6 +200,8 @@ ${FLEET_TAIL}`,
       ...(siteJson === undefined ? {} : { site: siteJson as Record<string, unknown> }),
       ...(beaconNames === undefined ? {} : { beacons: beaconNames as NonNullable<BeaconkitConfig['beacons']> }),
       ...(keysFile === undefined ? {} : { keys: { file: keysFile } }),
+      ...optional('http', listenModel(values, 'http')),
+      ...optional('metrics', listenModel(values, 'metrics')),
       fleet: {
         ...(embedded === undefined ? {} : { embeddedBroker: embedded }),
         ...(survey === undefined ? {} : { survey }),
