@@ -25,9 +25,15 @@ export class SettingProblems {
     this.list.push({ path, flagText })
   }
 
-  /** The problems as a ConfigError names them: in the model's terms. */
+  /**
+   * The problems as a ConfigError names them: in the model's terms, without the placeholders a
+   * flag's value has in the help (`<url>`), and without the path again at the start.
+   */
   configProblems(): ConfigProblem[] {
-    return this.list.map((p) => ({ path: p.path, message: inConfigTerms(p.flagText) }))
+    return this.list.map(({ path, flagText }) => {
+      const text = inConfigTerms(flagText).replace(/ <[a-z][^>]*>/g, '')
+      return { path, message: text.startsWith(`${path} `) ? text.slice(path.length + 1) : text }
+    })
   }
 
   /** @throws ConfigError (`invalid_config`) listing every problem, when there is one */
