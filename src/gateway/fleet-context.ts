@@ -46,7 +46,10 @@ export interface FleetHooks {
   stderr?: { write(text: string): unknown }
   /** Where passing problems are logged (the map's details unable to connect). */
   log?: Logger
-  /** The plain form of `log`, used when `log` is not given. */
+  /**
+   * The plain form of `log`, used when `log` is not given. With neither, the package's logger writes
+   * to `stderr` at the model's `logging`.
+   */
   warn?(text: string): void
 }
 

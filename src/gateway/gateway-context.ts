@@ -66,7 +66,7 @@ export interface GatewayHooks {
   log?: Logger
   /**
    * The plain form of {@link GatewayHooks.log} (used when `log` is not given): each warning or cleared
-   * condition as text.
+   * condition as text. With neither, the package's logger writes to `stderr` at the model's `logging`.
    */
   warn?(text: string): void
   /** Where the servers' addresses are printed (the only place a token appears; default process.stderr). */

@@ -5,7 +5,6 @@
  * in reverse (part.ts); a part that fails to start closes those started before it.
  */
 
-import { loggerOf } from '../log/logger.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
@@ -17,6 +16,7 @@ import { fleetUrl } from './fleet-context.js'
 import type { FleetConfig, FleetContext, FleetHooks } from './fleet-context.js'
 import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
+import { runLogger } from './run-logger.js'
 import { fleetSettings } from './settings/fleet.js'
 import { keyringOf } from './settings/keys.js'
 import { siteOf } from './settings/site.js'
@@ -53,12 +53,14 @@ export interface RunningFleet {
  * await fleet.start()
  * ```
  * @param config the model ({@link loadConfig}), with the runtime fields only a program can give
- * @param hooks where the fleet reports (default: servers' addresses on process.stderr, no log)
+ * @param hooks where the fleet reports (default: process.stderr, with the package's logger at the
+ *   model's `logging` level and format)
  * @throws ConfigError (`invalid_config`) naming every bad setting by its path, before anything starts
  */
 export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): Promise<RunningFleet> {
   const settings = fleetSettings(config)
-  const log = loggerOf(hooks)
+  const stderr = hooks.stderr ?? process.stderr
+  const log = await runLogger(hooks, config.logging, stderr)
   // Everything that can be wrong in the files fails before a broker starts.
   const site = await siteOf(config)
   const keyring =
@@ -68,7 +70,7 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
     runtime: config,
     site,
     keyring,
-    hooks: { ...hooks, stderr: hooks.stderr ?? process.stderr },
+    hooks: { ...hooks, stderr },
     log,
     running: {},
   }

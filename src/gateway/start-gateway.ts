@@ -14,7 +14,6 @@ import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
-import { loggerOf } from '../log/logger.js'
 import type { GatewayConfig, GatewayContext, GatewayHooks } from './gateway-context.js'
 import { gatewayParts } from './gateway-parts.js'
 import { gatewaySettings } from './settings/gateway.js'
@@ -22,6 +21,7 @@ import { keyringOf } from './settings/keys.js'
 import { adapterSource } from './settings/source.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import { Controller } from './part.js'
+import { runLogger } from './run-logger.js'
 import type { RunningUpload } from './upload-sink.js'
 
 /** What {@link RunningGateway.stop} found while closing. */
@@ -60,12 +60,14 @@ export interface RunningGateway {
  * await gateway.start()
  * ```
  * @param config the model ({@link loadConfig}), with the runtime fields only a program can give
- * @param hooks where the gateway reports (default: servers' addresses on process.stderr, no log)
+ * @param hooks where the gateway reports (default: process.stderr, with the package's logger at the
+ *   model's `logging` level and format)
  * @throws ConfigError (`invalid_config`) naming every bad setting by its path, before anything starts
  */
 export async function startGateway(config: GatewayConfig, hooks: GatewayHooks = {}): Promise<RunningGateway> {
   const settings = gatewaySettings(config)
-  const log = loggerOf(hooks)
+  const stderr = hooks.stderr ?? process.stderr
+  const log = await runLogger(hooks, config.logging, stderr)
   // Read before anything starts, so a bad key or keys file fails fast.
   const keyring = config.keyring ?? (await keyringOf(config, (text) => log.warn(text)))
   const source = config.source ?? adapterSource(config.adapter).source
@@ -79,7 +81,7 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks = 
     settings,
     runtime: config,
     source,
-    hooks: { ...hooks, stderr: hooks.stderr ?? process.stderr },
+    hooks: { ...hooks, stderr },
     log,
     scanner,
     running: {},
