@@ -23,7 +23,7 @@ const hooks = { warn: () => {}, stderr: { write: () => true } }
 async function run(metrics) {
   const clock = new VirtualClock(T0)
   const source = new PushSource(clock)
-  const gateway = await startGateway({ source, ...(metrics ? { metrics: { host: '127.0.0.1', port: 0 } } : {}) }, hooks)
+  const gateway = await startGateway({ source, ...(metrics ? { metrics: { listen: '127.0.0.1:0' } } : {}) }, hooks)
   const { scanner } = gateway
   scanner.on('found', () => {})
   scanner.on('gone', () => {})

@@ -29,13 +29,13 @@ function readTrack(file) {
 
 /** The data set, or undefined (with how to get it printed) when the folder is absent. */
 export async function loadTetam() {
-  const dir = resolve(process.env.BEACONKIT_TETAM ?? join(here, '..', '..', 'shared', 'datasets', 'tetam'))
+  const dir = resolve(process.env.BKDEV_TETAM ?? join(here, '..', '..', 'shared', 'datasets', 'tetam'))
   if (!existsSync(join(dir, 'fingerprints.csv.gz'))) {
     console.log(`positioning: no data set at ${dir}; skipped.
 To run it, obtain the public (CC0) data set "Position Annotated BLE RSSI Dataset for Indoor Localization"
 (F. S. Daniş, A. T. Naskali, A. T. Cemgil, C. Ersoy, Pervasive and Mobile Computing 81, 2022), convert it to
 the layout described in docs/positioning.md (site.json, occupancy-0.5.txt, fingerprints.csv.gz, track-*.csv),
-and point BEACONKIT_TETAM at the folder (default: ../shared/datasets/tetam from the repository).`)
+and point BKDEV_TETAM at the folder (default: ../shared/datasets/tetam from the repository).`)
     return undefined
   }
   const site = Site.fromJSON(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8')))

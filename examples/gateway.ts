@@ -5,51 +5,45 @@
  *
  * In your project, `import { ... } from 'beaconkit'` (the relative import is for this repository).
  *
- * Configuration (environment):
- *   BEACONKIT_CLOUD_URL      account interface, e.g. https://cloud.example.com
- *   BEACONKIT_EMAIL          account e-mail
- *   BEACONKIT_PASSWORD_FILE  file holding the password (mode 0600)
- *   BEACONKIT_KEYS_FILE      broadcast keys, one per line (optional)
- *   BEACONKIT_QUEUE_DIR      durable upload queue (default /var/lib/beaconkit/queue)
- *   BEACONKIT_HCI            adapter number (default 0 = hci0)
- *   BEACONKIT_REPLAY         replay this recording instead of scanning (trying it out, CI)
+ * Configuration: the settings `beaconkit scan` reads, from the environment (docs/configuration.md
+ * lists them all); this program reads no variable itself. Uploading is its own setting, the rest:
+ *   BEACONKIT_UPLOAD_CLOUD_URL      account interface, e.g. https://cloud.example.com
+ *   BEACONKIT_UPLOAD_EMAIL          account e-mail
+ *   BEACONKIT_UPLOAD_PASSWORD_FILE  file holding the password (mode 0600)
+ *   BEACONKIT_UPLOAD_QUEUE_DIR      durable upload queue, e.g. /var/lib/beaconkit/queue (default: in memory)
+ *   BEACONKIT_KEYS_FILE             broadcast keys, one per line, mode 0600 (optional)
+ *   BEACONKIT_ADAPTER_HCI           adapter numbers (default 0 = hci0)
+ *
+ * Usage: node gateway.js [recording.jsonl]   (a recording: replay it instead of scanning, to try it out or in CI)
  */
-import { BluetoothUnavailableError, Keyring, NobleSource, ReplaySource, startGateway } from '../src/index.js'
-import type { AdvertisementSource } from '../src/index.js'
+import { BluetoothUnavailableError, ConfigError, ReplaySource, loadConfig, startGateway } from '../src/index.js'
 
-function required(name: string): string {
-  const value = process.env[name]
-  if (value === undefined || value === '') {
-    console.error(`gateway: set ${name} (see the comment at the top of gateway.ts)`)
-    process.exit(2)
+const replay = process.argv[2]
+/** Exits with `code` after one line naming what is wrong. */
+function exitWith(code: number): (e: unknown) => never {
+  return (e) => {
+    console.error(`gateway: ${e instanceof Error ? e.message : String(e)}`)
+    process.exit(code)
   }
-  return value
 }
-
-const env = process.env
-const passwordFile = required('BEACONKIT_PASSWORD_FILE')
-const cloudUrl = required('BEACONKIT_CLOUD_URL')
-const email = required('BEACONKIT_EMAIL')
-// A key file that is corrupted stops the gateway here, with the line number; better than running unverified.
-const keys = env.BEACONKIT_KEYS_FILE === undefined ? undefined : await Keyring.fromFile(env.BEACONKIT_KEYS_FILE)
-
-const replay = env.BEACONKIT_REPLAY
-const source: AdvertisementSource =
-  replay === undefined ? new NobleSource({ hciDeviceId: Number(env.BEACONKIT_HCI ?? 0) }) : new ReplaySource(replay, { virtual: true })
-// The composition root builds the scanner and the uploader (its account checked first) and
-// stops them in reverse order; the password is read from its file, never from the environment.
+// The same model `beaconkit scan` reads; a setting that is wrong or missing is named by its variable or path.
+const config = await loadConfig({
+  env: process.env,
+  flags: { upload: { enabled: true } },
+  warn: (text) => console.warn(`warning: ${text}`),
+}).catch(exitWith(2))
+// The composition root builds the scanner over the adapters (or the recording), reads the keys
+// (a corrupted keys file stops it here, with the line number) and the uploader (its account
+// checked first), and stops them in reverse order; the password is read from its file.
 const gateway = await startGateway(
+  { ...config, ...(replay === undefined ? {} : { source: new ReplaySource(replay, { virtual: true }) }) },
   {
-    source,
-    ...(keys === undefined ? {} : { keys }),
-    upload: { cloudUrl, email, passwordFile, queueDir: env.BEACONKIT_QUEUE_DIR ?? '/var/lib/beaconkit/queue' },
+    warn: (text) => console.warn(`warning: ${text}`),
+    onUploadRefused: (e) => console.error(`upload stopped: ${e.message}`),
   },
-  { warn: (text) => console.warn(`warning: ${text}`), stderr: process.stderr, onUploadRefused: (e) => console.error(`upload stopped: ${e.message}`) },
-).catch((e: unknown) => {
-  // A refused account (or an unreadable password file) stops here, before scanning starts.
-  console.error(`gateway: ${e instanceof Error ? e.message : String(e)}`)
-  process.exit(4)
-})
+  // A setting that is wrong (exit 2); a refused account or an unreadable password file stops here,
+  // before scanning starts (exit 4).
+).catch((e: unknown) => exitWith(e instanceof ConfigError ? 2 : 4)(e))
 const { scanner } = gateway
 const uploader = gateway.upload?.uploader
 

@@ -282,14 +282,9 @@ export { runSite } from './gateway/run-site.js'
 export { startGateway } from './gateway/start-gateway.js'
 export { startFleet } from './gateway/start-fleet.js'
 export type { RunningFleet } from './gateway/start-fleet.js'
-export type { FleetConfig } from './gateway/fleet-context.js'
+export type { FleetConfig, FleetHooks, FleetRuntime } from './gateway/fleet-context.js'
 export type { GatewayStopReport, RunningGateway } from './gateway/start-gateway.js'
-export type { GatewayConfig, GatewayHooks } from './gateway/gateway-context.js'
-export type {
-  HttpFlags as GatewayHttpConfig,
-  MqttFlags as GatewayMqttConfig,
-  UploadFlags as GatewayUploadConfig,
-} from './gateway/config.js'
+export type { GatewayConfig, GatewayHooks, GatewayRuntime } from './gateway/gateway-context.js'
 export type { RunningSite, RunSiteOptions, SiteGateway } from './gateway/run-site.js'
 export { MAX_STREAMS_PER_CLIENT, startMapServer } from './web/map-server.js'
 export type { MapServer, MapServerOptions } from './web/map-server.js'

@@ -78,7 +78,7 @@ describe('the built package', () => {
       `const hooks = { warn() {}, stderr: { write() { return true } } };` +
       `const plain = await startGateway({ source: new ReplaySource('fixtures/demo.jsonl', { virtual: true }) }, hooks);` +
       `await plain.start(); await plain.scanner.drain(); await plain.stop(); const before = prom();` +
-      `const measured = await startGateway({ source: new ReplaySource('fixtures/demo.jsonl', { virtual: true }), metrics: { host: '127.0.0.1', port: 0 } }, hooks);` +
+      `const measured = await startGateway({ source: new ReplaySource('fixtures/demo.jsonl', { virtual: true }), metrics: { listen: '127.0.0.1:0' } }, hooks);` +
       `await measured.stop();` +
       `console.log(JSON.stringify({ names: before, nobleLoaded: false, heavy: prom() }))`])
     expect(r.names).toEqual([])

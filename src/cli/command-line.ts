@@ -4,9 +4,19 @@
  * command parses to is declared in its own module (commands/).
  */
 
-import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
-export type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from '../gateway/config.js'
+import type { ListenSettings } from '../gateway/settings/listen.js'
+import type { MqttSettings } from '../gateway/settings/mqtt.js'
+import type { UploadSettings } from '../gateway/settings/upload.js'
 import type { LogFormat, LogThreshold } from '../log/logger.js'
+
+/** `--mqtt <url>` and its companions (the gateway id is the model's default unless given). */
+export type MqttFlags = Omit<MqttSettings, 'gatewayId'> & { gatewayId?: string }
+/** `--upload` and its companions. */
+export type UploadFlags = UploadSettings
+/** `--http [host:]port` and `--http-token`: the live map in a browser. */
+export type HttpFlags = ListenSettings
+/** `--metrics [host:]port` and `--metrics-token`: Prometheus `/metrics` and `/healthz`. */
+export type MetricsFlags = ListenSettings
 
 /** `--log-level` and `--log-format` (every command that runs); absent when neither is given. */
 export interface LogFlags {

@@ -7,9 +7,12 @@ import { beaconIdOf } from '../frames/ibeacon.js'
 import { readBeaconNames } from '../positioning/beacon-names.js'
 import { bool, fail, number, parseLog, quote, str, strs } from './arg-values.js'
 import type { Values } from './arg-values.js'
-import type { FilterFlags, UploadFlags, ViewFlags } from './command-line.js'
-import { parseHttp, parseMetrics } from './listen-args.js'
-import { parseMqtt } from './mqtt-args.js'
+import type { BeaconkitConfig } from '../config/load-config.js'
+import { decideGateway } from '../gateway/settings/gateway.js'
+import type { FilterFlags, ViewFlags } from './command-line.js'
+import { decided } from './decided.js'
+import { listenModel } from './listen-args.js'
+import { mqttModel } from './mqtt-args.js'
 
 const SERIAL = /^[0-9a-f]{12}$/i
 const UUID = /^[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}$/i
@@ -67,70 +70,60 @@ function parseFilter(values: Values, command: string): FilterFlags {
   return filter
 }
 
-function parseUpload(values: Values, command: string): UploadFlags | undefined {
-  const cloudUrl = str(values, 'cloud-url')
-  const email = str(values, 'email')
-  const passwordFile = str(values, 'password-file')
-  // Only a config file or the environment sets the password itself; a file given wins.
-  const password = passwordFile === undefined ? str(values, 'password') : undefined
-  const queueDir = str(values, 'queue-dir')
-  if (!bool(values, 'upload')) {
-    const stray = (['cloud-url', 'email', 'password-file', 'password', 'queue-dir'] as const).find(
-      (n) => str(values, n) !== undefined,
-    )
-    if (stray !== undefined)
-      fail(stray, `--${stray} only takes effect with --upload; add --upload to send data to the cloud`, command)
-    return undefined
+/** `--upload` and its companions as the model's `upload` (undefined: none given). */
+function uploadModel(values: Values): BeaconkitConfig['upload'] {
+  const text = (name: string): string | undefined => str(values, name)
+  const upload = {
+    ...(bool(values, 'upload') ? { enabled: true } : {}),
+    ...given('cloudUrl', text('cloud-url')),
+    ...given('email', text('email')),
+    ...given('passwordFile', text('password-file')),
+    // Only a config file or the environment sets the password itself; a file given wins.
+    ...given('password', text('password')),
+    ...given('queueDir', text('queue-dir')),
   }
-  if (cloudUrl === undefined)
-    fail(
-      'cloud-url',
-      '--upload needs --cloud-url <url> (the account interface, e.g. from `beaconkit emulate`)',
-      command,
-    )
-  let url: URL
-  try {
-    url = new URL(cloudUrl)
-  } catch {
-    fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:')
-    fail('cloud-url', `--cloud-url must be an http(s) URL, not ${quote(cloudUrl)}`, command)
-  if (email === undefined) fail('email', '--upload needs --email <account e-mail>', command)
-  if (passwordFile === undefined && password === undefined) {
-    fail(
-      'password-file',
-      '--upload needs --password-file <file> holding the account password (a file, so the password ' +
-        'stays out of the process list)',
-      command,
-    )
-  }
-  const upload: UploadFlags = { cloudUrl, email, ...(passwordFile === undefined ? { password } : { passwordFile }) }
-  if (queueDir !== undefined) upload.queueDir = queueDir
-  return upload
+  return Object.keys(upload).length === 0 ? undefined : upload
 }
 
-/** The options of the commands that show beacons: output, keys, filters, upload. */
+/** `{ [key]: value }` when the value is there, `{}` otherwise. */
+function given<K extends string, V>(key: K, value: V | undefined): { [Q in K]?: V } {
+  return (value === undefined ? {} : { [key]: value }) as { [Q in K]?: V }
+}
+
+/**
+ * The options of the commands that show beacons: output, keys, filters, upload, MQTT, the map and
+ * the metrics, read into the gateway's model and decided by the composition root's mapping.
+ */
 export function parseView(values: Values, command: string): ViewFlags {
-  const view: ViewFlags = {
-    json: bool(values, 'json'),
-    keys: strs(values, 'key'),
-    filter: parseFilter(values, command),
-  }
-  const keysFile = str(values, 'keys-file')
-  if (keysFile !== undefined) view.keysFile = keysFile
-  const upload = parseUpload(values, command)
-  if (upload !== undefined) view.upload = upload
-  const mqtt = parseMqtt(values, command)
+  const filter = parseFilter(values, command)
+  const { gateway, mqtt } = mqttModel(values, command)
+  const upload = uploadModel(values)
+  const http = listenModel(values, 'http')
+  const metrics = listenModel(values, 'metrics')
   // Names come only from a config file's `beacons:` (as JSON text the configuration layer wrote); they name
   // Home Assistant's devices.
   const names = str(values, 'beacon-names-json')
-  if (mqtt !== undefined && names !== undefined) mqtt.beaconNames = readBeaconNames(JSON.parse(names) as unknown)
-  if (mqtt !== undefined) view.mqtt = mqtt
-  const http = parseHttp(values, command)
-  if (http !== undefined) view.http = http
-  const metrics = parseMetrics(values, command)
-  if (metrics !== undefined) view.metrics = metrics
+  const model: BeaconkitConfig = {
+    filters: filter,
+    ...(gateway === undefined ? {} : { gateway }),
+    ...(mqtt === undefined ? {} : { mqtt }),
+    ...(upload === undefined ? {} : { upload }),
+    ...(http === undefined ? {} : { http }),
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(names === undefined ? {} : { beacons: readBeaconNames(JSON.parse(names) as unknown) }),
+  }
+  const settings = decided(command, (problems) => decideGateway(model, problems))
+  const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter }
+  const keysFile = str(values, 'keys-file')
+  if (keysFile !== undefined) view.keysFile = keysFile
+  if (settings.upload !== undefined) view.upload = settings.upload
+  if (settings.mqtt !== undefined) {
+    // The host name stays the composition root's default (a parsed command line holds what was given).
+    const { gatewayId, ...mqtt } = settings.mqtt
+    view.mqtt = gateway === undefined ? mqtt : { ...mqtt, gatewayId }
+  }
+  if (settings.http !== undefined) view.http = settings.http
+  if (settings.metrics !== undefined) view.metrics = settings.metrics
   const log = parseLog(values, command)
   if (log !== undefined) view.log = log
   return view

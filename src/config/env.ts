@@ -23,9 +23,8 @@ export interface EnvSettings {
   readonly suggestions: ReadonlyMap<string, string>
 }
 
+// Every `BEACONKIT_*` variable is a setting's (the repository's own tools use `BKDEV_*`).
 const BY_ENV = new Map<string, ConfigField>(CONFIG_FIELDS.map((f) => [envName(f.path), f]))
-// Variables of beaconkit's examples and test drivers, not settings of the command.
-const NOT_SETTINGS = /^BEACONKIT_(UNHEARD_|TEST_|TETAM$|HCI$|CLOUD_URL$|EMAIL$|PASSWORD_FILE$|QUEUE_DIR$)/
 
 /** Reads the settings of `env` (normally `process.env`). */
 export function readEnvironment(env: Readonly<Record<string, string | undefined>>): EnvSettings {
@@ -37,7 +36,7 @@ export function readEnvironment(env: Readonly<Record<string, string | undefined>
     if (!name.startsWith(ENV_PREFIX) || text === undefined) continue
     const field = BY_ENV.get(name)
     if (field === undefined) {
-      if (!NOT_SETTINGS.test(name)) unknown.push(name)
+      unknown.push(name)
       continue
     }
     const value = readValue(field, text.trim())

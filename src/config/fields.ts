@@ -100,3 +100,13 @@ export function inConfigTerms(message: string): string {
     return path === undefined ? flag : path
   })
 }
+
+const OPTION_OF = new Map(CONFIG_FIELDS.map((f) => [f.path, f.option]))
+
+/**
+ * The option a setting fills (`mqtt.homeAssistant.dwell` → `ha-dwell`); an item of a list
+ * (`filters.serialNumbers[2]`) fills its list's. Undefined for a path that is no setting.
+ */
+export function optionOf(path: string): string | undefined {
+  return OPTION_OF.get(path.replace(/\[\d+\]$/, ''))
+}

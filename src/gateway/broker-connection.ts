@@ -11,8 +11,8 @@ import { defaultClientId, resolvePublisherOptions } from '../mqtt/publisher-opti
 import { openLink } from '../mqtt/link-secrets.js'
 import type { LinkSettings } from '../mqtt/link-settings.js'
 import { SharedConnection } from '../mqtt/shared-connection.js'
-import { brokerSettings } from './config.js'
-import type { MqttFlags } from './config.js'
+import { brokerSettings } from './settings/mqtt.js'
+import type { MqttSettings } from './settings/mqtt.js'
 import { keptPart } from './part.js'
 import type { Part } from './part.js'
 
@@ -31,7 +31,7 @@ export interface ConnectionOwner {
  */
 export async function openBrokerConnection(
   url: string,
-  flags: MqttFlags,
+  flags: MqttSettings,
   owner: ConnectionOwner,
 ): Promise<SharedConnection> {
   const options = resolvePublisherOptions({ url, gatewayId: owner.name, ...brokerSettings(flags) })

@@ -18,37 +18,40 @@ import type { MqttBeaconDetails } from '../web/beacon-details.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
-import type { HttpFlags, MetricsFlags, MqttFlags } from './config.js'
+import type { BeaconkitConfig } from '../config/load-config.js'
+import type { Keyring } from '../secure/keyring.js'
+import type { FleetSettings } from './settings/fleet.js'
 
-/** What {@link startFleet} builds. */
-export interface FleetConfig {
-  /** The broker and the tracker's MQTT settings (`url` is ignored with `embeddedBroker`). */
-  mqtt: MqttFlags
-  /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
-  embeddedBroker?: number
-  site?: Site
+/** What only a program can give a fleet, beside the model (it cannot live in a config file). */
+export interface FleetRuntime {
+  /** Positions the beacons (e.g. a Positioner on the site's radio map; default: rooms only). */
+  positioner?: PositionEstimator
   /** The site's plan image (a path), for the map. */
   siteImage?: string
-  positioner?: PositionEstimator
-  /** Record the fused view to this file (`force`: replace an existing one). */
-  record?: { file: string; force: boolean }
-  /** Serve the live map (with `/metrics` and `/healthz` beside it). */
-  http?: HttpFlags
-  /** Serve `/metrics` and `/healthz` on a server of their own (started last). */
-  metrics?: MetricsFlags
-  /**
-   * Foreign inputs (OpenMQTTGateway, Theengs Gateway, ESPresense nodes on the same broker), fed
-   * into the fleet as gateways (src/inputs/bridge.ts); the broker settings are the fleet's.
-   */
-  inputs?: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
+  /** Let `fleet.record` replace an existing file (default: refuse). */
+  replaceRecording?: boolean
+  /** Broadcast keys for what foreign inputs relay (default: read from the model's `keys`). */
+  keyring?: Keyring
+  /** Bounds of the foreign-input bridge (default: the bridge's). */
+  inputLimits?: Pick<ForeignBridgeOptions, 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
+
+/**
+ * What {@link startFleet} builds: the configuration model (as {@link loadConfig} returns it, the
+ * shape of a config file), with the runtime fields only a program can give.
+ */
+export interface FleetConfig extends BeaconkitConfig, FleetRuntime {}
 
 /** Where a running fleet reports what the user should know. */
 export interface FleetHooks {
-  stderr: { write(text: string): unknown }
+  /** Where the servers' addresses are printed (the only place a token appears; default process.stderr). */
+  stderr?: { write(text: string): unknown }
   /** Where passing problems are logged (the map's details unable to connect). */
   log?: Logger
-  /** The plain form of `log`, used when `log` is not given. */
+  /**
+   * The plain form of `log`, used when `log` is not given. With neither, the package's logger writes
+   * to `stderr` at the model's `logging`.
+   */
   warn?(text: string): void
 }
 
@@ -73,14 +76,20 @@ export interface FleetRunning {
 
 /** What each part of a fleet starts from (src/gateway/part.ts). */
 export interface FleetContext {
-  readonly config: FleetConfig
-  readonly hooks: FleetHooks
+  /** The model's settings, every default decided (settings/fleet.ts). */
+  readonly settings: FleetSettings
+  readonly runtime: FleetRuntime
+  /** The site, read from the model's `site`. */
+  readonly site: Site | undefined
+  /** The keyring for the foreign inputs' relayed broadcasts. */
+  readonly keyring: Keyring | undefined
+  readonly hooks: FleetHooks & { readonly stderr: { write(text: string): unknown } }
   /** The fleet's logger. */
   readonly log: Logger
   readonly running: FleetRunning
 }
 
 /** The broker the fleet's clients use: the embedded one's address when there is one. */
-export function fleetUrl({ config, running }: FleetContext): string {
-  return running.broker?.url ?? config.mqtt.url
+export function fleetUrl({ settings, running }: FleetContext): string {
+  return running.broker?.url ?? settings.mqtt.url
 }

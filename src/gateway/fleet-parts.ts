@@ -17,10 +17,11 @@ import type { SharedClient } from '../mqtt/shared-connection.js'
 import type { Site } from '../positioning/site.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
+import type { ForeignBridgeOptions } from '../inputs/bridge-options.js'
 import { brokerConnectionPart, openBrokerConnection } from './broker-connection.js'
-import type { MqttFlags } from './config.js'
+import type { MqttSettings } from './settings/mqtt.js'
 import { fleetUrl } from './fleet-context.js'
-import type { FleetConfig, FleetContext } from './fleet-context.js'
+import type { FleetContext } from './fleet-context.js'
 import { metricsServerPart } from './metrics-sink.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { keptPart } from './part.js'
@@ -31,22 +32,22 @@ import { startWeb } from './web-sink.js'
 type Factory = PartFactory<FleetContext>
 
 /** `record`: the fused view written to a file (`force`: replace an existing one). */
-const recorder: Factory = ({ config, running }) => {
-  const record = config.record
-  if (record === undefined) return undefined
-  const { site } = config
+const recorder: Factory = ({ settings, runtime, site, running }) => {
+  const file = settings.record
+  if (file === undefined) return undefined
   return keptPart(
     'recorder',
     running,
     'recorder',
-    () => FleetRecorder.create(record.file, { ...(site === undefined ? {} : { site }), force: record.force }),
+    () =>
+      FleetRecorder.create(file, { ...(site === undefined ? {} : { site }), force: runtime.replaceRecording === true }),
     (value) => value.close(),
   )
 }
 
 /** `embeddedBroker`: aedes in this process on 127.0.0.1 at this port (0: a free one). */
-const broker: Factory = ({ config, running }) => {
-  const port = config.embeddedBroker
+const broker: Factory = ({ settings, running }) => {
+  const port = settings.embeddedBroker
   if (port === undefined) return undefined
   return keptPart(
     'broker',
@@ -62,8 +63,8 @@ const broker: Factory = ({ config, running }) => {
  * `online` there on each connection, `offline` at its stop), `--client-id` its client id.
  */
 const connection: Factory = (context) => {
-  const { config, running } = context
-  const m = config.mqtt
+  const { settings, running } = context
+  const m = settings.mqtt
   return brokerConnectionPart(running, () =>
     openBrokerConnection(fleetUrl(context), m, {
       name: 'fleet',
@@ -90,9 +91,9 @@ function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<
  * warnings and errors become the fleet's warnings.
  */
 function foreignBridge(
-  options: NonNullable<FleetConfig['inputs']>,
+  options: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>,
   client: SharedClient,
-  m: MqttFlags,
+  m: MqttSettings,
   site: Site | undefined,
   warn: (text: string) => void,
 ): ForeignBridge {
@@ -112,15 +113,16 @@ function foreignBridge(
 
 /** `inputs`: foreign gateways on the same broker, fed into the fleet as gateways. */
 const inputs: Factory = (context) => {
-  const options = context.config.inputs
-  if (options === undefined) return undefined
-  const { config, log, running } = context
+  const { settings, runtime, keyring, site, log, running } = context
+  const list = settings.inputs
+  if (list === undefined) return undefined
+  const options = { inputs: list, ...(keyring === undefined ? {} : { keyring }), ...runtime.inputLimits }
   let bridge: ForeignBridge | undefined
   return {
     name: 'inputs',
     start: async () => {
       // Kept before its start: a start that fails half-way is closed by the rollback too.
-      bridge = foreignBridge(options, sharedClient(context), config.mqtt, config.site, (text) => log.warn(text))
+      bridge = foreignBridge(options, sharedClient(context), settings.mqtt, site, (text) => log.warn(text))
       running.inputs = bridge
       await bridge.start()
     },
@@ -132,8 +134,8 @@ const inputs: Factory = (context) => {
 
 /** The FleetTracker (always there); it connects with the fleet's `start()`, its stop keeps what was not delivered. */
 const tracker: Factory = (context) => {
-  const { config, running } = context
-  const { site, mqtt: m } = config
+  const { settings, runtime, site, running } = context
+  const m = settings.mqtt
   return keptPart(
     'tracker',
     running,
@@ -144,7 +146,7 @@ const tracker: Factory = (context) => {
         homeAssistant: homeAssistantOption(m),
         ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
         ...(site === undefined ? {} : { site }),
-        ...(config.positioner === undefined ? {} : { positioner: config.positioner }),
+        ...(runtime.positioner === undefined ? {} : { positioner: runtime.positioner }),
       })
       running.recorder?.attach(made)
       return made
@@ -157,9 +159,9 @@ const tracker: Factory = (context) => {
 
 /** With the map: its details panel reads the gateways' retained beacon states through its own subscription. */
 const details: Factory = (context) => {
-  const { config, running } = context
+  const { settings, site, running } = context
   const fleet = running.tracker
-  if (config.http === undefined || fleet === undefined) return undefined
+  if (settings.http === undefined || fleet === undefined) return undefined
   return keptPart(
     'details',
     running,
@@ -167,9 +169,9 @@ const details: Factory = (context) => {
     async () =>
       new MqttBeaconDetails({
         client: sharedClient(context),
-        gateways: new FleetGateways(fleet, config.site),
+        gateways: new FleetGateways(fleet, site),
         clock: fleet.clock,
-        ...(config.mqtt.topicPrefix === undefined ? {} : { topicPrefix: config.mqtt.topicPrefix }),
+        ...(settings.mqtt.topicPrefix === undefined ? {} : { topicPrefix: settings.mqtt.topicPrefix }),
       }),
     (value) => value.stop(),
   )
@@ -179,9 +181,9 @@ const details: Factory = (context) => {
  * With the map or the metrics server: listens to the tracker's connection events from before its start, so
  * /healthz knows.
  */
-const metrics: Factory = ({ config, running }) => {
+const metrics: Factory = ({ settings, running }) => {
   const fleet = running.tracker
-  if ((config.http === undefined && config.metrics === undefined) || fleet === undefined) return undefined
+  if ((settings.http === undefined && settings.metrics === undefined) || fleet === undefined) return undefined
   return keptPart(
     'metrics',
     running,
@@ -192,8 +194,9 @@ const metrics: Factory = ({ config, running }) => {
 }
 
 /** `http`: the live map of the fleet (with the site and its plan). */
-const map: Factory = ({ config, hooks, running }) => {
-  const { http, site, siteImage } = config
+const map: Factory = ({ settings, runtime, site, hooks, running }) => {
+  const { http } = settings
+  const { siteImage } = runtime
   const fleet = running.tracker
   if (http === undefined || fleet === undefined) return undefined
   return keptPart(

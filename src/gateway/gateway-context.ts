@@ -7,7 +7,6 @@
 import type { BeaconScanner } from '../scanner/scanner.js'
 import type { ScannerOptions } from '../scanner/scanner.js'
 import type { ScannerSink } from '../scanner/sink.js'
-import type { BeaconFilter } from '../range/filter.js'
 import type { Keyring } from '../secure/keyring.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import type { AccountError } from '../errors.js'
@@ -17,26 +16,24 @@ import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { Logger } from '../log/logger.js'
-import type { HttpFlags, MetricsFlags, MqttFlags, UploadFlags } from './config.js'
+import type { BeaconkitConfig } from '../config/load-config.js'
+import type { GatewaySettings } from './settings/gateway.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import type { RunningUpload } from './upload-sink.js'
 
-/** What {@link startGateway} builds. */
-export interface GatewayConfig {
-  /** Where advertisements come from: adapters, a recording, a simulation. */
-  source: AdvertisementSource
-  /** Broadcast keys for private broadcasts (already read: a bad key fails before anything starts). */
-  keys?: Keyring
-  /** Which beacons the scanner keeps (and so every sink sees). */
-  filter?: BeaconFilter
-  /** Upload to the platform's account interface. */
-  upload?: UploadFlags
-  /** Publish to an MQTT broker (and Home Assistant). */
-  mqtt?: MqttFlags
-  /** Serve the live map (with `/metrics` and `/healthz` beside it). */
-  http?: HttpFlags
-  /** Serve `/metrics` and `/healthz` on a server of their own (started after every sink). */
-  metrics?: MetricsFlags
+/**
+ * What only a program can give a gateway, beside the model (it cannot live in a config file):
+ * a source of its own, a keyring already read, its own sinks, the order of the start, the
+ * scanner's timing.
+ */
+export interface GatewayRuntime {
+  /**
+   * Where advertisements come from: a recording, a simulation, a program's own source (default:
+   * the model's `adapter`, built when the gateway starts).
+   */
+  source?: AdvertisementSource
+  /** Broadcast keys already read (default: read from the model's `keys` before anything starts). */
+  keyring?: Keyring
   /**
    * Start the source right after the upload's account check and before the MQTT connection
    * (default false: the caller starts it with the scanner). For a live adapter: one that cannot
@@ -55,6 +52,12 @@ export interface GatewayConfig {
   sinks?: readonly ScannerSink[]
 }
 
+/**
+ * What {@link startGateway} builds: the configuration model (as {@link loadConfig} returns it,
+ * the shape of a config file), with the runtime fields only a program can give.
+ */
+export interface GatewayConfig extends BeaconkitConfig, GatewayRuntime {}
+
 /** Where a running gateway reports what the user should know. */
 export interface GatewayHooks {
   /**
@@ -64,11 +67,11 @@ export interface GatewayHooks {
   log?: Logger
   /**
    * The plain form of {@link GatewayHooks.log} (used when `log` is not given): each warning or cleared
-   * condition as text.
+   * condition as text. With neither, the package's logger writes to `stderr` at the model's `logging`.
    */
   warn?(text: string): void
-  /** Where the live map's address is printed (the only place its token appears). */
-  stderr: { write(text: string): unknown }
+  /** Where the servers' addresses are printed (the only place a token appears; default process.stderr). */
+  stderr?: { write(text: string): unknown }
   /** The account refused the upload mid-run: nothing more will be delivered. */
   onUploadRefused?(error: AccountError): void
 }
@@ -88,8 +91,12 @@ export interface GatewayRunning {
 
 /** What each part of a gateway starts from (src/gateway/part.ts). */
 export interface GatewayContext {
-  readonly config: GatewayConfig
-  readonly hooks: GatewayHooks
+  /** The model's settings, every default decided (settings/gateway.ts). */
+  readonly settings: GatewaySettings
+  readonly runtime: GatewayRuntime
+  /** The run's source: the caller's, or the model's adapters. */
+  readonly source: AdvertisementSource
+  readonly hooks: GatewayHooks & { readonly stderr: { write(text: string): unknown } }
   /** The gateway's logger (each part takes a child of its own). */
   readonly log: Logger
   readonly scanner: BeaconScanner

@@ -20,8 +20,8 @@ import { startWeb } from './web-sink.js'
 type Factory = PartFactory<GatewayContext>
 
 /** `upload`: the account checked, then an Uploader on the scanner. */
-const upload: Factory = ({ config, scanner, log, hooks, running }) => {
-  const flags = config.upload
+const upload: Factory = ({ settings, scanner, log, hooks, running }) => {
+  const flags = settings.upload
   if (flags === undefined) return undefined
   return keptPart(
     'upload',
@@ -33,15 +33,14 @@ const upload: Factory = ({ config, scanner, log, hooks, running }) => {
 }
 
 /** `sourceFirst`: the source started before MQTT connects (a dead adapter fails before `online`). */
-const sourceFirst: Factory = ({ config }) => {
-  if (config.sourceFirst !== true) return undefined
-  const source = config.source
+const sourceFirst: Factory = ({ runtime, source }) => {
+  if (runtime.sourceFirst !== true) return undefined
   return { name: 'source', start: () => source.start(), stop: () => source.stop() }
 }
 
 /** With `mqtt`: the one broker connection, its will the gateway's status; ended after the publisher. */
-const connection: Factory = ({ config, scanner, running }) => {
-  const flags = config.mqtt
+const connection: Factory = ({ settings, scanner, running }) => {
+  const flags = settings.mqtt
   if (flags === undefined) return undefined
   return brokerConnectionPart(running, () =>
     openBrokerConnection(flags.url, flags, gatewayConnectionOwner(flags, scanner.clock)),
@@ -49,8 +48,8 @@ const connection: Factory = ({ config, scanner, running }) => {
 }
 
 /** `mqtt`: the publisher on the scanner; its stop keeps what the broker had not acknowledged. */
-const mqtt: Factory = ({ config, scanner, log, running }) => {
-  const flags = config.mqtt
+const mqtt: Factory = ({ settings, scanner, log, running }) => {
+  const flags = settings.mqtt
   if (flags === undefined) return undefined
   return keptPart(
     'mqtt',
@@ -67,8 +66,8 @@ const mqtt: Factory = ({ config, scanner, log, running }) => {
  * The metrics and health, with the map or the metrics server: built once the sinks it reads
  * exist; it only listens to state changes until scraped.
  */
-const metrics: Factory = ({ config, scanner, running }) => {
-  if (config.http === undefined && config.metrics === undefined) return undefined
+const metrics: Factory = ({ settings, scanner, source, running }) => {
+  if (settings.http === undefined && settings.metrics === undefined) return undefined
   return keptPart(
     'metrics',
     running,
@@ -76,7 +75,7 @@ const metrics: Factory = ({ config, scanner, running }) => {
     async () =>
       new MetricsEndpoint({
         scanner,
-        source: config.source,
+        source,
         ...(running.mqtt === undefined ? {} : { mqtt: running.mqtt.publisher }),
         ...(running.upload === undefined ? {} : { uploader: running.upload.uploader }),
       }),
@@ -85,8 +84,8 @@ const metrics: Factory = ({ config, scanner, running }) => {
 }
 
 /** `http`: the live map of the scanner. */
-const map: Factory = ({ config, scanner, hooks, running }) => {
-  const flags = config.http
+const map: Factory = ({ settings, scanner, hooks, running }) => {
+  const flags = settings.http
   if (flags === undefined) return undefined
   return keptPart(
     'map',

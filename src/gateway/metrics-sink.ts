@@ -7,13 +7,13 @@
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { startMetricsServer } from '../web/metrics-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
-import type { MetricsFlags } from './config.js'
+import type { ListenSettings } from './settings/listen.js'
 import { keptPart } from './part.js'
 import type { Part } from './part.js'
 
 /** What a gateway's or a fleet's context holds that the metrics server part reads and fills. */
 interface MetricsContext {
-  readonly config: { readonly metrics?: MetricsFlags }
+  readonly settings: { readonly metrics?: ListenSettings }
   readonly hooks: { readonly stderr: { write(text: string): unknown } }
   readonly running: { metrics?: MetricsEndpoint; metricsServer?: MetricsServer }
 }
@@ -23,11 +23,11 @@ interface MetricsContext {
  * configuration), the last of a gateway's or a fleet's parts: the endpoint it serves reads them all.
  */
 export function metricsServerPart<Context extends MetricsContext>({
-  config,
+  settings,
   hooks,
   running,
 }: Context): Part<Context> | undefined {
-  const flags = config.metrics
+  const flags = settings.metrics
   const endpoint = running.metrics
   if (flags === undefined || endpoint === undefined) return undefined
   return keptPart(
@@ -41,7 +41,7 @@ export function metricsServerPart<Context extends MetricsContext>({
 
 /** Starts the metrics server for `endpoint` and says where it is. */
 export async function startMetrics(
-  flags: MetricsFlags,
+  flags: ListenSettings,
   endpoint: MetricsEndpoint,
   stderr: { write(text: string): unknown },
 ): Promise<MetricsServer> {

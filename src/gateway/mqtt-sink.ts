@@ -4,7 +4,6 @@
  * broker that is down is retried while the publisher keeps the state.
  */
 
-import { hostname } from 'node:os'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
@@ -16,8 +15,8 @@ import type { SharedConnection } from '../mqtt/shared-connection.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX, GatewayTopics } from '../mqtt/topics.js'
 import type { Clock } from '../clock.js'
 import type { ConnectionOwner } from './broker-connection.js'
-import { brokerSettings } from './config.js'
-import type { MqttFlags } from './config.js'
+import { brokerSettings } from './settings/mqtt.js'
+import type { MqttSettings } from './settings/mqtt.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 import { ConditionLog } from '../log/condition-log.js'
 import type { Logger } from '../log/logger.js'
@@ -37,19 +36,11 @@ export interface RunningMqtt {
   close(): Promise<MqttCloseResult>
 }
 
-/** This machine's name as a gateway id (`[A-Za-z0-9_-]`, at most 64 characters). */
-export function defaultGatewayId(): string {
-  const id = hostname()
-    .replace(/[^A-Za-z0-9_-]/g, '-')
-    .slice(0, 64)
-  return id === '' || /^-+$/.test(id) ? 'gateway' : id
-}
-
 /**
  * `--ha` and its companions as the `homeAssistant` option of a publisher or a fleet tracker (which takes no
  * `--ha-beacons`).
  */
-export function homeAssistantOption(flags: MqttFlags): false | GatewayHomeAssistantOptions {
+export function homeAssistantOption(flags: Omit<MqttSettings, 'gatewayId'>): false | GatewayHomeAssistantOptions {
   if (!flags.homeAssistant) return false
   return {
     ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
@@ -71,8 +62,8 @@ export const MAX_QUEUED_EVENTS = 10_000
  * The gateway's broker connection (broker-connection.ts): its will the gateway's `offline` status,
  * dated as the publisher dates it (the scanner's clock, the wall clock while that reads 0).
  */
-export function gatewayConnectionOwner(flags: MqttFlags, clock: Clock): ConnectionOwner {
-  const gatewayId = flags.gatewayId ?? defaultGatewayId()
+export function gatewayConnectionOwner(flags: MqttSettings, clock: Clock): ConnectionOwner {
+  const { gatewayId } = flags
   const now = clock.now()
   const topics = new GatewayTopics(checkTopicPrefix(flags.topicPrefix ?? DEFAULT_TOPIC_PREFIX), gatewayId)
   return {
@@ -87,7 +78,7 @@ export function gatewayConnectionOwner(flags: MqttFlags, clock: Clock): Connecti
  * waits up to `waitMs` for the first connection.
  */
 export async function startMqtt(
-  flags: MqttFlags,
+  flags: MqttSettings,
   scanner: PublisherEventSource,
   log: Logger,
   connection?: SharedConnection,
@@ -96,7 +87,7 @@ export async function startMqtt(
   const publisher = new MqttPublisher({
     ...(connection === undefined ? { url: flags.url } : { client: connection.client() }),
     maxQueuedEvents: MAX_QUEUED_EVENTS,
-    gatewayId: flags.gatewayId ?? defaultGatewayId(),
+    gatewayId: flags.gatewayId,
     homeAssistant: homeAssistantOption(flags),
     ...(flags.clientId === undefined ? {} : { clientId: flags.clientId }),
     ...brokerSettings(flags),

@@ -5,7 +5,6 @@
  * in reverse (part.ts); a part that fails to start closes those started before it.
  */
 
-import { loggerOf } from '../log/logger.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { RunningBroker } from '../mqtt/broker.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
@@ -17,6 +16,10 @@ import { fleetUrl } from './fleet-context.js'
 import type { FleetConfig, FleetContext, FleetHooks } from './fleet-context.js'
 import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
+import { runLogger } from './run-logger.js'
+import { fleetSettings } from './settings/fleet.js'
+import { keyringOf } from './settings/keys.js'
+import { siteOf } from './settings/site.js'
 
 /** A fleet started by {@link startFleet}. */
 export interface RunningFleet {
@@ -40,10 +43,37 @@ export interface RunningFleet {
   stop(): Promise<MqttCloseResult>
 }
 
-/** Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`. */
-export async function startFleet(config: FleetConfig, hooks: FleetHooks): Promise<RunningFleet> {
-  const log = loggerOf(hooks)
-  const context: FleetContext = { config, hooks, log, running: {} }
+/**
+ * Builds and starts the fleet's parts (see the file comment); the tracker starts with `start()`.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig({ file: '/etc/beaconkit/fleet.yaml', env: process.env })
+ * const fleet = await startFleet(config)
+ * await fleet.start()
+ * ```
+ * @param config the model ({@link loadConfig}), with the runtime fields only a program can give
+ * @param hooks where the fleet reports (default: process.stderr, with the package's logger at the
+ *   model's `logging` level and format)
+ * @throws ConfigError (`invalid_config`) naming every bad setting by its path, before anything starts
+ */
+export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): Promise<RunningFleet> {
+  const settings = fleetSettings(config)
+  const stderr = hooks.stderr ?? process.stderr
+  const log = await runLogger(hooks, config.logging, stderr)
+  // Everything that can be wrong in the files fails before a broker starts.
+  const site = await siteOf(config)
+  const keyring =
+    settings.inputs === undefined ? undefined : (config.keyring ?? (await keyringOf(config, (text) => log.warn(text))))
+  const context: FleetContext = {
+    settings,
+    runtime: config,
+    site,
+    keyring,
+    hooks: { ...hooks, stderr },
+    log,
+    running: {},
+  }
   const parts = new Controller(FLEET_PARTS)
   await parts.start(context)
   const { running } = context

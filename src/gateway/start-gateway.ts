@@ -14,11 +14,14 @@ import type { MqttCloseResult } from '../mqtt/inflight.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
-import { loggerOf } from '../log/logger.js'
 import type { GatewayConfig, GatewayContext, GatewayHooks } from './gateway-context.js'
 import { gatewayParts } from './gateway-parts.js'
+import { gatewaySettings } from './settings/gateway.js'
+import { keyringOf } from './settings/keys.js'
+import { adapterSource } from './settings/source.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import { Controller } from './part.js'
+import { runLogger } from './run-logger.js'
 import type { RunningUpload } from './upload-sink.js'
 
 /** What {@link RunningGateway.stop} found while closing. */
@@ -49,15 +52,40 @@ export interface RunningGateway {
  * Builds the scanner and starts the parts the configuration asks for, in the order of
  * gateway-parts.ts. The scanner itself is started by {@link RunningGateway.start}, so a caller can
  * subscribe to its events before the first one.
+ *
+ * @example
+ * ```ts
+ * const config = await loadConfig({ file: '/etc/beaconkit/gateway.yaml', env: process.env })
+ * const gateway = await startGateway(config, { warn: (text) => console.warn(text) })
+ * await gateway.start()
+ * ```
+ * @param config the model ({@link loadConfig}), with the runtime fields only a program can give
+ * @param hooks where the gateway reports (default: process.stderr, with the package's logger at the
+ *   model's `logging` level and format)
+ * @throws ConfigError (`invalid_config`) naming every bad setting by its path, before anything starts
  */
-export async function startGateway(config: GatewayConfig, hooks: GatewayHooks): Promise<RunningGateway> {
+export async function startGateway(config: GatewayConfig, hooks: GatewayHooks = {}): Promise<RunningGateway> {
+  const settings = gatewaySettings(config)
+  const stderr = hooks.stderr ?? process.stderr
+  const log = await runLogger(hooks, config.logging, stderr)
+  // Read before anything starts, so a bad key or keys file fails fast.
+  const keyring = config.keyring ?? (await keyringOf(config, (text) => log.warn(text)))
+  const source = config.source ?? adapterSource(config.adapter).source
   const scanner = new BeaconScanner({
-    source: config.source,
+    source,
     ...config.scanner,
-    ...(config.keys === undefined ? {} : { keys: config.keys }),
-    ...(config.filter === undefined ? {} : { filter: config.filter }),
+    ...(keyring === undefined ? {} : { keys: keyring }),
+    filter: settings.filter,
   })
-  const context: GatewayContext = { config, hooks, log: loggerOf(hooks), scanner, running: {} }
+  const context: GatewayContext = {
+    settings,
+    runtime: config,
+    source,
+    hooks: { ...hooks, stderr },
+    log,
+    scanner,
+    running: {},
+  }
   const parts = new Controller(gatewayParts(config.sinks))
   await parts.start(context)
   const { running } = context

@@ -9,7 +9,7 @@ import { Uploader } from '../cloud/uploader.js'
 import type { UploadEventSource } from '../cloud/uploader-options.js'
 import { AccountError, InvalidOptionError } from '../errors.js'
 import type { AccountErrorCode } from '../errors.js'
-import type { UploadFlags } from './config.js'
+import type { UploadSettings } from './settings/upload.js'
 import { readPasswordFile } from '../password-file.js'
 import { RepeatedWarnings, formatCount } from '../util/repeated-warnings.js'
 import { watchQueueFill } from './queue-fill.js'
@@ -40,7 +40,7 @@ export interface RunningUpload {
  * queue keeps the records and the uploader retries. A refusal later in the run calls `onFailure`.
  */
 export async function startUpload(
-  flags: UploadFlags,
+  flags: UploadSettings,
   scanner: UploadEventSource,
   log: Logger,
   onFailure: (error: AccountError) => void = () => undefined,

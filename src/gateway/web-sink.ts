@@ -9,13 +9,13 @@ import type { Site } from '../positioning/site.js'
 import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
 import type { MapServer } from '../web/map-server.js'
-import type { HttpFlags } from './config.js'
+import type { ListenSettings } from './settings/listen.js'
 import type { DetailsSource } from '../web/live-view.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 
 /** Starts the map server for a scanner or a fleet and says where it is. */
 export async function startWeb(
-  flags: HttpFlags,
+  flags: ListenSettings,
   what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string } | { timeline: FleetTimeline },
   stderr: { write(text: string): unknown },
   details?: DetailsSource,

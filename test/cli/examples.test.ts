@@ -35,7 +35,7 @@ beforeAll(async () => {
     target: 'node20',
     external: ['@abandonware/noble'],
     // The bundle runs from a temporary folder without node_modules beside it.
-    noExternal: ['eventemitter3'],
+    noExternal: ['eventemitter3', 'zod', 'yaml'],
     config: false,
     silent: true,
     dts: false,
@@ -59,14 +59,13 @@ describe('examples', () => {
     const emulator = await startEmulator({ accounts: [{ email: 'gw@site.test', password: 'gw-pass' }] })
     try {
       await writeFile(join(dir, 'password'), 'gw-pass\n', { mode: 0o600 })
-      await writeFile(join(dir, 'keys'), '# site keys\n7b4b5ff594fdaf8f9fc7f2b494e400016f461205\n')
-      const r = await run(join(dir, 'out/gateway.js'), [], {
-        BEACONKIT_CLOUD_URL: emulator.url,
-        BEACONKIT_EMAIL: 'gw@site.test',
-        BEACONKIT_PASSWORD_FILE: join(dir, 'password'),
+      await writeFile(join(dir, 'keys'), '# site keys\n7b4b5ff594fdaf8f9fc7f2b494e400016f461205\n', { mode: 0o600 })
+      const r = await run(join(dir, 'out/gateway.js'), [recording], {
+        BEACONKIT_UPLOAD_CLOUD_URL: emulator.url,
+        BEACONKIT_UPLOAD_EMAIL: 'gw@site.test',
+        BEACONKIT_UPLOAD_PASSWORD_FILE: join(dir, 'password'),
         BEACONKIT_KEYS_FILE: join(dir, 'keys'),
-        BEACONKIT_QUEUE_DIR: join(dir, 'queue'),
-        BEACONKIT_REPLAY: recording,
+        BEACONKIT_UPLOAD_QUEUE_DIR: join(dir, 'queue'),
       })
       expect(r.stderr).toBe('')
       expect(r.code).toBe(0)
@@ -83,8 +82,8 @@ describe('examples', () => {
   })
 
   it('gateway.ts says which setting is missing', async () => {
-    const r = await run(join(dir, 'out/gateway.js'), [], { BEACONKIT_PASSWORD_FILE: '' })
+    const r = await run(join(dir, 'out/gateway.js'), [], { BEACONKIT_UPLOAD_PASSWORD_FILE: '' })
     expect(r.code).toBe(2)
-    expect(r.stderr).toMatch(/set BEACONKIT_PASSWORD_FILE/)
+    expect(r.stderr).toMatch(/BEACONKIT_UPLOAD_PASSWORD_FILE: is empty/)
   })
 })

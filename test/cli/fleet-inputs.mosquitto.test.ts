@@ -68,7 +68,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet --input omg:home --i
   })
 
   it('startFleet runs the bridge with the tracker: a room online becomes a gateway online, its last will offline', async () => {
-    const fleet = await startFleet({ mqtt: { url: broker.url, homeAssistant: false, clientId: 'order-fleet' }, inputs: { inputs: [{ format: 'espresense', base: 'order-espr' }] } }, { stderr: { write: () => true }, warn: () => undefined })
+    const fleet = await startFleet({ mqtt: { url: broker.url, clientId: 'order-fleet' }, fleet: { inputs: ['espresense:order-espr'] } }, { stderr: { write: () => true }, warn: () => undefined })
     const bridge = fleet.inputs
     if (bridge === undefined) throw new Error('no bridge')
     await fleet.start()

@@ -112,7 +112,7 @@ describe('the configuration model', () => {
 
   it('reads each setting from BEACONKIT_<PATH>, by kind, and lists variables that are no setting', () => {
     expect(envName('mqtt.homeAssistant.enabled')).toBe('BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED')
-    const env = readEnvironment({ BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED: 'yes', BEACONKIT_ADAPTER_HCI: '0,1', BEACONKIT_FILTERS_MIN_RSSI: '-80', BEACONKIT_MQT_URL: 'x', BEACONKIT_UNHEARD_WARNING: '1', PATH: '/bin' })
+    const env = readEnvironment({ BEACONKIT_MQTT_HOME_ASSISTANT_ENABLED: 'yes', BEACONKIT_ADAPTER_HCI: '0,1', BEACONKIT_FILTERS_MIN_RSSI: '-80', BEACONKIT_MQT_URL: 'x', BKDEV_TETAM: '/data', PATH: '/bin' })
     expect(env.data).toEqual({ mqtt: { homeAssistant: { enabled: true } }, adapter: { hci: [0, 1] }, filters: { minRssi: -80 } })
     expect(env.unknown).toEqual(['BEACONKIT_MQT_URL'])
     expect(checkModel(env.data).problems).toEqual([])

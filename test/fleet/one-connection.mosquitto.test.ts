@@ -71,9 +71,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a fleet with inputs and the map: one
   it('opens exactly one connection, and the tracker and the bridge get their messages again after the broker drops it', async () => {
     fleet = await startFleet(
       {
-        mqtt: { url: relay.url, homeAssistant: false, topicPrefix: 'one', clientId: 'one-fleet' },
-        inputs: { inputs: [{ format: 'omg', base: 'one-home' }] },
-        http: { host: '127.0.0.1', port: 0 },
+        mqtt: { url: relay.url, prefix: 'one', clientId: 'one-fleet' },
+        fleet: { inputs: ['omg:one-home'] },
+        http: { listen: '127.0.0.1:0' },
       },
       { stderr: { write: () => true }, warn: () => undefined },
     )

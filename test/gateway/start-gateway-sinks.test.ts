@@ -47,7 +47,7 @@ describe('startGateway with the caller’s sinks', () => {
       mapAnswers.push((await fetch(mapUrl)).status)
     }
     const gateway = await startGateway(
-      { source, http: { host: '127.0.0.1', port: 0 }, sinks: [loggingSink('a', log, { onClose }), loggingSink('b', log, { onClose })] },
+      { source, http: { listen: '127.0.0.1:0' }, sinks: [loggingSink('a', log, { onClose }), loggingSink('b', log, { onClose })] },
       {
         warn: () => undefined,
         stderr: {

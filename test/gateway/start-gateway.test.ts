@@ -33,7 +33,7 @@ describe('startGateway', () => {
   it('runs a replay through the MQTT sink and stops the scanner before the sinks (the last gone states are cleared)', async () => {
     const warnings: string[] = []
     const gateway = await startGateway(
-      { source: new ReplaySource(DEMO, { virtual: true }), mqtt: { url: broker.url, gatewayId: 'root-a', homeAssistant: false } },
+      { source: new ReplaySource(DEMO, { virtual: true }), gateway: { id: 'root-a' }, mqtt: { url: broker.url } },
       { warn: (t) => warnings.push(t), stderr: { write: () => true } },
     )
     expect(gateway.mqtt?.publisher.gatewayId).toBe('root-a')
@@ -52,7 +52,7 @@ describe('startGateway', () => {
 
   it('a part that cannot start closes those started before it: the map on a taken port closes the MQTT sink', async () => {
     const failing = startGateway(
-      { source: new ReplaySource(DEMO, { virtual: true }), mqtt: { url: broker.url, gatewayId: 'root-b', homeAssistant: false }, http: { host: '127.0.0.1', port: busyPort } },
+      { source: new ReplaySource(DEMO, { virtual: true }), gateway: { id: 'root-b' }, mqtt: { url: broker.url }, http: { listen: `127.0.0.1:${busyPort}` } },
       { warn: () => undefined, stderr: { write: () => true } },
     )
     await expect(failing).rejects.toThrow()

@@ -73,11 +73,11 @@ function runUntilFoundThenSignal(signal: NodeJS.Signals, queue: string): Promise
       cwd: dir,
       env: {
         ...process.env,
-        BEACONKIT_CLOUD_URL: emulator.url,
-        BEACONKIT_EMAIL: 'pi@site.test',
-        BEACONKIT_PASSWORD_FILE: join(dir, 'password'),
-        BEACONKIT_QUEUE_DIR: join(dir, queue),
-        BEACONKIT_HCI: '0',
+        BEACONKIT_UPLOAD_CLOUD_URL: emulator.url,
+        BEACONKIT_UPLOAD_EMAIL: 'pi@site.test',
+        BEACONKIT_UPLOAD_PASSWORD_FILE: join(dir, 'password'),
+        BEACONKIT_UPLOAD_QUEUE_DIR: join(dir, queue),
+        BEACONKIT_ADAPTER_HCI: '0',
       },
     })
     let stdout = ''

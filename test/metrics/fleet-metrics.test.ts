@@ -5,7 +5,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { startFleet } from '../../src/gateway/start-fleet.js'
-import { Site } from '../../src/positioning/site.js'
 import { DEFAULT_PATH_LOSS, rssiAt } from '../../src/positioning/path-loss.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { waitFor } from '../integration/wait.js'
@@ -30,8 +29,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('fleet metrics and /healthz against a
   })
 
   it('reports observations, beacons, accuracy and the broker connection; /healthz turns 503 without the broker', async () => {
-    const site = Site.fromJSON({ gateways: GATEWAYS, area: { minX: 0, minY: 0, maxX: 12, maxY: 10 } })
-    const fleet = await startFleet({ mqtt: { url: broker.url, clientId: 'fleet-metrics', homeAssistant: false }, site, metrics: { host: '127.0.0.1', port: 0 } }, { warn: () => undefined, stderr: { write: () => true } })
+    const site = { gateways: GATEWAYS, area: { minX: 0, minY: 0, maxX: 12, maxY: 10 } }
+    const fleet = await startFleet({ mqtt: { url: broker.url, clientId: 'fleet-metrics' }, site, metrics: { listen: '127.0.0.1:0' } }, { warn: () => undefined, stderr: { write: () => true } })
     const tracker = fleet.tracker
     const url = fleet.metricsServer?.url as string
     const healthz = url.replace('/metrics', '/healthz')

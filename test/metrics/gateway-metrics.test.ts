@@ -16,7 +16,7 @@ const quiet = { warn: () => undefined, stderr: { write: () => true } }
 describe('metrics of a gateway', () => {
   it('counts on /metrics exactly the advertisements the replay delivered, with HELP text and the process metrics', async () => {
     const source = new ReplaySource(DEMO, { virtual: true })
-    const gateway = await startGateway({ source, metrics: { host: '127.0.0.1', port: 0 } }, quiet)
+    const gateway = await startGateway({ source, metrics: { listen: '127.0.0.1:0' } }, quiet)
     try {
       const url = gateway.metricsServer?.url as string
       expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/)
@@ -53,7 +53,7 @@ describe('metrics of a gateway', () => {
 
   it('serves /metrics and /healthz beside the live map (--http), with the map\'s token off loopback', async () => {
     const source = new PushSource()
-    const gateway = await startGateway({ source, http: { host: '0.0.0.0', port: 0, token: 'metrics-token-0123456789' } }, quiet)
+    const gateway = await startGateway({ source, http: { listen: '0.0.0.0:0', token: 'metrics-token-0123456789' } }, quiet)
     try {
       const base = `http://127.0.0.1:${gateway.web?.port as number}`
       expect(gateway.metricsServer).toBeUndefined()
@@ -85,7 +85,7 @@ describe('metrics of a gateway', () => {
 
   it('requires a token off loopback on its own server: generated, printed once, 401 without it', async () => {
     const lines: string[] = []
-    const gateway = await startGateway({ source: new PushSource(), metrics: { host: '0.0.0.0', port: 0 } }, { warn: () => undefined, stderr: { write: (t: string) => lines.push(t) } })
+    const gateway = await startGateway({ source: new PushSource(), metrics: { listen: '0.0.0.0:0' } }, { warn: () => undefined, stderr: { write: (t: string) => lines.push(t) } })
     try {
       await gateway.start()
       const server = gateway.metricsServer
@@ -111,7 +111,7 @@ describe('metrics of a gateway', () => {
   it('never prints a token the user gave', async () => {
     const lines: string[] = []
     const token = 'given-token-abcdefghijklmnop'
-    const gateway = await startGateway({ source: new PushSource(), metrics: { host: '0.0.0.0', port: 0, token } }, { warn: () => undefined, stderr: { write: (t: string) => lines.push(t) } })
+    const gateway = await startGateway({ source: new PushSource(), metrics: { listen: '0.0.0.0:0', token } }, { warn: () => undefined, stderr: { write: (t: string) => lines.push(t) } })
     try {
       expect(lines.join('')).not.toContain(token)
       expect(lines.join('')).toContain('send the --metrics-token as Authorization: Bearer')
@@ -123,7 +123,7 @@ describe('metrics of a gateway', () => {
   })
 
   it('answers 403 on loopback without a token to a request for another host (DNS rebinding)', async () => {
-    const gateway = await startGateway({ source: new PushSource(), metrics: { host: '127.0.0.1', port: 0 } }, quiet)
+    const gateway = await startGateway({ source: new PushSource(), metrics: { listen: '127.0.0.1:0' } }, quiet)
     try {
       const { request } = await import('node:http')
       const status = await new Promise<number>((resolve, reject) => {
@@ -141,13 +141,13 @@ describe('metrics of a gateway', () => {
   })
 
   it('rolls back the started sinks when the metrics server cannot listen', async () => {
-    const first = await startGateway({ source: new PushSource(), metrics: { host: '127.0.0.1', port: 0 } }, quiet)
+    const first = await startGateway({ source: new PushSource(), metrics: { listen: '127.0.0.1:0' } }, quiet)
     try {
       const taken = first.metricsServer?.port as number
       const mapPort = await freePort()
-      await expect(startGateway({ source: new PushSource(), http: { host: '127.0.0.1', port: mapPort }, metrics: { host: '127.0.0.1', port: taken } }, quiet)).rejects.toMatchObject({ name: 'TemporaryFailureError', code: 'port_in_use' })
+      await expect(startGateway({ source: new PushSource(), http: { listen: `127.0.0.1:${mapPort}` }, metrics: { listen: `127.0.0.1:${taken}` } }, quiet)).rejects.toMatchObject({ name: 'TemporaryFailureError', code: 'port_in_use' })
       // The map started before it was closed again: its port is free.
-      const again = await startGateway({ source: new PushSource(), http: { host: '127.0.0.1', port: mapPort } }, quiet)
+      const again = await startGateway({ source: new PushSource(), http: { listen: `127.0.0.1:${mapPort}` } }, quiet)
       await again.stop()
     } finally {
       await first.stop()
@@ -168,7 +168,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('metrics and /healthz against a real 
 
   it('says 200 while the broker is connected, 503 with the mqtt reason when it stops, 200 again when it is back', async () => {
     const source = new PushSource()
-    const gateway = await startGateway({ source, mqtt: { url: mosquitto.url, gatewayId: 'health-a', homeAssistant: false }, metrics: { host: '127.0.0.1', port: 0 } }, quiet)
+    const gateway = await startGateway({ source, gateway: { id: 'health-a' }, mqtt: { url: mosquitto.url }, metrics: { listen: '127.0.0.1:0' } }, quiet)
     try {
       const publisher = gateway.mqtt?.publisher
       if (publisher === undefined) throw new Error('no publisher')

@@ -23,7 +23,10 @@ import { TerminalScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
-import { loadKeyring } from './keys.js'
+import { loadKeyring } from '../../gateway/settings/keys.js'
+import { siteJsonOf } from '../../gateway/settings/site.js'
+import { listenSettingsModel, mqttSettingsModel } from '../flags-model.js'
+import type { BeaconkitConfig } from '../../config/load-config.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
 
 /** What `beaconkit fleet` was given. */
@@ -85,6 +88,37 @@ export async function fleetPositioner(
   return new Positioner({ site, radioMap })
 }
 
+/**
+ * What `beaconkit fleet` was given, as the fleet's model (`site`: the site file's JSON, or the
+ * config file's site); the positioner, the plan image and `--force` stay runtime fields.
+ */
+function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
+  const { mqtt, ...rest } = mqttSettingsModel(flags.mqtt)
+  // With its own broker the fleet listens on it: the address is the embedded broker's.
+  const { url: _url, ...broker } = mqtt ?? {}
+  const names = flags.beaconNames as BeaconkitConfig['beacons']
+  return {
+    ...rest,
+    mqtt: flags.embeddedBroker === undefined ? (mqtt ?? {}) : broker,
+    ...(site === undefined ? {} : { site: site as NonNullable<BeaconkitConfig['site']> }),
+    ...(names === undefined ? {} : { beacons: names }),
+    fleet: {
+      ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
+      ...(flags.record === undefined ? {} : { record: flags.record }),
+      ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
+    },
+    ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
+    ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
+    ...(flags.metrics === undefined ? {} : { metrics: listenSettingsModel(flags.metrics) }),
+  }
+}
+
+/** An input as `--input` writes it. */
+function inputText(input: ForeignInput): string {
+  const offset = input.rssiOffsetDb === undefined ? '' : `@${input.rssiOffsetDb}`
+  return `${input.format}:${input.base}${offset}`
+}
+
 /** Runs the fleet view until SIGINT/SIGTERM or the duration; returns the exit code. */
 export async function runFleet(
   flags: FleetFlags,
@@ -92,10 +126,8 @@ export async function runFleet(
 ): Promise<number> {
   // Everything that can be wrong in the files fails before a broker starts.
   const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
-  const siteJson =
-    flags.beaconNames === undefined || typeof fileJson !== 'object' || fileJson === null
-      ? fileJson
-      : { ...fileJson, beacons: flags.beaconNames }
+  const model = fleetModel(flags, fileJson)
+  const siteJson = await siteJsonOf(model)
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
   const positioner: PositionEstimator | undefined =
     site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
@@ -110,17 +142,11 @@ export async function runFleet(
   const current = forwardingLogger((record) => logRecord(log, record))
   const fleet = await startFleet(
     {
-      mqtt: flags.mqtt,
-      ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
-      ...(site === undefined ? {} : { site }),
+      ...model,
       ...(image === undefined ? {} : { siteImage: image }),
       ...(positioner === undefined ? {} : { positioner }),
-      ...(flags.record === undefined ? {} : { record: { file: flags.record, force: flags.force === true } }),
-      ...(flags.http === undefined ? {} : { http: flags.http }),
-      ...(flags.metrics === undefined ? {} : { metrics: flags.metrics }),
-      ...(flags.inputs === undefined
-        ? {}
-        : { inputs: { inputs: flags.inputs, ...(keyring === undefined ? {} : { keyring }) } }),
+      ...(flags.force === true ? { replaceRecording: true } : {}),
+      ...(keyring === undefined ? {} : { keyring }),
     },
     { stderr: notices, log: current },
   )

@@ -4,14 +4,16 @@
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
 import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
-import { parseHttp, parseMetrics } from '../listen-args.js'
-import { parseMqtt } from '../mqtt-args.js'
+import { listenModel } from '../listen-args.js'
+import { mqttModel } from '../mqtt-args.js'
+import { decided } from '../decided.js'
+import type { MqttFlags } from '../command-line.js'
+import type { BeaconkitConfig } from '../../config/load-config.js'
+import { decideFleet } from '../../gateway/settings/fleet.js'
+import type { MqttSettings } from '../../gateway/settings/mqtt.js'
 import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
-import { parseInputSpec } from '../../inputs/inputs-spec.js'
-import type { ForeignInput } from '../../inputs/foreign.js'
-import { InvalidOptionError } from '../../errors.js'
 import type { FleetForgetCommand } from './fleet-forget.js'
 
 import { runFleet } from './fleet-view.js'
@@ -47,23 +49,22 @@ function configJson(values: Values, name: string): unknown {
   return text === undefined ? undefined : (JSON.parse(text) as unknown)
 }
 
-/** Every `--input`, parsed; undefined when none was given. */
-function inputList(values: Values, command: string): ForeignInput[] | undefined {
+/** Every `--input` as given (the mapping reads them); undefined when none was given. */
+function inputList(values: Values): string[] | undefined {
   const given = values.input
   const list = Array.isArray(given)
     ? given.filter((v): v is string => typeof v === 'string')
     : typeof given === 'string'
       ? [given]
       : []
-  if (list.length === 0) return undefined
-  return list.map((text) => {
-    try {
-      return parseInputSpec(text)
-    } catch (error) {
-      if (error instanceof InvalidOptionError) fail('input', error.message, command)
-      throw error
-    }
-  })
+  return list.length === 0 ? undefined : list
+}
+
+/** The decided MQTT settings as a parsed command line holds them: the host name stays the root's default. */
+function withoutDefaultId(settings: MqttSettings, given: string | undefined): MqttFlags {
+  if (given !== undefined) return settings
+  const { gatewayId: _default, ...rest } = settings
+  return rest
 }
 
 /** What `beaconkit fleet` parses to. */
@@ -179,53 +180,41 @@ ${FLEET_TAIL}`,
       command,
     )
     const embedded = tcpPort(values, 'embedded-broker', command)
-    const given = str(values, 'mqtt')
-    if (embedded !== undefined && given !== undefined)
-      fail(
-        'mqtt',
-        '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours',
-        command,
-      )
-    if (embedded === undefined && given === undefined)
-      fail(
-        'mqtt',
-        'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run ' +
-          'one in this process',
-        command,
-      )
-    // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
-    const mqtt = parseMqtt(
-      embedded === undefined ? values : { ...values, mqtt: `mqtt://127.0.0.1:${embedded}` },
-      command,
-    )
-    if (mqtt === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
     const survey = str(values, 'survey')
     // A site typed as --site wins over one written into a config file.
     const site = str(values, 'site')
     const siteJson = site === undefined ? configJson(values, 'site-json') : undefined
     const beaconNames = configJson(values, 'beacon-names-json')
-    if (survey !== undefined && site === undefined && siteJson === undefined)
-      fail('survey', '--survey needs --site <site.json>: the survey is measured on the site plan', command)
     const occupancy = str(values, 'occupancy')
-    if (occupancy !== undefined && site === undefined && siteJson === undefined)
-      fail('occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan', command)
-    if (beaconNames !== undefined && site === undefined && siteJson === undefined)
-      fail(
-        'beacon-names-json',
-        'beacons (names) need the site: add site: <site.json> to the config, or --site',
-        command,
-      )
     const record = str(values, 'record')
     const force = bool(values, 'force')
-    const inputs = inputList(values, command)
+    const inputTexts = inputList(values)
     const keysFile = str(values, 'keys-file')
-    if (keysFile !== undefined && inputs === undefined)
-      fail(
-        'keys-file',
-        '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit ' +
-          'gateways decrypt with their own keys)',
-        command,
-      )
+    const { gateway, mqtt: broker } = mqttModel(values, command)
+    // The mapping decides the broker (the embedded one's address with --embedded-broker) and
+    // refuses what does not go together.
+    const model: BeaconkitConfig = {
+      ...(gateway === undefined ? {} : { gateway }),
+      ...(broker === undefined ? {} : { mqtt: broker }),
+      ...(site === undefined ? {} : { site }),
+      ...(siteJson === undefined ? {} : { site: siteJson as Record<string, unknown> }),
+      ...(beaconNames === undefined ? {} : { beacons: beaconNames as NonNullable<BeaconkitConfig['beacons']> }),
+      ...(keysFile === undefined ? {} : { keys: { file: keysFile } }),
+      ...optional('http', listenModel(values, 'http')),
+      ...optional('metrics', listenModel(values, 'metrics')),
+      fleet: {
+        ...(embedded === undefined ? {} : { embeddedBroker: embedded }),
+        ...(survey === undefined ? {} : { survey }),
+        ...(occupancy === undefined ? {} : { occupancy }),
+        ...(record === undefined ? {} : { record }),
+        ...(inputTexts === undefined ? {} : { inputs: inputTexts }),
+      },
+    }
+    const settings = decided(command, (problems) => decideFleet(model, problems))
+    // decideFleet refuses a fleet without a broker.
+    if (settings === undefined) fail('mqtt', 'beaconkit fleet needs --mqtt <url>', command)
+    const mqtt = withoutDefaultId(settings.mqtt, gateway?.id)
+    const inputs = settings.inputs
     if (force && record === undefined)
       fail('force', '--force goes with --record <file>: it lets the recording replace an existing file', command)
     return {
@@ -239,8 +228,8 @@ ${FLEET_TAIL}`,
       ...optional('survey', survey),
       ...optional('occupancy', occupancy),
       ...optional('durationMs', durationMs(values, command)),
-      ...optional('http', parseHttp(values, command)),
-      ...optional('metrics', parseMetrics(values, command)),
+      ...optional('http', settings.http),
+      ...optional('metrics', settings.metrics),
       ...optional('record', record),
       ...optional('force', force ? true : undefined),
       ...optional('log', parseLog(values, command)),

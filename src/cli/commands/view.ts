@@ -13,7 +13,8 @@ import type { AdapterState, AdvertisementSource } from '../../sources/source.js'
 import type { ViewFlags } from '../command-line.js'
 import { EXIT, errorLine } from '../exit.js'
 import { JsonLinesOutput } from '../ui/json-lines.js'
-import { loadKeyring } from './keys.js'
+import { loadKeyring } from '../../gateway/settings/keys.js'
+import { viewModel } from '../flags-model.js'
 import { TableScreen } from '../ui/screen.js'
 import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
@@ -94,14 +95,10 @@ export async function runView(
   // A refused account ends the run (exit 4): scanning on would only queue what cannot be sent.
   const gateway = await startGateway(
     {
+      ...viewModel(view),
       source,
-      filter: view.filter,
       ...(run.sourceFirst === true ? { sourceFirst: true } : {}),
-      ...(keys === undefined ? {} : { keys }),
-      ...(view.upload === undefined ? {} : { upload: view.upload }),
-      ...(view.mqtt === undefined ? {} : { mqtt: view.mqtt }),
-      ...(view.http === undefined ? {} : { http: view.http }),
-      ...(view.metrics === undefined ? {} : { metrics: view.metrics }),
+      ...(keys === undefined ? {} : { keyring: keys }),
     },
     {
       log,

@@ -1,0 +1,109 @@
+/**
+ * The model as the settings of a fleet: its broker (one of `mqtt.url` and
+ * `fleet.embeddedBroker`), the site and the settings that need it, the recorder, the foreign
+ * inputs and the servers; every default and every cross-setting check here, each problem named
+ * by its path in the model.
+ */
+
+import type { BeaconkitConfig } from '../../config/load-config.js'
+import { InvalidOptionError } from '../../errors.js'
+import type { ForeignInput } from '../../inputs/foreign.js'
+import { parseInputSpec } from '../../inputs/inputs-spec.js'
+import { listenSettings } from './listen.js'
+import type { ListenSettings } from './listen.js'
+import { mqttSettings } from './mqtt.js'
+import type { MqttSettings } from './mqtt.js'
+import { SettingProblems } from './problems.js'
+
+/** The embedded broker's port when `fleet.embeddedBroker` is `true`. */
+export const EMBEDDED_BROKER_PORT = 1883
+
+/** What a fleet runs, every default decided. */
+export interface FleetSettings {
+  /** The broker and the tracker's MQTT settings (with an embedded broker, its address). */
+  mqtt: MqttSettings
+  /** Start aedes in this process on 127.0.0.1 at this port (0: a free one). */
+  embeddedBroker?: number
+  /** Record the fused view to this file. */
+  record?: string
+  http?: ListenSettings
+  metrics?: ListenSettings
+  /** Foreign nodes fed in as gateways. */
+  inputs?: ForeignInput[]
+}
+
+/**
+ * The fleet's settings.
+ * @throws ConfigError (`invalid_config`) naming every bad setting by its path
+ */
+export function fleetSettings(model: BeaconkitConfig): FleetSettings {
+  const problems = new SettingProblems()
+  const settings = decideFleet(model, problems)
+  problems.throwIfAny()
+  // A fleet without a broker was refused above.
+  if (settings === undefined) throw new Error('fleetSettings: no broker')
+  return settings
+}
+
+/**
+ * The fleet's settings, every problem added to `problems` (in the order a command reports
+ * them); undefined when there is no broker (a problem says so).
+ */
+export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): FleetSettings | undefined {
+  const f = model.fleet ?? {}
+  const embedded =
+    f.embeddedBroker === true
+      ? EMBEDDED_BROKER_PORT
+      : typeof f.embeddedBroker === 'number'
+        ? f.embeddedBroker
+        : undefined
+  if (embedded !== undefined && model.mqtt?.url !== undefined)
+    problems.add(
+      'mqtt.url',
+      '--mqtt and --embedded-broker exclude each other: the fleet listens to its own embedded broker, or to yours',
+    )
+  if (embedded === undefined && model.mqtt?.url === undefined)
+    problems.add(
+      'mqtt.url',
+      'beaconkit fleet needs a broker: --mqtt mqtt://host:1883, or --embedded-broker [port] to run one in this process',
+    )
+  // With its own broker the fleet listens on it; the port is the one asked for (0: the one it gets).
+  // The beacons' names go into the site (fleetSite), not into the tracker's announcements.
+  const { beacons: _names, ...rest } = model
+  const withBroker: BeaconkitConfig =
+    embedded === undefined ? rest : { ...rest, mqtt: { ...rest.mqtt, url: `mqtt://127.0.0.1:${embedded}` } }
+  const mqtt = mqttSettings(withBroker, problems)
+  const hasSite = model.site !== undefined
+  if (f.survey !== undefined && !hasSite)
+    problems.add('fleet.survey', '--survey needs --site <site.json>: the survey is measured on the site plan')
+  if (f.occupancy !== undefined && !hasSite)
+    problems.add('fleet.occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan')
+  if (model.beacons !== undefined && !hasSite)
+    problems.add('beacons', 'beacons (names) need the site: add site: <site.json> to the config, or --site')
+  const inputs: ForeignInput[] = []
+  ;(f.inputs ?? []).forEach((text, i) => {
+    try {
+      inputs.push(parseInputSpec(text))
+    } catch (error) {
+      if (!(error instanceof InvalidOptionError)) throw error
+      problems.add(`fleet.inputs[${i}]`, error.message)
+    }
+  })
+  if (model.keys?.file !== undefined && inputs.length === 0)
+    problems.add(
+      'keys.file',
+      '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways ' +
+        'decrypt with their own keys)',
+    )
+  const http = listenSettings(model, 'http', problems)
+  const metrics = listenSettings(model, 'metrics', problems)
+  if (mqtt === undefined) return undefined
+  return {
+    mqtt,
+    ...(embedded === undefined ? {} : { embeddedBroker: embedded }),
+    ...(f.record === undefined ? {} : { record: f.record }),
+    ...(http === undefined ? {} : { http }),
+    ...(metrics === undefined ? {} : { metrics }),
+    ...(inputs.length === 0 ? {} : { inputs }),
+  }
+}
