@@ -1,0 +1,333 @@
+/**
+ * One connection to one ESPHome Bluetooth proxy, from TCP connect to close: the Noise handshake
+ * when a key is configured, Hello, Connect where the device needs it, DeviceInfo, and the
+ * advertisement subscription asking for raw batches (parsed advertisements of older proxies are
+ * accepted too); then it answers pings and time requests, pings a quiet device, and ends with one
+ * {@link EspHomeError} on any failure. The sequence follows aioesphomeapi connection.py
+ * (`_connect_hello_login`, keepalive) and the device side of esphome api_connection.cpp.
+ */
+import { Socket } from 'node:net'
+import type { Advertisement } from '../../advertisement.js'
+import type { Clock } from '../../clock.js'
+import { fromParsed, fromRaw } from './advertisements.js'
+import { decodeParsedAdvertisement, decodeRawBatch } from './ble-messages.js'
+import { EspHomeError } from './errors.js'
+import type { EspHomeErrorCode } from './errors.js'
+import {
+  FrameError,
+  FrameReader,
+  MAX_FRAME,
+  noiseFrame,
+  noiseMessage,
+  plainFrame,
+  readNoiseMessage,
+} from './framing.js'
+import type { Frame } from './framing.js'
+import * as m from './messages.js'
+import type { DeviceInfo } from './messages.js'
+import { NoiseAuthError, NoiseHandshake } from './noise.js'
+import type { NoiseCipher } from './noise.js'
+import { ProtoError } from './protobuf.js'
+
+/** What one connection needs. */
+export interface ConnectionOptions {
+  host: string
+  port: number
+  /** The 32-byte `api: encryption: key:`; absent for a plaintext device. */
+  key?: Uint8Array
+  clock: Clock
+  /** HelloRequest `client_info`. */
+  clientInfo?: string
+  /** From TCP connect to the subscription; the device gets this long (aioesphomeapi allows 30 s for hello). */
+  setupTimeoutMs?: number
+  /** A ping when nothing arrived for this long. */
+  pingIntervalMs?: number
+  /** Closed as `silent` when nothing arrived for this long (the fleet must see a loss within 60 s). */
+  silenceMs?: number
+  /** Messages handled per second; beyond, messages are dropped and counted. */
+  maxMessagesPerSecond?: number
+  maxFrame?: number
+}
+
+/** What a connection reports. */
+export interface ConnectionHandlers {
+  ready(info: DeviceInfo): void
+  advertisement(adv: Advertisement): void
+  /** Called once, with the reason the connection ended. */
+  close(error: EspHomeError): void
+}
+
+/** Counters of one connection. */
+export interface ConnectionStats {
+  messages: number
+  advertisements: number
+  /** Messages and advertisements dropped: over the rate, past a batch's bound, or not usable. */
+  dropped: number
+}
+
+type Phase = 'connecting' | 'server-hello' | 'handshake' | 'hello' | 'device-info' | 'streaming' | 'closed'
+
+/** `NoiseAPIInit` followed by the client hello's 2-byte length and bytes (api_frame_helper.cpp); the hello is empty. */
+const PROLOGUE = Buffer.concat([Buffer.from('NoiseAPIInit', 'ascii'), Buffer.from([0, 0])])
+/** Unsent bytes past which the device is taken to have stopped reading (a client sends pings only). */
+const MAX_WRITE_BACKLOG = 64 * 1024
+/** API versions: the client asks for 1.10 (raw advertisements came in 1.9). */
+const API_MAJOR = 1
+const API_MINOR = 10
+/** Devices before ESPHome 2025.8 (API < 1.12) authenticate only on a ConnectRequest, even without a password. */
+const HELLO_AUTHENTICATES_FROM_MINOR = 12
+
+/** Printable text of at most 64 characters: what a device says goes into messages, never raw bytes. */
+function safeText(bytes: Uint8Array): string {
+  return Buffer.from(bytes)
+    .toString('utf8')
+    .replace(/[^\x20-\x7e]/g, '?')
+    .slice(0, 64)
+}
+
+/** One connection; see the file comment. */
+export class EspHomeConnection {
+  readonly stats: ConnectionStats = { messages: 0, advertisements: 0, dropped: 0 }
+  private phase: Phase = 'connecting'
+  private readonly socket = new Socket()
+  private readonly reader: FrameReader
+  private handshake: NoiseHandshake | undefined
+  private ciphers: { send: NoiseCipher; receive: NoiseCipher } | undefined
+  private name = ''
+  private lastRx: number
+  private windowStart: number
+  private windowCount = 0
+  private readonly cancel: Array<() => void> = []
+  private readonly o: Required<Omit<ConnectionOptions, 'key'>> & { key?: Uint8Array }
+
+  constructor(
+    options: ConnectionOptions,
+    private readonly on: ConnectionHandlers,
+  ) {
+    this.o = {
+      clientInfo: 'beaconkit',
+      setupTimeoutMs: 30_000,
+      pingIntervalMs: 15_000,
+      silenceMs: 45_000,
+      maxMessagesPerSecond: 2000,
+      maxFrame: MAX_FRAME,
+      ...options,
+    }
+    this.reader = new FrameReader(options.key === undefined ? 'plaintext' : 'noise', this.o.maxFrame)
+    this.lastRx = this.windowStart = this.o.clock.now()
+  }
+
+  /** `host:port (name)`: how messages name the device. */
+  get device(): string {
+    const at = `${this.o.host}:${this.o.port}`
+    return this.name === '' ? at : `${at} (${this.name})`
+  }
+
+  /** Opens the TCP connection and starts the exchange. */
+  start(): void {
+    const s = this.socket
+    s.setNoDelay(true)
+    s.on('connect', () => this.connected())
+    s.on('data', (chunk: Buffer) => this.data(chunk))
+    s.on('error', (e: NodeJS.ErrnoException) =>
+      this.fail('unreachable', `connection failed (${e.code ?? e.message}); is the device on and port right?`, e),
+    )
+    s.on('close', () => {
+      // aioesphomeapi noise.py: a plaintext device drops a client whose first byte is Noise's.
+      if (this.phase === 'server-hello')
+        this.fail('encryption_mismatch', 'closed at the encrypted hello: the device may have no encryption key')
+      else this.fail('unreachable', 'the device closed the connection')
+    })
+    this.cancel.push(
+      this.o.clock.setTimeout(() => {
+        if (this.phase !== 'streaming')
+          this.fail('timeout', `no answer within ${this.o.setupTimeoutMs} ms while in ${this.phase}; is it ESPHome?`)
+      }, this.o.setupTimeoutMs),
+    )
+    this.keepalive()
+    s.connect({ host: this.o.host, port: this.o.port })
+  }
+
+  /** Ends the connection (a DisconnectRequest first when it is up); no close error is reported after. */
+  close(): void {
+    if (this.phase === 'closed') return
+    if (this.phase === 'streaming') this.send(m.MSG.DisconnectRequest, new Uint8Array(0))
+    this.finish()
+    this.socket.end()
+    this.socket.destroySoon()
+  }
+
+  private isOpen(): boolean {
+    return this.phase !== 'closed'
+  }
+
+  private finish(): void {
+    this.phase = 'closed'
+    for (const c of this.cancel.splice(0)) c()
+  }
+
+  private fail(code: EspHomeErrorCode, message: string, cause?: unknown): void {
+    if (this.phase === 'closed') return
+    this.finish()
+    this.socket.destroy()
+    this.on.close(new EspHomeError(code, this.device, message, { cause }))
+  }
+
+  private keepalive(): void {
+    const tick = (): void => {
+      if (this.phase === 'closed') return
+      const quiet = this.o.clock.now() - this.lastRx
+      if (quiet >= this.o.silenceMs) return this.fail('silent', `nothing received for ${quiet} ms`)
+      if (this.socket.writableLength > MAX_WRITE_BACKLOG) return this.fail('silent', 'the device stopped reading')
+      if (quiet >= this.o.pingIntervalMs && this.phase === 'streaming') this.send(m.MSG.PingRequest, new Uint8Array(0))
+      this.cancel.push(this.o.clock.setTimeout(tick, Math.min(this.o.pingIntervalMs, this.o.silenceMs) / 3))
+    }
+    this.cancel.push(this.o.clock.setTimeout(tick, Math.min(this.o.pingIntervalMs, this.o.silenceMs) / 3))
+  }
+
+  private connected(): void {
+    if (this.o.key === undefined) return this.sendHello()
+    this.handshake = new NoiseHandshake('initiator', this.o.key, PROLOGUE)
+    // aioesphomeapi noise.py: an empty client hello frame, then the first handshake message after a 0x00.
+    const first = Buffer.concat([Buffer.from([0x00]), this.handshake.writeMessage()])
+    this.socket.write(Buffer.concat([noiseFrame(new Uint8Array(0)), noiseFrame(first)]))
+    this.phase = 'server-hello'
+  }
+
+  private sendHello(): void {
+    this.phase = 'hello'
+    this.send(m.MSG.HelloRequest, m.encodeHelloRequest(this.o.clientInfo, API_MAJOR, API_MINOR))
+  }
+
+  private send(type: number, payload: Uint8Array): void {
+    if (this.socket.destroyed) return
+    if (this.ciphers === undefined) this.socket.write(plainFrame(type, payload))
+    else this.socket.write(noiseFrame(this.ciphers.send.encrypt(noiseMessage(type, payload))))
+  }
+
+  private data(chunk: Buffer): void {
+    if (this.phase === 'closed') return
+    this.lastRx = this.o.clock.now()
+    this.reader.push(chunk)
+    try {
+      for (let f = this.reader.next(); f !== undefined && this.isOpen(); f = this.reader.next()) this.frame(f)
+    } catch (e) {
+      if (e instanceof FrameError) return this.fail(e.code, e.message)
+      if (e instanceof ProtoError) return this.fail('protocol', `a message that does not decode (${e.message})`)
+      if (e instanceof NoiseAuthError) return this.fail('protocol', `an encrypted frame does not authenticate`)
+      throw e
+    }
+  }
+
+  private frame(f: Frame): void {
+    if (this.phase === 'server-hello') return this.serverHello(f.payload)
+    if (this.phase === 'handshake') return this.handshakeReply(f.payload)
+    const msg = this.ciphers === undefined ? f : readNoiseMessage(this.ciphers.receive.decrypt(f.payload))
+    this.message(msg.type, msg.payload)
+  }
+
+  private serverHello(body: Buffer): void {
+    if (body.length === 0 || body[0] !== 0x01)
+      return this.fail('protocol', 'the server hello chose no protocol this client knows')
+    // api_frame_helper.cpp: the chosen protocol, then the name and (since 2025.4) the MAC, each ending in 0x00.
+    const end = body.indexOf(0, 1)
+    if (end > 1) this.name = safeText(body.subarray(1, end))
+    this.phase = 'handshake'
+  }
+
+  private handshakeReply(body: Buffer): void {
+    if (body.length === 0) return this.fail('protocol', 'an empty handshake frame')
+    if (body[0] !== 0x00) {
+      const reason = safeText(body.subarray(1))
+      if (reason === 'Handshake MAC failure')
+        return this.fail('wrong_key', 'the encryption key is not the device\'s (check its "api: encryption: key:")')
+      return this.fail('protocol', `the device refused the handshake: ${reason}`)
+    }
+    try {
+      ;(this.handshake as NoiseHandshake).readMessage(body.subarray(1))
+    } catch (e) {
+      if (e instanceof NoiseAuthError)
+        return this.fail(
+          'wrong_key',
+          'the handshake does not authenticate with this key (check "api: encryption: key:")',
+        )
+      throw e
+    }
+    this.ciphers = (this.handshake as NoiseHandshake).split()
+    this.handshake = undefined
+    this.sendHello()
+  }
+
+  private overRate(): boolean {
+    const now = this.o.clock.now()
+    if (now - this.windowStart >= 1000) {
+      this.windowStart = now
+      this.windowCount = 0
+    }
+    return ++this.windowCount > this.o.maxMessagesPerSecond
+  }
+
+  private message(type: number, payload: Buffer): void {
+    this.stats.messages++
+    if (type === m.MSG.PingRequest) return this.send(m.MSG.PingResponse, new Uint8Array(0))
+    if (type === m.MSG.GetTimeRequest)
+      return this.send(m.MSG.GetTimeResponse, m.encodeGetTimeResponse(Math.floor(this.o.clock.now() / 1000)))
+    if (type === m.MSG.DisconnectRequest) {
+      this.send(m.MSG.DisconnectResponse, new Uint8Array(0))
+      return this.fail('closed', 'the device asked to disconnect (rebooting or shutting down)')
+    }
+    if (type === m.MSG.DisconnectResponse) return this.fail('closed', 'the device acknowledged a disconnect')
+    if (type === m.MSG.HelloResponse && this.phase === 'hello') return this.helloResponse(payload)
+    if (type === m.MSG.ConnectResponse && m.decodeConnectResponse(payload).invalidPassword)
+      return this.fail('password_required', 'the device asks for an API password; use "api: encryption: key:" instead')
+    if (type === m.MSG.DeviceInfoResponse && this.phase === 'device-info') return this.deviceInfo(payload)
+    if (this.phase !== 'streaming') return
+    const isRaw = type === m.MSG.BluetoothLERawAdvertisementsResponse
+    if (!isRaw && type !== m.MSG.BluetoothLEAdvertisementResponse) return
+    if (this.overRate()) {
+      this.stats.dropped++
+      return
+    }
+    const now = this.o.clock.now()
+    if (!isRaw) return this.emit(fromParsed(decodeParsedAdvertisement(payload), now))
+    const batch = decodeRawBatch(payload)
+    this.stats.dropped += batch.dropped
+    for (const a of batch.advertisements) this.emit(fromRaw(a, now))
+  }
+
+  private emit(adv: Advertisement | undefined): void {
+    if (adv === undefined) {
+      this.stats.dropped++
+      return
+    }
+    this.stats.advertisements++
+    this.on.advertisement(adv)
+  }
+
+  private helloResponse(payload: Buffer): void {
+    const hello = m.decodeHelloResponse(payload)
+    if (hello.apiVersionMajor !== API_MAJOR)
+      return this.fail(
+        'protocol',
+        `API version ${hello.apiVersionMajor}.${hello.apiVersionMinor} is not one this client speaks`,
+      )
+    if (hello.name !== '') this.name = safeText(Buffer.from(hello.name))
+    // Sent without waiting: a device that needs no password answers nothing (esphome#9445, aioesphomeapi#1369).
+    if (hello.apiVersionMinor < HELLO_AUTHENTICATES_FROM_MINOR)
+      this.send(m.MSG.ConnectRequest, m.encodeConnectRequest(''))
+    this.phase = 'device-info'
+    this.send(m.MSG.DeviceInfoRequest, new Uint8Array(0))
+  }
+
+  private deviceInfo(payload: Buffer): void {
+    const info = m.decodeDeviceInfoResponse(payload)
+    if (info.name === '') info.name = this.name
+    this.name = safeText(Buffer.from(info.name))
+    this.phase = 'streaming'
+    this.send(
+      m.MSG.SubscribeBluetoothLEAdvertisementsRequest,
+      m.encodeSubscribeAdvertisements(m.SUBSCRIBE_RAW_ADVERTISEMENTS),
+    )
+    this.on.ready(info)
+  }
+}
