@@ -14,7 +14,10 @@ import { ProtoReader, ProtoWriter, WIRE_LEN } from './protobuf.js'
  */
 export const MAX_BATCH = 64
 
-/** A raw AD payload is advertisement + scan response (31 + 31 legacy, api.proto `fixed_array_size` 62); 255 allows extended ones. */
+/**
+ * A raw AD payload is advertisement + scan response (31 + 31 legacy: api.proto `fixed_array_size` 62);
+ * 255 allows extended ones.
+ */
 export const MAX_AD_BYTES = 255
 
 /** One raw advertisement of a batch. */

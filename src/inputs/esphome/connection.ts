@@ -25,8 +25,9 @@ import {
 import type { Frame } from './framing.js'
 import * as m from './messages.js'
 import type { DeviceInfo } from './messages.js'
-import { NoiseAuthError, NoiseHandshake } from './noise.js'
+import { NoiseAuthError } from './noise.js'
 import type { NoiseCipher } from './noise.js'
+import { NoiseClientHandshake, safeText } from './noise-client.js'
 import { ProtoError } from './protobuf.js'
 
 /** What one connection needs. */
@@ -67,8 +68,6 @@ export interface ConnectionStats {
 
 type Phase = 'connecting' | 'server-hello' | 'handshake' | 'hello' | 'device-info' | 'streaming' | 'closed'
 
-/** `NoiseAPIInit` followed by the client hello's 2-byte length and bytes (api_frame_helper.cpp); the hello is empty. */
-const PROLOGUE = Buffer.concat([Buffer.from('NoiseAPIInit', 'ascii'), Buffer.from([0, 0])])
 /** Unsent bytes past which the device is taken to have stopped reading (a client sends pings only). */
 const MAX_WRITE_BACKLOG = 64 * 1024
 /** API versions: the client asks for 1.10 (raw advertisements came in 1.9). */
@@ -77,21 +76,13 @@ const API_MINOR = 10
 /** Devices before ESPHome 2025.8 (API < 1.12) authenticate only on a ConnectRequest, even without a password. */
 const HELLO_AUTHENTICATES_FROM_MINOR = 12
 
-/** Printable text of at most 64 characters: what a device says goes into messages, never raw bytes. */
-function safeText(bytes: Uint8Array): string {
-  return Buffer.from(bytes)
-    .toString('utf8')
-    .replace(/[^\x20-\x7e]/g, '?')
-    .slice(0, 64)
-}
-
 /** One connection; see the file comment. */
 export class EspHomeConnection {
   readonly stats: ConnectionStats = { messages: 0, advertisements: 0, dropped: 0 }
   private phase: Phase = 'connecting'
   private readonly socket = new Socket()
   private readonly reader: FrameReader
-  private handshake: NoiseHandshake | undefined
+  private handshake: NoiseClientHandshake | undefined
   private ciphers: { send: NoiseCipher; receive: NoiseCipher } | undefined
   private name = ''
   private lastRx: number
@@ -187,10 +178,8 @@ export class EspHomeConnection {
 
   private connected(): void {
     if (this.o.key === undefined) return this.sendHello()
-    this.handshake = new NoiseHandshake('initiator', this.o.key, PROLOGUE)
-    // aioesphomeapi noise.py: an empty client hello frame, then the first handshake message after a 0x00.
-    const first = Buffer.concat([Buffer.from([0x00]), this.handshake.writeMessage()])
-    this.socket.write(Buffer.concat([noiseFrame(new Uint8Array(0)), noiseFrame(first)]))
+    this.handshake = new NoiseClientHandshake(this.o.key)
+    this.socket.write(this.handshake.start())
     this.phase = 'server-hello'
   }
 
@@ -220,40 +209,20 @@ export class EspHomeConnection {
   }
 
   private frame(f: Frame): void {
-    if (this.phase === 'server-hello') return this.serverHello(f.payload)
-    if (this.phase === 'handshake') return this.handshakeReply(f.payload)
+    if (this.handshake !== undefined) return this.handshakeFrame(this.handshake, f.payload)
     const msg = this.ciphers === undefined ? f : readNoiseMessage(this.ciphers.receive.decrypt(f.payload))
     this.message(msg.type, msg.payload)
   }
 
-  private serverHello(body: Buffer): void {
-    if (body.length === 0 || body[0] !== 0x01)
-      return this.fail('protocol', 'the server hello chose no protocol this client knows')
-    // api_frame_helper.cpp: the chosen protocol, then the name and (since 2025.4) the MAC, each ending in 0x00.
-    const end = body.indexOf(0, 1)
-    if (end > 1) this.name = safeText(body.subarray(1, end))
-    this.phase = 'handshake'
-  }
-
-  private handshakeReply(body: Buffer): void {
-    if (body.length === 0) return this.fail('protocol', 'an empty handshake frame')
-    if (body[0] !== 0x00) {
-      const reason = safeText(body.subarray(1))
-      if (reason === 'Handshake MAC failure')
-        return this.fail('wrong_key', 'the encryption key is not the device\'s (check its "api: encryption: key:")')
-      return this.fail('protocol', `the device refused the handshake: ${reason}`)
+  private handshakeFrame(hs: NoiseClientHandshake, body: Buffer): void {
+    const step = hs.frame(body)
+    if (step.kind === 'failed') return this.fail(step.code, step.message)
+    if (step.kind === 'name') {
+      if (step.name !== undefined) this.name = step.name
+      this.phase = 'handshake'
+      return
     }
-    try {
-      ;(this.handshake as NoiseHandshake).readMessage(body.subarray(1))
-    } catch (e) {
-      if (e instanceof NoiseAuthError)
-        return this.fail(
-          'wrong_key',
-          'the handshake does not authenticate with this key (check "api: encryption: key:")',
-        )
-      throw e
-    }
-    this.ciphers = (this.handshake as NoiseHandshake).split()
+    this.ciphers = step.ciphers
     this.handshake = undefined
     this.sendHello()
   }

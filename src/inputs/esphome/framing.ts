@@ -109,7 +109,8 @@ export class FrameReader {
   private tooLarge(length: number): FrameError {
     return new FrameError(
       'frame_too_large',
-      `a frame of ${length} bytes is larger than the API's ${this.maxFrame}-byte limit; not a Bluetooth proxy's message`,
+      `a frame of ${length} bytes is larger than the API's ${this.maxFrame}-byte limit: ` +
+        "not a Bluetooth proxy's message",
     )
   }
 

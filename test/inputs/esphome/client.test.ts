@@ -3,7 +3,7 @@ import type { Advertisement } from '../../../src/advertisement.js'
 import type { EspHomeError } from '../../../src/inputs/esphome/errors.js'
 import { MSG } from '../../../src/inputs/esphome/messages.js'
 import { EspHomeProxy } from '../../../src/inputs/esphome/proxy.js'
-import type { EspHomeProxyOptions } from '../../../src/inputs/esphome/proxy.js'
+import type { EspHomeProxyEvents, EspHomeProxyOptions } from '../../../src/inputs/esphome/proxy.js'
 import { FakeEspHomeDevice } from '../../support/esphome-device.js'
 import type { FakeDeviceOptions } from '../../support/esphome-device.js'
 
@@ -46,7 +46,7 @@ function proxy(d: FakeEspHomeDevice, options: Partial<EspHomeProxyOptions> = {})
 function next<K extends 'connected' | 'disconnected' | 'error'>(
   p: EspHomeProxy,
   event: K,
-): Promise<Parameters<import('../../../src/inputs/esphome/proxy.js').EspHomeProxyEvents[K]>[0]> {
+): Promise<Parameters<EspHomeProxyEvents[K]>[0]> {
   return new Promise((resolve) => p.once(event, resolve as never))
 }
 
