@@ -68,6 +68,9 @@ interface Client {
 }
 
 const PROLOGUE_INIT = Buffer.from('NoiseAPIInit', 'ascii')
+/** api.proto ListEntitiesRequest (11) and ListEntitiesDoneResponse (19). */
+const LIST_ENTITIES_REQUEST = 11
+const LIST_ENTITIES_DONE_RESPONSE = 19
 
 /** A running fake device. */
 export class FakeEspHomeDevice {
@@ -271,6 +274,9 @@ export class FakeEspHomeDevice {
         this.subscriber = c
         c.raw = (m.decodeSubscribeAdvertisements(payload) & m.SUBSCRIBE_RAW_ADVERTISEMENTS) !== 0
         return
+      case LIST_ENTITIES_REQUEST:
+        // A proxy with no entities: only the end of the list (clients that list entities wait for it).
+        return this.send(c, LIST_ENTITIES_DONE_RESPONSE, new Uint8Array(0))
       case m.MSG.UnsubscribeBluetoothLEAdvertisementsRequest:
         if (this.subscriber === c) this.subscriber = undefined
         return
