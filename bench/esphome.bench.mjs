@@ -12,7 +12,8 @@ import { fork } from 'node:child_process'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { join } from 'node:path'
-import { fileURLToPath, pathToFileURL } from 'node:url'
+import { setImmediate, setTimeout } from 'node:timers'
+import { URL, fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
 const arg = (name, fallback) => {
