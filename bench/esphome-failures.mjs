@@ -7,7 +7,7 @@ import { mkdirSync, mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
 import { join } from 'node:path'
-import { setImmediate, setTimeout } from 'node:timers'
+import { setTimeout } from 'node:timers'
 import { URL, fileURLToPath, pathToFileURL } from 'node:url'
 
 const here = fileURLToPath(new URL('.', import.meta.url))
