@@ -27,6 +27,8 @@ export interface EspHomeProxyOptions extends Omit<ConnectionOptions, 'clock'> {
   clock?: Clock
   reconnect?: ReconnectDelays
   random?: () => number
+  /** Connected this long without an advertisement: the `quiet` event (default 60 s). */
+  quietMs?: number
 }
 
 /** What a proxy tells. */
@@ -37,6 +39,12 @@ export interface EspHomeProxyEvents {
   advertisement: (adv: Advertisement, gateway: string) => void
   /** The connection went down (after `connected`): the gateway is offline. */
   disconnected: (error: EspHomeError) => void
+  /**
+   * Connected for `quietMs` without one advertisement: most likely another client (Home
+   * Assistant) holds the proxy's only advertisement subscription (bluetooth_proxy.cpp). Once per
+   * connection.
+   */
+  quiet: (info: DeviceInfo) => void
   /** An attempt failed or a connection ended; said once per change of error code, not per retry. */
   error: (error: EspHomeError) => void
 }
@@ -55,6 +63,7 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
   private info: DeviceInfo | undefined
   private attempt = 0
   private timer: CancelTimer | undefined
+  private quietTimer: CancelTimer | undefined
   private stopped = true
   private lastErrorCode: string | undefined
   private readonly clock: Clock
@@ -99,6 +108,8 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
     this.stopped = true
     this.timer?.()
     this.timer = undefined
+    this.quietTimer?.()
+    this.quietTimer = undefined
     const conn = this.connection
     this.connection = undefined
     if (conn !== undefined) {
@@ -122,6 +133,7 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
           this.lastErrorCode = undefined
           this.totals.connects++
           this.emit('connected', info)
+          this.watchQuiet(conn, info)
         },
         advertisement: (adv) => this.emit('advertisement', adv, (this.info as DeviceInfo).name),
         close: (error) => {
@@ -134,7 +146,17 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
     conn.start()
   }
 
+  private watchQuiet(conn: EspHomeConnection, info: DeviceInfo): void {
+    this.quietTimer?.()
+    this.quietTimer = this.clock.setTimeout(() => {
+      this.quietTimer = undefined
+      if (this.connection === conn && conn.stats.advertisements === 0) this.emit('quiet', info)
+    }, this.options.quietMs ?? 60_000)
+  }
+
   private closed(error: EspHomeError): void {
+    this.quietTimer?.()
+    this.quietTimer = undefined
     this.connection = undefined
     this.totals.failures++
     const wasUp = this.info !== undefined

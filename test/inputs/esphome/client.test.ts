@@ -43,7 +43,7 @@ function proxy(d: FakeEspHomeDevice, options: Partial<EspHomeProxyOptions> = {})
   return p
 }
 
-function next<K extends 'connected' | 'disconnected' | 'error'>(
+function next<K extends 'connected' | 'disconnected' | 'error' | 'quiet'>(
   p: EspHomeProxy,
   event: K,
 ): Promise<Parameters<EspHomeProxyEvents[K]>[0]> {
@@ -228,5 +228,16 @@ describe('two clients subscribed to one proxy (bluetooth_proxy.cpp subscribe_api
     await got
     expect(secondHeard).toBe(0)
     expect(d.hellos).toEqual(['Home Assistant', 'beaconkit'])
+  })
+
+  it('tells when a connected proxy stays quiet, the sign of another subscriber', async () => {
+    const d = await device()
+    const first = proxy(d)
+    await next(first, 'connected')
+    await until(() => d.subscribed)
+    const second = proxy(d, { quietMs: 50 })
+    const info = await new Promise((resolve) => second.once('quiet', resolve))
+    expect(info).toMatchObject({ name: 'proxy-test' })
+    expect(first.stats.connects).toBe(1)
   })
 })
