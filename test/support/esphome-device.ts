@@ -27,7 +27,10 @@ export interface FakeDeviceOptions {
   mac?: string
   /** The 32-byte `api: encryption: key:`; absent: plaintext. */
   key?: Uint8Array
-  /** `raw`: batches (API 1.9+ with the raw flag); `parsed`: BluetoothLEAdvertisementResponse always (an older proxy). */
+  /**
+   * `raw`: batches when the client asks with the raw flag, or always from API 1.12 (2025.8);
+   * `parsed`: BluetoothLEAdvertisementResponse always (a proxy older than raw batches).
+   */
   advertisements?: 'raw' | 'parsed'
   /** HelloResponse minor version: below 12 a ConnectRequest is needed before subscribing (pre-2025.8 firmware). */
   apiMinor?: number
@@ -132,7 +135,9 @@ export class FakeEspHomeDevice {
   advertise(list: readonly FakeAdvertisement[]): boolean {
     const c = this.subscriber
     if (c === undefined) return false
-    if (c.raw && this.opts.advertisements === 'raw') {
+    // Raw batches when asked for (esphome#4924, 2023.6); firmware from 2025.8 (esphome#9489, API 1.12 here)
+    // dropped the parsed form and sends raw batches whatever the flags.
+    if (this.opts.advertisements === 'raw' && (c.raw || this.opts.apiMinor >= 12)) {
       const raws: RawAdvertisement[] = list.map((a) => ({
         address: parseInt(a.address.replace(/:/g, ''), 16),
         rssi: a.rssi,
