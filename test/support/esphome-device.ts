@@ -38,6 +38,8 @@ export interface FakeDeviceOptions {
   keepaliveMs?: number
   /** Sends a GetTimeRequest once the client is authenticated (a device with `time: platform: homeassistant`). */
   askTime?: boolean
+  /** `api: password:` (deprecated; removed in 2026.1): a ConnectRequest must carry it. */
+  password?: string
   /** Misbehaves on every connection: see {@link Misbehaviour}. */
   misbehave?: Misbehaviour
 }
@@ -87,8 +89,8 @@ export class FakeEspHomeDevice {
   /** The connection holding the advertisement subscription (bluetooth_proxy.cpp `api_connection_`). */
   private subscriber: Client | undefined
   private readonly clients = new Set<Client>()
-  private readonly opts: Required<Omit<FakeDeviceOptions, 'key' | 'misbehave'>> &
-    Pick<FakeDeviceOptions, 'key' | 'misbehave'>
+  private readonly opts: Required<Omit<FakeDeviceOptions, 'key' | 'misbehave' | 'password'>> &
+    Pick<FakeDeviceOptions, 'key' | 'misbehave' | 'password'>
 
   private constructor(
     private readonly server: Server,
@@ -147,6 +149,11 @@ export class FakeEspHomeDevice {
       this.send(c, m.MSG.BluetoothLERawAdvertisementsResponse, encodeRawBatch(raws))
     } else for (const a of list) this.send(c, m.MSG.BluetoothLEAdvertisementResponse, parsedOf(a))
     return true
+  }
+
+  /** Says goodbye to every client (DisconnectRequest), as a device about to reboot. */
+  goodbye(): void {
+    for (const c of this.clients) this.send(c, m.MSG.DisconnectRequest, new Uint8Array(0))
   }
 
   /** Drops every connection, as a device that reboots or leaves the network. */
@@ -256,13 +263,16 @@ export class FakeEspHomeDevice {
         }
         this.send(c, m.MSG.HelloResponse, m.encodeHelloResponse(hello))
         // esphome#9445 (2025.8, API 1.12 here): hello authenticates a device that has no password.
-        if (this.opts.apiMinor >= 12) this.authenticated(c)
+        if (this.opts.apiMinor >= 12 && this.opts.password === undefined) this.authenticated(c)
         if (this.opts.misbehave === 'huge-frame') c.socket.write(Buffer.from([0x00, 0x80, 0x80, 0x80, 0x08, 0x5d]))
         return
       }
-      case m.MSG.ConnectRequest:
-        this.send(c, m.MSG.ConnectResponse, m.encodeConnectResponse(m.decodeConnectRequest(payload) !== ''))
-        return this.authenticated(c)
+      case m.MSG.ConnectRequest: {
+        // api_connection.cpp connect(): invalid_password unless the password matches (none configured: '').
+        const ok = m.decodeConnectRequest(payload) === (this.opts.password ?? '')
+        this.send(c, m.MSG.ConnectResponse, m.encodeConnectResponse(!ok))
+        return ok ? this.authenticated(c) : undefined
+      }
       case m.MSG.DeviceInfoRequest:
         return this.send(c, m.MSG.DeviceInfoResponse, m.encodeDeviceInfoResponse(this.info()))
       case m.MSG.PingRequest:

@@ -160,7 +160,9 @@ export class EspHomeConnection {
   private fail(code: EspHomeErrorCode, message: string, cause?: unknown): void {
     if (this.phase === 'closed') return
     this.finish()
-    this.socket.destroy()
+    // A goodbye ends cleanly, so the DisconnectResponse just written reaches the device.
+    if (code === 'closed') this.socket.end()
+    else this.socket.destroy()
     this.on.close(new EspHomeError(code, this.device, message, { cause }))
   }
 

@@ -181,6 +181,25 @@ describe('EspHomeProxy against a fake device', () => {
     await next(p, 'connected')
   })
 
+  it('tells a device that asks for an API password', async () => {
+    const d = await device({ password: 'secret' })
+    const p = proxy(d)
+    const error = await next(p, 'error')
+    expect(error.code).toBe('password_required')
+    expect(error.message).toContain('api: encryption: key:')
+  })
+
+  it('goes offline when the device says goodbye, and comes back', async () => {
+    const d = await device()
+    const p = proxy(d)
+    await next(p, 'connected')
+    const lost = next(p, 'disconnected')
+    d.goodbye()
+    expect((await lost).code).toBe('closed')
+    await until(() => d.received.includes(MSG.DisconnectResponse))
+    await next(p, 'connected')
+  })
+
   it('gives up on a device that never answers the hello', async () => {
     const d = await device({ misbehave: 'silent' })
     const p = proxy(d, { setupTimeoutMs: 100 })
