@@ -295,10 +295,17 @@ export class EspHomeConnection {
     if (info.name === '') info.name = this.name
     this.name = safeText(Buffer.from(info.name))
     this.phase = 'streaming'
-    this.send(
-      m.MSG.SubscribeBluetoothLEAdvertisementsRequest,
-      m.encodeSubscribeAdvertisements(m.SUBSCRIBE_RAW_ADVERTISEMENTS),
-    )
+    this.subscribe()
     this.on.ready(info)
+  }
+
+  /**
+   * Asks for the advertisements (raw batches). Sent again by the proxy while none arrive: the
+   * firmware ignores a subscription while another client holds it, and takes the next one after.
+   */
+  subscribe(): void {
+    if (this.phase !== 'streaming') return
+    const flags = m.encodeSubscribeAdvertisements(m.SUBSCRIBE_RAW_ADVERTISEMENTS)
+    this.send(m.MSG.SubscribeBluetoothLEAdvertisementsRequest, flags)
   }
 }

@@ -42,7 +42,7 @@ export interface EspHomeProxyEvents {
   /**
    * Connected for `quietMs` without one advertisement: most likely another client (Home
    * Assistant) holds the proxy's only advertisement subscription (bluetooth_proxy.cpp). Once per
-   * connection.
+   * connection; the subscription is asked again every `quietMs` while nothing arrives.
    */
   quiet: (info: DeviceInfo) => void
   /** An attempt failed or a connection ended; said once per change of error code, not per retry. */
@@ -146,12 +146,25 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
     conn.start()
   }
 
+  /**
+   * Every `quietMs` without an advertisement: `quiet` (once per connection) and the subscription
+   * asked again, so the proxy is taken over as soon as the client holding it lets go.
+   */
   private watchQuiet(conn: EspHomeConnection, info: DeviceInfo): void {
+    let seen = conn.stats.advertisements
+    let told = false
+    const check = (): void => {
+      if (this.connection !== conn) return
+      if (conn.stats.advertisements === seen) {
+        if (!told) this.emit('quiet', info)
+        told = true
+        conn.subscribe()
+      }
+      seen = conn.stats.advertisements
+      this.quietTimer = this.clock.setTimeout(check, this.options.quietMs ?? 60_000)
+    }
     this.quietTimer?.()
-    this.quietTimer = this.clock.setTimeout(() => {
-      this.quietTimer = undefined
-      if (this.connection === conn && conn.stats.advertisements === 0) this.emit('quiet', info)
-    }, this.options.quietMs ?? 60_000)
+    this.quietTimer = this.clock.setTimeout(check, this.options.quietMs ?? 60_000)
   }
 
   private closed(error: EspHomeError): void {

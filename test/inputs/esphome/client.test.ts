@@ -249,7 +249,7 @@ describe('two clients subscribed to one proxy (bluetooth_proxy.cpp subscribe_api
     expect(d.hellos).toEqual(['Home Assistant', 'beaconkit'])
   })
 
-  it('tells when a connected proxy stays quiet, the sign of another subscriber', async () => {
+  it('tells when a connected proxy stays quiet, and takes it over once the other subscriber leaves', async () => {
     const d = await device()
     const first = proxy(d)
     await next(first, 'connected')
@@ -258,5 +258,11 @@ describe('two clients subscribed to one proxy (bluetooth_proxy.cpp subscribe_api
     const info = await new Promise((resolve) => second.once('quiet', resolve))
     expect(info).toMatchObject({ name: 'proxy-test' })
     expect(first.stats.connects).toBe(1)
+    // Home Assistant lets go: the quiet client's next subscription takes the proxy over.
+    first.stop()
+    await until(() => d.subscribed && d.connections === 1)
+    const got = heard(second, 1)
+    d.advertise([{ address: 'c0:11:22:33:44:55', rssi: -50, data: IBEACON }])
+    expect((await got)[0].gateway).toBe('proxy-test')
   })
 })
