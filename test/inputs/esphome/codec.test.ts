@@ -138,3 +138,51 @@ describe('advertisements', () => {
     expect(fromRaw({ address: 1, rssi: 90, addressType: 0, data: new Uint8Array(0) }, 5)).toBeUndefined()
   })
 })
+
+describe('hostile bytes', () => {
+  /** A small deterministic generator (xorshift32), so a failure is reproducible. */
+  function bytes(seed: number, n: number): Buffer {
+    let x = seed || 1
+    const out = Buffer.alloc(n)
+    for (let i = 0; i < n; i++) {
+      x ^= x << 13
+      x ^= x >>> 17
+      x ^= x << 5
+      out[i] = x & 0xff
+    }
+    return out
+  }
+
+  it('decoders return or throw ProtoError, never anything else; the AD reader never throws', () => {
+    const decoders = [decodeRawBatch, decodeHelloResponse, decodeDeviceInfoResponse]
+    for (let seed = 1; seed <= 2000; seed++) {
+      const b = bytes(seed, seed % 97)
+      for (const decode of decoders) {
+        try {
+          decode(b)
+        } catch (e) {
+          expect(e).toBeInstanceOf(ProtoError)
+        }
+      }
+      expect(() => parseAdStructures(b)).not.toThrow()
+    }
+  })
+
+  it('the frame reader holds no more than one frame of bytes and throws only FrameError', () => {
+    for (let seed = 1; seed <= 500; seed++) {
+      for (const mode of ['plaintext', 'noise'] as const) {
+        const reader = new FrameReader(mode, 1024)
+        const b = Buffer.concat([Buffer.from([mode === 'plaintext' ? 0 : 1]), bytes(seed, 300)])
+        try {
+          for (let i = 0; i < b.length; i += 7) {
+            reader.push(b.subarray(i, i + 7))
+            while (reader.next() !== undefined);
+            expect(reader.pending).toBeLessThanOrEqual(1024 + 11)
+          }
+        } catch (e) {
+          expect(e).toBeInstanceOf(FrameError)
+        }
+      }
+    }
+  })
+})
