@@ -8,10 +8,10 @@
  */
 import { Socket } from 'node:net'
 import type { Advertisement } from '../../advertisement.js'
-import type { Clock } from '../../clock.js'
 import { fromParsed, fromRaw } from './advertisements.js'
 import { decodeParsedAdvertisement, decodeRawBatch } from './ble-messages.js'
 import { EspHomeError } from './errors.js'
+import type { ConnectionHandlers, ConnectionOptions, ConnectionStats } from './connection-types.js'
 import type { EspHomeErrorCode } from './errors.js'
 import {
   FrameError,
@@ -24,47 +24,10 @@ import {
 } from './framing.js'
 import type { Frame } from './framing.js'
 import * as m from './messages.js'
-import type { DeviceInfo } from './messages.js'
 import { NoiseAuthError } from './noise.js'
 import type { NoiseCipher } from './noise.js'
 import { NoiseClientHandshake, safeText } from './noise-client.js'
 import { ProtoError } from './protobuf.js'
-
-/** What one connection needs. */
-export interface ConnectionOptions {
-  host: string
-  port: number
-  /** The 32-byte `api: encryption: key:`; absent for a plaintext device. */
-  key?: Uint8Array
-  clock: Clock
-  /** HelloRequest `client_info`. */
-  clientInfo?: string
-  /** From TCP connect to the subscription; the device gets this long (aioesphomeapi allows 30 s for hello). */
-  setupTimeoutMs?: number
-  /** A ping when nothing arrived for this long. */
-  pingIntervalMs?: number
-  /** Closed as `silent` when nothing arrived for this long (the fleet must see a loss within 60 s). */
-  silenceMs?: number
-  /** Messages handled per second; beyond, messages are dropped and counted. */
-  maxMessagesPerSecond?: number
-  maxFrame?: number
-}
-
-/** What a connection reports. */
-export interface ConnectionHandlers {
-  ready(info: DeviceInfo): void
-  advertisement(adv: Advertisement): void
-  /** Called once, with the reason the connection ended. */
-  close(error: EspHomeError): void
-}
-
-/** Counters of one connection. */
-export interface ConnectionStats {
-  messages: number
-  advertisements: number
-  /** Messages and advertisements dropped: over the rate, past a batch's bound, or not usable. */
-  dropped: number
-}
 
 type Phase = 'connecting' | 'server-hello' | 'handshake' | 'hello' | 'device-info' | 'streaming' | 'closed'
 
@@ -89,6 +52,7 @@ export class EspHomeConnection {
   private windowStart: number
   private windowCount = 0
   private readonly cancel: Array<() => void> = []
+  private tickTimer: (() => void) | undefined
   private readonly o: Required<Omit<ConnectionOptions, 'key'>> & { key?: Uint8Array }
 
   constructor(
@@ -173,9 +137,13 @@ export class EspHomeConnection {
       if (quiet >= this.o.silenceMs) return this.fail('silent', `nothing received for ${quiet} ms`)
       if (this.socket.writableLength > MAX_WRITE_BACKLOG) return this.fail('silent', 'the device stopped reading')
       if (quiet >= this.o.pingIntervalMs && this.phase === 'streaming') this.send(m.MSG.PingRequest, new Uint8Array(0))
-      this.cancel.push(this.o.clock.setTimeout(tick, Math.min(this.o.pingIntervalMs, this.o.silenceMs) / 3))
+      this.tickTimer = this.o.clock.setTimeout(tick, step)
     }
-    this.cancel.push(this.o.clock.setTimeout(tick, Math.min(this.o.pingIntervalMs, this.o.silenceMs) / 3))
+    // A third of the shorter period: a ping goes out at most a third late, silence is seen at most a third late.
+    const step = Math.min(this.o.pingIntervalMs, this.o.silenceMs) / 3
+    this.tickTimer = this.o.clock.setTimeout(tick, step)
+    // One timer at a time, cancelled through this entry, so a long connection keeps no list of old ones.
+    this.cancel.push(() => this.tickTimer?.())
   }
 
   private connected(): void {

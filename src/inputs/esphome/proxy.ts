@@ -12,7 +12,7 @@ import type { CancelTimer, Clock } from '../../clock.js'
 import { DEFAULT_RECONNECT, reconnectDelay } from '../../mqtt/backoff.js'
 import type { ReconnectDelays } from '../../mqtt/backoff.js'
 import { EspHomeConnection } from './connection.js'
-import type { ConnectionOptions, ConnectionStats } from './connection.js'
+import type { ConnectionOptions, ConnectionStats } from './connection-types.js'
 import type { EspHomeError } from './errors.js'
 import type { DeviceInfo } from './messages.js'
 
