@@ -53,12 +53,16 @@ export class EspHomeConnection {
   private windowCount = 0
   private readonly cancel: Array<() => void> = []
   private tickTimer: (() => void) | undefined
-  private readonly o: Required<Omit<ConnectionOptions, 'key'>> & { key?: Uint8Array }
+  private readonly o: Required<Omit<ConnectionOptions, 'key'>>
+  /** In a #private field: util.inspect and JSON never show it. */
+  readonly #key: Uint8Array | undefined
 
   constructor(
     options: ConnectionOptions,
     private readonly on: ConnectionHandlers,
   ) {
+    const { key, ...rest } = options
+    this.#key = key
     this.o = {
       clientInfo: 'beaconkit',
       setupTimeoutMs: 30_000,
@@ -66,9 +70,9 @@ export class EspHomeConnection {
       silenceMs: 45_000,
       maxMessagesPerSecond: 2000,
       maxFrame: MAX_FRAME,
-      ...options,
+      ...rest,
     }
-    this.reader = new FrameReader(options.key === undefined ? 'plaintext' : 'noise', this.o.maxFrame)
+    this.reader = new FrameReader(key === undefined ? 'plaintext' : 'noise', this.o.maxFrame)
     this.lastRx = this.windowStart = this.o.clock.now()
   }
 
@@ -147,8 +151,8 @@ export class EspHomeConnection {
   }
 
   private connected(): void {
-    if (this.o.key === undefined) return this.sendHello()
-    this.handshake = new NoiseClientHandshake(this.o.key)
+    if (this.#key === undefined) return this.sendHello()
+    this.handshake = new NoiseClientHandshake(this.#key)
     this.socket.write(this.handshake.start())
     this.phase = 'server-hello'
   }

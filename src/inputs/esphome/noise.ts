@@ -43,7 +43,7 @@ function hmac(key: Uint8Array, ...parts: Uint8Array[]): Buffer {
   return h.digest()
 }
 
-/** Noise's HKDF (spec 4.3): two or three outputs of HMAC-SHA256 chained from `ck`. */
+/** Noise's HKDF (Noise section 4.3): two or three outputs of HMAC-SHA256 chained from `ck`. */
 function hkdf(ck: Uint8Array, ikm: Uint8Array, n: 2 | 3): Buffer[] {
   const temp = hmac(ck, ikm)
   const o1 = hmac(temp, Uint8Array.of(1))
@@ -80,20 +80,24 @@ function decrypt(key: Uint8Array, n: number, ad: Uint8Array, ciphertext: Uint8Ar
   return body
 }
 
-/** One direction of the transport phase: a key and its message counter (spec 5.1). */
+/** One direction of the transport phase: a key and its message counter (Noise section 5.1). */
 export class NoiseCipher {
   private n = 0
+  /** A session key: #private, so util.inspect never shows it. */
+  readonly #key: Buffer
 
-  constructor(private readonly key: Buffer) {}
+  constructor(key: Buffer) {
+    this.#key = key
+  }
 
   /** Encrypts one transport message (no associated data, as ESPHome's frames). */
   encrypt(plaintext: Uint8Array): Buffer {
-    return encrypt(this.key, this.n++, EMPTY, plaintext)
+    return encrypt(this.#key, this.n++, EMPTY, plaintext)
   }
 
   /** Decrypts one transport message. @throws NoiseAuthError when it does not authenticate. */
   decrypt(ciphertext: Uint8Array): Buffer {
-    return decrypt(this.key, this.n++, EMPTY, ciphertext)
+    return decrypt(this.#key, this.n++, EMPTY, ciphertext)
   }
 }
 
@@ -125,13 +129,14 @@ function dh(own: Ephemeral, peer: Uint8Array): Buffer {
  * then writes; then {@link split} gives the transport ciphers.
  */
 export class NoiseHandshake {
-  private ck: Buffer
+  #ck: Buffer
   private h: Buffer
-  private k: Buffer | undefined
+  #k: Buffer | undefined
   private n = 0
   private readonly e: Ephemeral
   private re: Buffer | undefined
-  private readonly psk: Buffer
+  /** The pre-shared key and the chaining state are secrets: #private, never shown by util.inspect. */
+  readonly #psk: Buffer
 
   constructor(
     private readonly role: 'initiator' | 'responder',
@@ -141,11 +146,11 @@ export class NoiseHandshake {
   ) {
     if (psk.length !== 32) throw new RangeError('a Noise pre-shared key is 32 bytes')
     this.e = ephemeral
-    // The name is longer than the hash (36 > 32 bytes), so h starts as its hash (spec 5.2).
+    // The name is longer than the hash (36 > 32 bytes), so h starts as its hash (Noise section 5.2).
     this.h = sha256(Buffer.from(PROTOCOL_NAME, 'ascii'))
-    this.ck = this.h
+    this.#ck = this.h
     this.mixHash(prologue)
-    this.psk = Buffer.from(psk)
+    this.#psk = Buffer.from(psk)
   }
 
   private mixHash(data: Uint8Array): void {
@@ -153,33 +158,33 @@ export class NoiseHandshake {
   }
 
   private mixKey(ikm: Uint8Array): void {
-    const [ck, k] = hkdf(this.ck, ikm, 2)
-    this.ck = ck
-    this.k = k
+    const [ck, k] = hkdf(this.#ck, ikm, 2)
+    this.#ck = ck
+    this.#k = k
     this.n = 0
   }
 
   private mixKeyAndHash(ikm: Uint8Array): void {
-    const [ck, h, k] = hkdf(this.ck, ikm, 3)
-    this.ck = ck
+    const [ck, h, k] = hkdf(this.#ck, ikm, 3)
+    this.#ck = ck
     this.mixHash(h)
-    this.k = k
+    this.#k = k
     this.n = 0
   }
 
   private encryptAndHash(plaintext: Uint8Array): Buffer {
-    const out = this.k === undefined ? Buffer.from(plaintext) : encrypt(this.k, this.n++, this.h, plaintext)
+    const out = this.#k === undefined ? Buffer.from(plaintext) : encrypt(this.#k, this.n++, this.h, plaintext)
     this.mixHash(out)
     return out
   }
 
   private decryptAndHash(ciphertext: Uint8Array): Buffer {
-    const out = this.k === undefined ? Buffer.from(ciphertext) : decrypt(this.k, this.n++, this.h, ciphertext)
+    const out = this.#k === undefined ? Buffer.from(ciphertext) : decrypt(this.#k, this.n++, this.h, ciphertext)
     this.mixHash(ciphertext)
     return out
   }
 
-  /** The `e` token: own ephemeral key out, mixed into h and (psk mode, spec 9.2) into the key. */
+  /** The `e` token: own ephemeral key out, mixed into h and (psk mode, Noise section 9.2) into the key. */
   private ownE(): Buffer {
     this.mixHash(this.e.publicKey)
     this.mixKey(this.e.publicKey)
@@ -196,7 +201,7 @@ export class NoiseHandshake {
   /** The next handshake message (initiator: message 1; responder: message 2). */
   writeMessage(payload: Uint8Array = EMPTY): Buffer {
     if (this.role === 'initiator') {
-      this.mixKeyAndHash(this.psk)
+      this.mixKeyAndHash(this.#psk)
       const e = this.ownE()
       return Buffer.concat([e, this.encryptAndHash(payload)])
     }
@@ -208,15 +213,15 @@ export class NoiseHandshake {
 
   /** Reads the peer's handshake message; returns its payload. @throws NoiseAuthError on a wrong key. */
   readMessage(msg: Uint8Array): Buffer {
-    if (this.role === 'responder') this.mixKeyAndHash(this.psk)
+    if (this.role === 'responder') this.mixKeyAndHash(this.#psk)
     this.peerE(msg)
     if (this.role === 'initiator') this.mixKey(dh(this.e, this.re as Buffer))
     return this.decryptAndHash(msg.subarray(DH_LEN))
   }
 
-  /** The transport ciphers once both messages went (spec 5.2 Split). */
+  /** The transport ciphers once both messages went (Noise section 5.2 Split). */
   split(): { send: NoiseCipher; receive: NoiseCipher } {
-    const [k1, k2] = hkdf(this.ck, EMPTY, 2)
+    const [k1, k2] = hkdf(this.#ck, EMPTY, 2)
     const [a, b] = [new NoiseCipher(k1.subarray(0, 32)), new NoiseCipher(k2.subarray(0, 32))]
     return this.role === 'initiator' ? { send: a, receive: b } : { send: b, receive: a }
   }

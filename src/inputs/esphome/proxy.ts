@@ -68,8 +68,15 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
   private lastErrorCode: string | undefined
   private readonly clock: Clock
 
-  constructor(private readonly options: EspHomeProxyOptions) {
+  /** The key lives in a #private field: util.inspect and JSON never show it. */
+  readonly #key: Uint8Array | undefined
+  private readonly options: Omit<EspHomeProxyOptions, 'key'>
+
+  constructor(options: EspHomeProxyOptions) {
     super()
+    const { key, ...rest } = options
+    this.#key = key
+    this.options = rest
     this.clock = options.clock ?? new RealClock()
   }
 
@@ -125,7 +132,7 @@ export class EspHomeProxy extends EventEmitter<EspHomeProxyEvents> {
 
   private connect(): void {
     const conn = new EspHomeConnection(
-      { ...this.options, clock: this.clock },
+      { ...this.options, key: this.#key, clock: this.clock },
       {
         ready: (info) => {
           this.info = info

@@ -1,3 +1,4 @@
+import { inspect } from 'node:util'
 import { afterEach, describe, expect, it } from 'vitest'
 import type { Advertisement } from '../../../src/advertisement.js'
 import type { EspHomeError } from '../../../src/inputs/esphome/errors.js'
@@ -130,6 +131,20 @@ describe('EspHomeProxy against a fake device', () => {
     await next(p, 'connected')
     await until(() => d.received.includes(MSG.PingResponse) && d.received.includes(MSG.GetTimeResponse))
     expect(p.device?.name).toBe('proxy-test')
+  })
+
+  it('never shows the key: not in util.inspect of the proxy, mid-handshake or connected', async () => {
+    const d = await device({ key: KEY })
+    const p = proxy(d, { key: KEY })
+    const shown = [inspect(p, { showHidden: true, depth: Infinity })]
+    await next(p, 'connected')
+    shown.push(inspect(p, { showHidden: true, depth: Infinity }))
+    for (const text of shown) {
+      expect(text).not.toContain(KEY.toString('hex').slice(0, 16))
+      expect(text).not.toContain('7, 7, 7, 7')
+      expect(text).not.toContain('07 07 07 07')
+      expect(text).not.toContain(KEY.toString('base64').slice(0, 16))
+    }
   })
 
   it('names the device and the wrong key, and keeps retrying', async () => {
