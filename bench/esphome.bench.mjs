@@ -6,8 +6,8 @@
 // size) as fast as the socket takes them; the client's CPU time (process.cpuUsage) is read from
 // its first to its last advertisement.
 //   node bench/esphome.bench.mjs [--advertisements 200000] [--runs 3]
-// The TypeScript sources are bundled with esbuild first (the client is not exported from the
-// package until issue #38 is wired into the fleet).
+// The client is the package's (dist/, `npm run build` first); the fake device, test code, is
+// bundled with esbuild for the child.
 import { fork } from 'node:child_process'
 import { mkdirSync, mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
@@ -33,7 +33,6 @@ async function load() {
   const out = mkdtempSync(join(here, '../node_modules/.cache/esphome-bench-'))
   await build({
     entryPoints: {
-      proxy: join(here, '../src/inputs/esphome/proxy.ts'),
       device: join(here, '../test/support/esphome-device.ts'),
     },
     bundle: true,
@@ -65,7 +64,7 @@ if (process.argv.includes('--device')) {
   process.on('disconnect', () => process.exit(0))
 } else {
   const bundle = await load()
-  const { EspHomeProxy } = await import(pathToFileURL(join(bundle, 'proxy.mjs')).href)
+  const { EspHomeProxy } = await import('../dist/index.js')
   const lib = createRequire(import.meta.url)('@2colors/esphome-native-api')
 
   async function device(encrypted) {
