@@ -81,7 +81,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a fleet with ESPHome proxies (plaint
     await writeFile(
       keysFile,
       `# the attic proxy's api: encryption: key:\n127.0.0.1:${attic.port} ${ATTIC_KEY.toString('base64')}\n` +
-        `127.0.0.1:${bad[0].port} ${ATTIC_KEY.toString('base64')}\n`,
+        `127.0.0.1:${bad[0].port} ${ATTIC_KEY.toString('base64')}\n` +
+        `10.9.9.9:6053 ${ATTIC_KEY.toString('base64')}\n`,
       { mode: 0o600 },
     )
     statuses = await Subscriber.connect(broker.url, 'beaconkit/gateways/+/status')
@@ -146,6 +147,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a fleet with ESPHome proxies (plaint
     expect(text).toMatch(new RegExp(`127\\.0\\.0\\.1:${ports[1]}: not the ESPHome native API`))
     expect(text).toMatch(new RegExp(`127\\.0\\.0\\.1:${ports[2]} \\(huge\\): a frame of 16777216 bytes`))
     expect(text).toContain(`127.0.0.1:${ports[3]} (pi-1): its name pi-1 is a beaconkit gateway's`)
+    // A key for a proxy that is not an input: said, by its target only.
+    expect(text).toContain('esphome keys: 10.9.9.9:6053 is not an --input esphome:')
     expect(text).not.toContain(ATTIC_KEY.toString('base64'))
     expect(fleet?.tracker.get(TAG.expect.serialNumber)?.room).toBe('Attic')
     expect(fleet?.inputs?.nodes().sort()).toEqual(['attic', 'hall'])
