@@ -155,8 +155,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          base default home), theengs[:<base>]; @<dB> adds an RSSI
                          offset; their ids go under "gateways" in the site
                          (docs/fleet.md "Mixed fleets"); esphome:<host>[:<port>] an
-                         ESPHome Bluetooth proxy over its native API (port default
-                         6053; docs/esphome.md)
+                         ESPHome proxy over its native API (port default 6053;
+                         docs/esphome.md)
   --keys-file <file>     broadcast keys, so private broadcasts an --input node relays
                          decrypt and verify (one key per line)
   --esphome-keys <file>  keys of encrypted ESPHome proxies: lines <host>:<port>
