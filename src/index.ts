@@ -239,6 +239,16 @@ export type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } fr
 export type { StaleSweepStats } from './inputs/stale-sweep.js'
 export type { ForeignFormat, ForeignInput } from './inputs/foreign.js'
 export { parseInputSpec } from './inputs/inputs-spec.js'
+export { EspHomeProxy } from './inputs/esphome/proxy.js'
+export type { EspHomeProxyEvents, EspHomeProxyOptions, EspHomeProxyStats } from './inputs/esphome/proxy.js'
+export { EspHomeInputs, MAX_PROXIES } from './inputs/esphome/inputs.js'
+export type { EspHomeInputsEvents, EspHomeInputsOptions } from './inputs/esphome/inputs.js'
+export { EspHomeKeys } from './inputs/esphome/keys.js'
+export { EspHomeError } from './inputs/esphome/errors.js'
+export type { EspHomeErrorCode } from './inputs/esphome/errors.js'
+export { DEFAULT_ESPHOME_PORT, parseEspHomeTarget } from './inputs/esphome/target.js'
+export type { EspHomeTarget } from './inputs/esphome/target.js'
+export type { DeviceInfo as EspHomeDeviceInfo } from './inputs/esphome/messages.js'
 export type { FleetEvent } from './fleet/tracker-events.js'
 export type {
   FleetGatewayClock,

@@ -71,6 +71,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.occupancy', option: 'occupancy', kind: 'string' },
   { path: 'fleet.record', option: 'record', kind: 'string' },
   { path: 'fleet.inputs', option: 'input', kind: 'strings' },
+  { path: 'fleet.esphomeKeys', option: 'esphome-keys', kind: 'string' },
 ]
 
 /**

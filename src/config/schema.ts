@@ -172,12 +172,17 @@ const fleet = z
     record: path.meta({ description: 'Record the fused view to this file.' }),
     inputs: z
       .array(z.string().max(256))
-      .max(16)
+      // A site may have dozens of ESPHome proxies (EspHomeInputs takes 256 at most).
+      .max(256)
       .meta({
         description:
           'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], ' +
-          'theengs[:<base>], each optionally @<RSSI offset dB>.',
+          'theengs[:<base>], esphome:<host>[:<port>] (docs/esphome.md), each optionally @<RSSI offset dB>.',
       }),
+    esphomeKeys: path.meta({
+      description:
+        'ESPHome keys file: lines <host>:<port> <base64 key> for encrypted proxies; mode 600 (docs/esphome.md).',
+    }),
   })
   .partial()
   .strict()

@@ -14,6 +14,8 @@ import type { SharedConnection } from '../mqtt/shared-connection.js'
 import type { Site } from '../positioning/site.js'
 import type { ForeignBridge } from '../inputs/bridge.js'
 import type { ForeignBridgeOptions } from '../inputs/bridge-options.js'
+import type { EspHomeInputs } from '../inputs/esphome/inputs.js'
+import type { EspHomeKeys } from '../inputs/esphome/keys.js'
 import type { MqttBeaconDetails } from '../web/beacon-details.js'
 import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
@@ -65,6 +67,10 @@ export interface FleetRunning {
    */
   connection?: SharedConnection
   inputs?: ForeignBridge
+  /** The ESPHome keys file, read before anything starts (#38). */
+  esphomeKeys?: EspHomeKeys
+  /** The ESPHome proxies, fed to the bridge as gateways (#38). */
+  esphome?: EspHomeInputs
   tracker?: FleetTracker
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */
   trackerResult?: MqttCloseResult

@@ -1,7 +1,8 @@
 /**
- * The parts of a fleet, in the order {@link startFleet} starts them: the recorder of its fused
- * view, an embedded broker, the foreign inputs (started before the tracker: the foreign nodes'
- * gateways are on the broker by the time it listens), the FleetTracker, the map's details, the
+ * The parts of a fleet, in the order {@link startFleet} starts them: the ESPHome keys file (read
+ * first: a bad file fails before a broker starts), the recorder of its fused view, an embedded
+ * broker, the foreign inputs (started before the tracker: the foreign nodes' gateways are on the
+ * broker by the time it listens), the ESPHome proxies (esphome-part.ts), the FleetTracker, the map's details, the
  * metrics endpoint, the live map (it listens before the tracker subscribes, so it sees every
  * gateway's retained status), and the metrics server. Each decides from the configuration
  * whether it is there, and leaves what it started in `context.running`.
@@ -18,6 +19,7 @@ import type { Site } from '../positioning/site.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
 import type { ForeignBridgeOptions } from '../inputs/bridge-options.js'
+import { esphomeKeysPart, esphomePart } from './esphome-part.js'
 import { brokerConnectionPart, openBrokerConnection } from './broker-connection.js'
 import type { MqttSettings } from './settings/mqtt.js'
 import { fleetUrl } from './fleet-context.js'
@@ -115,8 +117,9 @@ function foreignBridge(
 const inputs: Factory = (context) => {
   const { settings, runtime, keyring, site, log, running } = context
   const list = settings.inputs
-  if (list === undefined) return undefined
-  const options = { inputs: list, ...(keyring === undefined ? {} : { keyring }), ...runtime.inputLimits }
+  // ESPHome proxies are the bridge's direct nodes (esphome-part.ts): a bridge without MQTT inputs.
+  if (list === undefined && settings.esphome === undefined) return undefined
+  const options = { inputs: list ?? [], ...(keyring === undefined ? {} : { keyring }), ...runtime.inputLimits }
   let bridge: ForeignBridge | undefined
   return {
     name: 'inputs',
@@ -230,10 +233,12 @@ function sharedClient({ running }: FleetContext): SharedClient {
 
 /** The fleet's parts in their order of start. */
 export const FLEET_PARTS: readonly Factory[] = [
+  esphomeKeysPart,
   recorder,
   broker,
   connection,
   inputs,
+  esphomePart,
   tracker,
   details,
   metrics,

@@ -64,7 +64,9 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
   // Everything that can be wrong in the files fails before a broker starts.
   const site = await siteOf(config)
   const keyring =
-    settings.inputs === undefined ? undefined : (config.keyring ?? (await keyringOf(config, (text) => log.warn(text))))
+    settings.inputs === undefined && settings.esphome === undefined
+      ? undefined
+      : (config.keyring ?? (await keyringOf(config, (text) => log.warn(text))))
   const context: FleetContext = {
     settings,
     runtime: config,

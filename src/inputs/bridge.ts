@@ -29,6 +29,7 @@ import type { ForeignBridgeEvents, ForeignBridgeOptions, ForeignBridgeStats } fr
 import { closeForeignNode, nodeToEvict, openForeignNode } from './foreign-node.js'
 import type { ForeignNode, ForeignNodeSettings } from './foreign-node.js'
 import type { ForeignMessage } from './message.js'
+import type { NodeSource } from './node-source.js'
 import { NativeGateways } from './native-gateways.js'
 import { routeNames, routesOf } from './routes.js'
 import type { Route } from './routes.js'
@@ -68,7 +69,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
 
   constructor(config: ForeignBridgeOptions) {
     super()
-    if (config.inputs.length === 0) throw new TypeError('ForeignBridge needs at least one input')
+    // No MQTT input is a bridge for direct nodes only (ESPHome proxies: directNode).
     this.#options = resolvePublisherOptions({ ...config, gatewayId: 'inputs' })
     this.clock = config.clock ?? new RealClock()
     this.bridgeId = resolveBridgeId(config.bridgeId, config.clientId)
@@ -245,20 +246,49 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       this.noteOnce(`native:${name}`, nativeNodeNote(name))
       return undefined
     }
-    const client = this.#link?.client
     const inSite = this.#knownNodes?.has(name) === true
+    const node = this.admit(name, inSite)
+    if (node !== undefined && this.#knownNodes !== undefined && !inSite)
+      this.noteOnce(`unknown:${name}`, unknownNodeNote(route.format, name))
+    return node
+  }
+
+  /** Opens node `name` within the bound (making room by the rule), or undefined: refused, counted, said once. */
+  private admit(name: string, inSite: boolean): ForeignNode | undefined {
+    const client = this.#link?.client
     if (this.#nodes.size >= this.#maxNodes && client !== undefined) this.makeRoom(inSite)
     if (this.#nodes.size >= this.#maxNodes || client === undefined) {
       this.#stats.nodesRefused++
       if (client !== undefined) this.noteOnce('max-nodes', maxNodesNote(this.#maxNodes))
       return undefined
     }
-    if (this.#knownNodes !== undefined && !inSite) {
-      this.noteOnce(`unknown:${name}`, unknownNodeNote(route.format, name))
-    }
     const node = openForeignNode(client, name, inSite, this.#node)
     this.#nodes.set(name, node)
     return node
+  }
+
+  /** Whether `id` is a native beaconkit gateway's (seen on the broker or reserved by the site): no node may take it. */
+  isNative(id: string): boolean {
+    return this.#natives.has(id)
+  }
+
+  /**
+   * A node fed directly, not from the broker (an ESPHome proxy, #38): opened at once as gateway
+   * `name` (its status `online`), within the bound; `close()` says it offline. Its liveness is its
+   * connection, so it is never evicted for silence. Undefined when refused: a native id, a name
+   * already a node, the table full, or the bridge not started or closed.
+   */
+  directNode(name: string): { source: NodeSource; close(): Promise<void> } | undefined {
+    if (this.#closed || this.#nodes.has(name) || this.#natives.has(name)) return undefined
+    // inSite: never the one to make room (nodeToEvict); the connection decides when it goes.
+    const node = this.admit(name, true)
+    if (node === undefined) return undefined
+    const close = async (): Promise<void> => {
+      if (this.#nodes.get(name) !== node) return
+      this.#nodes.delete(name)
+      await closeForeignNode(node, 5000)
+    }
+    return { source: node.source, close }
   }
 
   /** The table is full: lets a node go when the rule allows (foreign-node.ts nodeToEvict). */

@@ -22,7 +22,8 @@ export function parseInputSpec(text: string): ForeignInput {
     throw new InvalidOptionError(
       'invalid_option',
       `--input ${JSON.stringify(text.slice(0, 80))} is not an input: use ${usages()}, ` +
-        'optionally @<RSSI offset dB> (e.g. omg:home@-4)',
+        // ESPHome proxies are no MQTT format (esphome/input-spec.ts), but an input all the same.
+        'optionally @<RSSI offset dB> (e.g. omg:home@-4), or esphome:<host>[:<port>] for an ESPHome proxy',
       { option: 'input' },
     )
   }

@@ -28,6 +28,8 @@ import { siteJsonOf } from '../../gateway/settings/site.js'
 import { listenSettingsModel, mqttSettingsModel } from '../flags-model.js'
 import type { BeaconkitConfig } from '../../config/load-config.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
+import { espHomeInputText } from '../../inputs/esphome/input-spec.js'
+import type { EspHomeInput } from '../../inputs/esphome/input-spec.js'
 
 /** What `beaconkit fleet` was given. */
 export interface FleetFlags {
@@ -58,6 +60,10 @@ export interface FleetFlags {
   inputs?: ForeignInput[]
   /** `--keys-file`: broadcast keys, so private broadcasts relayed by a foreign node decrypt. */
   keysFile?: string
+  /** `--input esphome:<host>[:<port>]`: ESPHome Bluetooth proxies fed in as gateways (#38). */
+  esphome?: EspHomeInput[]
+  /** `--esphome-keys`: the keys of the encrypted proxies. */
+  esphomeKeys?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -105,7 +111,10 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
     fleet: {
       ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
       ...(flags.record === undefined ? {} : { record: flags.record }),
-      ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
+      ...(flags.inputs === undefined && flags.esphome === undefined
+        ? {}
+        : { inputs: [...(flags.inputs ?? []).map(inputText), ...(flags.esphome ?? []).map(espHomeInputText)] }),
+      ...(flags.esphomeKeys === undefined ? {} : { esphomeKeys: flags.esphomeKeys }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
     ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
@@ -136,7 +145,9 @@ export async function runFleet(
   // Where the servers listen, and the final answer: in the log's format (JSON lines for a service).
   const notices = noticeStream(flags.log, streams.stderr)
   const keyring =
-    flags.inputs === undefined ? undefined : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
+    flags.inputs === undefined && flags.esphome === undefined
+      ? undefined
+      : await loadKeyring([], flags.keysFile, { warn: (text) => base.warn(text) })
   // Lines before the table opens go to stderr; the screen holds them once it is up.
   let log: Logger = base
   const current = forwardingLogger((record) => logRecord(log, record))

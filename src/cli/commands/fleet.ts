@@ -98,6 +98,7 @@ export const fleetCommand = defineCommand({
     ...LOG_OPTION_SPECS,
     input: { type: 'string', multiple: true },
     'keys-file': { type: 'string' },
+    'esphome-keys': { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -153,9 +154,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          espresense (rooms are gateways), omg[:<base>] (OpenMQTTGateway,
                          base default home), theengs[:<base>]; @<dB> adds an RSSI
                          offset; their ids go under "gateways" in the site
-                         (docs/fleet.md "Mixed fleets")
+                         (docs/fleet.md "Mixed fleets"); esphome:<host>[:<port>] an
+                         ESPHome proxy over its native API (port default 6053;
+                         docs/esphome.md)
   --keys-file <file>     broadcast keys, so private broadcasts an --input node relays
                          decrypt and verify (one key per line)
+  --esphome-keys <file>  keys of encrypted ESPHome proxies: lines <host>:<port>
+                         <base64 key> (api: encryption: key:), mode 600
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -190,6 +195,7 @@ ${FLEET_TAIL}`,
     const force = bool(values, 'force')
     const inputTexts = inputList(values)
     const keysFile = str(values, 'keys-file')
+    const esphomeKeys = str(values, 'esphome-keys')
     const { gateway, mqtt: broker } = mqttModel(values, command)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
@@ -208,6 +214,7 @@ ${FLEET_TAIL}`,
         ...(occupancy === undefined ? {} : { occupancy }),
         ...(record === undefined ? {} : { record }),
         ...(inputTexts === undefined ? {} : { inputs: inputTexts }),
+        ...(esphomeKeys === undefined ? {} : { esphomeKeys }),
       },
     }
     const settings = decided(command, (problems) => decideFleet(model, problems))
@@ -235,6 +242,8 @@ ${FLEET_TAIL}`,
       ...optional('log', parseLog(values, command)),
       ...optional('inputs', inputs),
       ...optional('keysFile', keysFile),
+      ...optional('esphome', settings.esphome),
+      ...optional('esphomeKeys', esphomeKeys),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),

@@ -9,6 +9,8 @@ import type { BeaconkitConfig } from '../../config/load-config.js'
 import { InvalidOptionError } from '../../errors.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
 import { parseInputSpec } from '../../inputs/inputs-spec.js'
+import { isEspHomeInput, parseEspHomeInput } from '../../inputs/esphome/input-spec.js'
+import type { EspHomeInput } from '../../inputs/esphome/input-spec.js'
 import { listenSettings } from './listen.js'
 import type { ListenSettings } from './listen.js'
 import { mqttSettings } from './mqtt.js'
@@ -30,6 +32,10 @@ export interface FleetSettings {
   metrics?: ListenSettings
   /** Foreign nodes fed in as gateways. */
   inputs?: ForeignInput[]
+  /** ESPHome Bluetooth proxies fed in as gateways (`esphome:` inputs, #38). */
+  esphome?: EspHomeInput[]
+  /** The ESPHome keys file (`fleet.esphomeKeys`), read by the fleet's esphome-keys part. */
+  esphomeKeys?: string
 }
 
 /**
@@ -81,15 +87,17 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
   if (model.beacons !== undefined && !hasSite)
     problems.add('beacons', 'beacons (names) need the site: add site: <site.json> to the config, or --site')
   const inputs: ForeignInput[] = []
+  const esphome: EspHomeInput[] = []
   ;(f.inputs ?? []).forEach((text, i) => {
     try {
-      inputs.push(parseInputSpec(text))
+      if (isEspHomeInput(text)) esphome.push(parseEspHomeInput(text))
+      else inputs.push(parseInputSpec(text))
     } catch (error) {
       if (!(error instanceof InvalidOptionError)) throw error
       problems.add(`fleet.inputs[${i}]`, error.message)
     }
   })
-  if (model.keys?.file !== undefined && inputs.length === 0)
+  if (model.keys?.file !== undefined && inputs.length === 0 && esphome.length === 0)
     problems.add(
       'keys.file',
       '--keys-file goes with --input: the fleet decrypts only what foreign nodes relay (beaconkit gateways ' +
@@ -105,5 +113,7 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
     ...(http === undefined ? {} : { http }),
     ...(metrics === undefined ? {} : { metrics }),
     ...(inputs.length === 0 ? {} : { inputs }),
+    ...(esphome.length === 0 ? {} : { esphome }),
+    ...(f.esphomeKeys === undefined ? {} : { esphomeKeys: f.esphomeKeys }),
   }
 }
