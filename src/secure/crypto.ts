@@ -6,6 +6,8 @@
  * frame. That costs several microseconds of native setup, far more than one block of work; a
  * table-based AES in plain JS expands the key and decrypts one block without allocating.
  * It is cross-checked against node:crypto by a property test (test/secure/crypto.test.ts).
+ * Identity resolving keys are the other way round: one key for many blocks (every new address
+ * heard), so their schedule is expanded once and kept ({@link aes128KeySchedule}).
  *
  * Words are big-endian: byte 0 of a block is the top byte of word 0.
  */
