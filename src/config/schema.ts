@@ -62,6 +62,16 @@ const keys = z
   .partial()
   .strict()
 
+// Only the path: an identity key in plain config is not offered (the file is checked for mode 600).
+const irk = z
+  .object({
+    file: path.meta({
+      description: 'IRK file: <name> <32 hex digits> per line, phones and watches as irk:<name> (chmod 600).',
+    }),
+  })
+  .partial()
+  .strict()
+
 const filters = z
   .object({
     serialNumbers: z.array(text.max(64)).max(10_000),
@@ -189,6 +199,7 @@ export const configSchema = z
     gateway,
     adapter,
     keys,
+    irk,
     filters,
     beacons: z.array(beacon).max(MAX_NAMED_BEACONS).meta({
       description:
