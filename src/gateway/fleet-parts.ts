@@ -7,6 +7,7 @@
  * whether it is there, and leaves what it started in `context.running`.
  */
 
+import { IdentityResolver } from '../secure/identity-resolver.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { FleetTracker } from '../fleet/tracker.js'
 import { trackerWill } from '../fleet/tracker-will.js'
@@ -91,7 +92,10 @@ function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<
  * warnings and errors become the fleet's warnings.
  */
 function foreignBridge(
-  options: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>,
+  options: Pick<
+    ForeignBridgeOptions,
+    'inputs' | 'keyring' | 'identities' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'
+  >,
   client: SharedClient,
   m: MqttSettings,
   site: Site | undefined,
@@ -113,10 +117,15 @@ function foreignBridge(
 
 /** `inputs`: foreign gateways on the same broker, fed into the fleet as gateways. */
 const inputs: Factory = (context) => {
-  const { settings, runtime, keyring, site, log, running } = context
+  const { settings, runtime, keyring, identities, site, log, running } = context
   const list = settings.inputs
   if (list === undefined) return undefined
-  const options = { inputs: list, ...(keyring === undefined ? {} : { keyring }), ...runtime.inputLimits }
+  const options = {
+    inputs: list,
+    ...(keyring === undefined ? {} : { keyring }),
+    ...(identities === undefined ? {} : { identities: new IdentityResolver(identities) }),
+    ...runtime.inputLimits,
+  }
   let bridge: ForeignBridge | undefined
   return {
     name: 'inputs',

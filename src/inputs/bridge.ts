@@ -77,6 +77,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       clock: this.clock,
       bridgeId: this.bridgeId,
       ...(config.keyring === undefined ? {} : { keyring: config.keyring }),
+      ...(config.identities === undefined ? {} : { identities: config.identities }),
       ...(config.topicPrefix === undefined ? {} : { topicPrefix: config.topicPrefix }),
       ...(config.goneTimeoutMs === undefined ? {} : { goneTimeoutMs: config.goneTimeoutMs }),
       maxNodes: config.maxNodes ?? 256,

@@ -58,6 +58,8 @@ export interface FleetFlags {
   inputs?: ForeignInput[]
   /** `--keys-file`: broadcast keys, so private broadcasts relayed by a foreign node decrypt. */
   keysFile?: string
+  /** `--irk-file`: identity resolving keys for what foreign nodes relay. */
+  irkFile?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -108,6 +110,7 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
       ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
+    ...(flags.irkFile === undefined ? {} : { irk: { file: flags.irkFile } }),
     ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
     ...(flags.metrics === undefined ? {} : { metrics: listenSettingsModel(flags.metrics) }),
   }

@@ -98,6 +98,7 @@ export const fleetCommand = defineCommand({
     ...LOG_OPTION_SPECS,
     input: { type: 'string', multiple: true },
     'keys-file': { type: 'string' },
+    'irk-file': { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -156,6 +157,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          (docs/fleet.md "Mixed fleets")
   --keys-file <file>     broadcast keys, so private broadcasts an --input node relays
                          decrypt and verify (one key per line)
+  --irk-file <file>      identity resolving keys (chmod 600; docs/phones.md): raw
+                         addresses an --input node relays become irk:<name>
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -190,6 +193,7 @@ ${FLEET_TAIL}`,
     const force = bool(values, 'force')
     const inputTexts = inputList(values)
     const keysFile = str(values, 'keys-file')
+    const irkFile = str(values, 'irk-file')
     const { gateway, mqtt: broker } = mqttModel(values, command)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
@@ -200,6 +204,7 @@ ${FLEET_TAIL}`,
       ...(siteJson === undefined ? {} : { site: siteJson as Record<string, unknown> }),
       ...(beaconNames === undefined ? {} : { beacons: beaconNames as NonNullable<BeaconkitConfig['beacons']> }),
       ...(keysFile === undefined ? {} : { keys: { file: keysFile } }),
+      ...(irkFile === undefined ? {} : { irk: { file: irkFile } }),
       ...optional('http', listenModel(values, 'http')),
       ...optional('metrics', listenModel(values, 'metrics')),
       fleet: {
@@ -235,6 +240,7 @@ ${FLEET_TAIL}`,
       ...optional('log', parseLog(values, command)),
       ...optional('inputs', inputs),
       ...optional('keysFile', keysFile),
+      ...optional('irkFile', irkFile),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),
