@@ -10,7 +10,7 @@
  * little-endian byte order (least significant byte first)": the file holds the key reversed
  * from the spec's order, in upper-case hex. Its loader (`get_irk_info()`) also takes a `0x` prefix.
  */
-import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises'
+import { chmod, mkdir, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { afterEach, describe, expect, it } from 'vitest'
@@ -20,38 +20,20 @@ import { importBluezIdentityKeys, identityNameFor } from '../../src/secure/bluez
 import { parseIdentityKey, rpaFor } from '../../src/secure/identity-key.js'
 import { IdentityKeyring } from '../../src/secure/identity-keyring.js'
 import { IdentityResolver } from '../../src/secure/identity-resolver.js'
+import { ADAPTER, info, stored, tree as bluezTree } from '../support/bluez-tree.js'
 
 const PHONE = 'ec0234a357c8ad05341010a60a397d9b'
 const WATCH = '00112233445566778899aabbccddeeff'
 const PIXEL = '8899aabbccddeeff0011223344556677'
 
-/** A key as BlueZ stores it: least significant byte first, upper-case. */
-function stored(specHex: string): string {
-  return (specHex.match(/../g) as string[]).reverse().join('').toUpperCase()
-}
-
-const ADAPTER = 'B8:27:EB:00:00:01'
 const dirs: string[] = []
 afterEach(async () => {
   for (const d of dirs.splice(0)) await rm(d, { recursive: true, force: true })
 })
 
-async function tree(devices: Record<string, string | null>, adapter = ADAPTER, root?: string): Promise<string> {
-  const dir = root ?? (await mkdtemp(join(tmpdir(), 'beaconkit-bluez-')))
-  if (root === undefined) dirs.push(dir)
-  await mkdir(join(dir, adapter), { recursive: true })
-  await writeFile(join(dir, adapter, 'settings'), '[General]\nDiscoverable=false\n')
-  for (const [device, info] of Object.entries(devices)) {
-    await mkdir(join(dir, adapter, device), { recursive: true })
-    if (info !== null) await writeFile(join(dir, adapter, device, 'info'), info)
-  }
-  return dir
-}
-
-function info(name: string | undefined, key: string | undefined, extra = ''): string {
-  const general = `[General]\n${name === undefined ? '' : `Name=${name}\n`}AddressType=public\nTrusted=true\n${extra}`
-  const irk = key === undefined ? '' : `\n[IdentityResolvingKey]\nKey=${key}\n`
-  return `${general}\n[LinkKey]\nKey=0123456789ABCDEF0123456789ABCDEF\nType=4\n${irk}`
+/** A tree in a folder removed after the test. */
+function tree(devices: Record<string, string | null>, adapter = ADAPTER, root?: string): Promise<string> {
+  return bluezTree(devices, adapter, root, dirs)
 }
 
 describe('importBluezIdentityKeys', () => {
