@@ -27,15 +27,23 @@ const ADDRESS = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i
 
 /**
  * True when the decoded beacon's id is a stable identity: its serial number or iBeacon beaconID,
- * or an address that carries an Eddystone UID. Never a device known only by its (random) address.
+ * an address that carries an Eddystone UID, or `irk:<name>` resolved with an identity resolving
+ * key. Never a device known only by its (random) address.
  */
 export function hasStableIdentity(b: {
   id: string
   serialNumber?: string
   beaconID?: string
   eddystone?: { uid?: unknown }
+  irk?: string
 }): boolean {
-  return b.id === b.serialNumber || b.id === b.beaconID || b.eddystone?.uid !== undefined
+  return (
+    b.id === b.serialNumber ||
+    b.id === b.beaconID ||
+    b.eddystone?.uid !== undefined ||
+    // Resolved with a key of this gateway's own IRK file: the user named the device.
+    (b.irk !== undefined && b.id === `irk:${b.irk}`)
+  )
 }
 
 /**
