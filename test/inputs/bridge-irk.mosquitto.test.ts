@@ -67,5 +67,42 @@ describe.skipIf(!MOSQUITTO)(
       expect(all.toLowerCase()).not.toContain('ec0234a357c8ad05341010a60a397d9b')
       expect(identities.stats.resolved).toBeGreaterThan(0)
     }, 30_000)
+
+    it('an ESPresense report with its own irk:<hex> id is the same irk:alice-phone; the hex is never published', async () => {
+      const identities = new IdentityResolver(new IdentityKeyring([PHONE]))
+      const espBridge = new ForeignBridge({
+        url: broker.url,
+        clientId: 'irk-espr-bridge',
+        inputs: [{ format: 'espresense', base: 'espresense' }],
+        identities,
+      })
+      await espBridge.start()
+      const watch = await Subscriber.connect(broker.url, 'beaconkit/#')
+      const espr = await mqtt.connectAsync(broker.url, { clientId: 'esp-b-esp32', reconnectPeriod: 0 })
+      try {
+        await espr.publishAsync('espresense/rooms/esp_b/status', 'online', { retain: true })
+        const hexId = 'irk:ec0234a357c8ad05341010a60a397d9b'
+        const mac = rpaFor(PHONE, 0x2222).replace(/:/g, '')
+        const report = JSON.stringify({ id: hexId, mac, rssi: -61.5, 'rssi@1m': -59 })
+        const timer = setInterval(() => espr.publish(`espresense/devices/${hexId}/esp_b`, report), 100)
+        try {
+          await watch.until(
+            (ms) => ms.some((m) => m.topic === 'beaconkit/gateways/esp_b/beacons/irk:alice-phone'),
+            'the ESPresense phone as irk:alice-phone',
+          )
+        } finally {
+          clearInterval(timer)
+        }
+        const all = watch.messages
+          .map((m) => `${m.topic} ${m.payload}`)
+          .join('\n')
+          .toLowerCase()
+        expect(all).not.toContain('ec0234a357c8ad05341010a60a397d9b')
+      } finally {
+        espr.end(true)
+        await watch.close()
+        await espBridge.close(1000)
+      }
+    }, 30_000)
   },
 )
