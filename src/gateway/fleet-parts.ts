@@ -8,6 +8,7 @@
  */
 
 import { IdentityResolver } from '../secure/identity-resolver.js'
+import type { IdentityKeyring } from '../secure/identity-keyring.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { FleetTracker } from '../fleet/tracker.js'
 import { trackerWill } from '../fleet/tracker-will.js'
@@ -156,6 +157,8 @@ const tracker: Factory = (context) => {
         ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
         ...(site === undefined ? {} : { site }),
         ...(runtime.positioner === undefined ? {} : { positioner: runtime.positioner }),
+        // The names of the fleet's IRK file: those irk:<name> devices are admitted and announced as named.
+        ...(context.identities === undefined ? {} : { holdsIdentity: identityNames(context.identities) }),
       })
       running.recorder?.attach(made)
       return made
@@ -249,3 +252,8 @@ export const FLEET_PARTS: readonly Factory[] = [
   map,
   metricsServer,
 ]
+
+/** Whether `keys` holds a key of this name (never the key itself). */
+function identityNames(keys: IdentityKeyring): (name: string) => boolean {
+  return (name) => keys.get(name) !== undefined
+}
