@@ -92,6 +92,26 @@ describe('beaconkit replay --irk-file (issue 37 Done-when)', () => {
   })
 })
 
+describe('an IRK file others can read, on every command that takes one', () => {
+  it('stops scan, simulate and fleet (by BEACONKIT_IRK_FILE) with exit 2 before anything starts', async () => {
+    const open = join(dir, 'shared.irk')
+    copyFileSync(irkFile, open)
+    chmodSync(open, 0o644)
+    const runs = [
+      await runCli(['scan', '--json', '--irk-file', open]),
+      await runCli(['simulate', '--json', '--duration', '1', '--irk-file', open]),
+      await runCli(['fleet', '--embedded-broker', '0', '--json', '--duration', '1'], {
+        env: { ...process.env, BEACONKIT_IRK_FILE: open },
+      }),
+    ]
+    for (const result of runs) {
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('chmod 600')
+      for (const key of [PHONE, WATCH]) expect(result.stderr.toLowerCase()).not.toContain(key)
+    }
+  }, 60_000)
+})
+
 describe('beaconkit record --irk-file', () => {
   it('counts the phones and watches by name; the recording keeps the addresses as heard', async () => {
     const out = join(dir, 'simulated.jsonl')
