@@ -209,7 +209,7 @@ export class FleetTopics {
   ): Promise<number> | undefined {
     const gate = this.gate
     if (gate === undefined || this.configs === undefined) return undefined
-    return this.configs.sweep(link, gate, now, nameOf)
+    return this.configs.sweep(link, gate, now, nameOf, this.holdsIdentity)
   }
 
   /** Discovery counters, with Home Assistant. */
