@@ -62,13 +62,9 @@ const keys = z
   .partial()
   .strict()
 
-// Only the path: an identity key in plain config is not offered (the file is checked for mode 600).
+const irkFile = 'IRK file (keys only ever in it, chmod 600): <name> <32 hex digits> per line; phones as irk:<name>.'
 const irk = z
-  .object({
-    file: path.meta({
-      description: 'IRK file: <name> <32 hex digits> per line, phones and watches as irk:<name> (chmod 600).',
-    }),
-  })
+  .object({ file: path.meta({ description: irkFile }) })
   .partial()
   .strict()
 
