@@ -45,6 +45,14 @@ export function registerIdentityMetrics(
     (s) => s.evictions,
   )
   new prom.Gauge({
+    name: 'beaconkit_irk_keys',
+    help: 'Identity resolving keys held (the count: no name or key is ever a label).',
+    registers,
+    collect() {
+      this.set(stats()?.keys ?? 0)
+    },
+  })
+  new prom.Gauge({
     name: 'beaconkit_irk_cached_addresses',
     help: 'Addresses the per-address cache holds now.',
     registers,

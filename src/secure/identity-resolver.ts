@@ -35,6 +35,8 @@ export interface IdentityResolverStats {
   notResolvable: number
   /** Addresses remembered now. */
   cached: number
+  /** Keys held (a count only: never a name or a key). */
+  keys: number
 }
 
 /** The value of one hex digit, or -1. */
@@ -148,7 +150,7 @@ export class IdentityResolver {
 
   /** Counters, as of now. */
   get stats(): IdentityResolverStats {
-    return { ...this.#stats, cached: this.#current.size + this.#old.size }
+    return { ...this.#stats, cached: this.#current.size + this.#old.size, keys: this.#schedules.length }
   }
 
   /** Forgets every remembered answer (the counters stay). */

@@ -37,6 +37,7 @@ describe('metrics of a gateway with an IRK file', () => {
       expect(sample(body, 'beaconkit_irk_addresses_unresolved_total')).toBe(2)
       expect(sample(body, 'beaconkit_irk_cache_hits_total')).toBe(stats?.cacheHits)
       expect(sample(body, 'beaconkit_irk_cache_evictions_total')).toBe(0)
+      expect(sample(body, 'beaconkit_irk_keys')).toBe(1)
       expect(body).not.toContain('alice-phone')
       expect(body.toLowerCase()).not.toContain(PHONE_HEX)
     } finally {

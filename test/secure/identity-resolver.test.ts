@@ -109,6 +109,7 @@ describe('IdentityResolver', () => {
       evictions: 0,
       notResolvable: 0,
       cached: 2,
+      keys: 10,
     })
   })
 
