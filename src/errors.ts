@@ -299,3 +299,26 @@ export class WebhookError extends BeaconkitError<WebhookErrorCode> {
     if (details.msgId !== undefined) this.msgId = details.msgId
   }
 }
+
+/**
+ * Reasons an identity resolving key or an IRK file is refused: `malformed` (a line that is not
+ * `<name> <32 hex digits>`, an all-zero key), `invalid_name`, `duplicate_name`, `duplicate_key`
+ * (one key under two names: an address would resolve to either), `too_many_keys` and
+ * `not_private` (the file can be read by group or others).
+ */
+export type IdentityKeyErrorCode =
+  'malformed' | 'invalid_name' | 'duplicate_name' | 'duplicate_key' | 'too_many_keys' | 'not_private'
+
+/**
+ * An identity resolving key (IRK) or an IRK file could not be used. The message names the file
+ * and line, never a key: a key lets whoever holds it follow the device.
+ */
+export class IdentityKeyError extends BeaconkitError<IdentityKeyErrorCode> {
+  /** The 1-based line of the IRK file at fault, when there is one. */
+  readonly line?: number
+
+  constructor(code: IdentityKeyErrorCode, message: string, details: { line?: number } = {}) {
+    super(code, message)
+    if (details.line !== undefined) this.line = details.line
+  }
+}

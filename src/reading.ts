@@ -134,13 +134,19 @@ export interface BeaconReading {
   eddystone?: EddystoneInfo
   /** Hardware model or firmware byte outside the known set; decoded by layout anyway. */
   unknownModel?: true
+  /**
+   * The name of the identity resolving key the sender's resolvable private address resolved
+   * under (an IRK file's `<name>`): the device is tracked as `irk:<name>` across its addresses.
+   */
+  irk?: string
 }
 
 /** A beacon the scanner tracks: the merged latest reading of one device plus its range state. */
 export interface Beacon extends BeaconReading {
   /**
-   * Stable identity: serial number, else beaconID, else address (docs/protocol.md, "Merging the
-   * frames of one advertisement").
+   * Stable identity: `irk:<name>` for an address resolved with an identity resolving key, else
+   * serial number, else beaconID, else address (docs/protocol.md, "Merging the frames of one
+   * advertisement"; docs/phones.md).
    */
   id: string
   /** False once the beacon has not been heard for the gone timeout. */

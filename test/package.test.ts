@@ -15,6 +15,7 @@ const PUBLIC = [
   'BroadcastKeyError', 'AccountError', 'BluetoothUnavailableError', 'BluezSource', 'siteScenario', 'SAMPLE_BROADCAST_KEY',
   'MqttPublisher', 'startBroker', 'MqttError',
   'startMapServer', 'MqttBeaconDetails', 'FleetRecorder', 'FleetTimeline',
+  'IdentityKeyring', 'IdentityResolver', 'parseIdentityKey', 'rpaFor', 'importBluezIdentityKeys', 'IdentityKeyError',
 ]
 /** Optional peer dependencies that importing beaconkit must not load. */
 const LAZY = `(k) => k.includes('@abandonware') || k.includes('dbus-native')`

@@ -42,6 +42,8 @@ export interface ViewFlags {
   /** Broadcast key strings from `--key`; secrets, never printed. */
   keys: string[]
   keysFile?: string
+  /** `--irk-file`: identity resolving keys (a secret file; only its path is held). */
+  irkFile?: string
   filter: FilterFlags
   upload?: UploadFlags
   mqtt?: MqttFlags

@@ -5,6 +5,7 @@ import {
   BeaconkitError,
   BluetoothUnavailableError,
   BroadcastKeyError,
+  IdentityKeyError,
   InvalidOptionError,
   TemporaryFailureError,
 } from '../errors.js'
@@ -23,6 +24,7 @@ export const EXIT = {
 /** Exit code for an error thrown by a command. */
 export function exitCodeFor(error: unknown): number {
   if (error instanceof InvalidOptionError || error instanceof BroadcastKeyError) return EXIT.usage
+  if (error instanceof IdentityKeyError) return EXIT.usage
   if (error instanceof BluetoothUnavailableError) return EXIT.bluetooth
   if (error instanceof AccountError) return EXIT.account
   if (error instanceof TemporaryFailureError) return EXIT.temporary

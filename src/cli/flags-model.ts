@@ -67,6 +67,7 @@ function filterModel(filter: FilterFlags): NonNullable<Model['filters']> {
 export function viewModel(view: ViewFlags): Model {
   return {
     filters: filterModel(view.filter),
+    ...(view.irkFile === undefined ? {} : { irk: { file: view.irkFile } }),
     ...(view.mqtt === undefined ? {} : mqttSettingsModel(view.mqtt)),
     ...(view.upload === undefined ? {} : { upload: uploadSettingsModel(view.upload) }),
     ...(view.http === undefined ? {} : { http: listenSettingsModel(view.http) }),

@@ -116,6 +116,8 @@ export function parseView(values: Values, command: string): ViewFlags {
   const view: ViewFlags = { json: bool(values, 'json'), keys: strs(values, 'key'), filter }
   const keysFile = str(values, 'keys-file')
   if (keysFile !== undefined) view.keysFile = keysFile
+  const irkFile = str(values, 'irk-file')
+  if (irkFile !== undefined) view.irkFile = irkFile
   if (settings.upload !== undefined) view.upload = settings.upload
   if (settings.mqtt !== undefined) {
     // The host name stays the composition root's default (a parsed command line holds what was given).

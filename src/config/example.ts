@@ -21,6 +21,9 @@ adapter:
 # keys:
 #   file: /etc/beaconkit/keys   # broadcast keys, one per line (chmod 600)
 
+# irk:
+#   file: /etc/beaconkit/irk    # phones and watches: <name> <32 hex digits> per line (chmod 600)
+
 # filters:
 #   minRssi: -90                # ignore beacons heard weaker than this (dBm)
 #   verifiedOnly: false

@@ -32,6 +32,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'adapter.fallbackReplay', option: 'fallback-replay', kind: 'string' },
   { path: 'keys.file', option: 'keys-file', kind: 'string' },
   { path: 'keys.keys', option: 'key', kind: 'strings', secret: true },
+  { path: 'irk.file', option: 'irk-file', kind: 'string' },
   { path: 'filters.serialNumbers', option: 'serial', kind: 'strings' },
   { path: 'filters.proximityUUIDs', option: 'uuid', kind: 'strings' },
   { path: 'filters.beaconIDs', option: 'beacon-id', kind: 'strings' },

@@ -62,6 +62,12 @@ const keys = z
   .partial()
   .strict()
 
+const irkFile = 'IRK file (keys only ever in it, chmod 600): <name> <32 hex digits> per line; phones as irk:<name>.'
+const irk = z
+  .object({ file: path.meta({ description: irkFile }) })
+  .partial()
+  .strict()
+
 const filters = z
   .object({
     serialNumbers: z.array(text.max(64)).max(10_000),
@@ -194,6 +200,7 @@ export const configSchema = z
     gateway,
     adapter,
     keys,
+    irk,
     filters,
     beacons: z.array(beacon).max(MAX_NAMED_BEACONS).meta({
       description:

@@ -25,10 +25,17 @@ import { accuracy, checkProximityThresholds, proximity, type ProximityThresholds
 import { InvalidOptionError } from '../errors.js'
 import { CacheEntry, type SlotSummary } from './cache-entry.js'
 import { freezeNested } from './freeze-reading.js'
+import type { IdentityResolver } from '../secure/identity-resolver.js'
+import { withIdentity } from './identity-reading.js'
 
 /** Options of {@link Decoder}. */
 export interface DecoderOptions {
   keyring?: Keyring
+  /**
+   * Identity resolving keys: a sender whose resolvable private address resolves gets `irk`
+   * (its key's name), and a reading even when it carries no known frame.
+   */
+  identities?: IdentityResolver
   /** Addresses remembered (per generation; at most twice this many are held). Default 50,000. */
   cacheSize?: number
   proximityThresholds?: ProximityThresholds
@@ -61,6 +68,7 @@ export class Decoder {
   private keyringSeen = -1
   private readonly cacheSize: number
   private readonly thresholds: ProximityThresholds | undefined
+  private readonly identities: IdentityResolver | undefined
   /** Two generations: lookups promote from `old`; when `current` fills up, `old` is dropped whole. */
   private current = new Map<string, CacheEntry>()
   private old = new Map<string, CacheEntry>()
@@ -82,6 +90,7 @@ export class Decoder {
     }
     this.cacheSize = size
     this.keyring = options.keyring
+    this.identities = options.identities
     this.thresholds =
       options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
     this.stats = { advertisements: 0, decoded: 0, ignored: 0, malformed: 0, cacheHits: 0, secure: createSecureStats() }
@@ -230,12 +239,14 @@ export class Decoder {
     entry: CacheEntry | undefined,
     secureStats: SecureStats,
   ): BeaconReading | null {
-    return decodeFrames(adv, {
+    const reading = decodeFrames(adv, {
       keyring: this.keyring,
       expectedSerial: entry?.verifiedSerial,
       stats: secureStats,
       proximityThresholds: this.thresholds,
     })
+    // A miss only (a new payload or address): repeats are answered from the cache above.
+    return this.identities === undefined ? reading : withIdentity(reading, adv, this.identities, this.thresholds)
   }
 
   private countRepeat(template: BeaconReading | SlotSummary | null): void {

@@ -46,6 +46,8 @@ export interface AdmissionLimits {
   maxBeacons: number
   maxBeaconsPerGateway: number
   site?: Site
+  /** The fleet's IRK file's names (FleetStateOptions.holdsIdentity). */
+  holdsIdentity?: (name: string) => boolean
 }
 
 interface Claim {
@@ -93,7 +95,8 @@ export class BeaconAdmission {
       this.counters.overQuota++
       return false
     }
-    const cls = (this.siteGateway(gateway) ? SITE_GATEWAY : 0) | (isStableIdentity(id) ? STABLE_ID : 0)
+    const cls =
+      (this.siteGateway(gateway) ? SITE_GATEWAY : 0) | (isStableIdentity(id, this.limits.holdsIdentity) ? STABLE_ID : 0)
     if (this.host.size() >= this.limits.maxBeacons && !this.evictBelow(cls, now)) {
       this.counters.full++
       return false
@@ -105,7 +108,7 @@ export class BeaconAdmission {
   /** A beacon taken over from another tracker's retained state (no quota: no gateway introduced it). */
   adopt(id: string, gateways: readonly string[]): void {
     const site = gateways.some((g) => this.siteGateway(g))
-    this.add(id, (site ? SITE_GATEWAY : 0) | (isStableIdentity(id) ? STABLE_ID : 0), '')
+    this.add(id, (site ? SITE_GATEWAY : 0) | (isStableIdentity(id, this.limits.holdsIdentity) ? STABLE_ID : 0), '')
   }
 
   /** `gateway` heard tracked beacon `id`: a site gateway raises its claim for good. */

@@ -5,6 +5,7 @@
  * when the fleet knows them: the site's list when it has one, else a gateway the tracker holds a
  * record of (a batch or a status).
  */
+import { irkNameOf } from '../mqtt/stable-identity.js'
 import { BeaconClaims, gatewayWitness, readBeaconState } from './beacon-claims.js'
 import type { ClaimLimits, ClaimStats } from './beacon-claims.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
@@ -28,7 +29,13 @@ export class BeaconFacts {
   private readonly claims: BeaconClaims<FleetClaim>
   private readonly counters = { invalidIds: 0, oversized: 0, malformed: 0 }
 
-  constructor(site: Site | undefined, knows: (gateway: string) => boolean, limits: Partial<ClaimLimits> = {}) {
+  constructor(
+    site: Site | undefined,
+    knows: (gateway: string) => boolean,
+    limits: Partial<ClaimLimits> = {},
+    /** The fleet's IRK file's names: an `irk:<name>` it holds is named (by the key's name) and listed. */
+    private readonly holdsIdentity?: (name: string) => boolean,
+  ) {
     this.names = new BeaconNames(site?.beaconNames ?? [])
     this.claims = new BeaconClaims(gatewayWitness(site, knows), fleetClaimOf, limits)
   }
@@ -69,7 +76,7 @@ export class BeaconFacts {
   /** The beacon's name and fused values, as far as known. */
   describe(id: string): { name?: string; values?: FleetValues } | undefined {
     const held = this.claims.known(id)
-    const name = this.names.nameOf(id, serialOf(held))
+    const name = this.names.nameOf(id, serialOf(held)) ?? this.heldName(id)
     const values = fuseValues(held)
     if (name === undefined && values === undefined) return undefined
     return { ...(name === undefined ? {} : { name }), ...(values === undefined ? {} : { values }) }
@@ -82,11 +89,17 @@ export class BeaconFacts {
 
   /** Whether the site's `beacons` list names the beacon (by id, or by the serial number a gateway gave). */
   named(id: string): boolean {
-    return this.names.nameOf(id, serialOf(this.claims.known(id))) !== undefined
+    return this.names.nameOf(id, serialOf(this.claims.known(id))) !== undefined || this.heldName(id) !== undefined
+  }
+
+  /** The key's name of an `irk:<name>` the fleet's IRK file holds (the user named it there). */
+  private heldName(id: string): string | undefined {
+    const name = this.holdsIdentity === undefined ? undefined : irkNameOf(id)
+    return name !== undefined && this.holdsIdentity?.(name) === true ? name : undefined
   }
 
   /** Whether Home Assistant may be told of the beacon: every one without a `beacons` list, else only those named. */
   listed(id: string): boolean {
-    return this.names.listed(id, serialOf(this.claims.known(id)))
+    return this.names.listed(id, serialOf(this.claims.known(id))) || this.heldName(id) !== undefined
   }
 }

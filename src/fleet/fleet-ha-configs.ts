@@ -88,7 +88,13 @@ export class FleetHaConfigs {
    * for a stable id is kept under the gate and written again in the current form (a legacy
    * device_tracker with a state topic, a gateway's value sensor); the rest of ours are removed.
    */
-  sweep(link: MqttLink, gate: HaGate, now: number, nameOf: (id: string) => string | undefined): Promise<number> {
+  sweep(
+    link: MqttLink,
+    gate: HaGate,
+    now: number,
+    nameOf: (id: string) => string | undefined,
+    holdsIdentity?: (name: string) => boolean,
+  ): Promise<number> {
     const ha = this.ha.prefix
     return sweepRetainedConfigs(
       link,
@@ -100,7 +106,8 @@ export class FleetHaConfigs {
           const id = typeof source === 'string' ? this.beaconOfSource(source) : undefined
           return id !== undefined && haFleetConfigTopics(ha, id).includes(topic) ? id : undefined
         },
-        stable: isStableIdentity,
+        // An irk:<name> of the fleet's IRK file keeps its configs too.
+        stable: (id) => isStableIdentity(id, holdsIdentity),
         kept: (id, topic) => this.rewrite(id, topic, nameOf(id)),
         remove: (topic) => this.outbox.putRetained(topic, '', { always: true }),
       },

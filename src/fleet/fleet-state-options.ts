@@ -42,6 +42,12 @@ export interface FleetStateOptions extends RoomOptions {
    */
   maxBeaconsPerGateway?: number
   /**
+   * Whether the fleet's IRK file holds this key name: an `irk:<name>` beacon is then a stable
+   * identity (admission, Home Assistant) named by it. Without it, `irk:` ids are judged as any
+   * other made-up id (a site's `beacons` list may still name them).
+   */
+  holdsIdentity?: (name: string) => boolean
+  /**
    * Readings read from one batch at most (default 20000, the same reasoning); the rest of the
    * batch is skipped and counted in `skippedReadings`.
    */

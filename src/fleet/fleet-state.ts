@@ -77,6 +77,7 @@ export class FleetState {
         maxBeacons: this.maxBeacons,
         maxBeaconsPerGateway: countOption(options.maxBeaconsPerGateway, 'maxBeaconsPerGateway', 20_000),
         ...(options.site === undefined ? {} : { site: options.site }),
+        ...(options.holdsIdentity === undefined ? {} : { holdsIdentity: options.holdsIdentity }),
       },
       {
         size: () => this.beacons.size,

@@ -37,6 +37,8 @@ export class FleetTopics {
     private readonly topicPrefix: string,
     private readonly publishIntervalMs: number,
     ha: { prefix: string; availability: boolean; gate: HaGateOptions } | undefined,
+    /** The fleet's IRK file's names: an `irk:<name>` it holds is a stable identity. */
+    private readonly holdsIdentity?: (name: string) => boolean,
   ) {
     this.gate = ha === undefined ? undefined : new HaGate(ha.gate)
     this.configs = ha === undefined ? undefined : new FleetHaConfigs(outbox, topicPrefix, ha)
@@ -182,10 +184,14 @@ export class FleetTopics {
       // With a `beacons` list in the site file, a beacon it does not name is not announced; the
       // serial number that names it may arrive later (the gateways' beacon states), so look again.
       if (!listed(id)) {
-        if (isStableIdentity(id)) gate.recheck(id, now)
+        if (isStableIdentity(id, this.holdsIdentity)) gate.recheck(id, now)
         continue
       }
-      if (!gate.admit(id, isStableIdentity(id), b.firstSeen, b.lastSeen, now, vouched(b)) || announced) continue
+      if (
+        !gate.admit(id, isStableIdentity(id, this.holdsIdentity), b.firstSeen, b.lastSeen, now, vouched(b)) ||
+        announced
+      )
+        continue
       configs.update(b)
     }
     for (const id of gate.expired(now)) configs.remove(id)
@@ -203,7 +209,7 @@ export class FleetTopics {
   ): Promise<number> | undefined {
     const gate = this.gate
     if (gate === undefined || this.configs === undefined) return undefined
-    return this.configs.sweep(link, gate, now, nameOf)
+    return this.configs.sweep(link, gate, now, nameOf, this.holdsIdentity)
   }
 
   /** Discovery counters, with Home Assistant. */

@@ -96,11 +96,17 @@ export function trackerParts(
     ha === undefined || haPrefix === undefined
       ? undefined
       : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha },
+    options.holdsIdentity,
   )
   const birth = haPrefix === undefined ? undefined : new HaBirthWatch(haPrefix, () => topics.reannounce())
   const maxBeacons = options.maxBeacons ?? DEFAULT_MAX_BEACONS
   const presence = new FleetPresence(outbox, topicPrefix, maxBeacons, limits.forgetAfterMs)
-  const facts: BeaconFacts = new BeaconFacts(options.site, (gateway) => state.offsetOf(gateway) !== undefined)
+  const facts: BeaconFacts = new BeaconFacts(
+    options.site,
+    (gateway) => state.offsetOf(gateway) !== undefined,
+    {},
+    options.holdsIdentity,
+  )
   const own = sitePositioner(options, (error) => host.emit('error', error))
   const state: FleetState = new FleetState(
     own === undefined ? options : { ...options, positioner: own.positioner },

@@ -22,6 +22,7 @@ import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { BeaconkitConfig } from '../config/load-config.js'
 import type { Keyring } from '../secure/keyring.js'
+import type { IdentityKeyring } from '../secure/identity-keyring.js'
 import type { FleetSettings } from './settings/fleet.js'
 
 /** What only a program can give a fleet, beside the model (it cannot live in a config file). */
@@ -34,6 +35,8 @@ export interface FleetRuntime {
   replaceRecording?: boolean
   /** Broadcast keys for what foreign inputs relay (default: read from the model's `keys`). */
   keyring?: Keyring
+  /** Identity resolving keys (default: read from the model's `irk.file`). */
+  identities?: IdentityKeyring
   /** Bounds of the foreign-input bridge (default: the bridge's). */
   inputLimits?: Pick<ForeignBridgeOptions, 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
@@ -89,6 +92,8 @@ export interface FleetContext {
   readonly site: Site | undefined
   /** The keyring for the foreign inputs' relayed broadcasts. */
   readonly keyring: Keyring | undefined
+  /** The fleet's identity resolving keys: the bridge resolves relayed addresses with them. */
+  readonly identities: IdentityKeyring | undefined
   readonly hooks: FleetHooks & { readonly stderr: { write(text: string): unknown } }
   /** The fleet's logger. */
   readonly log: Logger

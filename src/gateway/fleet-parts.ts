@@ -8,6 +8,8 @@
  * whether it is there, and leaves what it started in `context.running`.
  */
 
+import { IdentityResolver } from '../secure/identity-resolver.js'
+import type { IdentityKeyring } from '../secure/identity-keyring.js'
 import { FleetRecorder } from '../fleet/fleet-recorder.js'
 import { FleetTracker } from '../fleet/tracker.js'
 import { trackerWill } from '../fleet/tracker-will.js'
@@ -93,7 +95,10 @@ function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<
  * warnings and errors become the fleet's warnings.
  */
 function foreignBridge(
-  options: Pick<ForeignBridgeOptions, 'inputs' | 'keyring' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>,
+  options: Pick<
+    ForeignBridgeOptions,
+    'inputs' | 'keyring' | 'identities' | 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'
+  >,
   client: SharedClient,
   m: MqttSettings,
   site: Site | undefined,
@@ -115,11 +120,16 @@ function foreignBridge(
 
 /** `inputs`: foreign gateways on the same broker, fed into the fleet as gateways. */
 const inputs: Factory = (context) => {
-  const { settings, runtime, keyring, site, log, running } = context
+  const { settings, runtime, keyring, identities, site, log, running } = context
   const list = settings.inputs
   // ESPHome proxies are the bridge's direct nodes (esphome-part.ts): a bridge without MQTT inputs.
   if (list === undefined && settings.esphome === undefined) return undefined
-  const options = { inputs: list ?? [], ...(keyring === undefined ? {} : { keyring }), ...runtime.inputLimits }
+  const options = {
+    inputs: list ?? [],
+    ...(keyring === undefined ? {} : { keyring }),
+    ...(identities === undefined ? {} : { identities: new IdentityResolver(identities) }),
+    ...runtime.inputLimits,
+  }
   let bridge: ForeignBridge | undefined
   return {
     name: 'inputs',
@@ -150,6 +160,8 @@ const tracker: Factory = (context) => {
         ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
         ...(site === undefined ? {} : { site }),
         ...(runtime.positioner === undefined ? {} : { positioner: runtime.positioner }),
+        // The names of the fleet's IRK file: those irk:<name> devices are admitted and announced as named.
+        ...(context.identities === undefined ? {} : { holdsIdentity: identityNames(context.identities) }),
       })
       running.recorder?.attach(made)
       return made
@@ -245,3 +257,8 @@ export const FLEET_PARTS: readonly Factory[] = [
   map,
   metricsServer,
 ]
+
+/** Whether `keys` holds a key of this name (never the key itself). */
+function identityNames(keys: IdentityKeyring): (name: string) => boolean {
+  return (name) => keys.get(name) !== undefined
+}

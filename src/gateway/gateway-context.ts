@@ -8,6 +8,7 @@ import type { BeaconScanner } from '../scanner/scanner.js'
 import type { ScannerOptions } from '../scanner/scanner.js'
 import type { ScannerSink } from '../scanner/sink.js'
 import type { Keyring } from '../secure/keyring.js'
+import type { IdentityKeyring } from '../secure/identity-keyring.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import type { AccountError } from '../errors.js'
 import type { MqttCloseResult } from '../mqtt/inflight.js'
@@ -34,6 +35,8 @@ export interface GatewayRuntime {
   source?: AdvertisementSource
   /** Broadcast keys already read (default: read from the model's `keys` before anything starts). */
   keyring?: Keyring
+  /** Identity resolving keys already read (default: read from the model's `irk.file` before anything starts). */
+  identities?: IdentityKeyring
   /**
    * Start the source right after the upload's account check and before the MQTT connection
    * (default false: the caller starts it with the scanner). For a live adapter: one that cannot

@@ -18,7 +18,7 @@ import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
 import { runLogger } from './run-logger.js'
 import { fleetSettings } from './settings/fleet.js'
-import { keyringOf } from './settings/keys.js'
+import { identitiesOf, keyringOf } from './settings/keys.js'
 import { siteOf } from './settings/site.js'
 
 /** A fleet started by {@link startFleet}. */
@@ -67,11 +67,13 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
     settings.inputs === undefined && settings.esphome === undefined
       ? undefined
       : (config.keyring ?? (await keyringOf(config, (text) => log.warn(text))))
+  const identities = config.identities ?? (await identitiesOf(config))
   const context: FleetContext = {
     settings,
     runtime: config,
     site,
     keyring,
+    identities,
     hooks: { ...hooks, stderr },
     log,
     running: {},

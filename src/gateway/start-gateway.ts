@@ -17,7 +17,7 @@ import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { GatewayConfig, GatewayContext, GatewayHooks } from './gateway-context.js'
 import { gatewayParts } from './gateway-parts.js'
 import { gatewaySettings } from './settings/gateway.js'
-import { keyringOf } from './settings/keys.js'
+import { identitiesOf, keyringOf } from './settings/keys.js'
 import { adapterSource } from './settings/source.js'
 import type { RunningMqtt } from './mqtt-sink.js'
 import { Controller } from './part.js'
@@ -70,11 +70,14 @@ export async function startGateway(config: GatewayConfig, hooks: GatewayHooks = 
   const log = await runLogger(hooks, config.logging, stderr)
   // Read before anything starts, so a bad key or keys file fails fast.
   const keyring = config.keyring ?? (await keyringOf(config, (text) => log.warn(text)))
+  // An IRK file others can read, or a bad line, stops the start here (exit 2), before any broker hears of it.
+  const identities = config.identities ?? (await identitiesOf(config))
   const source = config.source ?? adapterSource(config.adapter).source
   const scanner = new BeaconScanner({
     source,
     ...config.scanner,
     ...(keyring === undefined ? {} : { keys: keyring }),
+    ...(identities === undefined ? {} : { identities }),
     filter: settings.filter,
   })
   const context: GatewayContext = {

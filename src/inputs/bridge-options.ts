@@ -5,6 +5,7 @@
 import type { Clock } from '../clock.js'
 import type { MqttPublisherOptions } from '../mqtt/publisher-options.js'
 import type { Keyring } from '../secure/keyring.js'
+import type { IdentityResolver } from '../secure/identity-resolver.js'
 import type { ForeignInput } from './foreign.js'
 import type { InputFormat } from './format.js'
 import type { ForeignRejectReason } from './message.js'
@@ -27,6 +28,11 @@ export interface ForeignBridgeOptions extends Pick<
   topicPrefix?: string
   /** Broadcast keys: private broadcasts relayed with their bytes decrypt and verify. */
   keyring?: Keyring
+  /**
+   * Resolves the raw addresses nodes relay to `irk:<name>` (one resolver, one cache, shared by
+   * every node of the bridge).
+   */
+  identities?: IdentityResolver
   /** The site's gateway ids: a node outside them is reported once (`warning`). */
   knownNodes?: ReadonlySet<string>
   /**

@@ -78,6 +78,7 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       clock: this.clock,
       bridgeId: this.bridgeId,
       ...(config.keyring === undefined ? {} : { keyring: config.keyring }),
+      ...(config.identities === undefined ? {} : { identities: config.identities }),
       ...(config.topicPrefix === undefined ? {} : { topicPrefix: config.topicPrefix }),
       ...(config.goneTimeoutMs === undefined ? {} : { goneTimeoutMs: config.goneTimeoutMs }),
       maxNodes: config.maxNodes ?? 256,
@@ -219,7 +220,10 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
       rssi: message.advertisement.rssi + (route.input.rssiOffsetDb ?? 0),
       timestamp: this.clock.now(),
     }
-    if (message.carries !== 'address') node.source.push(adv)
+    // An address a key of the fleet's IRK file resolves is a phone or watch the user named: through the
+    // node's scanner (its resolver names it irk:<name>; the answer is cached, so it is worked out once).
+    if (message.carries !== 'address' || this.#node.identities?.resolve(adv.address, adv.addressType) !== undefined)
+      node.source.push(adv)
     else if (node.beacons.addresses.size < this.#maxDevices) node.beacons.addresses.ingest(adv)
     else this.#stats.devicesRefused++
   }

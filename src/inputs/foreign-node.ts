@@ -9,6 +9,7 @@ import type { MqttClientLike } from '../mqtt/client.js'
 import { MqttPublisher } from '../mqtt/publisher.js'
 import { BeaconScanner } from '../scanner/scanner.js'
 import type { Keyring } from '../secure/keyring.js'
+import type { IdentityResolver } from '../secure/identity-resolver.js'
 import { NodeBeacons } from './node-beacons.js'
 import { NodeSource } from './node-source.js'
 
@@ -29,6 +30,8 @@ export interface ForeignNodeSettings {
   /** The bridge's id: the `via` of the node's status. */
   bridgeId: string
   keyring?: Keyring
+  /** The bridge's one resolver of private addresses (its cache is shared by every node). */
+  identities?: IdentityResolver
   topicPrefix?: string
   goneTimeoutMs?: number
   /** The bridge's bound on nodes: each node's publisher listens to the shared client. */
@@ -54,6 +57,7 @@ export function openForeignNode(
     source,
     clock: s.clock,
     ...(s.keyring === undefined ? {} : { keys: s.keyring }),
+    ...(s.identities === undefined ? {} : { identities: s.identities }),
     ...(gone === undefined ? {} : { goneTimeoutMs: gone }),
   })
   const beacons = new NodeBeacons(scanner, gone)

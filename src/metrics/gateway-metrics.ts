@@ -8,6 +8,7 @@ import type * as PromClient from 'prom-client'
 import { PACKAGE_VERSION } from '../mqtt/payloads.js'
 import type { MetricsSources } from './sources.js'
 import { sourceLabel } from './sources.js'
+import { registerIdentityMetrics } from './identity-metrics.js'
 
 /** prom-client as loaded by `await import('prom-client')`. */
 export type Prom = typeof PromClient
@@ -60,7 +61,8 @@ export function registerGatewayMetrics(prom: Prom, registry: PromClient.Registry
         this.inc({ reason: 'malformed' }, s.malformed)
         for (const [reason, n] of Object.entries(s.secure.rejected)) this.inc({ reason }, n)
       },
-    })
+    }) // With an IRK file: its resolver's counters (never a name or a key).
+    if (scanner.stats.identities !== undefined) registerIdentityMetrics(prom, registers, () => scanner.stats.identities)
   }
   if (mqtt !== undefined) {
     new prom.Gauge({

@@ -91,8 +91,11 @@ export class HaAnnouncer {
     if (this.#mode !== 'standalone') return []
     // With a list of names, an unlisted beacon is not announced (its serial number may come later:
     // asked again each time).
-    if (this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber)) return []
-    const name = this.names?.nameOf(beacon.id, beacon.serialNumber)
+    // A phone or watch of the IRK file was named by the user there: listed, and named by its key's name.
+    const resolved = beacon.irk !== undefined && hasStableIdentity(beacon) ? beacon.irk : undefined
+    if (resolved === undefined && this.names !== undefined && !this.names.listed(beacon.id, beacon.serialNumber))
+      return []
+    const name = this.names?.nameOf(beacon.id, beacon.serialNumber) ?? resolved
     // A beacon the user named is vouched for: announced when first heard, without the dwell.
     const vouched = name !== undefined
     if (!this.gate.admit(beacon.id, hasStableIdentity(beacon), beacon.firstSeen, beacon.lastSeen, now, vouched))
@@ -116,7 +119,7 @@ export class HaAnnouncer {
   }
 
   private named(beacon: Beacon): boolean {
-    return this.names?.nameOf(beacon.id, beacon.serialNumber) !== undefined
+    return this.names?.nameOf(beacon.id, beacon.serialNumber) !== undefined || beacon.irk !== undefined
   }
 
   /** Beacons whose dwell is over by `now`: their state should be looked at (and published) again. */

@@ -24,27 +24,45 @@ const BEACON_ID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-
 /** An Eddystone UID (10-byte namespace and 6-byte instance, 32 hex digits), should a gateway name beacons by it. */
 const EDDYSTONE_UID = /^[0-9A-Fa-f]{32}$/
 const ADDRESS = /^[0-9a-f]{2}(:[0-9a-f]{2}){5}$/i
+/** A device resolved with an identity resolving key, `irk:<name>` (the IRK file's name rule). */
+const IRK_ID = /^irk:([A-Za-z0-9_.-]{1,64})$/
+
+/** The key's name of an `irk:<name>` id, or undefined for any other id. */
+export function irkNameOf(id: string): string | undefined {
+  return IRK_ID.exec(id)?.[1]
+}
 
 /**
  * True when the decoded beacon's id is a stable identity: its serial number or iBeacon beaconID,
- * or an address that carries an Eddystone UID. Never a device known only by its (random) address.
+ * an address that carries an Eddystone UID, or `irk:<name>` resolved with an identity resolving
+ * key. Never a device known only by its (random) address.
  */
 export function hasStableIdentity(b: {
   id: string
   serialNumber?: string
   beaconID?: string
   eddystone?: { uid?: unknown }
+  irk?: string
 }): boolean {
-  return b.id === b.serialNumber || b.id === b.beaconID || b.eddystone?.uid !== undefined
+  return (
+    b.id === b.serialNumber ||
+    b.id === b.beaconID ||
+    b.eddystone?.uid !== undefined ||
+    // Resolved with a key of this gateway's own IRK file: the user named the device.
+    (b.irk !== undefined && b.id === `irk:${b.irk}`)
+  )
 }
 
 /**
  * Whether a beacon id, with nothing else known, is a stable identity: a serial number, an iBeacon
  * beaconID or an Eddystone UID. A Bluetooth address is not: the batch does not say whether it is
- * public, and random addresses change. Neither is any id of another form.
+ * public, and random addresses change. Neither is any id of another form. An `irk:<name>` id is
+ * only for a name `holds` says the fleet's own IRK file has: anyone on the broker can make one up.
  */
-export function isStableIdentity(id: string): boolean {
-  return SERIAL.test(id) || BEACON_ID.test(id) || EDDYSTONE_UID.test(id)
+export function isStableIdentity(id: string, holds?: (name: string) => boolean): boolean {
+  if (SERIAL.test(id) || BEACON_ID.test(id) || EDDYSTONE_UID.test(id)) return true
+  const name = holds === undefined ? undefined : irkNameOf(id)
+  return name !== undefined && holds !== undefined && holds(name)
 }
 
 /** True for an id that is a bare Bluetooth address: a device known by nothing else (often a random address). */

@@ -104,6 +104,7 @@ export class Entry implements BeaconRecord, MergeState, SmoothingState {
   declare flags?: BeaconFlags
   declare eddystone?: EddystoneInfo
   declare unknownModel?: true
+  declare irk?: string
   /**
    * Per-adapter RSSI, added by the first packet that names its adapter: beacons heard through
    * a single unnamed source never grow the field.

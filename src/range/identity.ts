@@ -42,13 +42,15 @@ export class IdentityIndex {
   }
 
   /**
-   * The entry reading `r` belongs to (docs/protocol.md: serial number, else beaconID, else
-   * address), creating it if needed. `linked` is the entry the address is already linked to.
+   * The entry reading `r` belongs to (docs/protocol.md: a resolved identity `irk:<name>`,
+   * else serial number, else beaconID, else address), creating it if needed. `linked` is the
+   * entry the address is already linked to.
    * `byAddressOnly`: an encrypted, unverified device is identified by its address.
    */
   resolve(r: Readonly<BeaconReading>, linked: Entry | undefined, byAddressOnly: boolean): Entry {
+    if (r.irk !== undefined) return this.resolveIdentity(r, linked)
     const serial = r.serialNumber
-    let e = linked
+    const e = linked
     if (e !== undefined) {
       if (serial === undefined || e.id === serial) return e
       if (e.serialNumber !== undefined && e.serialNumber !== serial) {
@@ -58,8 +60,26 @@ export class IdentityIndex {
         return this.promote(e, serial)
       }
     }
-    const id = serial ?? (byAddressOnly ? r.address : (r.beaconID ?? r.address))
-    e = this.byId.get(id)
+    return this.link(serial ?? (byAddressOnly ? r.address : (r.beaconID ?? r.address)), r)
+  }
+
+  /**
+   * An address resolved with an identity resolving key is the device `irk:<name>`, whatever its
+   * frames say: the key proves whose it is, and a phone's frames (an app's iBeacon) are what it
+   * says, carried by that device. Each rotation links one more address, as {@link resolve} does.
+   */
+  private resolveIdentity(r: Readonly<BeaconReading>, linked: Entry | undefined): Entry {
+    const id = `irk:${r.irk as string}`
+    if (linked !== undefined) {
+      if (linked.id === id) return linked
+      this.unlinkAddress(r.address, linked)
+    }
+    return this.link(id, r)
+  }
+
+  /** The entry of `id` (created if new), with `r.address` linked to it. */
+  private link(id: string, r: Readonly<BeaconReading>): Entry {
+    let e = this.byId.get(id)
     if (e === undefined) {
       e = this.create(id, r)
       this.byId.set(id, e)
@@ -67,7 +87,8 @@ export class IdentityIndex {
       const more = (e.more ??= [])
       more.push(r.address)
       // Phones sending one beaconID from random addresses would otherwise link an address per
-      // phone for as long as any of them is heard. The oldest goes (relinked if heard again).
+      // phone for as long as any of them is heard; a resolved phone links one per rotation. The
+      // oldest goes (relinked if heard again).
       if (more.length > MAX_MORE_ADDRESSES) {
         const oldest = more.shift() as string
         this.unlinkAddress(oldest, e)

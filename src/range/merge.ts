@@ -166,6 +166,10 @@ export function mergeReading(b: BeaconRecord, r: Readonly<BeaconReading>, st: Me
     b.advertisingInterval = r.advertisingInterval
     changed = true
   }
+  if (r.irk !== undefined && b.irk !== r.irk) {
+    b.irk = r.irk
+    changed = true
+  }
   if (r.unknownModel !== undefined && b.unknownModel !== r.unknownModel) {
     b.unknownModel = r.unknownModel
     changed = true

@@ -237,7 +237,8 @@ export class RangeTable {
       if (!e.matched) e.matched = !filter.identity || matchesFilter(e, filter)
       if (!e.matched) return
       if (enterRssi !== undefined && !(this.smoothed(e, now) >= enterRssi)) return
-      if (e.serialNumber === undefined && !e.settled) {
+      // A resolved identity is final: no frame to come can change it.
+      if (e.serialNumber === undefined && e.irk === undefined && !e.settled) {
         // Its scan response, or the frames that confirm a private broadcast, may be a moment away.
         if (!e.settling) this.startSettling(e, now)
         return

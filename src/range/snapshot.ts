@@ -143,5 +143,6 @@ export function snapshotOf(
   if (b.flags !== undefined) o.flags = b.flags
   if (b.eddystone !== undefined) o.eddystone = b.eddystone
   if (b.unknownModel !== undefined) o.unknownModel = b.unknownModel
+  if (b.irk !== undefined) o.irk = b.irk
   return o
 }

@@ -7,6 +7,8 @@ import type { Clock } from '../clock.js'
 import { InvalidOptionError } from '../errors.js'
 import type { BroadcastKey } from '../secure/broadcast-key.js'
 import { Keyring } from '../secure/keyring.js'
+import { IdentityKeyring } from '../secure/identity-keyring.js'
+import { IdentityResolver } from '../secure/identity-resolver.js'
 import type { AdvertisementSource } from '../sources/source.js'
 import { CombinedSource } from '../sources/combined.js'
 import type { SourceEntry } from '../sources/combined.js'
@@ -28,6 +30,12 @@ export interface ScannerOptions {
   source?: AdvertisementSource | readonly SourceEntry[]
   /** Broadcast keys for private broadcasts: a Keyring, or key strings / parsed keys. */
   keys?: Keyring | Iterable<string | BroadcastKey>
+  /**
+   * Identity resolving keys (an IRK file's keys, or a resolver to share): a phone or watch whose
+   * resolvable private address resolves is one device `irk:<name>` across its rotations, tracked
+   * even when it carries no known frame (docs/phones.md).
+   */
+  identities?: IdentityResolver | IdentityKeyring
   /** A beacon not heard for this long is gone. Default 8000 ms, as the vendor SDKs. */
   goneTimeoutMs?: number
   /** Period of the `updated` event. Default 1000 ms, as the vendor SDKs. */
@@ -62,6 +70,7 @@ export interface ResolvedScannerOptions {
   source: AdvertisementSource | undefined
   clock: Clock | undefined
   keyring: Keyring | undefined
+  identities: IdentityResolver | undefined
   eventBufferSize: number
   table: Omit<RangeTableOptions, 'clock'>
 }
@@ -140,12 +149,16 @@ export function resolveScannerOptions(options: ScannerOptions): ResolvedScannerO
     }
     keyring = new Keyring(options.keys)
   }
+  const ids = options.identities
+  if (ids !== undefined && !(ids instanceof IdentityResolver) && !(ids instanceof IdentityKeyring))
+    bad('identities', 'must be an IdentityKeyring (IdentityKeyring.fromFile) or an IdentityResolver.')
   const thresholds =
     options.proximityThresholds === undefined ? undefined : checkProximityThresholds(options.proximityThresholds)
   return {
     source: source as AdvertisementSource | undefined,
     clock: options.clock,
     keyring,
+    identities: ids instanceof IdentityKeyring ? new IdentityResolver(ids) : ids,
     eventBufferSize,
     table: {
       goneTimeoutMs: positive(options.goneTimeoutMs, 'goneTimeoutMs', 8000),

@@ -1,5 +1,6 @@
 /** The public shapes of {@link BeaconScanner}: its events and its counters (apart from the class). */
 import type { DecodeStats } from '../decode/decoder.js'
+import type { IdentityResolverStats } from '../secure/identity-resolver.js'
 import type { BeaconChanges } from '../range/merge.js'
 import type { RangeTableStats } from '../range/range-table-types.js'
 import type { Beacon, FrameKind } from '../reading.js'
@@ -54,4 +55,6 @@ export interface ScannerStats {
   eventsDropped: number
   /** Listeners that threw (each reported as `error`). */
   listenerErrors: number
+  /** With identity resolving keys (`identities`): addresses resolved, not resolved, cache use. */
+  identities?: IdentityResolverStats
 }

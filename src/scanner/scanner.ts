@@ -21,6 +21,7 @@ import { RangeTable } from '../range/range-table.js'
 import { SafeEmitter } from '../range/safe-emitter.js'
 import { resolveScannerOptions } from './options.js'
 import type { ScannerOptions } from './options.js'
+import type { IdentityResolver } from '../secure/identity-resolver.js'
 import { NobleSource } from '../sources/noble/noble.js'
 import type { AdapterState, AdvertisementSource } from '../sources/source.js'
 
@@ -50,6 +51,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
   /** Caches the two latest payloads per address, so an advertisement / scan-response pair both hit. */
   private readonly decoder: ScanDecoder<Entry>
   private readonly table: RangeTable
+  private readonly identities: IdentityResolver | undefined
   private readonly streams = new Set<EventStream>()
   private readonly eventBufferSize: number
   private readonly byFrame: Record<FrameKind, number> = { ibeacon: 0, e780: 0, e781: 0, eddystone: 0 }
@@ -66,7 +68,11 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
     this.source = resolved.source ?? new NobleSource()
     this.clock = resolved.clock ?? this.source.clock ?? new RealClock()
     this.eventBufferSize = resolved.eventBufferSize
-    this.decoder = new ScanDecoder({ ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }) })
+    this.decoder = new ScanDecoder({
+      ...(resolved.keyring === undefined ? {} : { keyring: resolved.keyring }),
+      ...(resolved.identities === undefined ? {} : { identities: resolved.identities }),
+    })
+    this.identities = resolved.identities
     // Replay time skips the empty stretches of a recording instead of ticking through them.
     const replayTime = this.clock instanceof VirtualClock || this.clock instanceof PacedClock
     this.table = new RangeTable(
@@ -163,6 +169,7 @@ export class BeaconScanner extends SafeEmitter<ScannerEvents> {
       range: this.table.stats,
       eventsDropped: dropped,
       listenerErrors: this.listenerErrors,
+      ...(this.identities === undefined ? {} : { identities: this.identities.stats }),
     }
   }
 

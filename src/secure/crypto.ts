@@ -6,6 +6,8 @@
  * frame. That costs several microseconds of native setup, far more than one block of work; a
  * table-based AES in plain JS expands the key and decrypts one block without allocating.
  * It is cross-checked against node:crypto by a property test (test/secure/crypto.test.ts).
+ * Identity resolving keys are the other way round: one key for many blocks (every new address
+ * heard), so their schedule is expanded once and kept ({@link aes128KeySchedule}).
  *
  * Words are big-endian: byte 0 of a block is the top byte of word 0.
  */
@@ -81,9 +83,8 @@ buildTables()
 // keeps the per-frame path free of allocations.
 const RK = new Int32Array(44)
 
-/** Expands a 128-bit key given as four big-endian words into RK. */
-function expandKey(k0: number, k1: number, k2: number, k3: number): void {
-  const rk = RK
+/** Expands a 128-bit key given as four big-endian words into `rk` (44 words). */
+function expandKey(rk: Int32Array, k0: number, k1: number, k2: number, k3: number): void {
   rk[0] = k0
   rk[1] = k1
   rk[2] = k2
@@ -131,8 +132,43 @@ export function aes128EncryptBlock(
   out: Uint8Array,
   outOff: number,
 ): void {
-  expandKey(k0, k1, k2, k3)
-  const rk = RK
+  expandKey(RK, k0, k1, k2, k3)
+  encryptRounds(RK, input, inOff, out, outOff)
+}
+
+/**
+ * An AES-128 key expanded once for many blocks (see {@link aes128KeySchedule}): a caller that
+ * encrypts with the same key again and again (identity resolving keys: one block per key for
+ * every new address heard) keeps it instead of paying a key expansion per block.
+ */
+export interface AesKeySchedule {
+  /** @internal The 44 round-key words. */
+  readonly words: Int32Array
+}
+
+/** Expands a 16-byte AES-128 key (most significant byte first, as FIPS-197 writes keys) once. */
+export function aes128KeySchedule(key: Uint8Array): AesKeySchedule {
+  const [k0, k1, k2, k3] = keyWords(key)
+  const words = new Int32Array(44)
+  expandKey(words, k0, k1, k2, k3)
+  return { words }
+}
+
+/**
+ * AES-128 encryption of one block with a key expanded beforehand: `input[inOff..+16]` →
+ * `out[outOff..+16]`; `out` may be `input`.
+ */
+export function aes128EncryptWith(
+  schedule: AesKeySchedule,
+  input: Uint8Array,
+  inOff: number,
+  out: Uint8Array,
+  outOff: number,
+): void {
+  encryptRounds(schedule.words, input, inOff, out, outOff)
+}
+
+function encryptRounds(rk: Int32Array, input: Uint8Array, inOff: number, out: Uint8Array, outOff: number): void {
   let s0 = readWord(input, inOff) ^ rk[0]
   let s1 = readWord(input, inOff + 4) ^ rk[1]
   let s2 = readWord(input, inOff + 8) ^ rk[2]

@@ -79,6 +79,16 @@ describe('the configuration model', () => {
     expect(await parseWith(['scan', '--config', path, '--mqtt', 'mqtt://flag:1883', '--serial', 'dddddddddddd'], env)).toMatchObject({ view: { mqtt: { url: 'mqtt://flag:1883' }, filter: { serialNumbers: ['DDDDDDDDDDDD'] } } })
   })
 
+  it('takes irk.file from the file, BEACONKIT_IRK_FILE over it, --irk-file over both; never a key in the model (#37)', async () => {
+    const path = await file('irk.yaml', 'irk:\n  file: /from/file.irk\n')
+    expect(await parseWith(['replay', '--config', path, 'x.jsonl'])).toMatchObject({ view: { irkFile: '/from/file.irk' } })
+    expect(await parseWith(['replay', '--config', path, 'x.jsonl'], { BEACONKIT_IRK_FILE: '/from/env.irk' })).toMatchObject({ view: { irkFile: '/from/env.irk' } })
+    expect(await parseWith(['replay', '--config', path, '--irk-file', '/from/flag.irk', 'x.jsonl'], { BEACONKIT_IRK_FILE: '/from/env.irk' })).toMatchObject({ view: { irkFile: '/from/flag.irk' } })
+    const keyed = await loadConfigFile(await file('irk-key.yaml', 'irk:\n  keys: [ec0234a357c8ad05341010a60a397d9b]\n', 0o600))
+    expect(keyed.problems.map((p) => p.path)).toEqual(['irk.keys'])
+    expect(JSON.stringify(keyed.problems)).not.toContain('ec0234a357c8ad05341010a60a397d9b')
+  })
+
   it('gives a config file the same result as the flags it stands for', async () => {
     const path = await file('same.yaml', 'gateway:\n  id: hall\nmqtt:\n  url: mqtt://127.0.0.1:1883\n  homeAssistant:\n    enabled: true\n    dwell: 5\n    beacons: "off"\nhttp:\n  listen: 8080\n')
     const byFlags = parseCommandLine(['replay', '--demo', '--mqtt', 'mqtt://127.0.0.1:1883', '--gateway-id', 'hall', '--ha', '--ha-dwell', '5', '--ha-beacons', 'off', '--http', '8080'])

@@ -64,6 +64,8 @@ export interface FleetFlags {
   esphome?: EspHomeInput[]
   /** `--esphome-keys`: the keys of the encrypted proxies. */
   esphomeKeys?: string
+  /** `--irk-file`: identity resolving keys for what foreign nodes relay. */
+  irkFile?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -117,6 +119,7 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
       ...(flags.esphomeKeys === undefined ? {} : { esphomeKeys: flags.esphomeKeys }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
+    ...(flags.irkFile === undefined ? {} : { irk: { file: flags.irkFile } }),
     ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
     ...(flags.metrics === undefined ? {} : { metrics: listenSettingsModel(flags.metrics) }),
   }

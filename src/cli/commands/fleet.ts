@@ -99,6 +99,7 @@ export const fleetCommand = defineCommand({
     input: { type: 'string', multiple: true },
     'keys-file': { type: 'string' },
     'esphome-keys': { type: 'string' },
+    'irk-file': { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -161,6 +162,8 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          decrypt and verify (one key per line)
   --esphome-keys <file>  keys of encrypted ESPHome proxies: lines <host>:<port>
                          <base64 key> (api: encryption: key:), mode 600
+  --irk-file <file>      identity resolving keys (chmod 600; docs/phones.md): raw
+                         addresses an --input node relays become irk:<name>
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -196,6 +199,7 @@ ${FLEET_TAIL}`,
     const inputTexts = inputList(values)
     const keysFile = str(values, 'keys-file')
     const esphomeKeys = str(values, 'esphome-keys')
+    const irkFile = str(values, 'irk-file')
     const { gateway, mqtt: broker } = mqttModel(values, command)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
@@ -206,6 +210,7 @@ ${FLEET_TAIL}`,
       ...(siteJson === undefined ? {} : { site: siteJson as Record<string, unknown> }),
       ...(beaconNames === undefined ? {} : { beacons: beaconNames as NonNullable<BeaconkitConfig['beacons']> }),
       ...(keysFile === undefined ? {} : { keys: { file: keysFile } }),
+      ...(irkFile === undefined ? {} : { irk: { file: irkFile } }),
       ...optional('http', listenModel(values, 'http')),
       ...optional('metrics', listenModel(values, 'metrics')),
       fleet: {
@@ -244,6 +249,7 @@ ${FLEET_TAIL}`,
       ...optional('keysFile', keysFile),
       ...optional('esphome', settings.esphome),
       ...optional('esphomeKeys', esphomeKeys),
+      ...optional('irkFile', irkFile),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),

@@ -6,6 +6,8 @@ import { dirname, resolve } from 'node:path'
 import type { Advertisement } from '../../advertisement.js'
 import { RealClock } from '../../clock.js'
 import { InvalidOptionError } from '../../errors.js'
+import { IdentityKeyring } from '../../secure/identity-keyring.js'
+import { IdentityResolver } from '../../secure/identity-resolver.js'
 import { AdvertisementRecorder } from '../../sources/recorder.js'
 import { NobleSource } from '../../sources/noble/noble.js'
 import { SimulatedSource } from '../../sources/simulated.js'
@@ -13,7 +15,7 @@ import type { AdvertisementSource } from '../../sources/source.js'
 import { EXIT } from '../exit.js'
 import { siteScenario } from '../../sources/scenario.js'
 import { handleSignals } from '../../gateway/shutdown.js'
-import { bool, durationMs, fail, hci, parseLog, positionals, seed } from '../arg-values.js'
+import { bool, durationMs, fail, hci, parseLog, positionals, seed, str } from '../arg-values.js'
 import type { LogFlags } from '../command-line.js'
 import { openLog } from '../log-setup.js'
 import { ConditionLog } from '../../log/condition-log.js'
@@ -33,6 +35,8 @@ export interface RecordOptions {
   force: boolean
   /** `--log-level`, `--log-format`. */
   log?: LogFlags
+  /** `--irk-file`: count the phones and watches heard by name (the recording keeps the raw addresses). */
+  irkFile?: string
 }
 
 /** Where the counter goes. */
@@ -79,6 +83,10 @@ export async function runRecord(
   streams: RecordStreams = { stdout: process.stdout },
 ): Promise<number> {
   await checkWritable(options.file, options.force)
+  // Read before anything starts: a readable or bad IRK file ends the command with exit 2.
+  const resolver =
+    options.irkFile === undefined ? undefined : new IdentityResolver(await IdentityKeyring.fromFile(options.irkFile))
+  const named = new Set<string>()
   const log = await openLog(options.log)
   const source: AdvertisementSource = options.simulate
     ? new SimulatedSource({ devices: siteScenario(12, options.seed), seed: options.seed })
@@ -92,6 +100,9 @@ export async function runRecord(
   source.on('advertisement', (adv) => {
     adverts++
     if (devices.size < MAX_COUNTED_DEVICES) devices.add(adv.address)
+    // Only the live counter resolves: the file keeps every address as heard, to be replayed with any keys.
+    const name = resolver?.resolve(adv.address, adv.addressType)
+    if (name !== undefined) named.add(name)
     early?.push(adv)
   })
 
@@ -117,6 +128,7 @@ export async function runRecord(
   recorder.on('error', (error) => finish(error))
   const startedAt = clock.now()
   let last = { time: startedAt, adverts: 0 }
+  const identitiesNote = (): string => (resolver === undefined ? '' : ` (${named.size} phones/watches by name)`)
   const report = (final: boolean): void => {
     const now = clock.now()
     const rate = now > last.time ? ((adverts - last.adverts) * 1000) / (now - last.time) : 0
@@ -131,16 +143,18 @@ export async function runRecord(
         devices: devices.size,
         written: recorder.stats.written,
         dropped: recorder.stats.dropped,
+        ...(resolver === undefined ? {} : { identities: named.size }),
       }
       streams.stdout.write(`${JSON.stringify(line)}\n`)
     } else if (tty) {
       const text =
         `recording ${options.file} from the ${sourceLabel}: ${adverts} advertisements ` +
-        `from ${count} devices, ${Math.round(rate)}/s`
+        `from ${count} devices${identitiesNote()}, ${Math.round(rate)}/s`
       streams.stdout.write(final ? `\r\x1b[K${text}\n` : `\r\x1b[K${text}`)
     } else if (final) {
       streams.stdout.write(
-        `recorded ${recorder.stats.written} advertisements from ${count} devices to ${options.file}\n`,
+        `recorded ${recorder.stats.written} advertisements from ${count} devices${identitiesNote()} ` +
+          `to ${options.file}\n`,
       )
     }
   }
@@ -178,6 +192,7 @@ export const recordCommand = defineCommand({
     simulate: { type: 'boolean' },
     seed: { type: 'string' },
     force: { type: 'boolean' },
+    'irk-file': { type: 'string' },
     ...LOG_OPTION_SPECS,
   },
   help: `Usage: beaconkit record <file.jsonl> [options]
@@ -193,6 +208,9 @@ unless --force is given.
   --seed <n>             the simulator's seed (with --simulate), default 1
   --json                 print the counter as JSON lines instead
   --force                overwrite <file.jsonl> if it exists (default: refuse, exit 2)
+  --irk-file <file>      identity resolving keys (chmod 600): the counter also says how
+                         many phones and watches it heard by name; the file keeps the
+                         addresses as heard (docs/phones.md)
 ${COMMON_TAIL}`,
   parse(values, pos): RecordCommand {
     const command = 'record'
@@ -210,6 +228,7 @@ ${COMMON_TAIL}`,
       ...optional('hci', adapter),
       ...optional('durationMs', durationMs(values, command)),
       ...optional('log', parseLog(values, command)),
+      ...optional('irkFile', str(values, 'irk-file')),
     }
   },
   run: (parsed) => runRecord(parsed),

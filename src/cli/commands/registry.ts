@@ -10,6 +10,7 @@ import { configCommand } from './config.js'
 import { emulateCommand } from './emulate.js'
 import { fleetCommand } from './fleet.js'
 import { keysCommand } from './keys.js'
+import { irkCommand } from './irk-import.js'
 import { locateCommand } from './locate.js'
 import { recordCommand } from './record.js'
 import { replayCommand } from './replay.js'
@@ -32,6 +33,7 @@ export const COMMAND_LIST = [
   siteCommand,
   configCommand,
   keysCommand,
+  irkCommand,
   locateCommand,
   surveyCommand,
 ] as const

@@ -39,6 +39,7 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   json: { type: 'boolean' },
   key: { type: 'string', multiple: true },
   'keys-file': { type: 'string' },
+  'irk-file': { type: 'string' },
   serial: { type: 'string', multiple: true },
   uuid: { type: 'string', multiple: true },
   'beacon-id': { type: 'string', multiple: true },
@@ -75,6 +76,10 @@ Broadcast keys (private broadcast; keys are never printed):
                          visible to other users in the process list
   --keys-file <file>     one key per line, # comments and blank lines allowed; a plain
                          file (chmod 600: a warning if others can read it)
+Phones and watches (docs/phones.md; keys are never printed):
+  --irk-file <file>      identity resolving keys, <name> <32 hex digits> per line:
+                         phones and watches as irk:<name> across their private
+                         addresses; a private file (chmod 600, refused otherwise)
 Filters:
   --serial <serial>      only this serial number (12 hex digits); repeatable
   --uuid <uuid>          only this proximity UUID; repeatable

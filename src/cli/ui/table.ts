@@ -78,7 +78,14 @@ function shrinkBeaconId(text: string, width: number): string {
 }
 
 const COLUMNS: BeaconColumn[] = [
-  { header: 'SERIAL/ADDRESS', priority: 100, align: 'left', minWidth: 12, cell: (b) => b.serialNumber ?? b.address },
+  {
+    header: 'SERIAL/ADDRESS',
+    priority: 100,
+    align: 'left',
+    minWidth: 12,
+    // A phone or watch of the IRK file by its key's name (its address changes every few minutes).
+    cell: (b) => b.serialNumber ?? (b.irk === undefined ? b.address : `irk:${b.irk}`),
+  },
   {
     header: 'MODEL/FW',
     priority: 40,

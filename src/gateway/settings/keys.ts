@@ -7,6 +7,7 @@
 import { BroadcastKeyError, InvalidOptionError } from '../../errors.js'
 import { parseBroadcastKey } from '../../secure/broadcast-key.js'
 import { Keyring } from '../../secure/keyring.js'
+import { IdentityKeyring } from '../../secure/identity-keyring.js'
 import { pathForMessage, readSecretFile } from '../../secure/secret-file.js'
 
 /**
@@ -73,4 +74,13 @@ export async function readKeysFile(path: string, warn: ((text: string) => void) 
  */
 export function keyringOf(model: { keys?: { file?: string; keys?: string[] } }, warn?: (text: string) => void) {
   return loadKeyring(model.keys?.keys ?? [], model.keys?.file, warn === undefined ? {} : { warn })
+}
+
+/**
+ * The identity resolving keys of the model's `irk.file`, or undefined without one.
+ * @throws IdentityKeyError for a file others can read or a bad line (never showing a key)
+ */
+export function identitiesOf(model: { irk?: { file?: string } }): Promise<IdentityKeyring | undefined> {
+  const file = model.irk?.file
+  return file === undefined ? Promise.resolve(undefined) : IdentityKeyring.fromFile(file)
 }

@@ -44,6 +44,13 @@ const near = beacon('aa:bb:cc:dd:ee:02', {
 const unknown = beacon('aa:bb:cc:dd:ee:03', { address: 'aa:bb:cc:dd:ee:03', accuracy: -1, proximity: 'unknown' })
 
 describe('renderTable', () => {
+  it('shows a phone of the IRK file by its name, not its rotating address (#37)', () => {
+    const phone = beacon('irk:alice-phone', { address: '4a:11:22:33:44:55', irk: 'alice-phone', frames: [] })
+    const row = renderTable([phone], status, { width: 250, now: 10_000 })[2] as string
+    expect(row).toContain('irk:alice-phone')
+    expect(row).not.toContain('4a:11:22:33:44:55')
+  })
+
   it('shows the status line, a header and every column on a wide terminal', () => {
     const lines = renderTable([full], status, { width: 250, now: 10_000 })
     expect(lines[0]).toBe('beaconkit replay demo.jsonl │ adapter poweredOn │ 42 adverts/s │ 2 in range │ 3 rejected')
