@@ -43,6 +43,8 @@ export interface Wall {
   to: readonly [number, number]
   /** dB lost by a path crossing it; absent: the simulator's default per wall. */
   attenuationDb?: number
+  /** The floor it stands on (a `floors` id); absent: every floor's (a one-plane site). */
+  floor?: string
 }
 
 /** The rectangle the site covers. */
@@ -76,6 +78,8 @@ function readWalls(v: unknown): Wall[] {
       if (db < 0) throw bad(`walls[${i}].attenuationDb is negative`, 'give the dB a wall takes away, 0 or more')
       wall.attenuationDb = db
     }
+    const floor = readFloorRef(w.floor, `walls[${i}]`)
+    if (floor !== undefined) wall.floor = floor
     return wall
   })
 }
@@ -143,7 +147,7 @@ export class Site {
    * (fixed receivers) or under `anchorBeacons` (fixed beacons), each `{ x?, y?, z?, room? }`;
    * `area` `{ minX, minY, maxX, maxY }`; `rooms` as a list of `{ name, polygon?, gateways? }` or
    * as an object of room name → gateway ids; `walls` as a list of `[[x1, y1], [x2, y2]]` segments
-   * or `{ from, to, attenuationDb? }`; `beacons` as a list of `{ id?, serialNumber?, name }`
+   * or `{ from, to, attenuationDb?, floor? }`; `beacons` as a list of `{ id?, serialNumber?, name }`
    * naming beacons (readBeaconNames); `floors` as a list of `{ id, name, z?, image? }`, with a
    * `floor` on rooms (list form) and gateways (site-floors.ts). Other keys are ignored. Throws
    * `InvalidOptionError` naming the first thing that is wrong.

@@ -4,7 +4,6 @@
  * (the random numbers are passed in), so the model is tested without a simulation.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Wall } from '../positioning/site.js'
 
 /** Parameters of the radio model (docs/fleet.md, "The simulated site"). */
 export interface RadioModel {
@@ -70,31 +69,8 @@ export function radioModel(given: Partial<RadioModel> = {}): RadioModel {
   return m
 }
 
-/** Whether segments p1–p2 and q1–q2 cross (touching at an end counts; collinear overlap does not). */
-function crosses(
-  p1: readonly [number, number],
-  p2: readonly [number, number],
-  q1: readonly [number, number],
-  q2: readonly [number, number],
-): boolean {
-  const d = (p2[0] - p1[0]) * (q2[1] - q1[1]) - (p2[1] - p1[1]) * (q2[0] - q1[0])
-  if (d === 0) return false
-  const t = ((q1[0] - p1[0]) * (q2[1] - q1[1]) - (q1[1] - p1[1]) * (q2[0] - q1[0])) / d
-  const u = ((q1[0] - p1[0]) * (p2[1] - p1[1]) - (q1[1] - p1[1]) * (p2[0] - p1[0])) / d
-  return t >= 0 && t <= 1 && u >= 0 && u <= 1
-}
-
-/** dB the walls between `a` and `b` take away. */
-export function wallLoss(
-  walls: readonly Wall[],
-  a: readonly [number, number],
-  b: readonly [number, number],
-  wallDb: number,
-): number {
-  let db = 0
-  for (const w of walls) if (crosses(a, b, w.from, w.to)) db += w.attenuationDb ?? wallDb
-  return db
-}
+/** The walls' loss lives with the site (positioning/walls.ts): the room method predicts with the same. */
+export { wallLoss } from '../positioning/walls.js'
 
 /** Mean RSSI (dBm) at `distance` metres: log-distance path loss from the power at 1 m. */
 export function meanRssi(measuredPower: number, distance: number, exponent: number): number {
