@@ -35,6 +35,8 @@ const GATEWAYS = 16
 
 interface Device {
   last: number
+  /** When the latest distinct packet was first heard (gaps are measured between these). */
+  packetAt: number
   gaps: number[]
   /** Gateway → when it last heard the device (the newest {@link GATEWAYS}). */
   heardBy: Map<string, number>
@@ -67,14 +69,15 @@ export class AwayTimer {
         const oldest = this.devices.keys().next().value
         if (oldest !== undefined) this.devices.delete(oldest)
       }
-      d = { last: at, gaps: [], heardBy: new Map() }
+      d = { last: at, packetAt: at, gaps: [], heardBy: new Map() }
       this.devices.set(device, d)
     } else {
       // Least recently heard first, for the bound above.
       this.devices.delete(device)
       this.devices.set(device, d)
-      const gap = at - d.last
+      const gap = at - d.packetAt
       if (gap >= this.o.sameMs) {
+        d.packetAt = at
         d.gaps.push(gap)
         if (d.gaps.length > GAPS) d.gaps.shift()
         d.intervalMs = this.learnt(d.gaps)

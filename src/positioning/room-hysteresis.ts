@@ -9,11 +9,11 @@ import type { RoomGeometry } from './room-geometry.js'
 
 /** The hysteresis of the room method. */
 export interface RoomHysteresis {
-  /** ms, time constant of the score smoothing (default 2000). */
+  /** ms, time constant of the score smoothing (default 1000). */
   timeConstantMs?: number
   /** Log-likelihood lead a new room needs (default 1.5). */
   roomMargin?: number
-  /** ms the new room must lead (default 2000). */
+  /** ms the new room must lead (default 1000). */
   roomDwellMs?: number
   /** Log-likelihood lead a new floor needs (default 4). */
   floorMargin?: number
@@ -71,7 +71,7 @@ export class BeaconRooms {
 
   /** Takes this reading's room scores (−Infinity: the room is out) at `now`. */
   update(total: Float64Array, now: number): RoomDecision {
-    const tau = this.h.timeConstantMs ?? 2000
+    const tau = this.h.timeConstantMs ?? 1000
     const first = Number.isNaN(this.last)
     const a = first ? 1 : 1 - Math.exp(-Math.max(0, now - this.last) / tau)
     this.last = now
@@ -118,12 +118,16 @@ export class BeaconRooms {
       if (this.room < 0 || this.vetoed[this.room] === 1) {
         this.room = roomLeader
         this.roomCandidate = -1
+      } else if (this.floorCandidate >= 0) {
+        // Another floor is leading: the room waits for the floor's decision rather than wander
+        // to the room of this floor nearest to the one above or below.
+        this.roomCandidate = -1
       } else if (roomLeader !== this.room) {
         const lead = this.smoothed[roomLeader] - this.smoothed[this.room]
         if (lead < (this.h.roomMargin ?? 1.5)) this.roomCandidate = -1
         else {
           if (this.roomCandidate !== roomLeader) [this.roomCandidate, this.roomSince] = [roomLeader, now]
-          if (now - this.roomSince >= (this.h.roomDwellMs ?? 2000)) {
+          if (now - this.roomSince >= (this.h.roomDwellMs ?? 1000)) {
             this.room = roomLeader
             this.roomCandidate = -1
           }
