@@ -143,7 +143,10 @@ function run(seed) {
       if (isAway && !t.away) {
         t.away = true
         locator.forget(t.name)
-        if (transmitting) m.falseAway++
+        if (transmitting) {
+          m.falseAway++
+          if (process.env.ROOMS_DEBUG) console.log(`false away: seed ${seed} ${t.name} interval ${t.interval} at ${now} last heard ${away.lastHeard(t.name)} learnt ${away.intervalOf(t.name)}`)
+        }
         else if (t.kind === 'still') {
           const list = m.delays.get(t.interval) ?? []
           list.push(now - t.stopAt)

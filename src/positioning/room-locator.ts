@@ -33,7 +33,7 @@ export interface RoomLocatorOptions extends RoomHysteresis {
   learnOffsets?: boolean
   /** The taught fingerprints to use (and add teachings to); default an empty store. */
   fingerprints?: Fingerprints
-  /** Weight of the plan's score once a room of the floor is taught (default 0.5). */
+  /** Weight of the plan's score once rooms are taught (default 1: plan and fingerprints alike). */
   geometryWeight?: number
   /** Beacons held at most (default 100000): the least recently located gives way. */
   maxBeacons?: number
@@ -73,7 +73,7 @@ export class RoomLocator {
     this.offsets = new GatewayOffsets(options.offsets)
     this.fingerprints = options.fingerprints ?? new Fingerprints()
     this.learn = options.learnOffsets ?? true
-    this.geometryWeight = options.geometryWeight ?? 0.5
+    this.geometryWeight = options.geometryWeight ?? 1
     this.maxBeacons = options.maxBeacons ?? 100_000
     const anchors = site.anchorList()
     this.own = this.geometry.rooms.map((r) => anchors.filter((a) => a.room === r.name).map((a) => a.id))

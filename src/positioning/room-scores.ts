@@ -10,7 +10,7 @@ import type { RoomGeometry } from './room-geometry.js'
 
 /** The noise the scores assume. */
 export interface ScoreOptions {
-  /** dB, spread of a smoothed reading around the plan's expectation (default 5). */
+  /** dB, spread of a smoothed reading around the plan's expectation (default 4). */
   sigmaDb?: number
   /** dB, spread of a tag's level around the typical (default 4). */
   levelSigmaDb?: number
@@ -36,7 +36,7 @@ export class RoomScorer {
     readonly geometry: RoomGeometry,
     options: ScoreOptions = {},
   ) {
-    this.sigma2 = (options.sigmaDb ?? 5) ** 2
+    this.sigma2 = (options.sigmaDb ?? 4) ** 2
     this.level2 = (options.levelSigmaDb ?? 4) ** 2
     this.floorDbm = options.floorDbm ?? -88
     const G = geometry.gateways.length
