@@ -142,7 +142,7 @@ export class Fingerprints {
 
 /** How a reading is compared with a fingerprint. */
 export interface MatchOptions {
-  /** dB added (in quadrature) to a sample's spread: the place differs from the taught spot (default 4). */
+  /** dB added (in quadrature) to a sample's spread: the place differs from the taught spot (default 6). */
   spreadDb?: number
   /** dBm a gateway hears a tag down to, reliably (default −90): silence is evidence above it. */
   floorDbm?: number
@@ -159,7 +159,7 @@ export function matchFingerprint(
   online: (gateway: string) => boolean,
   options: MatchOptions = {},
 ): number {
-  const extra = options.spreadDb ?? 4
+  const extra = options.spreadDb ?? 6
   const floor = options.floorDbm ?? -90
   let ll = 0
   for (const [id, g] of Object.entries(sample.gateways)) {

@@ -15,7 +15,13 @@
  *    offsets (slowly, robustly); so does a finished teaching and a fixed beacon at a known place.
  * Pure: time is the caller's, no I/O; bounded in beacons.
  */
-import { FingerprintRecorder, Fingerprints, matchFingerprint, type FingerprintSample } from './fingerprints.js'
+import {
+  FingerprintRecorder,
+  Fingerprints,
+  matchFingerprint,
+  type FingerprintSample,
+  type MatchOptions,
+} from './fingerprints.js'
 import { GatewayOffsets, type OffsetOptions } from './gateway-offsets.js'
 import { RoomGeometry, type GeometryOptions } from './room-geometry.js'
 import { RoomScorer, type ScoreOptions } from './room-scores.js'
@@ -31,9 +37,11 @@ export interface RoomLocatorOptions extends RoomHysteresis {
   offsets?: OffsetOptions
   /** Learn gateway offsets (default true). */
   learnOffsets?: boolean
+  /** How readings are compared with fingerprints (fingerprints.ts). */
+  match?: MatchOptions
   /** The taught fingerprints to use (and add teachings to); default an empty store. */
   fingerprints?: Fingerprints
-  /** Weight of the plan's score once rooms are taught (default 1: plan and fingerprints alike). */
+  /** Weight of the plan's score against the fingerprints' once rooms are taught (default 2). */
   geometryWeight?: number
   /** Beacons held at most (default 100000): the least recently located gives way. */
   maxBeacons?: number
@@ -73,7 +81,7 @@ export class RoomLocator {
     this.offsets = new GatewayOffsets(options.offsets)
     this.fingerprints = options.fingerprints ?? new Fingerprints()
     this.learn = options.learnOffsets ?? true
-    this.geometryWeight = options.geometryWeight ?? 1
+    this.geometryWeight = options.geometryWeight ?? 2
     this.maxBeacons = options.maxBeacons ?? 100_000
     const anchors = site.anchorList()
     this.own = this.geometry.rooms.map((r) => anchors.filter((a) => a.room === r.name).map((a) => a.id))
@@ -143,7 +151,7 @@ export class RoomLocator {
     const samples = this.fingerprints.of(room)
     if (samples.length === 0) return -1.125 * Math.max(1, this.raw.size)
     let best = -Infinity
-    for (const s of samples) best = Math.max(best, matchFingerprint(s, this.raw, online))
+    for (const s of samples) best = Math.max(best, matchFingerprint(s, this.raw, online, this.options.match))
     return best
   }
 
