@@ -61,3 +61,18 @@ describe('room occupancy', () => {
     expect(rendered[4]).toEqual({ ok: 'None' })
   })
 })
+
+describe.skipIf(!jinjaAvailable())('the Room sensor gains the floor as an attribute (#39)', () => {
+  it('floor while present on a floor; None away, on a one-plane site, or for a foreign payload', async () => {
+    const { haRoomConfig } = await import('../../src/fleet/home-assistant.js')
+    const c = haRoomConfig('beaconkit', 'tag')
+    expect(c.json_attributes_topic).toBe('beaconkit/fleet/presence/tag')
+    const payloads = [
+      { id: 'tag', present: true, room: 'Bedroom', floor: 'first', time: 1 },
+      { id: 'tag', present: true, room: 'Kitchen', time: 1 },
+      { id: 'tag', present: false, floor: 'first', time: 1 },
+    ].map((p) => JSON.stringify(p))
+    const rendered = renderTemplatesSafe([...payloads, ''].map((payload) => ({ template: c.json_attributes_template as string, payload })))
+    expect(rendered.map((r) => JSON.parse((r as { ok: string }).ok) as unknown)).toEqual([{ floor: 'first' }, { floor: null }, { floor: null }, { floor: null }])
+  })
+})
