@@ -32,6 +32,10 @@ export interface RadioModel {
   beaconHeight: number
   /** Height of a gateway, m, for gateways the site gives no `z`. Default 2.2. */
   gatewayHeight: number
+  /** dB lost per floor between a beacon and a gateway (a slab costs 10–20 dB). Default 15. */
+  slabDb: number
+  /** Storey height, m, for floors without their own `z`. Default 3. */
+  storeyHeight: number
 }
 
 /** The defaults of {@link RadioModel}. */
@@ -47,6 +51,8 @@ export const DEFAULT_RADIO: Readonly<RadioModel> = Object.freeze({
   fadeMarginDb: 10,
   beaconHeight: 1.2,
   gatewayHeight: 2.2,
+  slabDb: 15,
+  storeyHeight: 3,
 })
 
 /** The model with `given` over the defaults; throws InvalidOptionError naming a value out of range. */
@@ -61,9 +67,10 @@ export function radioModel(given: Partial<RadioModel> = {}): RadioModel {
   for (const key of Object.keys(DEFAULT_RADIO) as (keyof RadioModel)[])
     check(typeof m[key] === 'number' && Number.isFinite(m[key]), key, 'must be a number')
   check(m.pathLossExponent > 0, 'pathLossExponent', 'must be > 0')
-  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight'] as const)
+  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight', 'slabDb'] as const)
     check(m[key] >= 0, key, 'must be >= 0')
   check(m.shadowingMs > 0, 'shadowingMs', 'must be > 0 ms')
+  check(m.storeyHeight > 0, 'storeyHeight', 'must be > 0 m')
   check(m.fadeMarginDb > 0, 'fadeMarginDb', 'must be > 0 dB')
   check(m.lossRate >= 0 && m.lossRate < 1, 'lossRate', 'must be in [0, 1)')
   return m
