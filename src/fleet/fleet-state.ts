@@ -300,7 +300,10 @@ export class FleetState {
         continue
       }
       let kept = 0
-      for (const g of b.gateways) if (now - g.lastSeen < this.hearingMs) b.gateways[kept++] = g
+      // A slow tag (a packet every 10 s) is still heard between its packets (#39, the away rule's interval).
+      const interval = this.options.away?.intervalOf(b.id)
+      const hearing = interval === undefined ? this.hearingMs : Math.max(this.hearingMs, 2.5 * interval)
+      for (const g of b.gateways) if (now - g.lastSeen < hearing) b.gateways[kept++] = g
       b.gateways.length = kept
       due.push(b)
     }

@@ -98,3 +98,16 @@ describe('fused state with the room method (#39)', () => {
     expect(state.get('stays', 45_000)).toBeDefined()
   })
 })
+
+describe('a slow tag with the away rule (#39)', () => {
+  it('a 10 s tag keeps its gateways between packets (hearing lasts 2.5 intervals), and goes ~31 s after its last', () => {
+    const { state, events, hear } = harness()
+    for (let t = 0; t <= 120_000; t += 1000) {
+      if (t % 10_000 === 0) hear(t, 'slow', 'Kitchen')
+      state.tick(t)
+      if (t >= 60_000 && t <= 120_000) expect(state.get('slow', t)?.gateways.length).toBeGreaterThan(1)
+    }
+    for (let t = 121_000; t <= 170_000; t += 1000) state.tick(t)
+    expect(events.filter((e) => e.startsWith('gone'))).toEqual(['gone slow 151000'])
+  })
+})
