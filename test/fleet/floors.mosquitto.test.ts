@@ -12,6 +12,8 @@ import { RoomLocator } from '../../src/positioning/room-locator.js'
 import { SiteSimulator } from '../../src/simulation/site-simulator.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { stepTo } from '../support/site-lockstep.js'
+import { waitFor } from '../integration/wait.js'
+import { connectAsync } from 'mqtt'
 
 const box = (x: number, y: number): number[][] => [[x, y], [x + 5, y], [x + 5, y + 4], [x, y + 4]]
 const HOUSE = {
@@ -89,6 +91,17 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a two-floor simulated site through M
       expect(t.get(id(name)), name).toMatchObject({ floor, room })
       expect(sim.truth(name, clock.now()), name).toMatchObject({ floor, room })
     }
+    // The retained state and presence carry the floor beside the room.
+    const seen = new Map<string, Record<string, unknown>>()
+    const reader = await connectAsync(broker.url, { clientId: 'floors-reader' })
+    reader.on('message', (topic, payload) => {
+      if (payload.length > 0) seen.set(topic, JSON.parse(payload.toString('utf8')) as Record<string, unknown>)
+    })
+    await reader.subscribeAsync(['beaconkit/fleet/beacons/+', 'beaconkit/fleet/presence/+'])
+    await waitFor(() => seen.size >= 10, 'the retained fleet states and presences', 10_000)
+    await reader.endAsync()
+    expect(seen.get(`beaconkit/fleet/beacons/${id('in-landing')}`)).toMatchObject({ floor: 'first', room: 'Landing' })
+    expect(seen.get(`beaconkit/fleet/presence/${id('in-kitchen')}`)).toMatchObject({ present: true, floor: 'ground', room: 'Kitchen' })
     await stepTo(site, t, t0 + 60_000)
     const left = gone.find((g) => g.id === id('leaver'))
     expect(left).toBeDefined()
