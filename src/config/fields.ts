@@ -71,6 +71,10 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.occupancy', option: 'occupancy', kind: 'string' },
   { path: 'fleet.record', option: 'record', kind: 'string' },
   { path: 'fleet.inputs', option: 'input', kind: 'strings' },
+  { path: 'fleet.rooms.method', option: 'rooms', kind: 'string' },
+  { path: 'fleet.away.multiple', option: 'away-multiple', kind: 'number' },
+  { path: 'fleet.away.margin', option: 'away-margin', kind: 'number' },
+  { path: 'fleet.fingerprints', option: 'fingerprints', kind: 'string' },
 ]
 
 /**

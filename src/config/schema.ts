@@ -178,6 +178,30 @@ const fleet = z
           'Foreign inputs fed in as gateways (docs/fleet.md "Mixed fleets"): espresense, omg[:<base>], ' +
           'theengs[:<base>], each optionally @<RSSI offset dB>.',
       }),
+    rooms: z
+      .object({
+        method: z.enum(['strongest', 'plan']).meta({
+          description:
+            'How rooms are decided (needs site): plan (floors, the plan, learnt offsets, taught rooms) or ' +
+            'strongest (the strongest gateway); default plan when every site gateway is placed.',
+        }),
+      })
+      .partial()
+      .strict(),
+    away: z
+      .object({
+        multiple: z
+          .number()
+          .min(1)
+          .max(100)
+          .meta({ default: 3, description: "A device is away after this many of its advertising intervals' silence." }),
+        margin: z.number().min(0).max(600).meta({ default: 1, description: 'Seconds added to them.' }),
+      })
+      .partial()
+      .strict(),
+    fingerprints: path.meta({
+      description: 'Rooms taught with beaconkit fleet teach and learnt gateway offsets are kept here (needs site).',
+    }),
   })
   .partial()
   .strict()

@@ -20,7 +20,9 @@ import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { BeaconkitConfig } from '../config/load-config.js'
 import type { Keyring } from '../secure/keyring.js'
+import type { Clock } from '../clock.js'
 import type { FleetSettings } from './settings/fleet.js'
+import type { FleetRooms } from './fleet-rooms.js'
 
 /** What only a program can give a fleet, beside the model (it cannot live in a config file). */
 export interface FleetRuntime {
@@ -32,6 +34,8 @@ export interface FleetRuntime {
   replaceRecording?: boolean
   /** Broadcast keys for what foreign inputs relay (default: read from the model's `keys`). */
   keyring?: Keyring
+  /** The tracker's time (default the real clock; a simulated site's virtual clock in tests). */
+  clock?: Clock
   /** Bounds of the foreign-input bridge (default: the bridge's). */
   inputLimits?: Pick<ForeignBridgeOptions, 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
@@ -66,6 +70,8 @@ export interface FleetRunning {
   connection?: SharedConnection
   inputs?: ForeignBridge
   tracker?: FleetTracker
+  /** The room method and the away rule the tracker was given (#39). */
+  rooms?: FleetRooms
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */
   trackerResult?: MqttCloseResult
   details?: MqttBeaconDetails

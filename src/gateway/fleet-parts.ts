@@ -28,6 +28,7 @@ import { keptPart } from './part.js'
 import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
+import { fleetRooms } from './fleet-rooms.js'
 
 type Factory = PartFactory<FleetContext>
 
@@ -134,25 +135,33 @@ const inputs: Factory = (context) => {
 
 /** The FleetTracker (always there); it connects with the fleet's `start()`, its stop keeps what was not delivered. */
 const tracker: Factory = (context) => {
-  const { settings, runtime, site, running } = context
+  const { settings, runtime, site, running, log } = context
   const m = settings.mqtt
   return keptPart(
     'tracker',
     running,
     'tracker',
     async () => {
+      // The room method and the away rule (#39); the taught rooms are read before the tracker starts.
+      const rooms = await fleetRooms(settings, site, (text) => log.warn(text))
+      running.rooms = rooms
       const made = new FleetTracker({
+        away: rooms.away,
+        ...(rooms.rooms === undefined ? {} : { rooms: rooms.rooms }),
         client: sharedClient(context),
         homeAssistant: homeAssistantOption(m),
         ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
         ...(site === undefined ? {} : { site }),
         ...(runtime.positioner === undefined ? {} : { positioner: runtime.positioner }),
+        ...(runtime.clock === undefined ? {} : { clock: runtime.clock }),
       })
       running.recorder?.attach(made)
       return made
     },
     async (value) => {
       running.trackerResult = await value.stop(FLUSH_DEADLINE_MS)
+      // Learnt offsets (and what was taught) survive a restart.
+      await running.rooms?.save(Date.now())
     },
   )
 }

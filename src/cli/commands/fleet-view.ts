@@ -58,6 +58,13 @@ export interface FleetFlags {
   inputs?: ForeignInput[]
   /** `--keys-file`: broadcast keys, so private broadcasts relayed by a foreign node decrypt. */
   keysFile?: string
+  /** `--rooms`: the room method (#39). */
+  roomMethod?: 'plan' | 'strongest'
+  /** `--away-multiple`, `--away-margin` (seconds): the away rule. */
+  awayMultiple?: number
+  awayMargin?: number
+  /** `--fingerprints <file>`: taught rooms and learnt offsets. */
+  fingerprints?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -106,6 +113,16 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
       ...(flags.embeddedBroker === undefined ? {} : { embeddedBroker: flags.embeddedBroker }),
       ...(flags.record === undefined ? {} : { record: flags.record }),
       ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
+      ...(flags.roomMethod === undefined ? {} : { rooms: { method: flags.roomMethod } }),
+      ...(flags.awayMultiple === undefined && flags.awayMargin === undefined
+        ? {}
+        : {
+            away: {
+              ...(flags.awayMultiple === undefined ? {} : { multiple: flags.awayMultiple }),
+              ...(flags.awayMargin === undefined ? {} : { margin: flags.awayMargin }),
+            },
+          }),
+      ...(flags.fingerprints === undefined ? {} : { fingerprints: flags.fingerprints }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
     ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
@@ -180,6 +197,7 @@ export async function runFleet(
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
+  tracker.on('floor', (beacon, change) => line({ event: 'floor', time: clock.now(), beacon, ...change }))
   tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
   tracker.on('gateway', (info) => {
     gateways.apply(info)

@@ -3,7 +3,7 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
+import { bool, durationMs, fail, number, parseLog, positionals, str, tcpPort } from '../arg-values.js'
 import { listenModel } from '../listen-args.js'
 import { mqttModel } from '../mqtt-args.js'
 import { decided } from '../decided.js'
@@ -67,6 +67,13 @@ function withoutDefaultId(settings: MqttSettings, given: string | undefined): Mq
   return rest
 }
 
+/** `--rooms`: the room method (#39), or undefined (decided from the site). */
+function roomMethod(values: Values, command: string): 'plan' | 'strongest' | undefined {
+  const method = str(values, 'rooms')
+  if (method === undefined || method === 'plan' || method === 'strongest') return method
+  return fail('rooms', `--rooms must be plan or strongest, not "${method}"`, command)
+}
+
 /** What `beaconkit fleet` parses to. */
 export type FleetCommand = { command: 'fleet' } & FleetFlags
 
@@ -98,6 +105,10 @@ export const fleetCommand = defineCommand({
     ...LOG_OPTION_SPECS,
     input: { type: 'string', multiple: true },
     'keys-file': { type: 'string' },
+    rooms: { type: 'string' },
+    'away-multiple': { type: 'string' },
+    'away-margin': { type: 'string' },
+    fingerprints: { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -107,9 +118,10 @@ export const fleetCommand = defineCommand({
        beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
 
 One view of many gateways: listens to every gateway's status and RSSI batches on the
-broker and shows each beacon once — its room (with hysteresis), position (with a site
-plan), the gateways hearing it, the best RSSI and its age. A beacon goes only when no
-gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
+broker and shows each beacon once — its floor and room (with hysteresis), position (with
+a site plan), the gateways hearing it, the best RSSI and its age. A beacon is away once
+silent for 3 of its advertising intervals + 1 s (30 s until its interval is learnt, or
+while the gateways that heard it are offline). Runs until Ctrl-C or --duration.
 
   --mqtt <url>           the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883
   --embedded-broker [port]  run an MQTT broker (aedes) in this process on 127.0.0.1
@@ -156,6 +168,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          (docs/fleet.md "Mixed fleets")
   --keys-file <file>     broadcast keys, so private broadcasts an --input node relays
                          decrypt and verify (one key per line)
+  --rooms <method>       plan (floors, the plan, learnt gateway offsets, taught rooms)
+                         or strongest (the strongest gateway); default plan when the
+                         site places every gateway (docs/fleet.md "Rooms and hysteresis")
+  --away-multiple <n>    away after n advertising intervals of silence (default 3)
+  --away-margin <seconds>  added to them (default 1)
+  --fingerprints <file>  keep rooms taught with beaconkit fleet teach and the learnt
+                         gateway offsets in this file (needs --site)
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -190,6 +209,14 @@ ${FLEET_TAIL}`,
     const force = bool(values, 'force')
     const inputTexts = inputList(values)
     const keysFile = str(values, 'keys-file')
+    const method = roomMethod(values, command)
+    const awayMultiple = number(values, 'away-multiple', command, { min: 1, max: 100, what: 'from 1 to 100' })
+    const awayMargin = number(values, 'away-margin', command, { min: 0, max: 600, what: 'seconds from 0 to 600' })
+    const fingerprints = str(values, 'fingerprints')
+    const away = {
+      ...(awayMultiple === undefined ? {} : { multiple: awayMultiple }),
+      ...(awayMargin === undefined ? {} : { margin: awayMargin }),
+    }
     const { gateway, mqtt: broker } = mqttModel(values, command)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
@@ -208,6 +235,9 @@ ${FLEET_TAIL}`,
         ...(occupancy === undefined ? {} : { occupancy }),
         ...(record === undefined ? {} : { record }),
         ...(inputTexts === undefined ? {} : { inputs: inputTexts }),
+        ...(method === undefined ? {} : { rooms: { method } }),
+        ...(Object.keys(away).length === 0 ? {} : { away }),
+        ...(fingerprints === undefined ? {} : { fingerprints }),
       },
     }
     const settings = decided(command, (problems) => decideFleet(model, problems))
@@ -235,6 +265,10 @@ ${FLEET_TAIL}`,
       ...optional('log', parseLog(values, command)),
       ...optional('inputs', inputs),
       ...optional('keysFile', keysFile),
+      ...optional('roomMethod', method),
+      ...optional('awayMultiple', awayMultiple),
+      ...optional('awayMargin', awayMargin),
+      ...optional('fingerprints', fingerprints),
     }
   },
   run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),
