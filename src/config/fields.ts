@@ -27,6 +27,7 @@ export interface ConfigField {
 /** Every setting of the model, in the order `config example` documents them. */
 export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'gateway.id', option: 'gateway-id', kind: 'string' },
+  { path: 'gateway.room', option: 'room', kind: 'string' },
   { path: 'adapter.backend', option: 'backend', kind: 'string' },
   { path: 'adapter.hci', option: 'hci', kind: 'numbers' },
   { path: 'adapter.fallbackReplay', option: 'fallback-replay', kind: 'string' },

@@ -33,7 +33,11 @@ const gateway = z
       .string()
       .regex(GATEWAY_ID, 'expected up to 128 letters, digits, - and _ (it is a topic level)')
       .meta({ description: 'This gateway in topics (default: the host name).' }),
+    room: text
+      .max(64)
+      .meta({ description: "The room this gateway is in: Home Assistant files the gateway's device in that area." }),
   })
+  .partial()
   .strict()
 
 const adapter = z
