@@ -5,6 +5,7 @@
  * and, once floors are declared, rooms and gateways that name none (their floor is a guess).
  */
 import type { Site } from '../positioning/site.js'
+import { roomSlug } from './room-occupancy.js'
 
 /** A problem as site-check.ts lists it (its `SiteProblem`; spelt out here, as importing it would make a cycle). */
 interface FloorProblem {
@@ -67,4 +68,26 @@ export function checkFloors(json: Record<string, unknown>, site: Site, add: (p: 
         message: `is "${a.floor}" but its room "${a.room}" is on floor "${roomFloor}": correct one of them`,
       })
   }
+}
+
+/**
+ * Rooms whose names give one slug ("Living room", "Living-room"): Home Assistant's occupancy
+ * sensors are per slug (room-occupancy.ts), so the two rooms would share one sensor and one
+ * `<p>/fleet/rooms/<slug>` topic, each count overwriting the other.
+ */
+export function checkRoomSlugs(site: Site, add: (p: FloorProblem) => void): void {
+  const first = new Map<string, string>()
+  site.rooms.forEach((room, i) => {
+    const slug = roomSlug(room.name)
+    const other = first.get(slug)
+    if (other === undefined) first.set(slug, room.name)
+    else
+      add({
+        severity: 'warning',
+        where: `rooms[${i}]`,
+        message:
+          `${JSON.stringify(room.name)} and ${JSON.stringify(other)} share the slug ${slug}: Home Assistant would ` +
+          'show one occupancy sensor for both; rename one',
+      })
+  })
 }
