@@ -29,6 +29,8 @@ import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
 import { fleetRooms } from './fleet-rooms.js'
+import { FleetTeach } from './fleet-teach.js'
+import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
 type Factory = PartFactory<FleetContext>
 
@@ -166,6 +168,31 @@ const tracker: Factory = (context) => {
   )
 }
 
+/** With the room method: `beaconkit fleet teach` answered on the fleet's connection (#39). */
+const teach: Factory = (context) => {
+  const { settings, running, log } = context
+  const fleet = running.tracker
+  const rooms = running.rooms
+  if (fleet === undefined || rooms?.rooms === undefined) return undefined
+  let made: FleetTeach | undefined
+  return {
+    name: 'teach',
+    start: async () => {
+      made = new FleetTeach(
+        sharedClient(context),
+        settings.mqtt.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
+        fleet,
+        rooms,
+        (text) => log.warn(text),
+      )
+      made.start()
+    },
+    stop: async () => {
+      made?.stop()
+    },
+  }
+}
+
 /** With the map: its details panel reads the gateways' retained beacon states through its own subscription. */
 const details: Factory = (context) => {
   const { settings, site, running } = context
@@ -244,6 +271,7 @@ export const FLEET_PARTS: readonly Factory[] = [
   connection,
   inputs,
   tracker,
+  teach,
   details,
   metrics,
   map,

@@ -15,6 +15,8 @@ import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
 import type { FleetForgetCommand } from './fleet-forget.js'
+import { parseFleetTeach, runFleetTeach } from './fleet-teach.js'
+import type { FleetTeachCommand } from './fleet-teach.js'
 
 import { runFleet } from './fleet-view.js'
 import type { FleetFlags } from './fleet-view.js'
@@ -83,6 +85,7 @@ export const fleetCommand = defineCommand({
   overview: [
     ['fleet', 'one view of many gateways through a broker'],
     ['fleet forget <id>', "clear a beacon's fleet topics and Home Assistant entities"],
+    ['fleet teach <id> <room>', 'teach the running fleet a room with a beacon held there'],
   ],
   options: {
     json: { type: 'boolean' },
@@ -109,6 +112,7 @@ export const fleetCommand = defineCommand({
     'away-multiple': { type: 'string' },
     'away-margin': { type: 'string' },
     fingerprints: { type: 'string' },
+    seconds: { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -116,6 +120,7 @@ export const fleetCommand = defineCommand({
   help: `Usage: beaconkit fleet --mqtt <url> [options]
        beaconkit fleet --embedded-broker [port] [options]
        beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
+       beaconkit fleet teach <beacon-id> <room> --mqtt <url> [--seconds 20]
 
 One view of many gateways: listens to every gateway's status and RSSI batches on the
 broker and shows each beacon once — its floor and room (with hysteresis), position (with
@@ -182,10 +187,17 @@ trackers to forget it; heard again, it is announced again after the dwell. It
 waits for the broker's acknowledgements (at most 10 s each for the connection and
 for them), prints one line and exits 0; 2 for a bad id, 1 when the broker is
 unreachable. --mqtt-user, --mqtt-password-file and --client-id apply as above.
+
+beaconkit fleet teach <beacon-id> <room> asks the fleet running with --fingerprints
+to record the beacon's RSSI pattern over --seconds (default 20, at most 300) as a
+fingerprint of the room, while the beacon stays there; the fleet saves it to its file.
+It exits 0 once the fleet confirms, 1 when the fleet refuses (and says why), 75 when
+no fleet answers within the seconds + 10 s (docs/fleet.md "Rooms taught in place").
 ${FLEET_TAIL}`,
-  parse(values, pos): FleetCommand | FleetForgetCommand {
+  parse(values, pos): FleetCommand | FleetForgetCommand | FleetTeachCommand {
     const command = 'fleet'
     if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
+    if (pos[0] === 'teach') return parseFleetTeach(values, pos.slice(1))
     if (str(values, 'ha-prefix') !== undefined)
       fail(
         'ha-prefix',
@@ -271,5 +283,10 @@ ${FLEET_TAIL}`,
       ...optional('fingerprints', fingerprints),
     }
   },
-  run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),
+  run: (parsed) =>
+    parsed.command === 'fleet-forget'
+      ? runFleetForget(parsed)
+      : parsed.command === 'fleet-teach'
+        ? runFleetTeach(parsed)
+        : runFleet(parsed),
 })
