@@ -63,7 +63,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet teach against a runn
   it('with no fleet on the broker: says so and exits 75', async () => {
     const err = sink()
     const code = await runFleetTeach(
-      { command: 'fleet-teach', id: 'abc', room: 'Kitchen', seconds: 1, mqtt: { url: broker.url } },
+      {
+        command: 'fleet-teach',
+        id: 'abc',
+        room: 'Kitchen',
+        seconds: 1,
+        mqtt: { url: broker.url, homeAssistant: false },
+      },
       { stdout: sink(), stderr: err },
     )
     expect(code).toBe(75)
@@ -89,7 +95,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet teach against a runn
 
     const refusedErr = sink()
     const refused = await runFleetTeach(
-      { command: 'fleet-teach', id, room: 'Attic', seconds: 3, mqtt: { url: broker.url } },
+      { command: 'fleet-teach', id, room: 'Attic', seconds: 3, mqtt: { url: broker.url, homeAssistant: false } },
       { stdout: sink(), stderr: refusedErr },
     )
     expect(refused).toBe(1)
@@ -97,7 +103,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet teach against a runn
 
     const out = sink()
     const teaching = runFleetTeach(
-      { command: 'fleet-teach', id, room: 'Kitchen', seconds: 3, mqtt: { url: broker.url } },
+      { command: 'fleet-teach', id, room: 'Kitchen', seconds: 3, mqtt: { url: broker.url, homeAssistant: false } },
       { stdout: out, stderr: sink() },
     )
     // The fleet records on the site's clock: keep the site going while the command waits.
