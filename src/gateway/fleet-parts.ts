@@ -224,7 +224,11 @@ const metrics: Factory = ({ settings, running }) => {
     'metrics',
     running,
     'metrics',
-    async () => new MetricsEndpoint({ tracker: fleet }),
+    async () =>
+      new MetricsEndpoint({
+        tracker: fleet,
+        ...(running.rooms?.rooms === undefined ? {} : { rooms: running.rooms.rooms }),
+      }),
     async (value) => value.close(),
   )
 }

@@ -94,6 +94,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('startFleet with the room method on a
         mqtt: { url: broker.url, clientId: 'floors-fleet', homeAssistant: { enabled: true } },
         site: PLAN,
         fleet: { fingerprints: file },
+        metrics: { listen: '127.0.0.1:0' },
         clock,
       },
       { warn: (text) => warnings.push(text), stderr: { write: () => true } },
@@ -176,6 +177,14 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('startFleet with the room method on a
     await waitFor(() => office !== undefined, 'the retained Office occupancy', 10_000)
     await after.endAsync()
     expect(office).toEqual({ room: 'Office', floor: 'first', count: 0, beacons: [] })
+    // The learnt offsets in the metrics, per gateway (read at scrape time).
+    const text = (await f.metrics?.metrics()) ?? ''
+    for (const g of ['kitchen-pi', 'living-pi', 'bedroom-pi', 'office-pi'])
+      expect(text).toMatch(new RegExp(`beaconkit_fleet_gateway_offset_db\\{gateway="${g}"\\} -?\\d`))
+    expect(text).toMatch(/beaconkit_fleet_offset_observations_total [1-9]/)
+    expect(text).toContain('beaconkit_fleet_fingerprints 0')
+    expect(text).toContain('beaconkit_fleet_teachings 0')
+    expect(f.rooms?.rooms?.offsets.list().length).toBe(4)
     await site.close()
     site = undefined
     await f.stop()

@@ -220,9 +220,17 @@ export async function runFleet(
     const s = status(now)
     screen?.show((width, height) => renderFleetTable(beacons, s, { width, height, now }))
   }
+  // The learnt gateway offsets (#39), every 10 s with the room method.
+  let offsetsAt = -Infinity
   tracker.on('updated', (beacons) => {
     const now = clock.now()
     line({ event: 'updated', time: now, beacons })
+    const locator = fleet.rooms?.rooms
+    if (locator !== undefined && now - offsetsAt >= 10_000) {
+      offsetsAt = now
+      const offsets = locator.offsets.list().map((o) => ({ ...o, offsetDb: Math.round(o.offsetDb * 10) / 10 }))
+      line({ event: 'offsets', time: now, offsets, fingerprints: locator.fingerprints.samples().length })
+    }
     draw(beacons, now)
   })
 

@@ -150,8 +150,9 @@ while the gateways that heard it are offline). Runs until Ctrl-C or --duration.
                          --fleet); BEACONKIT_* variables override it, flags both
   --client-id <id>       MQTT client id (default beaconkit-fleet-<host>-<random>,
                          unique per process)
-  --json                 print events as JSON lines (found, gone, room, moved,
-                         gateway, updated) instead of the live table
+  --json                 print events as JSON lines (found, gone, room, floor, moved,
+                         gateway, updated; offsets every 10 s with the room method)
+                         instead of the live table
   --duration <seconds>   stop after this long
   --http [host:]port     the live map in a browser: floor plan, rooms, gateways,
                          beacons and their details (docs/web-map.md); host default
