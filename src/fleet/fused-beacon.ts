@@ -71,5 +71,6 @@ export function seededRecord(s: SeedState, now: number): Fused {
     candidateSince: 0,
   }
   if (s.room !== undefined) b.room = s.room
+  if (s.floor !== undefined) b.floor = s.floor
   return b
 }
