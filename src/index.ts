@@ -318,3 +318,23 @@ export { CLAIM_LIMITS } from './web/gateway-claims.js'
 export type { ClaimLimits, ClaimStats } from './web/gateway-claims.js'
 export { FleetRecorder, FLEET_RECORDING_FORMAT } from './fleet/fleet-recorder.js'
 export { FleetTimeline } from './web/timeline.js'
+// Floors, rooms taught in place, self-calibrating gateways, away in seconds (#39).
+export { RoomLocator } from './positioning/room-locator.js'
+export type { RoomLocatorOptions, RoomReading, RoomDecision } from './positioning/room-locator.js'
+export type { RoomHysteresis } from './positioning/room-hysteresis.js'
+export { RoomGeometry } from './positioning/room-geometry.js'
+export type { GeometryOptions, GeometryRoom } from './positioning/room-geometry.js'
+export type { ScoreOptions } from './positioning/room-scores.js'
+export { GatewayOffsets } from './positioning/gateway-offsets.js'
+export type { OffsetOptions, OffsetSample } from './positioning/gateway-offsets.js'
+export { Fingerprints, FingerprintRecorder, matchFingerprint } from './positioning/fingerprints.js'
+export type {
+  FingerprintGateway,
+  FingerprintLimits,
+  FingerprintSample,
+  MatchOptions,
+} from './positioning/fingerprints.js'
+export type { Floor } from './positioning/site-floors.js'
+export { AwayTimer } from './fleet/away-timer.js'
+export type { AwayOptions } from './fleet/away-timer.js'
+export { lossProbability, meanRssi, wallLoss } from './simulation/site-radio.js'

@@ -48,6 +48,7 @@ export function mqttModel(values: Values, command: string): BeaconkitConfig {
   })
   const text = (name: string): string | undefined => str(values, name)
   const gatewayId = text('gateway-id')
+  const room = text('room')
   const queueDir = text('queue-dir')
   const mqtt: NonNullable<BeaconkitConfig['mqtt']> = {
     ...given('url', url),
@@ -73,7 +74,9 @@ export function mqttModel(values: Values, command: string): BeaconkitConfig {
   }
   if (Object.keys(tls).length > 0) mqtt.tls = tls
   return {
-    ...(gatewayId === undefined ? {} : { gateway: { id: gatewayId } }),
+    ...(gatewayId === undefined && room === undefined
+      ? {}
+      : { gateway: { ...given('id', gatewayId), ...given('room', room) } }),
     mqtt,
     ...(queueDir === undefined ? {} : { upload: { queueDir } }),
   }

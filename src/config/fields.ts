@@ -27,6 +27,7 @@ export interface ConfigField {
 /** Every setting of the model, in the order `config example` documents them. */
 export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'gateway.id', option: 'gateway-id', kind: 'string' },
+  { path: 'gateway.room', option: 'room', kind: 'string' },
   { path: 'adapter.backend', option: 'backend', kind: 'string' },
   { path: 'adapter.hci', option: 'hci', kind: 'numbers' },
   { path: 'adapter.fallbackReplay', option: 'fallback-replay', kind: 'string' },
@@ -73,6 +74,10 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'fleet.record', option: 'record', kind: 'string' },
   { path: 'fleet.inputs', option: 'input', kind: 'strings' },
   { path: 'fleet.esphomeKeys', option: 'esphome-keys', kind: 'string' },
+  { path: 'fleet.rooms.method', option: 'rooms', kind: 'string' },
+  { path: 'fleet.away.multiple', option: 'away-multiple', kind: 'number' },
+  { path: 'fleet.away.margin', option: 'away-margin', kind: 'number' },
+  { path: 'fleet.fingerprints', option: 'fingerprints', kind: 'string' },
 ]
 
 /**

@@ -33,7 +33,11 @@ const gateway = z
       .string()
       .regex(GATEWAY_ID, 'expected up to 128 letters, digits, - and _ (it is a topic level)')
       .meta({ description: 'This gateway in topics (default: the host name).' }),
+    room: text
+      .max(64)
+      .meta({ description: "The room this gateway is in: Home Assistant files the gateway's device in that area." }),
   })
+  .partial()
   .strict()
 
 const adapter = z
@@ -188,6 +192,30 @@ const fleet = z
     esphomeKeys: path.meta({
       description:
         'ESPHome keys file: lines <host>:<port> <base64 key> for encrypted proxies; mode 600 (docs/esphome.md).',
+    }),
+    rooms: z
+      .object({
+        method: z.enum(['strongest', 'plan']).meta({
+          description:
+            'How rooms are decided (needs site): plan (floors, the plan, learnt offsets, taught rooms) or ' +
+            'strongest (the strongest gateway); default plan when every site gateway is placed.',
+        }),
+      })
+      .partial()
+      .strict(),
+    away: z
+      .object({
+        multiple: z
+          .number()
+          .min(1)
+          .max(100)
+          .meta({ default: 3, description: "A device is away after this many of its advertising intervals' silence." }),
+        margin: z.number().min(0).max(600).meta({ default: 1, description: 'Seconds added to them.' }),
+      })
+      .partial()
+      .strict(),
+    fingerprints: path.meta({
+      description: 'Rooms taught with beaconkit fleet teach and learnt gateway offsets are kept here (needs site).',
     }),
   })
   .partial()

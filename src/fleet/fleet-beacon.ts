@@ -30,6 +30,8 @@ export interface FleetBeacon {
   time: number
   present: true
   room?: string
+  /** Its floor's id, on a site with `floors` and the room method (#39). */
+  floor?: string
   position?: FleetPosition
   /** The gateways hearing it now, strongest first. */
   gateways: FleetGatewayReading[]

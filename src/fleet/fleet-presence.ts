@@ -15,6 +15,8 @@ export interface FleetPresenceState {
   present: boolean
   /** Its room while present. */
   room?: string
+  /** Its floor's id while present, on a site with `floors` (#39). */
+  floor?: string
   name?: string
   /** ms on the tracker's clock. */
   time: number
@@ -85,6 +87,7 @@ export class FleetPresence {
       id: b.id,
       present: true,
       ...(b.room === undefined ? {} : { room: b.room }),
+      ...(b.floor === undefined ? {} : { floor: b.floor }),
       ...(b.name === undefined ? {} : { name: b.name }),
       time: b.time,
     })

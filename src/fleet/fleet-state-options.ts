@@ -1,6 +1,8 @@
 /** The options, events and counters of the fused state (fleet-state.ts), and their defaults. */
 import type { RoomChange, RoomOptions } from './room-choice.js'
 import type { Site } from '../positioning/site.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
+import type { AwayTimer } from './away-timer.js'
 import type { FleetBeacon, PositionEstimator } from './fleet-beacon.js'
 
 /** Default of {@link FleetStateOptions.goneTimeoutMs}. */
@@ -14,6 +16,17 @@ export interface FleetStateOptions extends RoomOptions {
   site?: Site
   /** No gateway heard it for this long: gone (default 30000 ms). */
   goneTimeoutMs?: number
+  /**
+   * The room method of #39 (floor first, then room; offsets; fingerprints), built on the same
+   * site: rooms and floors are decided by it instead of the strongest gateway (room-choice.ts).
+   */
+  rooms?: RoomLocator
+  /**
+   * Away in seconds (#39): a beacon goes once nothing was heard for 3 of its learnt advertising
+   * intervals + 1 s, instead of the gone timeout (which it keeps for beacons not learnt yet and
+   * while their gateways are offline: give it `fallbackMs: goneTimeoutMs`).
+   */
+  away?: AwayTimer
   /** A gateway counts as hearing a beacon for this long after its latest reading (default 10000 ms). */
   hearingMs?: number
   /** Positions for beacons, when the site has anchor positions. */
@@ -77,6 +90,8 @@ export interface FleetStateEvents {
   /** `evicted`: dropped to make room for a beacon with a stronger claim, not gone by the timeout. */
   gone(b: FleetBeacon, evicted?: boolean): void
   room(b: FleetBeacon, change: RoomChange): void
+  /** Its floor changed (or was first decided), with the room method (`rooms`). */
+  floor?(b: FleetBeacon, change: RoomChange): void
   moved(b: FleetBeacon): void
   /**
    * A gateway was forgotten: silent for `gatewayForgetMs`, or evicted to make room for a site

@@ -70,6 +70,8 @@ export class FleetState {
     this.placer = new BeaconPlacer(options, {
       moved: (b, now) => this.on.moved(viewOf(b, now, this.describe)),
       room: (b, now, change) => this.on.room(viewOf(b, now, this.describe), change),
+      floor: (b, now, change) => this.on.floor?.(viewOf(b, now, this.describe), change),
+      online: (g, now) => this.gateways.stateOf(g, now) === 'online',
     })
     this.maxBatchReadings = countOption(options.maxBatchReadings, 'maxBatchReadings', 20_000)
     this.admission = new BeaconAdmission(
@@ -190,6 +192,7 @@ export class FleetState {
       this.beacons.set(r.id, b)
     } else this.admission.heard(r.id, gateway)
     hearFrom(b, gateway, r, seen)
+    this.options.away?.heard(r.id, gateway, seen)
     this.options.positioner?.observe({ time: seen, anchor: gateway, beacon: r.id, rssi: r.rssi })
     if (fresh) {
       this.placer.place(b, seen)
@@ -263,6 +266,8 @@ export class FleetState {
       this.beacons.delete(id)
       this.admission.forget(id)
       this.options.positioner?.forget?.(id)
+      this.options.rooms?.forget(id)
+      this.options.away?.forget(id)
       n++
     }
     return n
@@ -291,12 +296,15 @@ export class FleetState {
     this.gateways.sweep(now)
     const due: Fused[] = []
     for (const b of this.beacons.values()) {
-      if (now - b.lastSeen >= this.goneTimeoutMs) {
+      if (this.gone(b, now)) {
         this.drop(b, now)
         continue
       }
       let kept = 0
-      for (const g of b.gateways) if (now - g.lastSeen < this.hearingMs) b.gateways[kept++] = g
+      // A slow tag (a packet every 10 s) is still heard between its packets (#39, the away rule's interval).
+      const interval = this.options.away?.intervalOf(b.id)
+      const hearing = interval === undefined ? this.hearingMs : Math.max(this.hearingMs, 2.5 * interval)
+      for (const g of b.gateways) if (now - g.lastSeen < hearing) b.gateways[kept++] = g
       b.gateways.length = kept
       due.push(b)
     }
@@ -332,7 +340,7 @@ export class FleetState {
    */
   tickOrder(now: number): string[] {
     const ids: string[] = []
-    for (const b of this.beacons.values()) if (now - b.lastSeen < this.goneTimeoutMs) ids.push(b.id)
+    for (const b of this.beacons.values()) if (!this.gone(b, now)) ids.push(b.id)
     const start = this.firstPlaced(ids.length)
     return [...ids.slice(start), ...ids.slice(0, start)]
   }
@@ -342,11 +350,20 @@ export class FleetState {
     return n === 0 ? 0 : this.placeCursor % n
   }
 
+  /** Whether `b` is gone at `now`: by the away rule when given (#39), else by the gone timeout. */
+  private gone(b: Fused, now: number): boolean {
+    const away = this.options.away
+    if (away === undefined || away.lastHeard(b.id) === undefined) return now - b.lastSeen >= this.goneTimeoutMs
+    return away.away(b.id, now, (g) => this.gateways.stateOf(g, now) === 'online')
+  }
+
   /** The beacon goes: forgotten everywhere, then reported (`evicted`: for a stronger claim, not by the timeout). */
   private drop(b: Fused, now: number, { evicted = false }: { evicted?: boolean } = {}): void {
     this.beacons.delete(b.id)
     this.admission.forget(b.id)
     this.options.positioner?.forget?.(b.id)
+    this.options.rooms?.forget(b.id)
+    this.options.away?.forget(b.id)
     this.on.gone(viewOf(b, now, this.describe), evicted)
   }
 

@@ -12,6 +12,8 @@ export interface Fused extends RoomState {
   firstSeen: number
   lastSeen: number
   position?: FleetPosition
+  /** Its floor, decided by the room method (positioning/room-locator.ts) when the fleet has one. */
+  floor?: string
   /**
    * Where it was when `moved` last reported it (or first placed): a move is measured from here,
    * not from the previous tick, so a tag walking slower than `moveThresholdM` a second still moves.
@@ -31,6 +33,7 @@ export function viewOf(b: Fused, now: number, describe: FleetDescriber | undefin
     lastSeen: b.lastSeen,
   }
   if (b.room !== undefined) out.room = b.room
+  if (b.floor !== undefined) out.floor = b.floor
   if (b.position !== undefined) out.position = { ...b.position }
   const more = describe?.(b.id)
   if (more?.name !== undefined) out.name = more.name
@@ -68,5 +71,6 @@ export function seededRecord(s: SeedState, now: number): Fused {
     candidateSince: 0,
   }
   if (s.room !== undefined) b.room = s.room
+  if (s.floor !== undefined) b.floor = s.floor
   return b
 }

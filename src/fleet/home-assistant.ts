@@ -41,6 +41,12 @@ const ROOM_TEMPLATE =
   '{% else %}away{% endif %}' +
   '{% else %}None{% endif %}'
 
+/** The Room sensor's attributes: the floor beside the room (#39), None on a one-plane site or when away. */
+const ROOM_ATTRIBUTES_TEMPLATE =
+  '{% set p = value_json if value_json is defined and value_json is mapping else {} %}' +
+  "{{ {'floor': p.floor if p.present is defined and p.present is sameas true and p.floor is defined" +
+  ' and p.floor is string else None} | tojson }}'
+
 /** `<ha>/device_tracker/beaconkit_<obj>/config` */
 export function haTrackerConfigTopic(haPrefix: string, beaconId: string): string {
   return `${haPrefix}/device_tracker/beaconkit_${haObjectId(beaconId)}/config`
@@ -117,6 +123,8 @@ export function haRoomConfig(
     icon: 'mdi:map-marker',
     state_topic: `${topicPrefix}/fleet/presence/${beaconId}`,
     value_template: ROOM_TEMPLATE,
+    json_attributes_topic: `${topicPrefix}/fleet/presence/${beaconId}`,
+    json_attributes_template: ROOM_ATTRIBUTES_TEMPLATE,
     ...common(topicPrefix, beaconId, availability, name),
   }
 }

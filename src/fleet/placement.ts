@@ -4,6 +4,7 @@
  * evidence of its gateways and its position (room-evidence.ts).
  */
 import type { Site } from '../positioning/site.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
 import type { PositionEstimator } from './fleet-beacon.js'
 import type { FleetStateOptions } from './fleet-state-options.js'
 import type { Fused } from './fused-beacon.js'
@@ -17,6 +18,9 @@ const FIRST_ROOM_WAIT_MS = 1000
 export interface PlacementEvents {
   moved(b: Fused, now: number): void
   room(b: Fused, now: number, change: RoomChange): void
+  floor?(b: Fused, now: number, change: RoomChange): void
+  /** Whether a gateway is up at `now`: only an online gateway's silence is evidence (room method). */
+  online?(gateway: string, now: number): boolean
 }
 
 /** How one beacon is placed. */
@@ -38,6 +42,7 @@ export class BeaconPlacer {
   private readonly roomAccuracyM: number
   /** Reused for every beacon (see roomEvidence). */
   private readonly evidence = new Map<string, number>()
+  private readonly rooms: RoomLocator | undefined
 
   constructor(
     options: FleetStateOptions,
@@ -49,6 +54,18 @@ export class BeaconPlacer {
     this.marginDb = options.marginDb ?? 3
     this.moveThresholdM = options.moveThresholdM ?? 1
     this.roomAccuracyM = options.roomAccuracyM ?? 4
+    this.rooms = options.rooms
+  }
+
+  /** The room method's decision for `b` (#39): floor and room from what its gateways hear. */
+  private locate(b: Fused, now: number): void {
+    if (b.room === undefined && now - b.firstSeen < FIRST_ROOM_WAIT_MS) return
+    const online = this.on.online
+    const d = (this.rooms as RoomLocator).locate(b.id, b.gateways, now, online && ((g) => online(g, now)))
+    if (d.floor !== undefined) b.floor = d.floor
+    if (d.room !== undefined) b.room = d.room
+    if (d.floorChange !== undefined) this.on.floor?.(b, now, d.floorChange)
+    if (d.roomChange !== undefined) this.on.room(b, now, d.roomChange)
   }
 
   /**
@@ -81,6 +98,10 @@ export class BeaconPlacer {
       }
     }
     if (site === undefined) return
+    if (this.rooms !== undefined) {
+      this.locate(b, now)
+      return
+    }
     const at =
       fix === undefined || fix.accuracy > this.roomAccuracyM ? undefined : (fix.room ?? site.roomAt(fix.x, fix.y))
     const evidence = roomEvidence(this.evidence, site, b.gateways, at, this.marginDb)

@@ -7,6 +7,7 @@
  */
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { Site } from '../positioning/site.js'
+import { checkFloors, checkRoomSlugs } from './site-floor-check.js'
 
 /** One problem of a site file, with where it is (`rooms[2].gateways[1]`). */
 export interface SiteProblem {
@@ -109,6 +110,8 @@ export function checkSiteJSON(json: unknown): { site?: Site; problems: SiteProbl
         })
     }
   }
+  checkFloors(o, site, add)
+  checkRoomSlugs(site, add)
   for (const key of ['image', 'imageURL'] as const) {
     if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === ''))
       add({ severity: 'error', where: key, message: 'is not a file path or an http(s) URL of the floor plan' })

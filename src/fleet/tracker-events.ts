@@ -14,7 +14,7 @@ import type { MqttAckWarning } from '../mqtt/inflight.js'
 /** One tracker event as an object; `time` is the tracker's clock (ms). */
 export type FleetEvent =
   | { event: 'found' | 'gone' | 'moved'; time: number; beacon: FleetBeacon }
-  | { event: 'room'; time: number; beacon: FleetBeacon; change: RoomChange }
+  | { event: 'room' | 'floor'; time: number; beacon: FleetBeacon; change: RoomChange }
   | { event: 'updated'; time: number; beacons: FleetBeacon[] }
   | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' | 'forgotten' }
   | { event: 'unknownGateway'; time: number; gateway: string }
@@ -33,6 +33,7 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'moved':
       return { event, time, beacon: args[0] as FleetBeacon }
     case 'room':
+    case 'floor':
       return { event, time, beacon: args[0] as FleetBeacon, change: args[1] as RoomChange }
     case 'updated':
       return { event, time, beacons: args[0] as FleetBeacon[] }

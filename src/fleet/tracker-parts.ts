@@ -25,6 +25,7 @@ import { sitePositioner, type SitePositioner } from './site-positioner.js'
 import { FleetEventStreams } from './tracker-events.js'
 import type { TrackerLimits } from './tracker-limits.js'
 import { fleetStatusTopic } from './tracker-will.js'
+import { RoomOccupancyTopics } from './room-occupancy-topics.js'
 import type { FleetTrackerEvents, FleetTrackerOptions } from './tracker-types.js'
 
 /** The parts of a tracker (see the file comment). */
@@ -47,6 +48,8 @@ export interface TrackerParts {
   readonly own: SitePositioner | undefined
   /** Its own or the one given (`options.positioner`). */
   readonly positioner: PositionEstimator | undefined
+  /** With a site of rooms and no scale-out: the occupancy per room (#39). */
+  readonly occupancy: RoomOccupancyTopics | undefined
 }
 
 /** What the parts need of the tracker that holds them. */
@@ -98,7 +101,24 @@ export function trackerParts(
       : { prefix: haPrefix, availability: options.scaleOut === undefined, gate: ha },
     options.holdsIdentity,
   )
-  const birth = haPrefix === undefined ? undefined : new HaBirthWatch(haPrefix, () => topics.reannounce())
+  // One publisher per room: with scale-out each tracker holds only some beacons, so none counts a room.
+  const rooms = options.site?.rooms ?? []
+  const occupancy =
+    rooms.length === 0 || options.scaleOut !== undefined
+      ? undefined
+      : new RoomOccupancyTopics(
+          outbox,
+          topicPrefix,
+          rooms,
+          haPrefix === undefined ? undefined : { prefix: haPrefix, availability: true },
+        )
+  const birth =
+    haPrefix === undefined
+      ? undefined
+      : new HaBirthWatch(haPrefix, () => {
+          topics.reannounce()
+          occupancy?.reannounce()
+        })
   const maxBeacons = options.maxBeacons ?? DEFAULT_MAX_BEACONS
   const presence = new FleetPresence(outbox, topicPrefix, maxBeacons, limits.forgetAfterMs)
   const facts: BeaconFacts = new BeaconFacts(
@@ -116,6 +136,7 @@ export function trackerParts(
         topics.put(b)
         presence.present(b)
         ghosts.settled(b.id)
+        occupancy?.changed()
         host.emit('found', b)
       },
       gone: (b, evicted) => {
@@ -126,12 +147,21 @@ export function trackerParts(
           presence.gone(b.id, b.time, b.name)
         }
         ghosts.settled(b.id)
+        occupancy?.changed()
         host.emit('gone', b)
       },
       room: (b, change) => {
         topics.put(b)
         presence.present(b)
+        occupancy?.changed()
         host.emit('room', b, change)
+      },
+      floor: (b, change) => {
+        // The room method (#39): the retained state and presence carry the floor beside the room.
+        topics.put(b)
+        presence.present(b)
+        occupancy?.changed()
+        host.emit('floor', b, change)
       },
       moved: (b) => {
         // A walking tag's retained state follows it at the batches' pace (at most once a second).
@@ -172,5 +202,19 @@ export function trackerParts(
   })
   const streams = new FleetEventStreams(limits.eventBufferSize)
   const positioner = own?.positioner ?? options.positioner
-  return { state, outbox, topics, birth, presence, facts, scaleOut, streams, reader, ghosts, own, positioner }
+  return {
+    state,
+    outbox,
+    topics,
+    birth,
+    presence,
+    facts,
+    scaleOut,
+    streams,
+    reader,
+    ghosts,
+    own,
+    positioner,
+    occupancy,
+  }
 }

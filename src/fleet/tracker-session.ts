@@ -122,6 +122,7 @@ export class TrackerSession {
     if (!sessionPresent && this.host.parts.scaleOut === undefined) {
       this.host.parts.topics.republish(this.host.parts.state.list(this.host.clock.now()))
       this.host.parts.presence.republish()
+      this.host.parts.occupancy?.republish()
     }
     this.host.parts.birth?.connected(link)
     // Configs an earlier run left: once. Not with scale-out, where another tracker may own them.

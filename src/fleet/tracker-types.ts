@@ -134,6 +134,8 @@ export interface FleetTrackerEvents {
   gone: [beacon: FleetBeacon]
   /** The beacon was placed in a room, or moved to another (with hysteresis). */
   room: [beacon: FleetBeacon, change: RoomChange]
+  /** With the room method (`rooms`): the beacon's floor was decided, or changed (ids in `change`). */
+  floor: [beacon: FleetBeacon, change: RoomChange]
   /** Its position moved (with a positioner). */
   moved: [beacon: FleetBeacon]
   /** A gateway's status changed (`offline` includes its last will), or it was `forgotten`. */

@@ -254,6 +254,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.parts.presence.tick(now)
     if (this.parts.ghosts.wantsRead) this.#session.readGhosts()
     publishTick(this.parts, this.site, now)
+    this.parts.occupancy?.tick(() => this.parts.state.list(now))
     // The whole list is built only for someone who listens: at 50,000 beacons it is most of a tick.
     if (this.parts.streams.active || this.listenerCount('updated') > 0) this.emit('updated', this.parts.state.list(now))
   }

@@ -5,6 +5,7 @@
  */
 
 import type { RssiBatch, RssiReading } from '../mqtt/payloads.js'
+import { FLOOR_ID } from '../positioning/site-floors.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import { isTopicLevel } from '../util/topic-level.js'
 
@@ -72,6 +73,8 @@ export interface SeedGateway {
 export interface SeedState {
   id: string
   room?: string
+  /** Its floor (#39), with the room method. */
+  floor?: string
   gateways: SeedGateway[]
   firstSeen: number
   lastSeen: number
@@ -106,6 +109,7 @@ export function parseSeed(id: string, body: unknown): SeedState | undefined {
   )
     return undefined
   if (o.room !== undefined && (typeof o.room !== 'string' || o.room.length > 256)) return undefined
+  if (o.floor !== undefined && (typeof o.floor !== 'string' || !FLOOR_ID.test(o.floor))) return undefined
   const gateways: SeedGateway[] = []
   for (const g of o.gateways as unknown[]) {
     if (!isGatewayReading(g)) return undefined
@@ -119,6 +123,7 @@ export function parseSeed(id: string, body: unknown): SeedState | undefined {
   return {
     id,
     ...(o.room === undefined ? {} : { room: o.room as string }),
+    ...(o.floor === undefined ? {} : { floor: o.floor as string }),
     gateways,
     firstSeen: o.firstSeen,
     lastSeen: o.lastSeen,

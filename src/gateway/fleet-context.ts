@@ -23,7 +23,9 @@ import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { BeaconkitConfig } from '../config/load-config.js'
 import type { Keyring } from '../secure/keyring.js'
 import type { IdentityKeyring } from '../secure/identity-keyring.js'
+import type { Clock } from '../clock.js'
 import type { FleetSettings } from './settings/fleet.js'
+import type { FleetRooms } from './fleet-rooms.js'
 
 /** What only a program can give a fleet, beside the model (it cannot live in a config file). */
 export interface FleetRuntime {
@@ -37,6 +39,8 @@ export interface FleetRuntime {
   keyring?: Keyring
   /** Identity resolving keys (default: read from the model's `irk.file`). */
   identities?: IdentityKeyring
+  /** The tracker's time (default the real clock; a simulated site's virtual clock in tests). */
+  clock?: Clock
   /** Bounds of the foreign-input bridge (default: the bridge's). */
   inputLimits?: Pick<ForeignBridgeOptions, 'maxNodes' | 'maxPayloadBytes' | 'goneTimeoutMs'>
 }
@@ -75,6 +79,8 @@ export interface FleetRunning {
   /** The ESPHome proxies, fed to the bridge as gateways (#38). */
   esphome?: EspHomeInputs
   tracker?: FleetTracker
+  /** The room method and the away rule the tracker was given (#39). */
+  rooms?: FleetRooms
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */
   trackerResult?: MqttCloseResult
   details?: MqttBeaconDetails

@@ -32,6 +32,9 @@ import { keptPart } from './part.js'
 import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
+import { fleetRooms } from './fleet-rooms.js'
+import { FleetTeach } from './fleet-teach.js'
+import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
 type Factory = PartFactory<FleetContext>
 
@@ -147,14 +150,19 @@ const inputs: Factory = (context) => {
 
 /** The FleetTracker (always there); it connects with the fleet's `start()`, its stop keeps what was not delivered. */
 const tracker: Factory = (context) => {
-  const { settings, runtime, site, running } = context
+  const { settings, runtime, site, running, log } = context
   const m = settings.mqtt
   return keptPart(
     'tracker',
     running,
     'tracker',
     async () => {
+      // The room method and the away rule (#39); the taught rooms are read before the tracker starts.
+      const rooms = await fleetRooms(settings, site, (text) => log.warn(text))
+      running.rooms = rooms
       const made = new FleetTracker({
+        away: rooms.away,
+        ...(rooms.rooms === undefined ? {} : { rooms: rooms.rooms }),
         client: sharedClient(context),
         homeAssistant: homeAssistantOption(m),
         ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
@@ -162,14 +170,42 @@ const tracker: Factory = (context) => {
         ...(runtime.positioner === undefined ? {} : { positioner: runtime.positioner }),
         // The names of the fleet's IRK file: those irk:<name> devices are admitted and announced as named.
         ...(context.identities === undefined ? {} : { holdsIdentity: identityNames(context.identities) }),
+        ...(runtime.clock === undefined ? {} : { clock: runtime.clock }),
       })
       running.recorder?.attach(made)
       return made
     },
     async (value) => {
       running.trackerResult = await value.stop(FLUSH_DEADLINE_MS)
+      // Learnt offsets (and what was taught) survive a restart.
+      await running.rooms?.save(Date.now())
     },
   )
+}
+
+/** With the room method: `beaconkit fleet teach` answered on the fleet's connection (#39). */
+const teach: Factory = (context) => {
+  const { settings, running, log } = context
+  const fleet = running.tracker
+  const rooms = running.rooms
+  if (fleet === undefined || rooms?.rooms === undefined) return undefined
+  let made: FleetTeach | undefined
+  return {
+    name: 'teach',
+    start: async () => {
+      made = new FleetTeach(
+        sharedClient(context),
+        settings.mqtt.topicPrefix ?? DEFAULT_TOPIC_PREFIX,
+        fleet,
+        rooms,
+        (text) => log.warn(text),
+      )
+      made.start()
+    },
+    stop: async () => {
+      made?.stop()
+    },
+  }
 }
 
 /** With the map: its details panel reads the gateways' retained beacon states through its own subscription. */
@@ -203,7 +239,11 @@ const metrics: Factory = ({ settings, running }) => {
     'metrics',
     running,
     'metrics',
-    async () => new MetricsEndpoint({ tracker: fleet }),
+    async () =>
+      new MetricsEndpoint({
+        tracker: fleet,
+        ...(running.rooms?.rooms === undefined ? {} : { rooms: running.rooms.rooms }),
+      }),
     async (value) => value.close(),
   )
 }
@@ -252,6 +292,7 @@ export const FLEET_PARTS: readonly Factory[] = [
   inputs,
   esphomePart,
   tracker,
+  teach,
   details,
   metrics,
   map,

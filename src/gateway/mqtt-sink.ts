@@ -46,6 +46,7 @@ export function homeAssistantOption(flags: Omit<MqttSettings, 'gatewayId'>): fal
     ...(flags.haDwellMs === undefined ? {} : { dwellMs: flags.haDwellMs }),
     ...(flags.haExpireMs === undefined ? {} : { expireMs: flags.haExpireMs }),
     ...(flags.haBeacons === undefined ? {} : { beacons: flags.haBeacons }),
+    ...(flags.gatewayRoom === undefined ? {} : { room: flags.gatewayRoom }),
     ...(flags.beaconNames === undefined || flags.beaconNames.length === 0
       ? {}
       : { names: new BeaconNames(flags.beaconNames) }),

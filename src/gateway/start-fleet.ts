@@ -13,6 +13,7 @@ import type { MapServer } from '../web/map-server.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { fleetUrl } from './fleet-context.js'
+import type { FleetRooms } from './fleet-rooms.js'
 import type { FleetConfig, FleetContext, FleetHooks } from './fleet-context.js'
 import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
@@ -34,6 +35,8 @@ export interface RunningFleet {
   readonly metricsServer: MetricsServer | undefined
   /** The foreign-input bridge, when inputs are configured. */
   readonly inputs: ForeignBridge | undefined
+  /** The room method (with `plan`: its learnt offsets, its fingerprints) and the away rule (#39). */
+  readonly rooms: FleetRooms | undefined
   /** Connects and subscribes; resolves once the tracker runs. */
   start(): Promise<void>
   /**
@@ -93,6 +96,7 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
     metrics: running.metrics,
     metricsServer: running.metricsServer,
     inputs: running.inputs,
+    rooms: running.rooms,
     start: async () => {
       // The map's details subscribe on the fleet's connection; a broker away is a warning there, not a stop.
       running.details

@@ -6,6 +6,7 @@
  */
 import type * as PromClient from 'prom-client'
 import { registerFleetMetrics } from './fleet-metrics.js'
+import { registerRoomMetrics } from './room-metrics.js'
 import { registerBuildInfo, registerGatewayMetrics } from './gateway-metrics.js'
 import { Health } from './health.js'
 import type { MetricsSources } from './sources.js'
@@ -40,6 +41,7 @@ export class MetricsEndpoint {
       registerBuildInfo(prom, registry)
       registerGatewayMetrics(prom, registry, this.parts)
       registerFleetMetrics(prom, registry, this.parts, () => this.health.trackerConnected)
+      if (this.parts.rooms !== undefined) registerRoomMetrics(prom, registry, this.parts.rooms)
       return registry
     })()
     return this.registry

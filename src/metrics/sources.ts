@@ -8,6 +8,7 @@ import type { MqttPublisher } from '../mqtt/publisher.js'
 import type { Uploader } from '../cloud/uploader.js'
 import type { FleetTracker } from '../fleet/tracker.js'
 import type { AdvertisementSource } from '../sources/source.js'
+import type { RoomMetricsSource } from './room-metrics.js'
 
 /** The parts of a gateway (`scanner`, with its `source`) or of a fleet (`tracker`) to report on; each is optional. */
 export interface MetricsSources {
@@ -21,6 +22,8 @@ export interface MetricsSources {
   uploader?: Uploader
   /** The fleet tracker: observations, beacons, fusion and positions, its broker connection. */
   tracker?: FleetTracker
+  /** The fleet's room method (#39): learnt offsets, fingerprints, teachings. */
+  rooms?: RoomMetricsSource
 }
 
 /**

@@ -141,6 +141,8 @@ export interface HaDevice {
   manufacturer: string
   sw_version?: string
   via_device?: string
+  /** The area Home Assistant files the device in (a gateway that knows its room). */
+  suggested_area?: string
 }
 
 /** The device of a beacon (`beaconkit_<obj>`), named by its configured name or else its id. */
@@ -153,9 +155,13 @@ export function haDevice(beaconId: string, name?: string): HaDevice {
   }
 }
 
-/** The device of a gateway (`beaconkit_gw_<gw>`; gateway ids are already `[A-Za-z0-9_-]`). */
-export function haGatewayDevice(gatewayId: string): HaDevice {
+/**
+ * The device of a gateway (`beaconkit_gw_<gw>`; gateway ids are already `[A-Za-z0-9_-]`); with the
+ * room it is in, `suggested_area` so Home Assistant files it in that area (#39).
+ */
+export function haGatewayDevice(gatewayId: string, room?: string): HaDevice {
   return {
+    ...(room === undefined ? {} : { suggested_area: room }),
     identifiers: [`beaconkit_gw_${gatewayId}`],
     name: `beaconkit gateway ${gatewayId}`,
     model: 'beaconkit gateway',

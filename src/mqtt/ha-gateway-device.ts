@@ -17,9 +17,9 @@ export const HA_BEACONS_TEMPLATE =
   ' and value_json.beacons is not boolean %}{{ value_json.beacons }}{% else %}None{% endif %}'
 
 /** The two retained configs of the gateway's device, for `<ha>` and the status topic of gateway `gatewayId`. */
-export function haGatewayConfigs(prefix: string, gatewayId: string, statusTopic: string): HaMessage[] {
+export function haGatewayConfigs(prefix: string, gatewayId: string, statusTopic: string, room?: string): HaMessage[] {
   const node = `beaconkit_gw_${gatewayId}`
-  const device = haGatewayDevice(gatewayId)
+  const device = haGatewayDevice(gatewayId, room)
   const connectivity = {
     name: 'Connectivity',
     unique_id: `${node}_connectivity`,

@@ -34,6 +34,8 @@ export interface GatewayHomeAssistantOptions extends HomeAssistantOptions {
    * by its name, and with a list only listed beacons get entities.
    */
   names?: HaBeaconNames
+  /** The room the gateway is in: its device gets it as `suggested_area` (Home Assistant's area). */
+  room?: string
 }
 
 /** Default of `homeAssistant.beacons`. */
@@ -98,7 +100,11 @@ export class GatewayHomeAssistant {
 
   constructor(
     private readonly settings: HaSettings,
-    private readonly options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames },
+    private readonly options: HomeAssistantOptions & {
+      beacons: 'auto' | boolean
+      names?: HaBeaconNames
+      room?: string
+    },
     private readonly statusTopic: string,
     private readonly out: GatewayHaOutput,
   ) {
@@ -115,7 +121,7 @@ export class GatewayHomeAssistant {
 
   /** The Home Assistant side of the gateway with `topics`, its options checked; `heartbeatMs` sets `expire_after`. */
   static forGateway(
-    options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames },
+    options: HomeAssistantOptions & { beacons: 'auto' | boolean; names?: HaBeaconNames; room?: string },
     topics: GatewayTopics,
     heartbeatMs: number,
     out: GatewayHaOutput,
@@ -173,7 +179,7 @@ export class GatewayHomeAssistant {
 
   /** The gateway device's configs, and with `beacons` every beacon config announced so far. */
   private announceAll({ beacons }: { beacons: boolean }): void {
-    const device = haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic)
+    const device = haGatewayConfigs(this.settings.prefix, this.settings.gatewayId, this.statusTopic, this.options.room)
     for (const c of device) this.out.retained(c.topic, c.payload)
     if (beacons) for (const c of this.announcer.reannounce()) this.out.retained(c.topic, c.payload)
   }

@@ -189,10 +189,16 @@ function queueDir(dir: unknown): string | undefined {
 
 function haOptions(
   ha: GatewayHomeAssistantOptions,
-): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix' | 'names'>> {
+): GatewayHomeAssistantOptions & Required<Omit<GatewayHomeAssistantOptions, 'prefix' | 'names' | 'room'>> {
+  const room: unknown = ha.room
+  if (room !== undefined && (typeof room !== 'string' || !/^[^\p{Cc}]{1,64}$/u.test(room)))
+    throw new InvalidOptionError('invalid_option', 'homeAssistant.room must be a room name of 1 to 64 characters', {
+      option: 'homeAssistant.room',
+    })
   return {
     ...(ha.prefix === undefined ? {} : { prefix: ha.prefix }),
     ...(ha.names === undefined ? {} : { names: ha.names }),
+    ...(ha.room === undefined ? {} : { room: ha.room }),
     ...resolveHaGateOptions(ha),
     beacons: checkHaBeacons(ha.beacons),
   }

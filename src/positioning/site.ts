@@ -7,6 +7,7 @@
 import { bad, isRecord, optionalNumber, readPoint, readPolygon } from './site-json.js'
 import { readBeaconNames } from './beacon-names.js'
 import type { BeaconName } from './beacon-names.js'
+import { readFloorRef, readFloors, type Floor } from './site-floors.js'
 
 /** A fixed receiver or beacon, metres on the site's plan. */
 export interface Anchor {
@@ -17,6 +18,8 @@ export interface Anchor {
   z?: number
   /** The room the anchor stands in, given or found from the room polygons. */
   room?: string
+  /** The floor it is on (a `floors` id), given or its room's. */
+  floor?: string
   /**
    * A foreign node (an ESP32 of OpenMQTTGateway, Theengs or ESPresense fed through the fleet's
    * inputs), not a beaconkit gateway: once a site declares any, its other gateways are native
@@ -30,6 +33,8 @@ export interface Room {
   name: string
   /** Corners in order, metres; absent in the simple case of gateway → room names. */
   polygon?: readonly (readonly [number, number])[]
+  /** The floor it is on (a `floors` id); absent on a one-plane site. */
+  floor?: string
 }
 
 /** A wall on the plan: a straight segment that weakens every radio path crossing it. */
@@ -38,6 +43,8 @@ export interface Wall {
   to: readonly [number, number]
   /** dB lost by a path crossing it; absent: the simulator's default per wall. */
   attenuationDb?: number
+  /** The floor it stands on (a `floors` id); absent: every floor's (a one-plane site). */
+  floor?: string
 }
 
 /** The rectangle the site covers. */
@@ -71,6 +78,8 @@ function readWalls(v: unknown): Wall[] {
       if (db < 0) throw bad(`walls[${i}].attenuationDb is negative`, 'give the dB a wall takes away, 0 or more')
       wall.attenuationDb = db
     }
+    const floor = readFloorRef(w.floor, `walls[${i}]`)
+    if (floor !== undefined) wall.floor = floor
     return wall
   })
 }
@@ -99,6 +108,8 @@ export class Site {
   readonly kind: AnchorKind
   readonly area?: Area
   readonly rooms: readonly Room[]
+  /** The building's floors, bottom first as the file lists them; empty on a one-plane site. */
+  readonly floors: readonly Floor[]
   /** Walls, for the site simulator's radio model and the map; empty when the file has none. */
   readonly walls: readonly Wall[]
   /** The file's `beacons` that have a name (beacon-names.ts); empty when it names none. */
@@ -112,16 +123,21 @@ export class Site {
     rooms?: readonly Room[]
     walls?: readonly Wall[]
     beaconNames?: readonly BeaconName[]
+    floors?: readonly Floor[]
   }) {
     this.kind = init.kind ?? 'receivers'
     this.rooms = init.rooms ?? []
+    this.floors = init.floors ?? []
     this.walls = init.walls ?? []
     this.beaconNames = init.beaconNames ?? []
     if (init.area !== undefined) this.area = init.area
     const anchors = new Map<string, Anchor>()
     for (const a of init.anchors) {
-      const room = a.room ?? (a.x !== undefined && a.y !== undefined ? this.roomAt(a.x, a.y) : undefined)
-      anchors.set(a.id, room === undefined ? { ...a } : { ...a, room })
+      const room = a.room ?? (a.x !== undefined && a.y !== undefined ? this.roomAt(a.x, a.y, a.floor) : undefined)
+      const floor = a.floor ?? this.rooms.find((r) => r.name === room)?.floor
+      const anchor: Anchor = room === undefined ? { ...a } : { ...a, room }
+      if (floor !== undefined) anchor.floor = floor
+      anchors.set(a.id, anchor)
     }
     this.anchors = anchors
   }
@@ -131,8 +147,9 @@ export class Site {
    * (fixed receivers) or under `anchorBeacons` (fixed beacons), each `{ x?, y?, z?, room? }`;
    * `area` `{ minX, minY, maxX, maxY }`; `rooms` as a list of `{ name, polygon?, gateways? }` or
    * as an object of room name → gateway ids; `walls` as a list of `[[x1, y1], [x2, y2]]` segments
-   * or `{ from, to, attenuationDb? }`; `beacons` as a list of `{ id?, serialNumber?, name }`
-   * naming beacons (readBeaconNames). Other keys are ignored. Throws
+   * or `{ from, to, attenuationDb?, floor? }`; `beacons` as a list of `{ id?, serialNumber?, name }`
+   * naming beacons (readBeaconNames); `floors` as a list of `{ id, name, z?, image? }`, with a
+   * `floor` on rooms (list form) and gateways (site-floors.ts). Other keys are ignored. Throws
    * `InvalidOptionError` naming the first thing that is wrong.
    */
   static fromJSON(json: unknown): Site {
@@ -152,6 +169,8 @@ export class Site {
           throw bad(`rooms[${i}] has no name`, 'give each room a "name"')
         const room: Room = { name: r.name }
         if (r.polygon !== undefined) room.polygon = readPolygon(r.polygon, `rooms[${i}]`)
+        const floor = readFloorRef(r.floor, `rooms[${i}]`)
+        if (floor !== undefined) room.floor = floor
         rooms.push(room)
         if (Array.isArray(r.gateways))
           for (const g of r.gateways) if (typeof g === 'string') roomOfGateway.set(g, r.name)
@@ -175,12 +194,20 @@ export class Site {
         if (y !== undefined) a.y = y
         if (z !== undefined) a.z = z
         if (typeof v.room === 'string') a.room = v.room
+        const floor = readFloorRef(v.floor, id)
+        if (floor !== undefined) a.floor = floor
         if (v.foreign === true) a.foreign = true
       }
       const named = roomOfGateway.get(id)
       if (named !== undefined && a.room === undefined) a.room = named
       if (a.room !== undefined && !rooms.some((r) => r.name === a.room)) rooms.push({ name: a.room })
       anchors.push(a)
+    }
+    // A room of the object form (or one that names no floor) is on its gateways' floor when they agree.
+    for (const r of rooms) {
+      if (r.floor !== undefined) continue
+      const floors = new Set(anchors.filter((a) => a.room === r.name && a.floor !== undefined).map((a) => a.floor))
+      if (floors.size === 1) r.floor = [...floors][0]
     }
     let area: Area | undefined
     if (isRecord(json.area)) {
@@ -199,6 +226,7 @@ export class Site {
       rooms,
       walls,
       beaconNames,
+      floors: readFloors(json.floors),
       ...(area === undefined ? {} : { area }),
     })
   }
@@ -260,9 +288,20 @@ export class Site {
     return [...this.anchors.values()]
   }
 
-  /** The room whose polygon holds (x, y), if any. */
-  roomAt(x: number, y: number): string | undefined {
-    for (const r of this.rooms) if (r.polygon !== undefined && inside(r.polygon, x, y)) return r.name
+  /**
+   * The room whose polygon holds (x, y), if any; with `floor`, only a room on that floor (or one
+   * that names no floor): rooms of different floors overlap on the plan.
+   */
+  roomAt(x: number, y: number, floor?: string): string | undefined {
+    for (const r of this.rooms) {
+      if (floor !== undefined && r.floor !== undefined && r.floor !== floor) continue
+      if (r.polygon !== undefined && inside(r.polygon, x, y)) return r.name
+    }
     return undefined
+  }
+
+  /** The floor a room is on, if the site says. */
+  floorOf(room: string): string | undefined {
+    return this.rooms.find((r) => r.name === room)?.floor
   }
 }

@@ -26,7 +26,8 @@ export class SiteAir {
   constructor(
     private readonly radio: RadioModel,
     private readonly places: readonly GatewayPlace[],
-    private readonly walls: readonly Wall[],
+    /** The walls of each floor (index as in the site's `floors`; one list on a one-plane site). */
+    private readonly walls: readonly (readonly Wall[])[],
     beacons: number,
     private readonly random: () => number,
     private readonly gaussian: () => number,
@@ -105,7 +106,8 @@ export class SiteAir {
     this.counters.transmitted++
     const r = this.radio
     const power = b.spec.measuredPower ?? r.measuredPower
-    const z = b.spec.z ?? r.beaconHeight
+    const z = b.floorZ + (b.spec.z ?? r.beaconHeight)
+    const walls = this.walls[b.floor] ?? []
     for (let g = 0; g < this.places.length; g++) {
       const gw = this.places[g]
       const link = b.index * this.places.length + g
@@ -119,7 +121,9 @@ export class SiteAir {
       this.shadowAt[link] = t
       const distance = Math.hypot(gw.x - p.x, gw.y - p.y, gw.z - z)
       const mean =
-        meanRssi(power, distance, r.pathLossExponent) - wallLoss(this.walls, [p.x, p.y], [gw.x, gw.y], r.wallDb)
+        meanRssi(power, distance, r.pathLossExponent) -
+        wallLoss(walls, [p.x, p.y], [gw.x, gw.y], r.wallDb) -
+        r.slabDb * Math.abs(gw.floor - b.floor)
       const rssi = mean + this.shadow[link] + this.gaussian() * r.fadingDb
       const lost = this.random() < lossProbability(rssi, r)
       if (rssi <= r.sensitivityDbm) {

@@ -34,6 +34,8 @@ export interface SiteBeacon extends Omit<SimulatedDevice, 'distance'> {
   path?: SitePath
   /** Height above the floor, m; default the radio model's `beaconHeight`. */
   z?: number
+  /** The floor it is on (a site `floors` id; default the first floor). It stays on it. */
+  floor?: string
 }
 
 /** Where a beacon is at one moment. */
@@ -258,6 +260,11 @@ export function siteBeaconsFromJSON(json: unknown): SiteBeacon[] {
       if (typeof v.z !== 'number' || !Number.isFinite(v.z))
         throw bad(`${where}.z`, 'is not a number', 'give the height in metres')
       beacon.z = v.z
+    }
+    if (v.floor !== undefined) {
+      if (typeof v.floor !== 'string' || v.floor === '')
+        throw bad(`${where}.floor`, 'is not a floor id', 'give the id of one of the site\'s "floors"')
+      beacon.floor = v.floor
     }
     return beacon
   })

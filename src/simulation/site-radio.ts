@@ -4,7 +4,6 @@
  * (the random numbers are passed in), so the model is tested without a simulation.
  */
 import { InvalidOptionError } from '../errors.js'
-import type { Wall } from '../positioning/site.js'
 
 /** Parameters of the radio model (docs/fleet.md, "The simulated site"). */
 export interface RadioModel {
@@ -33,6 +32,10 @@ export interface RadioModel {
   beaconHeight: number
   /** Height of a gateway, m, for gateways the site gives no `z`. Default 2.2. */
   gatewayHeight: number
+  /** dB lost per floor between a beacon and a gateway (a slab costs 10–20 dB). Default 15. */
+  slabDb: number
+  /** Storey height, m, for floors without their own `z`. Default 3. */
+  storeyHeight: number
 }
 
 /** The defaults of {@link RadioModel}. */
@@ -48,6 +51,8 @@ export const DEFAULT_RADIO: Readonly<RadioModel> = Object.freeze({
   fadeMarginDb: 10,
   beaconHeight: 1.2,
   gatewayHeight: 2.2,
+  slabDb: 15,
+  storeyHeight: 3,
 })
 
 /** The model with `given` over the defaults; throws InvalidOptionError naming a value out of range. */
@@ -62,39 +67,17 @@ export function radioModel(given: Partial<RadioModel> = {}): RadioModel {
   for (const key of Object.keys(DEFAULT_RADIO) as (keyof RadioModel)[])
     check(typeof m[key] === 'number' && Number.isFinite(m[key]), key, 'must be a number')
   check(m.pathLossExponent > 0, 'pathLossExponent', 'must be > 0')
-  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight'] as const)
+  for (const key of ['shadowingDb', 'fadingDb', 'wallDb', 'beaconHeight', 'gatewayHeight', 'slabDb'] as const)
     check(m[key] >= 0, key, 'must be >= 0')
   check(m.shadowingMs > 0, 'shadowingMs', 'must be > 0 ms')
+  check(m.storeyHeight > 0, 'storeyHeight', 'must be > 0 m')
   check(m.fadeMarginDb > 0, 'fadeMarginDb', 'must be > 0 dB')
   check(m.lossRate >= 0 && m.lossRate < 1, 'lossRate', 'must be in [0, 1)')
   return m
 }
 
-/** Whether segments p1–p2 and q1–q2 cross (touching at an end counts; collinear overlap does not). */
-function crosses(
-  p1: readonly [number, number],
-  p2: readonly [number, number],
-  q1: readonly [number, number],
-  q2: readonly [number, number],
-): boolean {
-  const d = (p2[0] - p1[0]) * (q2[1] - q1[1]) - (p2[1] - p1[1]) * (q2[0] - q1[0])
-  if (d === 0) return false
-  const t = ((q1[0] - p1[0]) * (q2[1] - q1[1]) - (q1[1] - p1[1]) * (q2[0] - q1[0])) / d
-  const u = ((q1[0] - p1[0]) * (p2[1] - p1[1]) - (q1[1] - p1[1]) * (p2[0] - p1[0])) / d
-  return t >= 0 && t <= 1 && u >= 0 && u <= 1
-}
-
-/** dB the walls between `a` and `b` take away. */
-export function wallLoss(
-  walls: readonly Wall[],
-  a: readonly [number, number],
-  b: readonly [number, number],
-  wallDb: number,
-): number {
-  let db = 0
-  for (const w of walls) if (crosses(a, b, w.from, w.to)) db += w.attenuationDb ?? wallDb
-  return db
-}
+/** The walls' loss lives with the site (positioning/walls.ts): the room method predicts with the same. */
+export { wallLoss } from '../positioning/walls.js'
 
 /** Mean RSSI (dBm) at `distance` metres: log-distance path loss from the power at 1 m. */
 export function meanRssi(measuredPower: number, distance: number, exponent: number): number {

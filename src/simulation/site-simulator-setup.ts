@@ -18,6 +18,9 @@ export interface BeaconState {
   next: number
   frame: number
   lastHeard?: SiteHeard
+  /** Index of its floor in the site's `floors` (0 on a one-plane site), and that floor's height, m. */
+  floor: number
+  floorZ: number
 }
 
 /** A gateway where the radio model hears it (metres; `z` defaults to the radio's gateway height). */
@@ -25,7 +28,16 @@ export interface GatewayPlace {
   id: string
   x: number
   y: number
+  /** Height above the ground (its floor's height plus its own), m. */
   z: number
+  /** Index of its floor in the site's `floors` (0 on a one-plane site). */
+  floor: number
+}
+
+/** Index of floor `id` in the site's floors (0 when absent or unknown), and that floor's height. */
+export function floorOf(site: Site, radio: RadioModel, id: string | undefined): { index: number; z: number } {
+  const index = Math.max(0, id === undefined ? 0 : site.floors.findIndex((f) => f.id === id))
+  return { index, z: site.floors[index]?.z ?? index * radio.storeyHeight }
 }
 
 /** The site's gateways where the radio model places them; the site must be one of gateways. */
@@ -43,7 +55,8 @@ export function gatewayPlaces(site: Site, radio: RadioModel): GatewayPlace[] {
         `site: gateway ${a.id} has no position; give it "x" and "y" in metres to simulate it`,
         { option: 'site' },
       )
-    return { id: a.id, x: a.x, y: a.y, z: a.z ?? radio.gatewayHeight }
+    const floor = floorOf(site, radio, a.floor)
+    return { id: a.id, x: a.x, y: a.y, z: floor.z + (a.z ?? radio.gatewayHeight), floor: floor.index }
   })
   if (places.length === 0)
     throw new InvalidOptionError('invalid_option', 'site: no gateways to simulate', { option: 'site' })
@@ -87,6 +100,8 @@ export function beaconStates(
       trajectory: new Trajectory(spec),
       next: (spec.appearAtMs ?? 0) + random() * (spec.intervalMs ?? 500),
       frame: 0,
+      floor: 0,
+      floorZ: 0,
     }
     if (byName.has(name))
       throw new InvalidOptionError(

@@ -40,6 +40,8 @@ export interface SiteTruth {
   y: number
   /** The room whose polygon holds it, if any. */
   room?: string
+  /** Its floor's id, on a site with `floors`. */
+  floor?: string
   /** Appeared and not yet left. */
   present: boolean
   moving: boolean

@@ -23,7 +23,7 @@ import type {
   SiteTruth,
 } from './site-simulator-types.js'
 import { SiteAir } from './site-air.js'
-import { beaconStates, gatewayPlaces } from './site-simulator-setup.js'
+import { beaconStates, floorOf, gatewayPlaces } from './site-simulator-setup.js'
 import type { BeaconState, GatewayPlace } from './site-simulator-setup.js'
 import { Site } from '../positioning/site.js'
 
@@ -104,10 +104,19 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
       this.origin = this.pace.now()
     }
     // After the beacons: the links' first shadowing follows their start phases in the seeded sequence.
+    // Floors: each beacon on its own, each floor's walls apart (a wall naming no floor stands on all).
+    for (const b of this.beacons) {
+      const f = floorOf(site, this.radio, b.spec.floor)
+      b.floor = f.index
+      b.floorZ = f.z
+    }
+    const wallsByFloor = Array.from({ length: Math.max(1, site.floors.length) }, (_, i) =>
+      site.walls.filter((w) => w.floor === undefined || floorOf(site, this.radio, w.floor).index === i),
+    )
     this.air = new SiteAir(
       this.radio,
       this.places,
-      site.walls,
+      wallsByFloor,
       this.beacons.length,
       this.random,
       this.gaussian,
@@ -190,8 +199,18 @@ export class SiteSimulator extends EventEmitter<SiteSimulatorEvents> implements 
     const t = time - this.origin
     const p = b.trajectory.at(t)
     const present = t >= (b.spec.appearAtMs ?? 0) && (b.spec.leaveAtMs === undefined || t < b.spec.leaveAtMs)
-    const room = this.site.roomAt(p.x, p.y)
-    return { name, time, x: p.x, y: p.y, ...(room === undefined ? {} : { room }), present, moving: p.moving }
+    const floor = this.site.floors[b.floor]?.id
+    const room = this.site.roomAt(p.x, p.y, floor)
+    return {
+      name,
+      time,
+      x: p.x,
+      y: p.y,
+      ...(room === undefined ? {} : { room }),
+      ...(floor === undefined ? {} : { floor }),
+      present,
+      moving: p.moving,
+    }
   }
 
   /** The latest packet of the beacon (by name, serial number or address) that a started gateway heard, so far. */

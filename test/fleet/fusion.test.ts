@@ -128,18 +128,21 @@ describe('rooms with hysteresis', () => {
 
   it('a position counts as room evidence only once the positioner is sure enough of it', () => {
     // A positioner that has just started puts the tag in the middle of the plan (the hall) with
-    // a wide radius; the gateways say kitchen. Only a confident position may overrule them.
+    // a wide radius; the gateways say kitchen, the hall's close behind. Only a confident position
+    // may break that close call (and only one the hall's own gateway agrees with: room-evidence.test.ts).
     let accuracy = 6
     const positioner = { observe: () => undefined, estimate: () => ({ x: 6, y: 1.5, accuracy }) }
     const { state, rooms, batch } = harness({ site, positioner, dwellMs: 4000, marginDb: 3 })
     for (let t = 0; t <= 10_000; t += 1000) {
       state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.ingest(batch('hall', t, [['tag', -58]]), t)
       state.tick(t)
     }
     expect(rooms).toEqual([{ to: 'Kitchen' }])
     accuracy = 1.5
     for (let t = 11_000; t <= 20_000; t += 1000) {
       state.ingest(batch('kitchen', t, [['tag', -55]]), t)
+      state.ingest(batch('hall', t, [['tag', -58]]), t)
       state.tick(t)
     }
     expect(rooms).toEqual([{ to: 'Kitchen' }, { from: 'Kitchen', to: 'Hall' }])

@@ -86,7 +86,10 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('presence, names and values of the fl
     // With a `beacons` list, Home Assistant is told only of the beacons it names (not of T3, a
     // foreign iBeacon without a serial number), each device by its name; T2's fused values get
     // their sensors (T1 reported none).
-    const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/')).sort()
+    // Each room of the site has its occupancy sensor besides (#39).
+    const rooms = [...retained.keys()].filter((k) => k.includes('/beaconkit_room_')).sort()
+    expect(rooms).toEqual(['homeassistant/sensor/beaconkit_room_hall_occupancy/config', 'homeassistant/sensor/beaconkit_room_kitchen_occupancy/config'])
+    const configs = [...retained.keys()].filter((k) => k.startsWith('homeassistant/') && !rooms.includes(k)).sort()
     expect(configs).toEqual([...haFleetBase(T1), ...haFleetBase(T2), haValueConfigTopic('homeassistant', T2, 'temperature'), haValueConfigTopic('homeassistant', T2, 'light'), haValueConfigTopic('homeassistant', T2, 'battery')].sort())
     expectTrackerConfig(retained.get(haTrackerConfigTopic('homeassistant', T1)), 'beaconkit', T1, 'Anna')
     expectTrackerConfig(retained.get(haTrackerConfigTopic('homeassistant', T2)), 'beaconkit', T2, 'Bob')

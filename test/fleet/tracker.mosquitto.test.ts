@@ -230,7 +230,11 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('FleetTracker with three gateways thr
       expect(retained.has(`site3/fleet/beacons/${id}`)).toBe(false)
       expect(JSON.parse(retained.get(`site3/fleet/presence/${id}`) ?? '{}')).toMatchObject({ present: false })
       // No values were reported: no value sensors.
-      expect([...retained.keys()].filter((k) => k.startsWith('ha3/')).sort()).toEqual([trackerTopic, roomTopic].sort())
+      // Besides, the site's one room has its occupancy sensor (#39), valid discovery, empty now.
+      const occupancyTopic = 'ha3/sensor/beaconkit_room_kitchen_occupancy/config'
+      expect(discoveryProblems(occupancyTopic, retained.get(occupancyTopic) ?? '')).toEqual([])
+      expect(JSON.parse(retained.get('site3/fleet/rooms/kitchen') ?? '{}')).toMatchObject({ room: 'Kitchen', count: 0 })
+      expect([...retained.keys()].filter((k) => k.startsWith('ha3/')).sort()).toEqual([trackerTopic, roomTopic, occupancyTopic].sort())
     } finally {
       await t.stop()
       await raw.endAsync()

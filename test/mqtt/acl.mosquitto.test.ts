@@ -104,7 +104,9 @@ describe.skipIf(MOSQUITTO === undefined || PASSWD_TOOL === undefined)(needsMosqu
     const reader = await Subscriber.connect(url, ['beaconkit/#', 'homeassistant/#', 'beaconkit-test/marker/#'], { username: 'fleet', password: password('fleet'), protocolVersion: 5 })
     try {
       const gw = await login('gw1')
-      const denied = ['beaconkit/gateways/gw2/status', 'beaconkit/gateways/gw2/rssi', 'beaconkit/fleet/beacons/0117C5000001', 'beaconkit/fleet/status', 'homeassistant/device_tracker/beaconkit_x/config']
+      const denied = ['beaconkit/gateways/gw2/status', 'beaconkit/gateways/gw2/rssi', 'beaconkit/fleet/beacons/0117C5000001', 'beaconkit/fleet/status', 'homeassistant/device_tracker/beaconkit_x/config',
+        // #39: the fleet's teach command and its answers, and the rooms' occupancy, are the fleet's alone.
+        'beaconkit/fleet/teach', 'beaconkit/fleet/teach/0123abcd', 'beaconkit/fleet/rooms/kitchen', 'homeassistant/sensor/beaconkit_room_kitchen_occupancy/config']
       for (const topic of denied) {
         await expect(gw.publishAsync(topic, SPOOF, { qos: 1, retain: true }), topic).rejects.toMatchObject({ code: 0x87 })
       }

@@ -66,6 +66,13 @@ export interface FleetFlags {
   esphomeKeys?: string
   /** `--irk-file`: identity resolving keys for what foreign nodes relay. */
   irkFile?: string
+  /** `--rooms`: the room method (#39). */
+  roomMethod?: 'plan' | 'strongest'
+  /** `--away-multiple`, `--away-margin` (seconds): the away rule. */
+  awayMultiple?: number
+  awayMargin?: number
+  /** `--fingerprints <file>`: taught rooms and learnt offsets. */
+  fingerprints?: string
 }
 
 /** Where the fleet view writes; process.stdout/stderr unless a test says otherwise. */
@@ -117,6 +124,17 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
         ? {}
         : { inputs: [...(flags.inputs ?? []).map(inputText), ...(flags.esphome ?? []).map(espHomeInputText)] }),
       ...(flags.esphomeKeys === undefined ? {} : { esphomeKeys: flags.esphomeKeys }),
+      ...(flags.inputs === undefined ? {} : { inputs: flags.inputs.map(inputText) }),
+      ...(flags.roomMethod === undefined ? {} : { rooms: { method: flags.roomMethod } }),
+      ...(flags.awayMultiple === undefined && flags.awayMargin === undefined
+        ? {}
+        : {
+            away: {
+              ...(flags.awayMultiple === undefined ? {} : { multiple: flags.awayMultiple }),
+              ...(flags.awayMargin === undefined ? {} : { margin: flags.awayMargin }),
+            },
+          }),
+      ...(flags.fingerprints === undefined ? {} : { fingerprints: flags.fingerprints }),
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
     ...(flags.irkFile === undefined ? {} : { irk: { file: flags.irkFile } }),
@@ -194,6 +212,7 @@ export async function runFleet(
   tracker.on('found', (beacon) => line({ event: 'found', time: clock.now(), beacon }))
   tracker.on('gone', (beacon) => line({ event: 'gone', time: clock.now(), beacon }))
   tracker.on('room', (beacon, change) => line({ event: 'room', time: clock.now(), beacon, ...change }))
+  tracker.on('floor', (beacon, change) => line({ event: 'floor', time: clock.now(), beacon, ...change }))
   tracker.on('moved', (beacon) => line({ event: 'moved', time: clock.now(), beacon }))
   tracker.on('gateway', (info) => {
     gateways.apply(info)
@@ -216,9 +235,17 @@ export async function runFleet(
     const s = status(now)
     screen?.show((width, height) => renderFleetTable(beacons, s, { width, height, now }))
   }
+  // The learnt gateway offsets (#39), every 10 s with the room method.
+  let offsetsAt = -Infinity
   tracker.on('updated', (beacons) => {
     const now = clock.now()
     line({ event: 'updated', time: now, beacons })
+    const locator = fleet.rooms?.rooms
+    if (locator !== undefined && now - offsetsAt >= 10_000) {
+      offsetsAt = now
+      const offsets = locator.offsets.list().map((o) => ({ ...o, offsetDb: Math.round(o.offsetDb * 10) / 10 }))
+      line({ event: 'offsets', time: now, offsets, fingerprints: locator.fingerprints.samples().length })
+    }
     draw(beacons, now)
   })
 

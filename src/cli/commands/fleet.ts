@@ -3,7 +3,7 @@
  * fleet-view.ts.
  */
 import { BROKER_OPTION_SPECS, LOG_OPTIONS, LOG_OPTION_SPECS } from './view-options.js'
-import { bool, durationMs, fail, parseLog, positionals, str, tcpPort } from '../arg-values.js'
+import { bool, durationMs, fail, number, parseLog, positionals, str, tcpPort } from '../arg-values.js'
 import { listenModel } from '../listen-args.js'
 import { mqttModel } from '../mqtt-args.js'
 import { decided } from '../decided.js'
@@ -15,6 +15,8 @@ import type { Values } from '../arg-values.js'
 import { defineCommand, optional } from './command.js'
 import { parseFleetForget, runFleetForget } from './fleet-forget.js'
 import type { FleetForgetCommand } from './fleet-forget.js'
+import { parseFleetTeach, runFleetTeach } from './fleet-teach.js'
+import type { FleetTeachCommand } from './fleet-teach.js'
 
 import { runFleet } from './fleet-view.js'
 import type { FleetFlags } from './fleet-view.js'
@@ -67,6 +69,13 @@ function withoutDefaultId(settings: MqttSettings, given: string | undefined): Mq
   return rest
 }
 
+/** `--rooms`: the room method (#39), or undefined (decided from the site). */
+function roomMethod(values: Values, command: string): 'plan' | 'strongest' | undefined {
+  const method = str(values, 'rooms')
+  if (method === undefined || method === 'plan' || method === 'strongest') return method
+  return fail('rooms', `--rooms must be plan or strongest, not "${method}"`, command)
+}
+
 /** What `beaconkit fleet` parses to. */
 export type FleetCommand = { command: 'fleet' } & FleetFlags
 
@@ -76,6 +85,7 @@ export const fleetCommand = defineCommand({
   overview: [
     ['fleet', 'one view of many gateways through a broker'],
     ['fleet forget <id>', "clear a beacon's fleet topics and Home Assistant entities"],
+    ['fleet teach <id> <room>', 'teach the running fleet a room with a beacon held there'],
   ],
   options: {
     json: { type: 'boolean' },
@@ -100,6 +110,11 @@ export const fleetCommand = defineCommand({
     'keys-file': { type: 'string' },
     'esphome-keys': { type: 'string' },
     'irk-file': { type: 'string' },
+    rooms: { type: 'string' },
+    'away-multiple': { type: 'string' },
+    'away-margin': { type: 'string' },
+    fingerprints: { type: 'string' },
+    seconds: { type: 'string' },
   },
   prepareArgs: embeddedBrokerArg,
   // Secrets have no flag; an inline site and beacon names have none either (they are not one value).
@@ -107,11 +122,13 @@ export const fleetCommand = defineCommand({
   help: `Usage: beaconkit fleet --mqtt <url> [options]
        beaconkit fleet --embedded-broker [port] [options]
        beaconkit fleet forget <id> --mqtt <url> [--mqtt-prefix <p>] [--ha-prefix <h>]
+       beaconkit fleet teach <beacon-id> <room> --mqtt <url> [--seconds 20]
 
 One view of many gateways: listens to every gateway's status and RSSI batches on the
-broker and shows each beacon once — its room (with hysteresis), position (with a site
-plan), the gateways hearing it, the best RSSI and its age. A beacon goes only when no
-gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
+broker and shows each beacon once — its floor and room (with hysteresis), position (with
+a site plan), the gateways hearing it, the best RSSI and its age. A beacon is away once
+silent for 3 of its advertising intervals + 1 s (30 s until its interval is learnt, or
+while the gateways that heard it are offline). Runs until Ctrl-C or --duration.
 
   --mqtt <url>           the broker the gateways publish to, e.g. mqtt://127.0.0.1:1883
   --embedded-broker [port]  run an MQTT broker (aedes) in this process on 127.0.0.1
@@ -135,8 +152,9 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          --fleet); BEACONKIT_* variables override it, flags both
   --client-id <id>       MQTT client id (default beaconkit-fleet-<host>-<random>,
                          unique per process)
-  --json                 print events as JSON lines (found, gone, room, moved,
-                         gateway, updated) instead of the live table
+  --json                 print events as JSON lines (found, gone, room, floor, moved,
+                         gateway, updated; offsets every 10 s with the room method)
+                         instead of the live table
   --duration <seconds>   stop after this long
   --http [host:]port     the live map in a browser: floor plan, rooms, gateways,
                          beacons and their details (docs/web-map.md); host default
@@ -164,6 +182,13 @@ gateway has heard it for 30 s. Runs until Ctrl-C or --duration.
                          <base64 key> (api: encryption: key:), mode 600
   --irk-file <file>      identity resolving keys (chmod 600; docs/phones.md): raw
                          addresses an --input node relays become irk:<name>
+  --rooms <method>       plan (floors, the plan, learnt gateway offsets, taught rooms)
+                         or strongest (the strongest gateway); default plan when the
+                         site places every gateway (docs/fleet.md "Rooms and hysteresis")
+  --away-multiple <n>    away after n advertising intervals of silence (default 3)
+  --away-margin <seconds>  added to them (default 1)
+  --fingerprints <file>  keep rooms taught with beaconkit fleet teach and the learnt
+                         gateway offsets in this file (needs --site)
 
 beaconkit fleet forget <id> empties the beacon's retained fleet state, presence and
 Home Assistant configs (under --ha-prefix, default homeassistant) and tells running
@@ -171,10 +196,17 @@ trackers to forget it; heard again, it is announced again after the dwell. It
 waits for the broker's acknowledgements (at most 10 s each for the connection and
 for them), prints one line and exits 0; 2 for a bad id, 1 when the broker is
 unreachable. --mqtt-user, --mqtt-password-file and --client-id apply as above.
+
+beaconkit fleet teach <beacon-id> <room> asks the fleet running with --fingerprints
+to record the beacon's RSSI pattern over --seconds (default 20, at most 300) as a
+fingerprint of the room, while the beacon stays there; the fleet saves it to its file.
+It exits 0 once the fleet confirms, 1 when the fleet refuses (and says why), 75 when
+no fleet answers within the seconds + 10 s (docs/fleet.md "Rooms taught in place").
 ${FLEET_TAIL}`,
-  parse(values, pos): FleetCommand | FleetForgetCommand {
+  parse(values, pos): FleetCommand | FleetForgetCommand | FleetTeachCommand {
     const command = 'fleet'
     if (pos[0] === 'forget') return parseFleetForget(values, pos.slice(1))
+    if (pos[0] === 'teach') return parseFleetTeach(values, pos.slice(1))
     if (str(values, 'ha-prefix') !== undefined)
       fail(
         'ha-prefix',
@@ -200,6 +232,14 @@ ${FLEET_TAIL}`,
     const keysFile = str(values, 'keys-file')
     const esphomeKeys = str(values, 'esphome-keys')
     const irkFile = str(values, 'irk-file')
+    const method = roomMethod(values, command)
+    const awayMultiple = number(values, 'away-multiple', command, { min: 1, max: 100, what: 'from 1 to 100' })
+    const awayMargin = number(values, 'away-margin', command, { min: 0, max: 600, what: 'seconds from 0 to 600' })
+    const fingerprints = str(values, 'fingerprints')
+    const away = {
+      ...(awayMultiple === undefined ? {} : { multiple: awayMultiple }),
+      ...(awayMargin === undefined ? {} : { margin: awayMargin }),
+    }
     const { gateway, mqtt: broker } = mqttModel(values, command)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
@@ -220,6 +260,9 @@ ${FLEET_TAIL}`,
         ...(record === undefined ? {} : { record }),
         ...(inputTexts === undefined ? {} : { inputs: inputTexts }),
         ...(esphomeKeys === undefined ? {} : { esphomeKeys }),
+        ...(method === undefined ? {} : { rooms: { method } }),
+        ...(Object.keys(away).length === 0 ? {} : { away }),
+        ...(fingerprints === undefined ? {} : { fingerprints }),
       },
     }
     const settings = decided(command, (problems) => decideFleet(model, problems))
@@ -250,7 +293,16 @@ ${FLEET_TAIL}`,
       ...optional('esphome', settings.esphome),
       ...optional('esphomeKeys', esphomeKeys),
       ...optional('irkFile', irkFile),
+      ...optional('roomMethod', method),
+      ...optional('awayMultiple', awayMultiple),
+      ...optional('awayMargin', awayMargin),
+      ...optional('fingerprints', fingerprints),
     }
   },
-  run: (parsed) => (parsed.command === 'fleet-forget' ? runFleetForget(parsed) : runFleet(parsed)),
+  run: (parsed) =>
+    parsed.command === 'fleet-forget'
+      ? runFleetForget(parsed)
+      : parsed.command === 'fleet-teach'
+        ? runFleetTeach(parsed)
+        : runFleet(parsed),
 })

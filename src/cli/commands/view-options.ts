@@ -52,6 +52,7 @@ export const VIEW_OPTION_SPECS: OptionSpecs = {
   'queue-dir': { type: 'string' },
   ...BROKER_OPTION_SPECS,
   'gateway-id': { type: 'string' },
+  room: { type: 'string' },
   'ha-beacons': { type: 'string' },
   http: { type: 'string' },
   'http-token': { type: 'string' },
@@ -108,6 +109,8 @@ MQTT (off unless --mqtt is given; topics in docs/mqtt.md):
                          fleet tracker announces the beacons; only this
                          gateway's device), auto (default: on until a fleet
                          tracker's status is seen on the broker)
+  --room <name>          the room this gateway is in: with --ha its device is filed
+                         in that Home Assistant area (suggested_area)
   --mqtt-user <name>     broker user name
   --mqtt-password-file <file>  file holding the broker password
   --mqtt-ca <file>       CA certificate (PEM) of an mqtts:// broker

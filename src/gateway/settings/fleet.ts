@@ -36,7 +36,16 @@ export interface FleetSettings {
   esphome?: EspHomeInput[]
   /** The ESPHome keys file (`fleet.esphomeKeys`), read by the fleet's esphome-keys part. */
   esphomeKeys?: string
+  /** How rooms are decided; undefined: `plan` when every site gateway is placed, else `strongest` (#39). */
+  roomMethod?: 'strongest' | 'plan'
+  /** The away rule: silent this many advertising intervals plus `marginMs` (#39). */
+  away: { multiple: number; marginMs: number }
+  /** The file of taught rooms and learnt offsets (`beaconkit fleet teach`). */
+  fingerprints?: string
 }
+
+/** The away rule's defaults: 3 intervals + 1 s (a 1 Hz tag in about 4 s, a 10 s tag in about 31 s). */
+export const AWAY_DEFAULTS = { multiple: 3, marginMs: 1000 } as const
 
 /**
  * The fleet's settings.
@@ -86,6 +95,12 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
     problems.add('fleet.occupancy', '--occupancy needs --site <site.json>: the grid is drawn on the site plan')
   if (model.beacons !== undefined && !hasSite)
     problems.add('beacons', 'beacons (names) need the site: add site: <site.json> to the config, or --site')
+  if (f.rooms?.method === 'plan' && !hasSite)
+    problems.add('fleet.rooms.method', '--rooms plan needs --site <site.json>: rooms are decided on the site plan')
+  if (f.fingerprints !== undefined && !hasSite)
+    problems.add('fleet.fingerprints', '--fingerprints needs --site <site.json>: rooms are taught on the site')
+  if (f.fingerprints !== undefined && f.rooms?.method === 'strongest')
+    problems.add('fleet.fingerprints', '--fingerprints goes with the room method plan, not --rooms strongest')
   const inputs: ForeignInput[] = []
   const esphome: EspHomeInput[] = []
   ;(f.inputs ?? []).forEach((text, i) => {
@@ -115,5 +130,11 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
     ...(inputs.length === 0 ? {} : { inputs }),
     ...(esphome.length === 0 ? {} : { esphome }),
     ...(f.esphomeKeys === undefined ? {} : { esphomeKeys: f.esphomeKeys }),
+    ...(f.rooms?.method === undefined ? {} : { roomMethod: f.rooms.method }),
+    away: {
+      multiple: f.away?.multiple ?? AWAY_DEFAULTS.multiple,
+      marginMs: f.away?.margin === undefined ? AWAY_DEFAULTS.marginMs : Math.round(f.away.margin * 1000),
+    },
+    ...(f.fingerprints === undefined ? {} : { fingerprints: f.fingerprints }),
   }
 }

@@ -18,6 +18,8 @@ export interface MqttSettings {
   url: string
   /** This gateway in topics (default: this machine's host name, cut to what a gateway id allows). */
   gatewayId: string
+  /** The room the gateway is in (`gateway.room`): Home Assistant files its device in that area. */
+  gatewayRoom?: string
   /** The MQTT client id as given; default a unique one per process. */
   clientId?: string
   topicPrefix?: string
@@ -199,6 +201,7 @@ export function mqttSettings(model: BeaconkitConfig, problems: SettingProblems):
   return {
     url,
     gatewayId: gatewayId ?? defaultGatewayId(),
+    ...(model.gateway?.room === undefined ? {} : { gatewayRoom: model.gateway.room }),
     homeAssistant: enabled,
     ...(password === undefined ? {} : { password }),
     ...(Object.keys(tls).length === 0 ? {} : { tls }),

@@ -1,0 +1,75 @@
+/**
+ * The fleet's room method and away rule (#39), built from its settings and its site: the
+ * `RoomLocator` (floors, the plan, learnt offsets, taught rooms) when the method is `plan`, the
+ * taught rooms and offsets read from `fingerprints` (a damaged file is a warning: the fleet starts
+ * untaught, never stops), and the `AwayTimer` always.
+ */
+
+import { AwayTimer } from '../fleet/away-timer.js'
+import { readFingerprintFile, writeFingerprintFile } from '../fleet/fingerprint-file.js'
+import { FingerprintFileError } from '../fleet/fingerprint-file.js'
+import { DEFAULT_GONE_TIMEOUT_MS } from '../fleet/fleet-state-options.js'
+import { Fingerprints } from '../positioning/fingerprints.js'
+import { RoomLocator } from '../positioning/room-locator.js'
+import type { Site } from '../positioning/site.js'
+import type { FleetSettings } from './settings/fleet.js'
+
+/** What the tracker is given, and how the taught rooms and offsets are kept. */
+export interface FleetRooms {
+  rooms?: RoomLocator
+  away: AwayTimer
+  /** The fingerprint file, when there is one (`fleet.fingerprints`). */
+  file?: string
+  /** Writes the taught rooms and learnt offsets to the file; a failure is a warning. */
+  save(now: number): Promise<void>
+}
+
+/**
+ * The room method the settings and the site decide: `plan` when asked, or by default when the
+ * site places every gateway (its plan can predict what each hears); else `strongest`.
+ */
+export function roomMethodOf(
+  settings: Pick<FleetSettings, 'roomMethod'>,
+  site: Site | undefined,
+): 'strongest' | 'plan' {
+  if (site === undefined) return 'strongest'
+  if (settings.roomMethod !== undefined) return settings.roomMethod
+  const anchors = site.anchorList()
+  const placed = anchors.length > 0 && anchors.every((a) => a.x !== undefined && a.y !== undefined)
+  return site.kind === 'receivers' && placed ? 'plan' : 'strongest'
+}
+
+/**
+ * Builds the room method and the away rule; reads the fingerprint file first.
+ * @param warn where a damaged file, skipped entries or a failed save are reported
+ */
+export async function fleetRooms(
+  settings: Pick<FleetSettings, 'roomMethod' | 'away' | 'fingerprints'>,
+  site: Site | undefined,
+  warn: (text: string) => void,
+): Promise<FleetRooms> {
+  const away = new AwayTimer({ ...settings.away, fallbackMs: DEFAULT_GONE_TIMEOUT_MS })
+  const file = settings.fingerprints
+  if (site === undefined || roomMethodOf(settings, site) !== 'plan') return { away, save: async () => undefined }
+  const fingerprints = new Fingerprints()
+  const rooms = new RoomLocator(site, { fingerprints })
+  if (file !== undefined) {
+    const read = await readFingerprintFile(file)
+    if (read.error !== undefined)
+      warn(`${read.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
+    if (read.skipped > 0) warn(`fingerprints ${file}: ${read.skipped} damaged entries left out`)
+    let refused = 0
+    for (const sample of read.samples) if (!fingerprints.add(sample)) refused++
+    if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
+    rooms.offsets.restore(read.offsets)
+  }
+  const save = async (now: number): Promise<void> => {
+    if (file === undefined) return
+    try {
+      await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: rooms.offsets.list() }, now)
+    } catch (error) {
+      warn(error instanceof FingerprintFileError ? error.message : `fingerprints ${file}: ${String(error)}`)
+    }
+  }
+  return { rooms, away, ...(file === undefined ? {} : { file }), save }
+}
