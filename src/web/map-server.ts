@@ -97,8 +97,8 @@ const MAX_STREAMS = 200
  */
 export const MAX_STREAMS_PER_CLIENT = 20
 
-function headersFor(imageOrigin: string | undefined): Record<string, string> {
-  const img = imageOrigin === undefined ? "'self'" : `'self' ${imageOrigin}`
+function headersFor(imageOrigins: string[]): Record<string, string> {
+  const img = ["'self'", ...new Set(imageOrigins)].join(' ')
   return {
     // No inline script or style anywhere: the page is files from this server only.
     'Content-Security-Policy':
@@ -164,7 +164,11 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     }
   }
   const assets = pageAssets()
-  const security = headersFor(imageOrigin)
+  // A floor's plan image is an http(s) URL (view.ts): its origin is allowed like the site's image's.
+  const floorOrigins = (options.site?.floors ?? []).flatMap((f) =>
+    f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
+  )
+  const security = headersFor([...(imageOrigin === undefined ? [] : [imageOrigin]), ...floorOrigins])
   const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),

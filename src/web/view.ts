@@ -56,6 +56,8 @@ export interface ViewBeacon {
   lastSeen: number
   firstSeen: number
   room?: string
+  /** Fleet, on a site with `floors`: its floor's id (the page draws it there, lists it elsewhere). */
+  floor?: string
   position?: { x: number; y: number; accuracy: number }
   /** Fleet: the gateways hearing it, strongest first. */
   gateways?: { gateway: string; rssi: number; distance?: number }[]
@@ -74,14 +76,29 @@ export interface ViewGateway {
   x?: number
   y?: number
   room?: string
+  /** Its floor's id, on a site with `floors`. */
+  floor?: string
+}
+
+/** A floor of the site, as the page's floor switch shows it. */
+export interface ViewFloor {
+  id: string
+  /** A person's name for it (site file, up to 64 characters): the page shows it as text only. */
+  name: string
+  /** This floor's plan image (an http(s) URL), drawn instead of the site's image on this floor. */
+  image?: string
 }
 
 /** The floor plan: extent, rooms and optional image. */
 export interface ViewPlan {
   area?: { minX: number; minY: number; maxX: number; maxY: number }
-  rooms: { name: string; polygon?: [number, number][] }[]
+  rooms: { name: string; polygon?: [number, number][]; floor?: string }[]
   /** The site file's walls, drawn as lines: `[[x1, y1], [x2, y2]]` each; absent when it has none. */
   walls?: [[number, number], [number, number]][]
+  /** Per wall (same order as `walls`), its floor's id or null (every floor's); absent on a one-plane site. */
+  wallFloors?: (string | null)[]
+  /** The site's floors, bottom first; absent on a one-plane site (the page then shows no switch). */
+  floors?: ViewFloor[]
   /** Path of the floor-plan image on this server, or an http(s) URL. */
   image?: string
 }
@@ -158,6 +175,7 @@ export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefin
   }
   if (b.name !== undefined) v.name = b.name
   if (b.room !== undefined) v.room = b.room
+  if (b.floor !== undefined) v.floor = b.floor
   if (b.position !== undefined)
     v.position = { x: round(b.position.x, 2), y: round(b.position.y, 2), accuracy: round(b.position.accuracy, 2) }
   return v
@@ -169,12 +187,21 @@ const MAX_WALLS = 2000
 /** The floor plan of a site; rooms without a polygon are listed and drawn around their gateways. */
 export function planOf(site: Site | undefined, image: string | undefined): ViewPlan {
   const plan: ViewPlan = {
-    rooms: (site?.rooms ?? []).map((r) =>
-      r.polygon === undefined
-        ? { name: r.name }
-        : { name: r.name, polygon: r.polygon.map(([x, y]) => [x, y] as [number, number]) },
-    ),
+    rooms: (site?.rooms ?? []).map((r) => {
+      const room: ViewPlan['rooms'][number] = { name: r.name }
+      if (r.polygon !== undefined) room.polygon = r.polygon.map(([x, y]) => [x, y] as [number, number])
+      if (r.floor !== undefined) room.floor = r.floor
+      return room
+    }),
   }
+  // Floors are bounded where the site is read (site-floors.ts); one-plane sites send none, so no switch.
+  if (site !== undefined && site.floors.length > 0)
+    plan.floors = site.floors.map((f) => {
+      const floor: ViewFloor = { id: f.id, name: f.name }
+      // Only a URL: a floor's image file is not served by the map server (yet), a URL loads as is.
+      if (f.image !== undefined && /^https?:\/\//i.test(f.image)) floor.image = f.image
+      return floor
+    })
   if (site?.area !== undefined) plan.area = { ...site.area }
   // Bounded like every list sent to the page: a site file is trusted, but a page should not stall on one.
   if (site !== undefined && site.walls.length > 0)
@@ -182,6 +209,8 @@ export function planOf(site: Site | undefined, image: string | undefined): ViewP
       [w.from[0], w.from[1]],
       [w.to[0], w.to[1]],
     ])
+  if (site !== undefined && plan.walls !== undefined && plan.floors !== undefined)
+    plan.wallFloors = site.walls.slice(0, MAX_WALLS).map((w) => w.floor ?? null)
   if (image !== undefined) plan.image = image
   return plan
 }
@@ -194,6 +223,7 @@ export function gatewaysOf(site: Site | undefined): ViewGateway[] {
     if (a.x !== undefined) g.x = a.x
     if (a.y !== undefined) g.y = a.y
     if (a.room !== undefined) g.room = a.room
+    if (a.floor !== undefined) g.floor = a.floor
     return g
   })
 }
@@ -208,5 +238,5 @@ export function signature(v: ViewBeacon): string {
     v.position === undefined
       ? ''
       : `${Math.round(v.position.x * 10)},${Math.round(v.position.y * 10)},${Math.round(v.position.accuracy * 10)}`
-  return `${v.name ?? ''}|${v.room ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
+  return `${v.name ?? ''}|${v.room ?? ''}|${v.floor ?? ''}|${p}|${g}|${Math.round(v.rssi)}|${JSON.stringify(v.details)}`
 }

@@ -6,6 +6,7 @@ import { drawTable } from './range-table.js'
 import { drawDetails } from './details.js'
 import { drawLog } from './log.js'
 import { setupReplay } from './replay.js'
+import { defaultFloor, drawFloors, floorsOf, onFloor } from './floors.js'
 
 // The token comes in the URL fragment, which browsers never send to a server or in a Referer.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined
@@ -21,6 +22,8 @@ const state = {
   trails: new Map(),
   log: [],
   selected: undefined,
+  /** The floor shown, on a site with floors (a person's choice is kept across snapshots). */
+  floor: undefined,
 }
 
 const HISTORY = 60
@@ -55,6 +58,8 @@ function applySnapshot(s) {
   state.history = new Map(Object.entries(s.history))
   state.trails = new Map(Object.entries(s.trails))
   state.log = s.log.slice()
+  // The first floor shown is where most beacons are now; a person's choice is kept across snapshots.
+  if (!floorsOf(state).some((f) => f.id === state.floor)) state.floor = defaultFloor(state)
   document.body.dataset.mode = s.mode
   $('mode-label').textContent = s.mode === 'fleet' ? 'live map' : 'range'
   $('plan-pane').hidden = s.mode !== 'fleet'
@@ -85,6 +90,11 @@ function applyUpdate(u) {
   for (const id of u.gatewaysGone ?? []) state.gateways.delete(id)
   state.log.push(...u.log)
   if (state.log.length > LOG) state.log.splice(0, state.log.length - LOG)
+}
+
+function chooseFloor(id) {
+  state.floor = id
+  render()
 }
 
 function select(id) {
@@ -119,7 +129,8 @@ function render() {
   else $('counts').removeAttribute('title')
   $('clock').textContent = state.time > 1e11 ? new Date(state.time).toLocaleTimeString() : ''
   if (state.mode === 'fleet') {
-    drawPlan($('plan'), $('legend'), state, select)
+    drawFloors($('floors'), $('elsewhere'), state, state.floor, chooseFloor)
+    drawPlan($('plan'), $('legend'), onFloor(state, state.floor), select)
     drawRooms($('rooms'), state, select)
   } else if (state.mode === 'scanner') {
     drawTable($('range').tBodies[0], state, select)
