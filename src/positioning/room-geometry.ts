@@ -8,6 +8,8 @@
 import { InvalidOptionError } from '../errors.js'
 import type { Site } from './site.js'
 import { wallLoss } from './walls.js'
+import { insidePolygon } from './polygon.js'
+import type { Polygon } from './polygon.js'
 
 /** How the plan is turned into expected RSSI. */
 export interface GeometryOptions {
@@ -42,25 +44,13 @@ export interface GeometryRoom {
   own: number[]
 }
 
-type Polygon = readonly (readonly [number, number])[]
-
-function inside(polygon: Polygon, x: number, y: number): boolean {
-  let within = false
-  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-    const [xi, yi] = polygon[i]
-    const [xj, yj] = polygon[j]
-    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) within = !within
-  }
-  return within
-}
-
 function gridIn(polygon: Polygon, spacing: number): [number, number][] {
   const xs = polygon.map((p) => p[0])
   const ys = polygon.map((p) => p[1])
   const [x0, x1, y0, y1] = [Math.min(...xs), Math.max(...xs), Math.min(...ys), Math.max(...ys)]
   const out: [number, number][] = []
   for (let x = x0 + spacing / 2; x < x1; x += spacing)
-    for (let y = y0 + spacing / 2; y < y1; y += spacing) if (inside(polygon, x, y)) out.push([x, y])
+    for (let y = y0 + spacing / 2; y < y1; y += spacing) if (insidePolygon(polygon, x, y)) out.push([x, y])
   // A room narrower than the spacing still gets a point: its polygon's mean corner.
   if (out.length === 0) out.push([xs.reduce((a, b) => a + b) / xs.length, ys.reduce((a, b) => a + b) / ys.length])
   return out

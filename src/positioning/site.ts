@@ -7,6 +7,7 @@
 import { bad, isRecord, optionalNumber, readPoint, readPolygon } from './site-json.js'
 import { readBeaconNames } from './beacon-names.js'
 import type { BeaconName } from './beacon-names.js'
+import { insidePolygon } from './polygon.js'
 import { readFloorRef, readFloors, type Floor } from './site-floors.js'
 
 /** A fixed receiver or beacon, metres on the site's plan. */
@@ -82,17 +83,6 @@ function readWalls(v: unknown): Wall[] {
     if (floor !== undefined) wall.floor = floor
     return wall
   })
-}
-
-/** Even-odd ray casting: whether (x, y) lies inside the polygon. */
-function inside(polygon: readonly (readonly [number, number])[], x: number, y: number): boolean {
-  let within = false
-  for (let i = 0, j = polygon.length - 1; i < polygon.length; j = i++) {
-    const [xi, yi] = polygon[i]
-    const [xj, yj] = polygon[j]
-    if (yi > y !== yj > y && x < ((xj - xi) * (y - yi)) / (yj - yi) + xi) within = !within
-  }
-  return within
 }
 
 /**
@@ -295,7 +285,7 @@ export class Site {
   roomAt(x: number, y: number, floor?: string): string | undefined {
     for (const r of this.rooms) {
       if (floor !== undefined && r.floor !== undefined && r.floor !== floor) continue
-      if (r.polygon !== undefined && inside(r.polygon, x, y)) return r.name
+      if (r.polygon !== undefined && insidePolygon(r.polygon, x, y)) return r.name
     }
     return undefined
   }
