@@ -2,7 +2,8 @@
 // fingerprint file and a simulated two-room site on a virtual clock; the command asks it to teach
 // the Kitchen with a tag held there, the fleet records it, saves it and confirms (exit 0); the
 // file is what the next fleet starts from. With no fleet on the broker the command says so and
-// exits 75; a room the site does not have is refused (exit 1).
+// exits 75; a room the site does not have is refused (exit 1); a fleet restarted on the file
+// knows the taught room.
 import { mkdtemp, readFile, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -124,5 +125,20 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('beaconkit fleet teach against a runn
     })
     expect(again.rooms?.fingerprints.taught('Kitchen')).toBe(true)
     expect(again.rooms?.fingerprints.taught('Living')).toBe(false)
+
+    // And a real one: the fleet stops (saving on its way out), a new fleet starts on the same file.
+    await site.close()
+    site = undefined
+    await f.stop()
+    fleet = undefined
+    const restarted = await startFleet(
+      { mqtt: { url: broker.url, clientId: 'teach-fleet-2' }, site: PLAN, fleet: { fingerprints: file } },
+      { warn: () => undefined, stderr: { write: () => true } },
+    )
+    fleet = restarted
+    expect(restarted.rooms?.rooms?.fingerprints.taught('Kitchen')).toBe(true)
+    expect(restarted.rooms?.rooms?.fingerprints.taught('Living')).toBe(false)
+    const resaved = JSON.parse(await readFile(file, 'utf8')) as { samples: { room: string }[] }
+    expect(resaved.samples.map((s) => s.room)).toEqual(['Kitchen'])
   }, 120_000)
 })
