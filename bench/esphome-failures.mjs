@@ -3,28 +3,12 @@
 // claiming 16 MB followed by 8 MB of bytes. Reported per client: the error it gives, whether it
 // closes the connection, and how many bytes it holds buffered 1 s later.
 //   node bench/esphome-failures.mjs
-import { mkdirSync, mkdtempSync } from 'node:fs'
 import { createRequire } from 'node:module'
 import { createServer } from 'node:net'
-import { join } from 'node:path'
 import { setTimeout } from 'node:timers'
-import { URL, fileURLToPath, pathToFileURL } from 'node:url'
 
-const here = fileURLToPath(new URL('.', import.meta.url))
-const { build } = await import('esbuild')
-mkdirSync(join(here, '../node_modules/.cache'), { recursive: true })
-const out = mkdtempSync(join(here, '../node_modules/.cache/esphome-failures-'))
-await build({
-  entryPoints: { proxy: join(here, '../src/inputs/esphome/proxy.ts') },
-  bundle: true,
-  platform: 'node',
-  format: 'esm',
-  outdir: out,
-  outExtension: { '.js': '.mjs' },
-  external: ['eventemitter3'],
-  logLevel: 'error',
-})
-const { EspHomeProxy } = await import(pathToFileURL(join(out, 'proxy.mjs')).href)
+// The client is the package's, as the other benches take it (dist/, `npm run build` first).
+const { EspHomeProxy } = await import('../dist/index.js')
 const lib = createRequire(import.meta.url)('@2colors/esphome-native-api')
 
 const BEHAVIOURS = {
