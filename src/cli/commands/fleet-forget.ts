@@ -6,18 +6,15 @@
 import { MqttError } from '../../errors.js'
 import { fleetBeaconTopics, forgetCommandPayload, forgetCommandTopic } from '../../fleet/forget-command.js'
 import type { MqttLink } from '../../mqtt/connection.js'
-import { defaultClientId } from '../../mqtt/publisher-options.js'
-import { openBrokerLink } from '../../gateway/broker-link.js'
 import { checkTopicPrefix, DEFAULT_HA_PREFIX, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
-import { connectionConditions } from '../../gateway/connection-conditions.js'
-import { textLogger } from '../../log/logger.js'
 import { isTopicLevel, MAX_TOPIC_LEVEL } from '../../util/topic-level.js'
 import { fail, positionals, quote, str } from '../arg-values.js'
 import { parseMqtt } from '../mqtt-args.js'
 import type { Values } from '../arg-values.js'
 import { optional } from './command.js'
+import { connectedWithin, openCommandLink, within } from './command-link.js'
 
 /** What `beaconkit fleet forget` was given. */
 export interface FleetForgetFlags {
@@ -48,14 +45,6 @@ function publish(link: MqttLink, topic: string, payload: string, retain: boolean
   })
 }
 
-function within<T>(ms: number, what: string, work: Promise<T>): Promise<T> {
-  let timer: NodeJS.Timeout | undefined
-  const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new MqttError('connection', what)), ms)
-  })
-  return Promise.race([work, late]).finally(() => clearTimeout(timer))
-}
-
 /** Runs the command; returns the exit code (throws a typed error for what the user must fix). */
 export async function runFleetForget(
   flags: FleetForgetFlags,
@@ -64,27 +53,13 @@ export async function runFleetForget(
   const m = flags.mqtt
   const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   const ha = checkTopicPrefix(flags.haPrefix ?? DEFAULT_HA_PREFIX, 'homeAssistant.prefix')
-  const link = await openBrokerLink(
-    {
-      url: m.url,
-      ...(m.username === undefined ? {} : { username: m.username }),
-      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
-    },
-    { gatewayId: 'fleet', clientId: m.clientId ?? defaultClientId('fleet-forget') },
-  )
-  // A one-shot command that ends within seconds: its connection problems as plain warning lines.
-  const problems = connectionConditions(
-    textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)),
-  )
-  link.on('error', (error) => problems.error(error))
+  const { link, close } = await openCommandLink(m, 'forget', streams.stderr)
   try {
-    if (!link.connected) {
-      await within(
-        FORGET_WAIT_MS,
-        `fleet forget: no connection to ${m.url} within ${FORGET_WAIT_MS / 1000} s; nothing was cleared`,
-        new Promise<void>((resolve) => link.once('connected', () => resolve())),
-      )
-    }
+    await connectedWithin(
+      link,
+      FORGET_WAIT_MS,
+      `fleet forget: no connection to ${m.url} within ${FORGET_WAIT_MS / 1000} s; nothing was cleared`,
+    )
     const topics = fleetBeaconTopics(prefix, ha, flags.id)
     // The empties first: a tracker told to forget must find nothing left to re-read.
     await within(
@@ -101,8 +76,7 @@ export async function runFleetForget(
     )
     return EXIT.ok
   } finally {
-    problems.close()
-    await link.close()
+    await close()
   }
 }
 

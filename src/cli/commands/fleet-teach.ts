@@ -6,13 +6,8 @@
  * when it refuses, 75 when no fleet answers (a later try, with a fleet running, may succeed).
  */
 import { randomBytes } from 'node:crypto'
-import { MqttError } from '../../errors.js'
 import { DEFAULT_TEACH_SECONDS, MAX_TEACH_SECONDS, readTeachAnswer } from '../../fleet/teach-command.js'
 import { teachAnswerTopic, teachCommandPayload, teachCommandTopic } from '../../fleet/teach-command.js'
-import { openBrokerLink } from '../../gateway/broker-link.js'
-import { connectionConditions } from '../../gateway/connection-conditions.js'
-import { textLogger } from '../../log/logger.js'
-import { defaultClientId } from '../../mqtt/publisher-options.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../../mqtt/topics.js'
 import { isTopicLevel } from '../../util/topic-level.js'
 import { fail, number, positionals, quote } from '../arg-values.js'
@@ -20,6 +15,7 @@ import type { Values } from '../arg-values.js'
 import type { MqttFlags } from '../command-line.js'
 import { EXIT } from '../exit.js'
 import { parseMqtt } from '../mqtt-args.js'
+import { connectedWithin, openCommandLink } from './command-link.js'
 
 /** What `beaconkit fleet teach` parses to. */
 export interface FleetTeachCommand {
@@ -42,29 +38,10 @@ export async function runFleetTeach(c: FleetTeachCommand, streams: Streams = pro
   const m = c.mqtt
   const prefix = checkTopicPrefix(m.topicPrefix ?? DEFAULT_TOPIC_PREFIX)
   const request = randomBytes(8).toString('hex')
-  const link = await openBrokerLink(
-    {
-      url: m.url,
-      ...(m.username === undefined ? {} : { username: m.username }),
-      ...(m.passwordFile === undefined ? {} : { passwordFile: m.passwordFile }),
-    },
-    { gatewayId: 'fleet', clientId: m.clientId ?? defaultClientId('fleet-teach') },
-  )
-  const problems = connectionConditions(
-    textLogger((text) => void streams.stderr.write(`beaconkit: warning: ${text}\n`)),
-  )
-  link.on('error', (error) => problems.error(error))
+  const { link, close } = await openCommandLink(m, 'teach', streams.stderr)
   let timer: NodeJS.Timeout | undefined
   try {
-    if (!link.connected)
-      await new Promise<void>((resolve, reject) => {
-        timer = setTimeout(
-          () => reject(new MqttError('connection', `fleet teach: no connection to ${m.url} within 10 s`)),
-          CONNECT_WAIT_MS,
-        )
-        link.once('connected', () => resolve())
-      })
-    clearTimeout(timer)
+    await connectedWithin(link, CONNECT_WAIT_MS, `fleet teach: no connection to ${m.url} within 10 s`)
     const waitS = c.seconds + ANSWER_SLACK_S
     const outcome = new Promise<number>((resolve) => {
       timer = setTimeout(() => {
@@ -99,8 +76,7 @@ export async function runFleetTeach(c: FleetTeachCommand, streams: Streams = pro
     return await outcome
   } finally {
     clearTimeout(timer)
-    problems.close()
-    await link.close()
+    await close()
   }
 }
 
