@@ -2,17 +2,11 @@
 // +20 dB cannot drag the others' offsets.
 import { describe, expect, it } from 'vitest'
 import { GatewayOffsets } from '../../src/positioning/gateway-offsets.js'
+import { seededRandom } from '../../src/util/random.js'
 
 /** A small deterministic generator (no Math.random in tests). */
 function gen(seed: number) {
-  let a = seed >>> 0
-  const next = (): number => {
-    a = (a + 0x6d2b79f5) >>> 0
-    let t = a
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
+  const next = seededRandom(seed)
   return { next, gauss: () => Math.sqrt(-2 * Math.log(Math.max(1e-12, next()))) * Math.cos(2 * Math.PI * next()) }
 }
 
