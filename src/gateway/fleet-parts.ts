@@ -220,7 +220,7 @@ const details: Factory = (context) => {
     async () =>
       new MqttBeaconDetails({
         client: sharedClient(context),
-        gateways: new FleetGateways(fleet, site),
+        gateways: (running.detailsGateways = new FleetGateways(fleet, site)),
         clock: fleet.clock,
         ...(settings.mqtt.topicPrefix === undefined ? {} : { topicPrefix: settings.mqtt.topicPrefix }),
       }),
