@@ -102,7 +102,8 @@ export class RoomLocator {
     const gateways = new Set(site.anchorList().map((a) => a.id))
     next.offsets.restore(this.offsets.list().filter((o) => gateways.has(o.gateway)))
     for (const [beacon, t] of this.teaching) if (rooms.has(t.recorder.room)) next.teaching.set(beacon, t)
-    next.finished = this.finished
+    // Finished teachings the caller has not taken yet (to save them): those of remaining rooms.
+    next.finished = this.finished.filter((s) => rooms.has(s.room))
     return next
   }
 
