@@ -10,6 +10,7 @@ import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../src/clock.js'
+import type { FleetTracker } from '../../src/fleet/tracker.js'
 import { startFleet } from '../../src/gateway/start-fleet.js'
 import type { RunningFleet } from '../../src/gateway/start-fleet.js'
 import { haRoomConfigTopic, haTrackerConfigTopic } from '../../src/fleet/home-assistant.js'
@@ -44,6 +45,16 @@ const EDITED = {
     { id: ANNA, name: 'Anna B.' },
     { id: BOB, name: 'Bob', announce: false },
   ],
+}
+
+/**
+ * Moves the clock to `to` and waits for the tick that falls there to end: with a positioner on
+ * a thread of its own (a site that places its gateways) a tick ends once its estimates are back.
+ */
+async function tick(t: FleetTracker, clock: VirtualClock, to: number): Promise<void> {
+  const ended = new Promise<void>((resolve) => t.once('updated', () => resolve()))
+  clock.advanceTo(to)
+  await ended
 }
 
 /** Reads an event stream until `until` holds of what it sent. */
@@ -131,7 +142,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       await hear('g2', { [ANNA]: -82, [BOB]: -55 })
       batches += 2
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
-      clock.advanceTo(now + 1000)
+      await tick(t, clock, now + 1000)
     }
     for (let i = 0; i < 4; i++) await second()
     await t.flush()
@@ -222,7 +233,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
         await client.publishAsync(`switch/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: now, readings: Object.entries(rssi).map(([id, r]) => ({ id, rssi: r, lastSeen: now, count: 1 })) }), { qos: 1 })
       batches += 2
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
-      clock.advanceTo(now + 1000)
+      await tick(t, clock, now + 1000)
     }
     try {
       for (let i = 0; i < 3; i++) await second()
@@ -242,6 +253,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       expect(t.get('anna')?.room).toBe('Kitchen')
       expect(t.get('bob')?.room).toBe('Living')
       expect(rooms).toEqual([])
+      // A positioner is made for the site that now places its gateways: Anna is near g1.
+      expect(t.get('anna')?.position?.x).toBeLessThan(5)
 
       f.applySite(Site.fromJSON(moved))
       expect(f.rooms?.rooms).not.toBe(locator)
@@ -249,6 +262,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       expect(t.get('anna')?.room).toBe('Studio')
       expect(t.get('bob')?.room).toBe('Living')
       expect(rooms).toEqual(['anna→Studio'])
+      // And made again on g1's new place: Anna's position follows it.
+      expect(t.get('anna')?.position?.x).toBeGreaterThan(8)
       expect(churn).toEqual([])
       // The map shows g1 at its new place (the gateways follow the plan in the next update).
       const web = f.web
