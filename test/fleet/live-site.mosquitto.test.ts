@@ -10,7 +10,8 @@ import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../src/clock.js'
-import type { FleetTracker } from '../../src/fleet/tracker.js'
+import { FleetTracker } from '../../src/fleet/tracker.js'
+import { RoomLocator } from '../../src/positioning/room-locator.js'
 import { startFleet } from '../../src/gateway/start-fleet.js'
 import type { RunningFleet } from '../../src/gateway/start-fleet.js'
 import { haRoomConfigTopic, haTrackerConfigTopic } from '../../src/fleet/home-assistant.js'
@@ -281,4 +282,39 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       await client.endAsync()
     }
   }, 120_000)
+
+  it('FleetTracker.setSite alone: its own room locator is rebuilt on the new site, or dropped with rooms: false', async () => {
+    const clock = new VirtualClock(T0)
+    const box = (x: number): number[][] => [[x, 0], [x + 5, 0], [x + 5, 4], [x, 4]]
+    const placed = Site.fromJSON({ gateways: { g1: { x: 1.5, y: 2 }, g2: { x: 8.5, y: 2 } }, rooms: [{ name: 'Kitchen', polygon: box(0) }, { name: 'Living', polygon: box(5) }] })
+    const moved = Site.fromJSON({ gateways: { g1: { x: 11.5, y: 2 }, g2: { x: 8.5, y: 2 } }, rooms: [{ name: 'Kitchen', polygon: box(0) }, { name: 'Living', polygon: box(5) }, { name: 'Studio', polygon: box(10) }] })
+    const t = new FleetTracker({ url: broker.url, clientId: 'set-site-tracker', topicPrefix: 'setsite', site: placed, rooms: new RoomLocator(placed), positioning: false, clock })
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'set-site-gateways', reconnectPeriod: 0 })
+    let batches = 0
+    const second = async (): Promise<void> => {
+      const now = clock.now()
+      for (const [gateway, rssi] of [['g1', -55], ['g2', -82]] as const)
+        await client.publishAsync(`setsite/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: now, readings: [{ id: 'anna', rssi, lastSeen: now, count: 1 }] }), { qos: 1 })
+      batches += 2
+      await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
+      await tick(t, clock, now + 1000)
+    }
+    try {
+      await t.start()
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Kitchen')
+      t.setSite(moved)
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Studio')
+      // The strongest gateway, on a site without the Studio: she is placed anew in g1's room, the Den.
+      const floorless = Site.fromJSON({ gateways: { g1: { room: 'Den' }, g2: { room: 'Living' } }, rooms: { Den: ['g1'], Living: ['g2'] } })
+      t.setSite(floorless, { rooms: false })
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Den')
+      expect(t.gatewaySummary().counted.map((g) => g.id)).toEqual(['g1', 'g2'])
+    } finally {
+      await t.stop()
+      await client.endAsync()
+    }
+  }, 60_000)
 })
