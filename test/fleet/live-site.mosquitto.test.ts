@@ -6,6 +6,9 @@
 // Home Assistant's config carry the new name, the removed rooms' retained state and config are
 // cleared, the unannounced beacon's configs are emptied, and no beacon is found or gone again.
 import { request } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -16,6 +19,7 @@ import { startFleet } from '../../src/gateway/start-fleet.js'
 import type { RunningFleet } from '../../src/gateway/start-fleet.js'
 import { haRoomConfigTopic, haTrackerConfigTopic } from '../../src/fleet/home-assistant.js'
 import { haOccupancyConfigTopic } from '../../src/fleet/room-occupancy.js'
+import { readFingerprintFile, writeFingerprintFile } from '../../src/fleet/fingerprint-file.js'
 import { Site } from '../../src/positioning/site.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
@@ -220,8 +224,12 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       gateways: { g1: { x: 11.5, y: 2 }, g2: { x: 8.5, y: 2 } },
       rooms: [...placed.rooms, { name: 'Studio', polygon: box(10) }],
     }
+    // Offsets learnt by an earlier run with the plan method: read when the fleet switches to it.
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-live-site-'))
+    const file = join(dir, 'fingerprints.json')
+    await writeFingerprintFile(file, { samples: [], offsets: [{ gateway: 'g2', offsetDb: 3 }] }, T0)
     const f = await startFleet(
-      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, http: { listen: '127.0.0.1:0' }, clock },
+      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, fleet: { fingerprints: file }, http: { listen: '127.0.0.1:0' }, clock },
       { warn: () => undefined, stderr: { write: () => true } },
     )
     const t = f.tracker
@@ -249,6 +257,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       f.applySite(Site.fromJSON(placed))
       const locator = f.rooms?.rooms
       expect(locator?.site.anchor('g1')).toMatchObject({ x: 1.5, room: 'Kitchen' })
+      await waitFor(() => locator?.offsets.offset('g2') === 3, 'the offsets read from the file', 20_000)
       for (let i = 0; i < 3; i++) await second()
       // The plan method places them where they were: no room change, no churn.
       expect(t.get('anna')?.room).toBe('Kitchen')
@@ -259,6 +268,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
 
       f.applySite(Site.fromJSON(moved))
       expect(f.rooms?.rooms).not.toBe(locator)
+      expect(f.rooms?.rooms?.offsets.offset('g2')).toBe(3)
       for (let i = 0; i < 4; i++) await second()
       expect(t.get('anna')?.room).toBe('Studio')
       expect(t.get('bob')?.room).toBe('Living')
@@ -277,9 +287,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       }
       expect(snap?.gateways.find((g) => g.id === 'g1')).toMatchObject({ x: 11.5, room: 'Studio' })
       expect(snap?.plan.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Living', 'Studio'])
+      // The stop saves what the plan method holds to the file it read.
+      await f.stop()
+      expect((await readFingerprintFile(file)).offsets).toMatchObject([{ gateway: 'g2', offsetDb: 3 }])
     } finally {
       await f.stop()
       await client.endAsync()
+      await rm(dir, { recursive: true, force: true })
     }
   }, 120_000)
 
