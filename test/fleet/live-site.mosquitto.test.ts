@@ -20,6 +20,8 @@ import type { RunningFleet } from '../../src/gateway/start-fleet.js'
 import { haRoomConfigTopic, haTrackerConfigTopic } from '../../src/fleet/home-assistant.js'
 import { haOccupancyConfigTopic } from '../../src/fleet/room-occupancy.js'
 import { readFingerprintFile, writeFingerprintFile } from '../../src/fleet/fingerprint-file.js'
+import { readTeachAnswer, teachAnswerTopic, teachCommandPayload, teachCommandTopic } from '../../src/fleet/teach-command.js'
+import type { TeachAnswer } from '../../src/fleet/teach-command.js'
 import { Site } from '../../src/positioning/site.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
@@ -244,9 +246,24 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
       await tick(t, clock, now + 1000)
     }
+    // `fleet teach` as the CLI sends it: the answer to one command.
+    let requests = 0
+    const teach = async (room: string): Promise<TeachAnswer | undefined> => {
+      const request = `r${++requests}`
+      await client.subscribeAsync(teachAnswerTopic('switch', request), { qos: 1 })
+      const answer = new Promise<TeachAnswer | undefined>((resolve) =>
+        client.on('message', (topic, payload) => {
+          if (topic === teachAnswerTopic('switch', request)) resolve(readTeachAnswer(payload))
+        }),
+      )
+      await client.publishAsync(teachCommandTopic('switch'), teachCommandPayload({ id: 'anna', room, seconds: 2, request }), { qos: 1 })
+      return answer
+    }
     try {
       for (let i = 0; i < 3; i++) await second()
       expect(f.rooms?.rooms).toBeUndefined()
+      // Rooms by the strongest gateway: teaching is refused, saying why.
+      expect(await teach('Kitchen')).toMatchObject({ ok: false, error: expect.stringContaining('strongest gateway') as string })
       expect(t.get('anna')?.room).toBe('Kitchen')
       const churn: string[] = []
       t.on('found', (b) => churn.push(`found ${b.id}`))
@@ -258,6 +275,8 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       const locator = f.rooms?.rooms
       expect(locator?.site.anchor('g1')).toMatchObject({ x: 1.5, room: 'Kitchen' })
       await waitFor(() => locator?.offsets.offset('g2') === 3, 'the offsets read from the file', 20_000)
+      // The plan method now: the same fleet takes a teaching.
+      expect(await teach('Kitchen')).toMatchObject({ ok: true, done: false })
       for (let i = 0; i < 3; i++) await second()
       // The plan method places them where they were: no room change, no churn.
       expect(t.get('anna')?.room).toBe('Kitchen')
