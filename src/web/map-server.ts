@@ -172,10 +172,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const assets = pageAssets()
   // A floor's plan image is an http(s) URL (view.ts): its origin is allowed like the site's image's.
-  const floorOrigins = (options.site?.floors ?? []).flatMap((f) =>
-    f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
-  )
-  const security = headersFor([...(imageOrigin === undefined ? [] : [imageOrigin]), ...floorOrigins])
+  const floorOrigins = (site: Site | undefined): string[] =>
+    (site?.floors ?? []).flatMap((f) =>
+      f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
+    )
+  const originsOf = (site: Site | undefined, image: string | undefined): string[] => [
+    ...(image === undefined || !/^https?:\/\//i.test(image) ? [] : [new URL(image).origin]),
+    ...floorOrigins(site),
+  ]
+  // Made again for a new site (setSite): its floors' images may come from elsewhere.
+  let security = headersFor(originsOf(options.site, imageOrigin))
   const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
@@ -302,6 +308,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
         throw new InvalidOptionError('invalid_option', 'setSite() is for the map of a fleet: start it with `fleet`', {
           option: 'fleet',
         })
+      security = headersFor(originsOf(site, image ?? imageOrigin))
       streams.send('site', view.setSite(site, image ?? imageUrl))
     },
     async close() {
