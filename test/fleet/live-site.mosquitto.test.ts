@@ -191,6 +191,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
     expect(churn).toEqual([])
     expect(t.get(BOB)).toMatchObject({ room: 'Hall', name: 'Bob' })
     expect(t.get(STRAY)).toMatchObject({ room: 'Office' })
+    // The map lists her by her new name, in the new room.
+    const after = (await (await fetch(`${web.url}api/snapshot`)).json()) as { beacons: { id: string; name?: string; room?: string }[] }
+    expect(after.beacons.find((b) => b.id === ANNA)).toMatchObject({ name: 'Anna B.', room: 'Office' })
 
     retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
     expect(JSON.parse(retained.get(`beaconkit/fleet/beacons/${ANNA}`) ?? '{}')).toMatchObject({ room: 'Office', name: 'Anna B.' })
