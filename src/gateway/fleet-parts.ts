@@ -29,6 +29,7 @@ import type { FleetContext } from './fleet-context.js'
 import { metricsServerPart } from './metrics-sink.js'
 import { homeAssistantOption } from './mqtt-sink.js'
 import { keptPart } from './part.js'
+import { siteNodes } from './fleet-site.js'
 import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
@@ -81,19 +82,6 @@ const connection: Factory = (context) => {
       ...trackerWill(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }, Date.now()),
     }),
   )
-}
-
-/**
- * Which site gateways the bridge may use as foreign nodes: those declared `foreign`; once the
- * site declares any, the others are native and reserved. A site that declares none keeps working
- * as before (its nodes named by their plain ids), guarded by the statuses seen on the broker.
- */
-function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
-  const anchors = site.anchorList()
-  if (!anchors.some((a) => a.foreign === true)) return {}
-  const ids = (foreign: boolean): Set<string> =>
-    new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
-  return { nativeNodes: ids(false), foreignNodes: ids(true) }
 }
 
 /**
