@@ -271,6 +271,15 @@ export class ForeignBridge extends EventEmitter<ForeignBridgeEvents> {
     return node
   }
 
+  /**
+   * A new site (an edited site file): its gateways are the known nodes, and the ids it reserves
+   * or declares foreign decide which names a node may take from now on (nodes bridged keep theirs).
+   */
+  setSiteNodes(nodes: Pick<ForeignBridgeOptions, 'knownNodes' | 'nativeNodes' | 'foreignNodes'>): void {
+    this.#knownNodes = nodes.knownNodes
+    this.#natives.setSite(nodes.nativeNodes, nodes.foreignNodes)
+  }
+
   /** Whether `id` is a native beaconkit gateway's (seen on the broker or reserved by the site): no node may take it. */
   isNative(id: string): boolean {
     return this.#natives.has(id)

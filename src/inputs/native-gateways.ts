@@ -39,12 +39,18 @@ export class NativeGateways {
   constructor(
     prefix: string,
     /** Site gateways not declared foreign (when the site declares any): never a foreign node. */
-    private readonly reserved: ReadonlySet<string> = new Set(),
+    private reserved: ReadonlySet<string> = new Set(),
     /** Site gateways declared foreign: the site's word outweighs a status seen on the broker. */
-    private readonly declaredForeign: ReadonlySet<string> = new Set(),
+    private declaredForeign: ReadonlySet<string> = new Set(),
   ) {
     this.filter = anyGatewayStatusTopic(prefix).split('/')
     this.nodeLevel = this.filter.indexOf('+')
+  }
+
+  /** A new site (an edited site file): the ids it reserves and those it declares foreign, from now on. */
+  setSite(reserved: ReadonlySet<string> = new Set(), declaredForeign: ReadonlySet<string> = new Set()): void {
+    this.reserved = reserved
+    this.declaredForeign = declaredForeign
   }
 
   /** `<p>/gateways/+/status`: what to subscribe to, before the inputs (retained statuses arrive first). */

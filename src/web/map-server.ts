@@ -86,6 +86,13 @@ export interface MapServer {
   readonly clients: number
   /** Event streams dropped because their client stopped reading (it reconnects if it is a page). */
   readonly streamsDropped: number
+  /**
+   * A new site (an edited site file): the snapshot's `plan` becomes its plan (with `image`, a
+   * path this server serves or an http(s) URL, as the page loads it; default the image it had),
+   * and every open event stream gets `event: site` with that plan; its gateways' places follow
+   * in the next `update`. A fleet map only (a scanner's or a recording's has no live site).
+   */
+  setSite(site: Site, image?: string): void
   /** Ends the streams and stops listening. */
   close(): Promise<void>
 }
@@ -165,10 +172,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const assets = pageAssets()
   // A floor's plan image is an http(s) URL (view.ts): its origin is allowed like the site's image's.
-  const floorOrigins = (options.site?.floors ?? []).flatMap((f) =>
-    f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
-  )
-  const security = headersFor([...(imageOrigin === undefined ? [] : [imageOrigin]), ...floorOrigins])
+  const floorOrigins = (site: Site | undefined): string[] =>
+    (site?.floors ?? []).flatMap((f) =>
+      f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
+    )
+  const originsOf = (site: Site | undefined, image: string | undefined): string[] => [
+    ...(image === undefined || !/^https?:\/\//i.test(image) ? [] : [new URL(image).origin]),
+    ...floorOrigins(site),
+  ]
+  // Made again for a new site (setSite): its floors' images may come from elsewhere.
+  let security = headersFor(originsOf(options.site, imageOrigin))
   const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
@@ -289,6 +302,14 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     },
     get streamsDropped() {
       return streams.dropped
+    },
+    setSite(site, image) {
+      if (options.fleet === undefined)
+        throw new InvalidOptionError('invalid_option', 'setSite() is for the map of a fleet: start it with `fleet`', {
+          option: 'fleet',
+        })
+      security = headersFor(originsOf(site, image ?? imageOrigin))
+      streams.send('site', view.setSite(site, image ?? imageUrl))
     },
     async close() {
       if (closed) return

@@ -32,4 +32,18 @@ describe('NativeGateways', () => {
     expect(natives.has('esp-porch')).toBe(false)
     expect(natives.has('esp-new')).toBe(false)
   })
+
+  it('takes an edited site: the ids it now reserves or declares foreign decide from then on', () => {
+    const natives = new NativeGateways('bk', new Set(['kitchen-pi']), new Set(['esp-porch']))
+    natives.observe('bk/gateways/esp-porch/status', status({ state: 'online' }))
+    natives.observe('bk/gateways/hall-pi/status', status({ state: 'online' }))
+    natives.setSite(new Set(['esp-porch']), new Set(['hall-pi']))
+    // The porch node is now reserved; the hall is the site's foreign node, whatever the broker showed.
+    expect(natives.has('esp-porch')).toBe(true)
+    expect(natives.has('hall-pi')).toBe(false)
+    expect(natives.has('kitchen-pi')).toBe(false)
+    // A site that declares no foreign gateway: only the statuses seen count.
+    natives.setSite()
+    expect(['esp-porch', 'hall-pi', 'kitchen-pi'].filter((id) => natives.has(id))).toEqual(['esp-porch', 'hall-pi'])
+  })
 })
