@@ -4,10 +4,10 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { CLI, requireBuild, runCli } from './run-cli.js'
+import { CLI, ROOT, requireBuild, runCli } from './run-cli.js'
 import { seededRandom } from '../../src/util/random.js'
 
 const children: ChildProcess[] = []
@@ -75,6 +75,24 @@ describe('beaconkit fleet --edit', () => {
     })
     expect(put.status).toBe(200)
     expect(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8'))).toMatchObject({ version: 1 })
+  })
+
+  it("teach from the editor reaches the fleet's room method: an unknown room 422, a beacon not heard 409", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
+    copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))
+    const { url } = await startFleet(dir, ['--site', 'site.json', '--rooms', 'plan', '--fingerprints', 'fp.json'])
+    const teach = (room: string): Promise<Response> =>
+      fetch(new URL('/api/teach', url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ room, beacon: '0117C5400001', seconds: 5 }),
+      })
+    const unknown = await teach('Cellar')
+    expect(unknown.status).toBe(422)
+    expect(await unknown.json()).toMatchObject({ code: 'unknown_room' })
+    const unheard = await teach('Kitchen')
+    expect(unheard.status).toBe(409)
+    expect(await unheard.json()).toMatchObject({ code: 'beacon_not_heard' })
   })
 
   it('killed with SIGKILL while saving, leaves the old or the new site file whole, and starts again from it', async () => {
