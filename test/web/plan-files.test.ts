@@ -2,7 +2,7 @@
 // SVG and their size), which names may be served, the map's plan naming `/plans/<file>` for a
 // site file's images, the atomic write with its .bak, and `site check` on the editor's version.
 import { afterEach, describe, expect, it } from 'vitest'
-import { existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
@@ -117,6 +117,10 @@ describe('the atomic write', () => {
     await writeFileAtomic(file, 'three\n', { backup: true })
     expect(readFileSync(file, 'utf8')).toBe('three\n')
     expect(readFileSync(`${file}.bak`, 'utf8')).toBe('two\n')
+    // A file made private stays private.
+    chmodSync(file, 0o600)
+    await writeFileAtomic(file, 'four\n', { backup: true })
+    expect(statSync(file).mode & 0o777).toBe(0o600)
     await expect(writeFileAtomic(join(dir, 'missing', 'x.json'), 'x')).rejects.toMatchObject({ code: 'ENOENT' })
     expect(readdirSync(dir).sort()).toEqual(['site.json', 'site.json.bak'])
   })
