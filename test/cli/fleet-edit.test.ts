@@ -15,8 +15,11 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
 })
 
-/** Starts `fleet --embedded-broker 0 --http 127.0.0.1:0 --edit` in `dir`; resolves with the map's URL. */
-async function startFleet(dir: string, extra: string[] = []): Promise<{ child: ChildProcess; url: string }> {
+/** Starts `fleet --embedded-broker 0 --http 127.0.0.1:0 --edit` in `dir`; resolves with the map's and broker's URLs. */
+async function startFleet(
+  dir: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; url: string; broker: string }> {
   requireBuild()
   const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', '--edit', '--json', ...extra]
   const child = spawn(process.execPath, [CLI, ...args], { cwd: dir })
@@ -27,7 +30,8 @@ async function startFleet(dir: string, extra: string[] = []): Promise<{ child: C
   const deadline = Date.now() + 30_000
   for (;;) {
     const m = /live map at (http:\/\/[^\s"]+)/.exec(stderr)
-    if (m !== null) return { child, url: m[1] }
+    const b = /listening on (mqtt:\/\/[^\s";]+);/.exec(stderr)
+    if (m !== null && b !== null) return { child, url: m[1], broker: b[1] }
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the fleet did not start: ${stderr}`)
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -94,6 +98,39 @@ describe('beaconkit fleet --edit', () => {
     expect(unheard.status).toBe(409)
     expect(await unheard.json()).toMatchObject({ code: 'beacon_not_heard' })
   })
+
+  it('teach from the editor, with the tag heard, is taken (202) and the fleet stores the room in its fingerprint file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
+    copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))
+    const fp = join(dir, 'fp.json')
+    const { url, broker } = await startFleet(dir, ['--site', 'site.json', '--rooms', 'plan', '--fingerprints', fp])
+    // The demo site's gateways, simulated, publish to the fleet's broker; the kettle stands in the kitchen.
+    const gateways = spawn(process.execPath, [CLI, 'simulate', '--site', 'fixtures/site-demo.json', '--mqtt', broker], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    })
+    children.push(gateways)
+    const kettle = '0117C5D00002'
+    await expect
+      .poll(
+        async () => {
+          const snapshot = (await (await fetch(new URL('/api/snapshot', url))).json()) as { beacons: { id: string }[] }
+          return snapshot.beacons.some((b) => b.id === kettle)
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(true)
+    const res = await fetch(new URL('/api/teach', url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ room: 'Kitchen', beacon: kettle, seconds: 2 }),
+    })
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ ok: true })
+    await expect
+      .poll(() => (existsSync(fp) ? readFileSync(fp, 'utf8') : ''), { timeout: 30_000, interval: 250 })
+      .toContain('"room":"Kitchen"')
+  }, 90_000)
 
   it('killed with SIGKILL while saving, leaves the old or the new site file whole, and starts again from it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-crash-'))
