@@ -60,7 +60,7 @@ describe("the map's plan with plan files", () => {
     gateways: { 'gw-a': { x: 2, y: 2, floor: 'ground' } },
   })
 
-  it('names a floor image that is a plan file /plans/<name> when the map serves them; a path with a folder never', () => {
+  it("names a floor's plan file /plans/<name> when the map serves them; a path with a folder never", () => {
     expect(planOf(site, undefined, true).floors?.map((f) => f.image)).toEqual([
       '/plans/site.plan-ground.png',
       undefined,
@@ -73,7 +73,7 @@ describe("the map's plan with plan files", () => {
     ])
   })
 
-  it('without edit mode, serves the plan files the site file names from its folder, and shows them on the plan', async () => {
+  it('without edit mode, serves the plan files the site names from its folder, and shows them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-plans-'))
     writeFileSync(join(dir, 'site.plan-ground.png'), PNG)
     writeFileSync(join(dir, 'site.plan.png'), PNG)
@@ -108,7 +108,7 @@ describe("the map's plan with plan files", () => {
 })
 
 describe('the atomic write', () => {
-  it('replaces the file whole, keeps the previous one as .bak, and leaves nothing when the folder is missing', async () => {
+  it('replaces the file whole, keeps the previous one as .bak, leaves nothing when the folder is missing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-atomic-'))
     const file = join(dir, 'site.json')
     await writeFileAtomic(file, 'one\n', { backup: true })
