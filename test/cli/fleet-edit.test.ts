@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, ROOT, requireBuild, runCli } from './run-cli.js'
@@ -139,7 +139,8 @@ describe('beaconkit fleet --edit', () => {
     let acknowledged = 0
     for (let round = 0; round < 4; round++) {
       const { child, url } = await startFleet(dir, ['--site', 'site.json'])
-      // The fleet starts from what the last kill left.
+      // The fleet starts from what the last kill left, and clears the temporary files it left.
+      expect(readdirSync(dir).filter((e) => e.endsWith('.tmp'))).toEqual([])
       expect((await getSite(url)).version).toBeGreaterThanOrEqual(acknowledged)
       let version = (await getSite(url)).version
       acknowledged = version
