@@ -27,7 +27,6 @@ import type { Clock } from '../clock.js'
 import type { FleetSettings } from './settings/fleet.js'
 import type { FleetRooms } from './fleet-rooms.js'
 import type { TeachRefusal } from './fleet-teach.js'
-import type { SiteEditing } from '../web/edit-routes.js'
 
 /** What only a program can give a fleet, beside the model (it cannot live in a config file). */
 export interface FleetRuntime {
@@ -88,24 +87,18 @@ export interface FleetRunning {
   tracker?: FleetTracker
   /** The room method and the away rule the tracker was given (#39). */
   rooms?: FleetRooms
-  /**
-   * With the room method: starts "teach this room with this tag" (the map editor's teach); undefined
-   * when it started, else why not.
-   */
-  teachRoom?: (beacon: string, room: string, seconds: number) => TeachRefusal | undefined
-  /** With `http.edit`: the site editor the map serves (site-editing.ts). */
-  editing?: SiteEditing
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */
   trackerResult?: MqttCloseResult
   details?: MqttBeaconDetails
   metrics?: MetricsEndpoint
   web?: MapServer
   metricsServer?: MetricsServer
-  /**
-   * Takes a new site without a restart (set once the fleet started: RunningFleet.applySite); the
-   * editor calls it after a save.
-   */
   applySite?: (site: Site) => void
+  /**
+   * With the room method: starts "teach this room with this tag" (the map editor's teach); undefined
+   * when it started, else why not.
+   */
+  teachRoom?: (beacon: string, room: string, seconds: number) => TeachRefusal | undefined
 }
 
 /** What each part of a fleet starts from (src/gateway/part.ts). */

@@ -20,7 +20,6 @@ import type { SharedClient } from '../mqtt/shared-connection.js'
 import type { Site } from '../positioning/site.js'
 import { MqttBeaconDetails } from '../web/beacon-details.js'
 import { FleetGateways } from '../web/known-gateways.js'
-import { siteEditing } from './site-editing.js'
 import type { ForeignBridgeOptions } from '../inputs/bridge-options.js'
 import { esphomeKeysPart, esphomePart } from './esphome-part.js'
 import { brokerConnectionPart, openBrokerConnection } from './broker-connection.js'
@@ -35,6 +34,8 @@ import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
 import { fleetRooms } from './fleet-rooms.js'
 import { FleetTeach } from './fleet-teach.js'
+import { siteEditing } from './site-editing.js'
+import type { SiteEditing } from '../web/edit-routes.js'
 import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
 type Factory = PartFactory<FleetContext>
@@ -252,25 +253,26 @@ const metrics: Factory = ({ settings, running }) => {
   )
 }
 
-/** `http`: the live map of the fleet (with the site and its plan). */
-const map: Factory = ({ settings, runtime, site, hooks, running }) => {
+/** `http`: the live map of the fleet (with the site and its plan; with `http.edit`, its editor). */
+const map: Factory = (context) => {
+  const { settings, runtime, site, hooks, running } = context
   const { http } = settings
-  const { siteImage } = runtime
+  const { siteImage, siteFile } = runtime
   const fleet = running.tracker
   if (http === undefined || fleet === undefined) return undefined
   return keptPart(
     'map',
     running,
     'web',
-    () =>
+    async () =>
       startWeb(
         http,
         {
           fleet,
           ...(site === undefined ? {} : { site }),
           ...(siteImage === undefined ? {} : { image: siteImage }),
-          ...(runtime.siteFile === undefined ? {} : { siteFile: runtime.siteFile }),
-          ...(running.editing === undefined ? {} : { edit: running.editing }),
+          ...(siteFile === undefined ? {} : { siteFile }),
+          ...optionalEdit(await siteEditing(context)),
         },
         hooks.stderr,
         running.details,
@@ -280,20 +282,8 @@ const map: Factory = ({ settings, runtime, site, hooks, running }) => {
   )
 }
 
-/** `http.edit`: the site editor the map serves (its store read before the map listens). */
-const edit: Factory = (context) => {
-  const { settings, running } = context
-  if (settings.http === undefined || settings.edit !== true) return undefined
-  return {
-    name: 'edit',
-    start: async () => {
-      const editing = await siteEditing(context)
-      if (editing !== undefined) running.editing = editing
-    },
-    stop: async () => {
-      delete running.editing
-    },
-  }
+function optionalEdit(edit: SiteEditing | undefined): { edit?: SiteEditing } {
+  return edit === undefined ? {} : { edit }
 }
 
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */
@@ -317,7 +307,6 @@ export const FLEET_PARTS: readonly Factory[] = [
   teach,
   details,
   metrics,
-  edit,
   map,
   metricsServer,
 ]
