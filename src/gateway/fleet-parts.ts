@@ -33,6 +33,9 @@ import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
 import { fleetRooms } from './fleet-rooms.js'
+import type { FleetRooms } from './fleet-rooms.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
+import type { RoomMetricsSource } from '../metrics/room-metrics.js'
 import { FleetTeach } from './fleet-teach.js'
 import { siteEditing } from './site-editing.js'
 import type { SiteEditing } from '../web/edit-routes.js'
@@ -185,12 +188,15 @@ const tracker: Factory = (context) => {
   )
 }
 
-/** With the room method: `beaconkit fleet teach` answered on the fleet's connection (#39). */
+/**
+ * With a site: `beaconkit fleet teach` answered on the fleet's connection (#39), taught with the
+ * room method, refused while the site has the strongest gateway (an edited site may switch it).
+ */
 const teach: Factory = (context) => {
-  const { settings, running, log } = context
+  const { settings, running, log, site } = context
   const fleet = running.tracker
   const rooms = running.rooms
-  if (fleet === undefined || rooms?.rooms === undefined) return undefined
+  if (fleet === undefined || rooms === undefined || site === undefined) return undefined
   let made: FleetTeach | undefined
   return {
     name: 'teach',
@@ -225,7 +231,7 @@ const details: Factory = (context) => {
     async () =>
       new MqttBeaconDetails({
         client: sharedClient(context),
-        gateways: new FleetGateways(fleet, site),
+        gateways: (running.detailsGateways = new FleetGateways(fleet, site)),
         clock: fleet.clock,
         ...(settings.mqtt.topicPrefix === undefined ? {} : { topicPrefix: settings.mqtt.topicPrefix }),
       }),
@@ -247,10 +253,30 @@ const metrics: Factory = ({ settings, running }) => {
     async () =>
       new MetricsEndpoint({
         tracker: fleet,
-        ...(running.rooms?.rooms === undefined ? {} : { rooms: running.rooms.rooms }),
+        ...(running.rooms?.rooms === undefined ? {} : { rooms: currentRooms(running.rooms, running.rooms.rooms) }),
       }),
     async (value) => value.close(),
   )
+}
+
+/**
+ * What the metrics read of the room method: the fleet's locator now (an edited site rebuilds it,
+ * fleet-site.ts), or the last one while the site does not use the plan method.
+ */
+function currentRooms(rooms: FleetRooms, first: RoomLocator): RoomMetricsSource {
+  let last = first
+  const now = (): RoomLocator => (last = rooms.rooms ?? last)
+  return {
+    get offsets() {
+      return now().offsets
+    },
+    get fingerprints() {
+      return now().fingerprints
+    },
+    get teachings() {
+      return now().teachings
+    },
+  }
 }
 
 /** `http`: the live map of the fleet (with the site and its plan; with `http.edit`, its editor). */

@@ -22,6 +22,12 @@ export interface FleetRooms {
   file?: string
   /** Writes the taught rooms and learnt offsets to the file; a failure is a warning. */
   save(now: number): Promise<void>
+  /**
+   * The room method for a new site (an edited site file): the plan method's locator rebuilt on
+   * it (learnt offsets of remaining gateways and fingerprints of remaining rooms kept), made when
+   * the site now places every gateway, or none (the strongest gateway) when it no longer does.
+   */
+  setSite(site: Site): RoomLocator | undefined
 }
 
 /**
@@ -50,26 +56,51 @@ export async function fleetRooms(
 ): Promise<FleetRooms> {
   const away = new AwayTimer({ ...settings.away, fallbackMs: DEFAULT_GONE_TIMEOUT_MS })
   const file = settings.fingerprints
-  if (site === undefined || roomMethodOf(settings, site) !== 'plan') return { away, save: async () => undefined }
   const fingerprints = new Fingerprints()
-  const rooms = new RoomLocator(site, { fingerprints })
-  if (file !== undefined) {
-    const read = await readFingerprintFile(file)
-    if (read.error !== undefined)
-      warn(`${read.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
-    if (read.skipped > 0) warn(`fingerprints ${file}: ${read.skipped} damaged entries left out`)
-    let refused = 0
-    for (const sample of read.samples) if (!fingerprints.add(sample)) refused++
-    if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
-    rooms.offsets.restore(read.offsets)
-  }
-  const save = async (now: number): Promise<void> => {
+  // Only a file read is written back: never overwritten with less than it held.
+  let read = false
+  /** The last plan-method locator, kept while a site has the strongest gateway (its offsets). */
+  let held: RoomLocator | undefined
+  const load = async (into: RoomLocator): Promise<void> => {
     if (file === undefined) return
-    try {
-      await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: rooms.offsets.list() }, now)
-    } catch (error) {
-      warn(error instanceof FingerprintFileError ? error.message : `fingerprints ${file}: ${String(error)}`)
-    }
+    const got = await readFingerprintFile(file)
+    if (got.error !== undefined)
+      warn(`${got.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
+    if (got.skipped > 0) warn(`fingerprints ${file}: ${got.skipped} damaged entries left out`)
+    let refused = 0
+    for (const sample of got.samples) if (!fingerprints.add(sample)) refused++
+    if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
+    // A locator made since (another edit) takes them: the offsets go to the one in use.
+    const target = made.rooms ?? into
+    target.offsets.restore(got.offsets)
+    read = true
   }
-  return { rooms, away, ...(file === undefined ? {} : { file }), save }
+  const made: FleetRooms = {
+    away,
+    ...(file === undefined ? {} : { file }),
+    save: async (now) => {
+      const locator = made.rooms ?? held
+      if (file === undefined || !read || locator === undefined) return
+      try {
+        await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: locator.offsets.list() }, now)
+      } catch (error) {
+        warn(error instanceof FingerprintFileError ? error.message : `fingerprints ${file}: ${String(error)}`)
+      }
+    },
+    setSite: (next) => {
+      if (roomMethodOf(settings, next) !== 'plan') {
+        delete made.rooms
+        return undefined
+      }
+      const first = held === undefined
+      held = made.rooms = held?.forSite(next) ?? new RoomLocator(next, { fingerprints })
+      // A fleet that started with the strongest gateway reads the taught rooms and offsets now.
+      if (first) load(held).catch((error: unknown) => warn(`fingerprints ${String(file)}: ${String(error)}`))
+      return held
+    },
+  }
+  if (site === undefined || roomMethodOf(settings, site) !== 'plan') return made
+  held = made.rooms = new RoomLocator(site, { fingerprints })
+  await load(held)
+  return made
 }

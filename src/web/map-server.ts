@@ -30,6 +30,7 @@ import { startHttpListener } from './http-listener.js'
 import { handleEdit, isEditPath, refuse } from './edit-routes.js'
 import type { EditRoutes, SiteEditing } from './edit-routes.js'
 import { isPlanFileName } from './plan-image.js'
+import { planSource } from './view.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
@@ -97,6 +98,13 @@ export interface MapServer {
   readonly clients: number
   /** Event streams dropped because their client stopped reading (it reconnects if it is a page). */
   readonly streamsDropped: number
+  /**
+   * A new site (an edited site file): the snapshot's `plan` becomes its plan (with `image`, a
+   * path this server serves or an http(s) URL, as the page loads it; default the image it had),
+   * and every open event stream gets `event: site` with that plan; its gateways' places follow
+   * in the next `update`. A fleet map only (a scanner's or a recording's has no live site).
+   */
+  setSite(site: Site, image?: string): void
   /** Ends the streams and stops listening. */
   close(): Promise<void>
 }
@@ -119,6 +127,12 @@ function headersFor(imageOrigins: string[]): Record<string, string> {
     'Referrer-Policy': 'no-referrer',
     'X-Frame-Options': 'DENY',
   }
+}
+
+/** The plan image the edited site file names, as the page loads it (planSource); undefined: none. */
+function editedImage(edit: SiteEditing): string | undefined {
+  const image = edit.store.json.image
+  return typeof image === 'string' ? planSource(image, true) : undefined
 }
 
 /** Without edit mode: the site folder's plan images the site names (its floors' and its own). */
@@ -189,10 +203,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const assets = pageAssets()
   // A floor's plan image is an http(s) URL (view.ts): its origin is allowed like the site's image's.
-  const floorOrigins = (options.site?.floors ?? []).flatMap((f) =>
-    f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
-  )
-  const security = headersFor([...(imageOrigin === undefined ? [] : [imageOrigin]), ...floorOrigins])
+  const floorOrigins = (site: Site | undefined): string[] =>
+    (site?.floors ?? []).flatMap((f) =>
+      f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
+    )
+  const originsOf = (site: Site | undefined, image: string | undefined): string[] => [
+    ...(image === undefined || !/^https?:\/\//i.test(image) ? [] : [new URL(image).origin]),
+    ...floorOrigins(site),
+  ]
+  // Made again for a new site (setSite): its floors' images may come from elsewhere.
+  let security = headersFor(originsOf(options.site, imageOrigin))
   const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
@@ -244,7 +264,10 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   const plain = (res: ServerResponse, status: number, text: string): void =>
     send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
   const editRoutes: EditRoutes = {
-    headers: security,
+    // The headers are made again on setSite: the routes read them when they answer.
+    get headers() {
+      return security
+    },
     ...(options.edit === undefined ? {} : { editing: options.edit }),
     ...(options.siteFile === undefined ? {} : { plans: staticPlans(options.siteFile, options.site, options.image) }),
   }
@@ -320,6 +343,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     },
     get streamsDropped() {
       return streams.dropped
+    },
+    setSite(site, image) {
+      if (options.fleet === undefined)
+        throw new InvalidOptionError('invalid_option', 'setSite() is for the map of a fleet: start it with `fleet`', {
+          option: 'fleet',
+        })
+      // In edit mode the site file names its plan (an upload is /plans/<name>); else the one it had.
+      const plan = image ?? (options.edit === undefined ? imageUrl : editedImage(options.edit))
+      security = headersFor(originsOf(site, plan ?? imageOrigin))
+      streams.send('site', view.setSite(site, plan))
     },
     async close() {
       if (closed) return

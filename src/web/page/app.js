@@ -67,6 +67,15 @@ function applySnapshot(s) {
   $('table-pane').hidden = s.mode !== 'scanner'
 }
 
+// The site was edited (the fleet took a new one): rooms, gateways' places, floors and images
+// are redrawn from its plan; the gateways' markers follow in the next update. An editor on the
+// page hears it too ('beaconkit:site') and reads the site again.
+function applySite(plan) {
+  state.plan = plan
+  if (!floorsOf(state).some((f) => f.id === state.floor)) state.floor = defaultFloor(state)
+  document.dispatchEvent(new window.CustomEvent('beaconkit:site', { detail: plan }))
+}
+
 function push(map, id, value, max) {
   const list = map.get(id) ?? []
   list.push(value)
@@ -168,6 +177,10 @@ function connect() {
   })
   source.addEventListener('update', (e) => {
     applyUpdate(JSON.parse(e.data))
+    scheduleRender()
+  })
+  source.addEventListener('site', (e) => {
+    applySite(JSON.parse(e.data))
     scheduleRender()
   })
   source.addEventListener('error', () => {
