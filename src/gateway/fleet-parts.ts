@@ -38,6 +38,8 @@ import type { FleetRooms } from './fleet-rooms.js'
 import type { RoomLocator } from '../positioning/room-locator.js'
 import type { RoomMetricsSource } from '../metrics/room-metrics.js'
 import { FleetTeach } from './fleet-teach.js'
+import { siteEditing } from './site-editing.js'
+import type { SiteEditing } from '../web/edit-routes.js'
 import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
 type Factory = PartFactory<FleetContext>
@@ -195,8 +197,11 @@ const teach: Factory = (context) => {
         (text) => log.warn(text),
       )
       made.start()
+      const started = made
+      running.teachRoom = (beacon, room, seconds) => started.teachNow(beacon, room, seconds)
     },
     stop: async () => {
+      running.teachRoom = undefined
       made?.stop()
     },
   }
@@ -262,23 +267,26 @@ function currentRooms(rooms: FleetRooms, first: RoomLocator): RoomMetricsSource 
   }
 }
 
-/** `http`: the live map of the fleet (with the site and its plan). */
-const map: Factory = ({ settings, runtime, site, hooks, running }) => {
+/** `http`: the live map of the fleet (with the site and its plan; with `http.edit`, its editor). */
+const map: Factory = (context) => {
+  const { settings, runtime, site, hooks, running } = context
   const { http } = settings
-  const { siteImage } = runtime
+  const { siteImage, siteFile } = runtime
   const fleet = running.tracker
   if (http === undefined || fleet === undefined) return undefined
   return keptPart(
     'map',
     running,
     'web',
-    () =>
+    async () =>
       startWeb(
         http,
         {
           fleet,
           ...(site === undefined ? {} : { site }),
           ...(siteImage === undefined ? {} : { image: siteImage }),
+          ...(siteFile === undefined ? {} : { siteFile }),
+          ...optionalEdit(await siteEditing(context)),
         },
         hooks.stderr,
         running.details,
@@ -286,6 +294,10 @@ const map: Factory = ({ settings, runtime, site, hooks, running }) => {
       ),
     (value) => value.close(),
   )
+}
+
+function optionalEdit(edit: SiteEditing | undefined): { edit?: SiteEditing } {
+  return edit === undefined ? {} : { edit }
 }
 
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */
