@@ -54,6 +54,8 @@ export interface LiveViewOptions {
   site?: Site
   /** Path or URL of the floor-plan image, as the page should load it. */
   image?: string
+  /** The map serves the site folder's plan images under `/plans/` (floor images that are files show). */
+  planFiles?: boolean
   details?: DetailsSource
   /** Default 1000 ms. */
   flushIntervalMs?: number
@@ -93,7 +95,8 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
     super()
     this.mode = options.fleet !== undefined ? 'fleet' : 'scanner'
     const site = options.site
-    this.plan = this.mode === 'fleet' || site !== undefined ? planOf(site, options.image) : undefined
+    this.plan =
+      this.mode === 'fleet' || site !== undefined ? planOf(site, options.image, options.planFiles === true) : undefined
     this.siteGateways = new Map(gatewaysOf(site).map((g) => [g.id, g]))
     for (const g of this.siteGateways.values()) this.gateways.set(g.id, g)
   }

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http'
 import { readFile } from 'node:fs/promises'
+import { basename, dirname, resolve } from 'node:path'
 import { inspect } from 'node:util'
 import { InvalidOptionError } from '../errors.js'
 import type { BeaconScanner } from '../scanner/scanner.js'
@@ -26,6 +27,9 @@ import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import { isMetricsPath, serveMetrics } from './metrics-route.js'
 import { urlHost } from '../util/listen.js'
 import { startHttpListener } from './http-listener.js'
+import { handleEdit, isEditPath, refuse } from './edit-routes.js'
+import type { EditRoutes, SiteEditing } from './edit-routes.js'
+import { isPlanFileName } from './plan-image.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
@@ -48,6 +52,13 @@ export interface MapServerOptions {
   site?: Site
   /** Floor-plan image covering the site's area: an http(s) URL, or a file served by this server. */
   image?: string
+  /**
+   * The site file the site came from: the plan images in its folder that the site names are
+   * served under `/plans/` (a floor's image that is a file shows on the map).
+   */
+  siteFile?: string
+  /** Edit mode (`fleet --http --edit`, #40): the editor's API on this server (edit-routes.ts). */
+  edit?: SiteEditing
   /** Sensor values of fleet beacons (serial, battery, …) for the details panel. */
   details?: DetailsSource
   /** `/metrics` and `/healthz` beside the map, with the map's token (docs/metrics.md). */
@@ -110,6 +121,14 @@ function headersFor(imageOrigins: string[]): Record<string, string> {
   }
 }
 
+/** Without edit mode: the site folder's plan images the site names (its floors' and its own). */
+function staticPlans(siteFile: string, site: Site | undefined, image: string | undefined): EditRoutes['plans'] {
+  const folder = dirname(resolve(siteFile))
+  const names = (site?.floors ?? []).flatMap((f) => (f.image === undefined ? [] : [f.image]))
+  if (image !== undefined && dirname(resolve(image)) === folder) names.push(basename(image))
+  return { folder, names }
+}
+
 /** An optional whole-number option, at least `min`; undefined when not given. */
 function positiveInteger(value: number | undefined, option: string, unit: string, min: number): number | undefined {
   if (value === undefined) return undefined
@@ -161,6 +180,11 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
         )
       imageFile = options.image
       imageUrl = '/floorplan'
+      // A plan file beside the site file is served where the editor's uploads are (/plans/).
+      const folder =
+        options.edit?.store.folder ?? (options.siteFile === undefined ? undefined : dirname(resolve(options.siteFile)))
+      if (folder !== undefined && dirname(resolve(options.image)) === folder && isPlanFileName(basename(options.image)))
+        imageUrl = `/plans/${basename(options.image)}`
     }
   }
   const assets = pageAssets()
@@ -175,6 +199,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     ...(options.scanner === undefined ? {} : { scanner: options.scanner }),
     ...(options.site === undefined ? {} : { site: options.site }),
     ...(imageUrl === undefined ? {} : { image: imageUrl }),
+    planFiles: options.edit !== undefined || options.siteFile !== undefined,
     ...(options.details === undefined ? {} : { details: options.details }),
     ...(options.flushIntervalMs === undefined ? {} : { flushIntervalMs: options.flushIntervalMs }),
   })
@@ -218,10 +243,17 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const plain = (res: ServerResponse, status: number, text: string): void =>
     send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
+  const editRoutes: EditRoutes = {
+    headers: security,
+    ...(options.edit === undefined ? {} : { editing: options.edit }),
+    ...(options.siteFile === undefined ? {} : { plans: staticPlans(options.siteFile, options.site, options.image) }),
+  }
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? '/', 'http://map.invalid')
-    if (req.method !== 'GET' && req.method !== 'HEAD') return plain(res, 405, 'only GET is served here')
+    // Only the editor's paths take changes (edit-routes.ts); everything else is read only.
+    const edit = isEditPath(url.pathname)
+    if (req.method !== 'GET' && req.method !== 'HEAD' && !edit) return plain(res, 405, 'only GET is served here')
     const refusal = hostRefusal(req, token)
     if (refusal === 'no_host') return plain(res, 400, NO_HOST_TEXT)
     if (refusal === 'not_loopback') {
@@ -236,14 +268,13 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
       return serveMetrics(req, res, options.metrics, token)
     const asset = assets.get(url.pathname)
     if (asset !== undefined) return send(res, 200, asset.type, asset.body, { 'Cache-Control': 'no-cache' })
-    const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan'
+    const data = url.pathname.startsWith('/api/') || url.pathname === '/floorplan' || edit
     if (!data) return plain(res, 404, 'not found')
-    if (!authorized(req, url, token))
-      return plain(
-        res,
-        401,
-        'this map needs its access token: open the URL printed when it started (the part after #token=)',
-      )
+    if (!authorized(req, url, token)) {
+      const text = 'this map needs its access token: open the URL printed when it started (the part after #token=)'
+      return edit ? refuse(res, security, 401, 'unauthorized', text) : plain(res, 401, text)
+    }
+    if (edit) return handleEdit(req, res, url, editRoutes)
     if (url.pathname === '/api/snapshot')
       return send(res, 200, 'application/json; charset=utf-8', JSON.stringify(snapshot(url)), {
         'Cache-Control': 'no-store',

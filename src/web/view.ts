@@ -6,6 +6,7 @@
 import type { Beacon } from '../reading.js'
 import type { FleetBeacon } from '../fleet/fleet-beacon.js'
 import type { Site } from '../positioning/site.js'
+import { isPlanFileName } from './plan-image.js'
 
 /** A beacon's sensor values and identity, as the details panel shows them. */
 export interface ViewDetails {
@@ -85,7 +86,7 @@ export interface ViewFloor {
   id: string
   /** A person's name for it (site file, up to 64 characters): the page shows it as text only. */
   name: string
-  /** This floor's plan image (an http(s) URL), drawn instead of the site's image on this floor. */
+  /** This floor's plan image (an http(s) URL or `/plans/<file>`), drawn instead of the site's image on this floor. */
   image?: string
 }
 
@@ -184,8 +185,21 @@ export function viewOfFleetBeacon(b: FleetBeacon, details: ViewDetails | undefin
 /** Walls sent to the page at most; a plan with more is drawn without the rest. */
 const MAX_WALLS = 2000
 
-/** The floor plan of a site; rooms without a polygon are listed and drawn around their gateways. */
-export function planOf(site: Site | undefined, image: string | undefined): ViewPlan {
+/**
+ * Where the page loads a plan image the site file names: an http(s) URL as it is; a file in the
+ * site's folder as `/plans/<name>` when the map serves those (`files`, edit-routes.ts) and the
+ * name keeps the plan file rule; otherwise nowhere (undefined).
+ */
+export function planSource(image: string, files: boolean): string | undefined {
+  if (/^https?:\/\//i.test(image)) return image
+  return files && isPlanFileName(image) ? `/plans/${image}` : undefined
+}
+
+/**
+ * The floor plan of a site; rooms without a polygon are listed and drawn around their gateways.
+ * @param files whether the map serves the site folder's plan images under `/plans/` (see {@link planSource})
+ */
+export function planOf(site: Site | undefined, image: string | undefined, files = false): ViewPlan {
   const plan: ViewPlan = {
     rooms: (site?.rooms ?? []).map((r) => {
       const room: ViewPlan['rooms'][number] = { name: r.name }
@@ -198,8 +212,9 @@ export function planOf(site: Site | undefined, image: string | undefined): ViewP
   if (site !== undefined && site.floors.length > 0)
     plan.floors = site.floors.map((f) => {
       const floor: ViewFloor = { id: f.id, name: f.name }
-      // Only a URL: a floor's image file is not served by the map server (yet), a URL loads as is.
-      if (f.image !== undefined && /^https?:\/\//i.test(f.image)) floor.image = f.image
+      // A URL loads as is; a file only when the map serves the site's folder (planSource).
+      const source = f.image === undefined ? undefined : planSource(f.image, files)
+      if (source !== undefined) floor.image = source
       return floor
     })
   if (site?.area !== undefined) plan.area = { ...site.area }
