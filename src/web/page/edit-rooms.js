@@ -4,7 +4,7 @@
 import { html, svg } from './svg.js'
 import { inside } from './geometry.js'
 import { teachRoom } from './edit-api.js'
-import { cm, MAX_NAME, problemsOf } from './edit-site.js'
+import { cm, MAX_NAME, problemsOf, readable } from './edit-site.js'
 
 const HIT = 14
 
@@ -74,7 +74,7 @@ function roomItem(ed, r, i) {
   })
   li.append(pick)
   for (const p of problemsOf(ed.problems, 'room', i))
-    li.append(html('p', { class: `problem ${p.severity}`, text: p.message }))
+    li.append(html('p', { class: `problem ${p.severity}`, text: readable(p.message) }))
   if (!selected) return li
   const tools = html('div', { class: 'edit-tools' })
   tools.append(

@@ -31,7 +31,7 @@ export function imageOf(site, floor) {
   return f?.image ?? site.image
 }
 
-function planImage(image) {
+function imageHref(image) {
   if (typeof image !== 'string' || image === '') return undefined
   if (/^https?:\/\//i.test(image)) return image
   // A file beside the site file: the map server serves it under /plans/ (with the token).
@@ -42,8 +42,9 @@ function point(p) {
   return Array.isArray(p) && Number.isFinite(p[0]) && Number.isFinite(p[1])
 }
 
-/** The plan (the snapshot's `plan` shape) of the site being edited. */
-export function planOfSite(site) {
+/** The plan (the snapshot's `plan` shape) of the site being edited; images only those in `stored`. */
+export function planOfSite(site, stored) {
+  const planImage = (image) => (stored === undefined || stored.has(image) ? imageHref(image) : undefined)
   const rooms = (site.rooms ?? []).map((r) => {
     const room = { name: String(r.name ?? '') }
     if (Array.isArray(r.polygon) && r.polygon.length >= 3 && r.polygon.every(point))
@@ -76,9 +77,9 @@ export function planOfSite(site) {
 
 /**
  * The page's state with the edited site's plan, and every gateway where the site puts it (or
- * unplaced); `moving` is a gateway being dragged: `{ id, x, y }`.
+ * unplaced); `moving` is a gateway being dragged: `{ id, x, y }`; `stored`: the images saved.
  */
-export function editedState(state, site, moving) {
+export function editedState(state, site, moving, stored) {
   const group = gatewayGroup(site)
   const gateways = new Map()
   const place = (id, base) => {
@@ -97,7 +98,13 @@ export function editedState(state, site, moving) {
   for (const [id, g] of state.gateways) place(id, g)
   for (const id of Object.keys(group)) if (!gateways.has(id)) place(id, { state: 'unknown' })
   if (moving !== undefined && !gateways.has(moving.id)) place(moving.id, { state: 'unknown' })
-  return { ...state, plan: planOfSite(site), gateways }
+  // The names as the site being edited gives them: a name typed shows at once on the plan.
+  const beacons = new Map()
+  for (const [id, b] of state.beacons) {
+    const e = site.beacons?.[beaconEntry(site, id, b.details?.serialNumber)]
+    beacons.set(id, typeof e?.name === 'string' ? { ...b, name: e.name } : b)
+  }
+  return { ...state, plan: planOfSite(site, stored), gateways, beacons }
 }
 
 /**
@@ -155,4 +162,9 @@ export function rescale(site, k) {
     if (g !== null && typeof g === 'object' && Number.isFinite(g.x) && Number.isFinite(g.y)) [g.x, g.y] = p([g.x, g.y])
   site.walls = site.walls?.map((w) => (Array.isArray(w) ? w.map(p) : { ...w, from: p(w.from), to: p(w.to) }))
   if (site.walls === undefined) delete site.walls
+}
+
+/** A message as shown beside its room: its path ("rooms[2].") left out, the place says it. */
+export function readable(message) {
+  return message.replace(/^(?:rooms|gateways|beacons|floors)(?:\[[^\]]*\]|\.[A-Za-z0-9_-]+)\.?/, '')
 }

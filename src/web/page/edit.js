@@ -5,7 +5,7 @@
 // says so with a Reload button. Every name goes in as text (svg.js), never as markup.
 import { html, svg } from './svg.js'
 import { readSite, saveSite } from './edit-api.js'
-import { editedState, normalise, targetOf } from './edit-site.js'
+import { editedState, normalise, readable, targetOf } from './edit-site.js'
 import { planTool } from './edit-plan.js'
 import { roomsTool } from './edit-rooms.js'
 import { gatewaysTool } from './edit-gateways.js'
@@ -53,8 +53,17 @@ class Editor {
     this.site = normalise(body.site)
     this.problems = body.problems ?? []
     this.file = body.file
+    this.keepStored()
     this.dirty = false
     this.touch()
+  }
+
+  /**
+   * Remembers the plan images the stored site names: the server serves only those, so a picture
+   * is drawn once the save naming it went through (before that it would load as a 404).
+   */
+  keepStored() {
+    this.stored = new Set([this.site.image, ...(this.site.floors ?? []).map((f) => f?.image)].filter(Boolean))
   }
 
   get state() {
@@ -107,7 +116,7 @@ class Editor {
 
   /** The page's state with the edited site drawn instead of the fleet's. */
   view(state) {
-    return editedState(state, this.site, this.ui.gateways.drag)
+    return editedState(state, this.site, this.ui.gateways.drag, this.stored)
   }
 
   /** Another editor (or this one) saved: the page got `event: site`. */
@@ -157,6 +166,7 @@ class Editor {
     if (answer.status === 200) {
       this.version = b.version
       this.problems = b.problems ?? []
+      this.keepStored()
       this.dirty = false
       this.say('ok', `saved: version ${b.version}`)
       return true
@@ -250,7 +260,7 @@ class Editor {
         at = { x: g.x, y: g.y + fs * 1.5 }
       } else continue
       const text = svg('text', { x: at.x, y: at.y + fs * 1.2, 'font-size': fs, class: `problem-text ${p.severity}` })
-      text.textContent = p.message
+      text.textContent = readable(p.message)
       layer.append(text)
     }
   }
