@@ -1,7 +1,7 @@
 // The editor's tests (#40) run the real parts: a broker, a FleetTracker, the map server in edit
 // mode over a site file in a fresh folder, gateways that publish their status and RSSI batches
 // through mqtt.js, and Chromium. Helpers here start that and work the page as a person does.
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import mqtt from 'mqtt'
@@ -15,6 +15,8 @@ import { statusPayload } from '../../src/mqtt/payloads.js'
 import { startMapServer } from '../../src/web/map-server.js'
 import type { MapServer } from '../../src/web/map-server.js'
 import { SiteStore } from '../../src/web/site-store.js'
+import { ROOT } from '../cli/run-cli.js'
+import { screenshot } from './browser.js'
 
 export const WAIT = { timeout: 20_000 }
 export const TOKEN = 'editor-test-token-0123456789'
@@ -37,10 +39,14 @@ export interface EditorStack {
   close(): Promise<void>
 }
 
-/** Starts broker, tracker, map server (edit mode, token) and three gateways publishing twice a second. */
-export async function startEditorStack(): Promise<EditorStack> {
+/**
+ * Starts broker, tracker, map server (edit mode, token) and three gateways publishing twice a
+ * second; `initial` is the site file to begin with (none: absent, a new user's empty site).
+ */
+export async function startEditorStack(initial?: object): Promise<EditorStack> {
   const dir = mkdtempSync(join(tmpdir(), 'beaconkit-editor-'))
   const file = join(dir, 'site.json')
+  if (initial !== undefined) writeFileSync(file, JSON.stringify(initial, null, 2))
   const broker = await startBroker({ port: 0 })
   const tracker = new FleetTracker({ url: broker.url })
   const store = await SiteStore.open(file)
@@ -155,6 +161,8 @@ export async function drawRoom(page: Page, name: string, corners: [number, numbe
 export async function placeGateway(page: Page, id: string, x: number, y: number): Promise<void> {
   await tab(page, 'gateways')
   const handle = page.locator(`#edit-gateways li[data-gateway="${id}"] .edit-carry`)
+  // The list is built again when a gateway's state changes: the box of the one shown now.
+  await handle.waitFor(WAIT)
   const box = await handle.boundingBox()
   if (box === null) throw new Error(`gateway ${id} is not listed`)
   const to = await at(page, x, y)
@@ -173,4 +181,12 @@ export async function nameBeacon(page: Page, id: string, name: string): Promise<
   await page.locator(`#edit-beacons li[data-beacon="${id}"] .edit-item`).click()
   await page.locator('#beacon-name').fill(name)
   await saves(page, () => page.keyboard.press('Enter'))
+}
+
+/** A picture of the page: for docs/web-map.md with EDITOR_SCREENSHOTS=1 (npm run docs:screenshots), else test-artifacts/. */
+export async function picture(page: Page, name: string): Promise<void> {
+  if (process.env.EDITOR_SCREENSHOTS !== '1') return void (await screenshot(page, name))
+  const dir = join(ROOT, 'docs', 'images')
+  mkdirSync(dir, { recursive: true })
+  await page.screenshot({ path: join(dir, name) })
 }

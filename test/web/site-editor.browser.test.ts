@@ -5,17 +5,16 @@
 // on the room it concerns. EDITOR_SCREENSHOTS=1 (npm run docs:screenshots) writes the docs' pictures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
-import { mkdirSync } from 'node:fs'
-import { join } from 'node:path'
-import type { Browser, Page } from 'playwright-core'
-import { CLI, requireBuild, ROOT } from '../cli/run-cli.js'
-import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
+import type { Browser } from 'playwright-core'
+import { CLI, requireBuild } from '../cli/run-cli.js'
+import { CHROMIUM, consoleErrors, launch, needsChromium } from './browser.js'
 import { floorPlanPng } from './plan-picture.js'
 import {
   at,
   drawRoom,
   nameBeacon,
   openEditor,
+  picture,
   placeGateway,
   saves,
   siteOnDisk,
@@ -24,14 +23,6 @@ import {
   WAIT,
 } from './editor-driver.js'
 import type { EditorStack } from './editor-driver.js'
-
-/** Pictures for docs/web-map.md when asked for; test-artifacts/ otherwise. */
-async function picture(page: Page, name: string): Promise<void> {
-  if (process.env.EDITOR_SCREENSHOTS !== '1') return void (await screenshot(page, name))
-  const dir = join(ROOT, 'docs', 'images')
-  mkdirSync(dir, { recursive: true })
-  await page.screenshot({ path: join(dir, name) })
-}
 
 describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromium'), () => {
   let stack: EditorStack
