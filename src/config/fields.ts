@@ -62,6 +62,7 @@ export const CONFIG_FIELDS: readonly ConfigField[] = [
   { path: 'upload.queueDir', option: 'queue-dir', kind: 'string' },
   { path: 'http.listen', option: 'http', kind: 'listen' },
   { path: 'http.token', option: 'http-token', kind: 'string', secret: true },
+  { path: 'http.edit', option: 'edit', kind: 'boolean' },
   { path: 'metrics.listen', option: 'metrics', kind: 'listen' },
   { path: 'metrics.token', option: 'metrics-token', kind: 'string', secret: true },
   { path: 'logging.level', option: 'log-level', kind: 'string' },

@@ -236,7 +236,17 @@ export const configSchema = z
     }),
     mqtt,
     upload,
-    http: server('The live map'),
+    http: server('The live map')
+      .extend({
+        edit: z.boolean().meta({
+          default: false,
+          description:
+            'Fleet: serve the site editor on the live map (needs listen): floor plans, rooms, gateways and ' +
+            'beacon names, saved to the site file (./site.json when site is not given).',
+        }),
+      })
+      .partial()
+      .strict(),
     metrics: server('Prometheus /metrics and /healthz'),
     logging,
     site: z

@@ -14,13 +14,12 @@
  * entry checked; a damaged file or entry is reported (`FingerprintFileError`, a count of skipped
  * entries), never thrown at a running fleet.
  */
-import { randomBytes } from 'node:crypto'
-import { open, readFile, rename, rm, stat } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { readFile, stat } from 'node:fs/promises'
 import { BeaconkitError } from '../errors.js'
 import { GATEWAY_ID } from '../mqtt/topics.js'
 import type { FingerprintGateway, FingerprintSample } from '../positioning/fingerprints.js'
 import { FLOOR_ID } from '../positioning/site-floors.js'
+import { writeFileAtomic } from '../util/atomic-file.js'
 
 /** The `format` of a fingerprint file. */
 export const FINGERPRINT_FORMAT = 'beaconkit-fingerprints'
@@ -177,24 +176,9 @@ export async function writeFingerprintFile(
     samples: content.samples.slice(0, MAX_FILE_SAMPLES),
     offsets: (content.offsets ?? []).slice(0, MAX_OFFSETS),
   })
-  const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
-    const f = await open(tmp, 'wx', 0o600)
-    try {
-      await f.writeFile(body, 'utf8')
-      await f.sync()
-    } finally {
-      await f.close()
-    }
-    await rename(tmp, path)
-    // The rename itself is durable only once the directory is on disk.
-    const dir = await open(dirname(path), 'r').catch(() => undefined)
-    if (dir !== undefined) {
-      await dir.sync().catch(() => undefined)
-      await dir.close()
-    }
+    await writeFileAtomic(path, body, { mode: 0o600 })
   } catch (error) {
-    await rm(tmp, { force: true }).catch(() => undefined)
     throw new FingerprintFileError(
       'write_failed',
       `fingerprints: cannot save ${path}; check that its directory exists and is writable, and the disk has room`,

@@ -112,6 +112,13 @@ export function checkSiteJSON(json: unknown): { site?: Site; problems: SiteProbl
   }
   checkFloors(o, site, add)
   checkRoomSlugs(site, add)
+  // The editor's version (fleet --edit): it counts saves, so two editors cannot overwrite each other.
+  if (o.version !== undefined && !(Number.isSafeInteger(o.version) && (o.version as number) >= 0))
+    add({
+      severity: 'warning',
+      where: 'version',
+      message: 'is not a whole number from 0 (the editor counts saves in it); the editor reads it as 0',
+    })
   for (const key of ['image', 'imageURL'] as const) {
     if (o[key] !== undefined && (typeof o[key] !== 'string' || o[key] === ''))
       add({ severity: 'error', where: key, message: 'is not a file path or an http(s) URL of the floor plan' })

@@ -26,6 +26,7 @@ import type { IdentityKeyring } from '../secure/identity-keyring.js'
 import type { Clock } from '../clock.js'
 import type { FleetSettings } from './settings/fleet.js'
 import type { FleetRooms } from './fleet-rooms.js'
+import type { TeachRefusal } from './fleet-teach.js'
 
 /** What only a program can give a fleet, beside the model (it cannot live in a config file). */
 export interface FleetRuntime {
@@ -33,6 +34,11 @@ export interface FleetRuntime {
   positioner?: PositionEstimator
   /** The site's plan image (a path), for the map. */
   siteImage?: string
+  /**
+   * The site file the site was read from: the map serves the plan images beside it, and with
+   * `http.edit` the editor saves to it (default ./site.json).
+   */
+  siteFile?: string
   /** Let `fleet.record` replace an existing file (default: refuse). */
   replaceRecording?: boolean
   /** Broadcast keys for what foreign inputs relay (default: read from the model's `keys`). */
@@ -87,6 +93,12 @@ export interface FleetRunning {
   metrics?: MetricsEndpoint
   web?: MapServer
   metricsServer?: MetricsServer
+  applySite?: (site: Site) => void
+  /**
+   * With the room method: starts "teach this room with this tag" (the map editor's teach); undefined
+   * when it started, else why not.
+   */
+  teachRoom?: (beacon: string, room: string, seconds: number) => TeachRefusal | undefined
 }
 
 /** What each part of a fleet starts from (src/gateway/part.ts). */

@@ -34,6 +34,8 @@ import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
 import { fleetRooms } from './fleet-rooms.js'
 import { FleetTeach } from './fleet-teach.js'
+import { siteEditing } from './site-editing.js'
+import type { SiteEditing } from '../web/edit-routes.js'
 import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
 type Factory = PartFactory<FleetContext>
@@ -201,8 +203,11 @@ const teach: Factory = (context) => {
         (text) => log.warn(text),
       )
       made.start()
+      const started = made
+      running.teachRoom = (beacon, room, seconds) => started.teachNow(beacon, room, seconds)
     },
     stop: async () => {
+      running.teachRoom = undefined
       made?.stop()
     },
   }
@@ -248,23 +253,26 @@ const metrics: Factory = ({ settings, running }) => {
   )
 }
 
-/** `http`: the live map of the fleet (with the site and its plan). */
-const map: Factory = ({ settings, runtime, site, hooks, running }) => {
+/** `http`: the live map of the fleet (with the site and its plan; with `http.edit`, its editor). */
+const map: Factory = (context) => {
+  const { settings, runtime, site, hooks, running } = context
   const { http } = settings
-  const { siteImage } = runtime
+  const { siteImage, siteFile } = runtime
   const fleet = running.tracker
   if (http === undefined || fleet === undefined) return undefined
   return keptPart(
     'map',
     running,
     'web',
-    () =>
+    async () =>
       startWeb(
         http,
         {
           fleet,
           ...(site === undefined ? {} : { site }),
           ...(siteImage === undefined ? {} : { image: siteImage }),
+          ...(siteFile === undefined ? {} : { siteFile }),
+          ...optionalEdit(await siteEditing(context)),
         },
         hooks.stderr,
         running.details,
@@ -272,6 +280,10 @@ const map: Factory = ({ settings, runtime, site, hooks, running }) => {
       ),
     (value) => value.close(),
   )
+}
+
+function optionalEdit(edit: SiteEditing | undefined): { edit?: SiteEditing } {
+  return edit === undefined ? {} : { edit }
 }
 
 /** `metrics`: `/metrics` and `/healthz` on a server of their own, started last. */

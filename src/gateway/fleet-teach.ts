@@ -21,6 +21,14 @@ const GRACE_MS = 5000
 interface Pending {
   command: TeachCommand
   until: number
+  /** Whether the teaching came over MQTT and is answered there (the editor's are not). */
+  answer: boolean
+}
+
+/** Why a teaching was not started. */
+export interface TeachRefusal {
+  code: 'no_room_method' | 'no_fingerprint_file' | 'unknown_room' | 'beacon_not_heard' | 'too_many_teachings'
+  message: string
 }
 
 /** Answers teach commands for one fleet (see the file comment). */
@@ -69,19 +77,39 @@ export class FleetTeach {
     // A command is sent once; a retained one would teach again on every connection.
     const c = retained ? undefined : readTeachCommand(payload)
     if (c === undefined) return
+    const refusal = this.begin(c, true)
+    if (refusal === undefined) this.answer(c, { ok: true, done: false })
+    else this.answer(c, { ok: false, done: false, error: refusal.message })
+  }
+
+  /**
+   * Starts teaching `room` with beacon `id` for `seconds`, as the editor's "teach this room with
+   * this tag" asks (`POST /api/teach`); the outcome shows as the room's fingerprints once stored.
+   * @returns undefined when it started, else why not (a code for the HTTP answer and a message)
+   */
+  teachNow(id: string, room: string, seconds: number): TeachRefusal | undefined {
+    return this.begin({ id, room, seconds, request: '' }, false)
+  }
+
+  private begin(c: TeachCommand, answer: boolean): TeachRefusal | undefined {
     const locator = this.rooms.rooms
     const now = this.tracker.clock.now()
-    const refuse = (error: string): void => this.answer(c, { ok: false, done: false, error })
+    const no = (code: TeachRefusal['code'], message: string): TeachRefusal => ({ code, message })
     if (locator === undefined)
-      return refuse('the fleet decides rooms by the strongest gateway: run it with --rooms plan')
+      return no('no_room_method', 'the fleet decides rooms by the strongest gateway: run it with --rooms plan')
     if (this.rooms.file === undefined)
-      return refuse('the fleet runs without --fingerprints <file>: what it is taught would not be kept')
-    if (!locator.site.rooms.some((r) => r.name === c.room)) return refuse(`the site has no room ${c.room}`)
-    if (this.tracker.get(c.id) === undefined) return refuse(`beacon ${c.id} is not heard by the fleet now`)
-    if (this.pending.length >= MAX_PENDING_TEACHINGS) return refuse('too many teachings under way; try again later')
-    if (!locator.teach(c.id, c.room, now, c.seconds)) return refuse(`the site has no room ${c.room}`)
-    this.pending.push({ command: c, until: now + c.seconds * 1000 })
-    this.answer(c, { ok: true, done: false })
+      return no(
+        'no_fingerprint_file',
+        'the fleet runs without --fingerprints <file>: what it is taught would not be kept',
+      )
+    if (!locator.site.rooms.some((r) => r.name === c.room)) return no('unknown_room', `the site has no room ${c.room}`)
+    if (this.tracker.get(c.id) === undefined)
+      return no('beacon_not_heard', `beacon ${c.id} is not heard by the fleet now`)
+    if (this.pending.length >= MAX_PENDING_TEACHINGS)
+      return no('too_many_teachings', 'too many teachings under way; try again later')
+    if (!locator.teach(c.id, c.room, now, c.seconds)) return no('unknown_room', `the site has no room ${c.room}`)
+    this.pending.push({ command: c, until: now + c.seconds * 1000, answer })
+    return undefined
   }
 
   private async tick(): Promise<void> {
@@ -94,14 +122,15 @@ export class FleetTeach {
       const i = this.pending.findIndex((p) => p.command.room === sample.room && now >= p.until)
       if (i < 0) continue
       const [p] = this.pending.splice(i, 1)
-      this.answer(p.command, { ok: true, done: true, gateways: Object.keys(sample.gateways).length })
+      if (p.answer) this.answer(p.command, { ok: true, done: true, gateways: Object.keys(sample.gateways).length })
     }
     for (let i = this.pending.length - 1; i >= 0; i--) {
       const p = this.pending[i]
       if (now < p.until + GRACE_MS) continue
       this.pending.splice(i, 1)
       this.warn(`fleet teach: ${p.command.id} in ${p.command.room} gave no reading; nothing was taught`)
-      this.answer(p.command, { ok: false, done: true, error: 'no gateway heard the beacon while it was taught' })
+      if (p.answer)
+        this.answer(p.command, { ok: false, done: true, error: 'no gateway heard the beacon while it was taught' })
     }
   }
 }

@@ -5,6 +5,7 @@
  */
 import type { BeaconScanner } from '../scanner/scanner.js'
 import type { FleetTracker } from '../fleet/tracker.js'
+import type { SiteEditing } from '../web/edit-routes.js'
 import type { Site } from '../positioning/site.js'
 import type { FleetTimeline } from '../web/timeline.js'
 import { startMapServer } from '../web/map-server.js'
@@ -16,7 +17,10 @@ import type { MetricsEndpoint } from '../metrics/endpoint.js'
 /** Starts the map server for a scanner or a fleet and says where it is. */
 export async function startWeb(
   flags: ListenSettings,
-  what: { scanner: BeaconScanner } | { fleet: FleetTracker; site?: Site; image?: string } | { timeline: FleetTimeline },
+  what:
+    | { scanner: BeaconScanner }
+    | { fleet: FleetTracker; site?: Site; image?: string; siteFile?: string; edit?: SiteEditing }
+    | { timeline: FleetTimeline },
   stderr: { write(text: string): unknown },
   details?: DetailsSource,
   metrics?: MetricsEndpoint,

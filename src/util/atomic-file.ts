@@ -6,12 +6,12 @@
  * as `<file>.bak` first (a hard link, so the file is never absent for a moment).
  */
 import { randomBytes } from 'node:crypto'
-import { copyFile, link, open, rename, rm } from 'node:fs/promises'
+import { copyFile, link, open, rename, rm, stat } from 'node:fs/promises'
 import { dirname } from 'node:path'
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
-  /** Mode of a new file (default 0o644; an existing file's temporary copy gets it too). */
+  /** Mode of a new file (default 0o644); a file that exists keeps its own mode. */
   mode?: number
   /** Keep the file being replaced as `<file>.bak` (replacing an older `.bak`). */
   backup?: boolean
@@ -52,8 +52,13 @@ export async function writeFileAtomic(
   options: AtomicWriteOptions = {},
 ): Promise<void> {
   const tmp = `${path}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
+  // A user who made the file private keeps it private after a save.
+  const mode = await stat(path).then(
+    (s) => s.mode & 0o777,
+    () => options.mode ?? 0o644,
+  )
   try {
-    const f = await open(tmp, 'wx', options.mode ?? 0o644)
+    const f = await open(tmp, 'wx', mode)
     try {
       await f.writeFile(data)
       await f.sync()

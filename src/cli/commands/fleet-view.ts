@@ -24,7 +24,7 @@ import type { TerminalLike } from '../ui/screen.js'
 import { forceAfter, handleSignals, undeliveredLine } from '../../gateway/shutdown.js'
 import { readSiteFile, siteImage, warnSiteProblems } from './site-file.js'
 import { loadKeyring } from '../../gateway/settings/keys.js'
-import { siteJsonOf } from '../../gateway/settings/site.js'
+import { DEFAULT_EDIT_SITE_FILE, siteJsonOf } from '../../gateway/settings/site.js'
 import { listenSettingsModel, mqttSettingsModel } from '../flags-model.js'
 import type { BeaconkitConfig } from '../../config/load-config.js'
 import type { ForeignInput } from '../../inputs/foreign.js'
@@ -48,6 +48,8 @@ export interface FleetFlags {
   durationMs?: number
   /** `--http`: the live map of the fleet. */
   http?: HttpFlags
+  /** `--edit`: the site editor on the map, saving to `site` (default ./site.json). */
+  edit?: true
   /** `--metrics`: Prometheus `/metrics` and `/healthz` on a server of their own. */
   metrics?: MetricsFlags
   /** `--record <file>`: the fused view, for `beaconkit replay <file> --http`. */
@@ -138,7 +140,9 @@ function fleetModel(flags: FleetFlags, site: unknown): BeaconkitConfig {
     },
     ...(flags.keysFile === undefined ? {} : { keys: { file: flags.keysFile } }),
     ...(flags.irkFile === undefined ? {} : { irk: { file: flags.irkFile } }),
-    ...(flags.http === undefined ? {} : { http: listenSettingsModel(flags.http) }),
+    ...(flags.http === undefined
+      ? {}
+      : { http: { ...listenSettingsModel(flags.http), ...(flags.edit === true ? { edit: true } : {}) } }),
     ...(flags.metrics === undefined ? {} : { metrics: listenSettingsModel(flags.metrics) }),
   }
 }
@@ -155,13 +159,15 @@ export async function runFleet(
   streams: FleetStreams = { stdout: process.stdout, stderr: process.stderr },
 ): Promise<number> {
   // Everything that can be wrong in the files fails before a broker starts.
-  const fileJson = flags.site === undefined ? flags.siteJson : await readSiteFile(flags.site, 'fleet')
+  // With --edit the site file may not exist yet: the fleet starts with the empty site, saved at the first edit.
+  const siteFile = flags.site ?? (flags.edit === true ? DEFAULT_EDIT_SITE_FILE : undefined)
+  const fileJson = siteFile === undefined ? flags.siteJson : await readSiteFile(siteFile, 'fleet', flags.edit === true)
   const model = fleetModel(flags, fileJson)
   const siteJson = await siteJsonOf(model)
   const site = siteJson === undefined ? undefined : Site.fromJSON(siteJson)
   const positioner: PositionEstimator | undefined =
     site === undefined ? undefined : await fleetPositioner(site, flags.survey, flags.occupancy)
-  const image = flags.site === undefined ? undefined : siteImage(siteJson, flags.site)
+  const image = siteFile === undefined ? undefined : siteImage(siteJson, siteFile)
   const base = await openLog(flags.log, streams.stderr)
   // Where the servers listen, and the final answer: in the log's format (JSON lines for a service).
   const notices = noticeStream(flags.log, streams.stderr)
@@ -176,6 +182,7 @@ export async function runFleet(
     {
       ...model,
       ...(image === undefined ? {} : { siteImage: image }),
+      ...(siteFile === undefined ? {} : { siteFile }),
       ...(positioner === undefined ? {} : { positioner }),
       ...(flags.force === true ? { replaceRecording: true } : {}),
       ...(keyring === undefined ? {} : { keyring }),
@@ -195,8 +202,8 @@ export async function runFleet(
   if (held !== undefined) log = held.logger
 
   // The site file's problems that do not stop the fleet (beaconkit site check lists them).
-  if (flags.site !== undefined)
-    await warnSiteProblems(flags.site, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
+  if (siteFile !== undefined)
+    await warnSiteProblems(siteFile, siteJson, (text) => current.warn(text, { condition: 'site.problem' }))
 
   let state = 'connecting'
   const gateways = new FleetGatewayCounts(siteGatewayIds(site))

@@ -101,6 +101,7 @@ export const fleetCommand = defineCommand({
     duration: { type: 'string' },
     http: { type: 'string' },
     'http-token': { type: 'string' },
+    edit: { type: 'boolean' },
     metrics: { type: 'string' },
     'metrics-token': { type: 'string' },
     record: { type: 'string' },
@@ -161,6 +162,8 @@ while the gateways that heard it are offline). Runs until Ctrl-C or --duration.
                          127.0.0.1, the address is printed once
   --http-token <token>   access token for the map; off loopback one is required
                          and generated when not given
+  --edit                 set up the site on the map: plans, rooms, gateways, names;
+                         saved to --site (default ./site.json, made at the first save)
   --metrics [host:]port  Prometheus /metrics and /healthz on a server of their own
                          (docs/metrics.md; with --http also beside the map)
   --metrics-token <token>  access token Prometheus sends (Authorization: Bearer);
@@ -236,6 +239,10 @@ ${FLEET_TAIL}`,
     const awayMultiple = number(values, 'away-multiple', command, { min: 1, max: 100, what: 'from 1 to 100' })
     const awayMargin = number(values, 'away-margin', command, { min: 0, max: 600, what: 'seconds from 0 to 600' })
     const fingerprints = str(values, 'fingerprints')
+    const edit = bool(values, 'edit')
+    if (edit && site === undefined && siteJson !== undefined)
+      fail('edit', '--edit saves the site to a file: give site as a path (--site <file>), not the site itself', command)
+    const httpModel = listenModel(values, 'http')
     const away = {
       ...(awayMultiple === undefined ? {} : { multiple: awayMultiple }),
       ...(awayMargin === undefined ? {} : { margin: awayMargin }),
@@ -251,7 +258,7 @@ ${FLEET_TAIL}`,
       ...(beaconNames === undefined ? {} : { beacons: beaconNames as NonNullable<BeaconkitConfig['beacons']> }),
       ...(keysFile === undefined ? {} : { keys: { file: keysFile } }),
       ...(irkFile === undefined ? {} : { irk: { file: irkFile } }),
-      ...optional('http', listenModel(values, 'http')),
+      ...optional('http', edit ? { ...httpModel, edit: true } : httpModel),
       ...optional('metrics', listenModel(values, 'metrics')),
       fleet: {
         ...(embedded === undefined ? {} : { embeddedBroker: embedded }),
@@ -284,6 +291,7 @@ ${FLEET_TAIL}`,
       ...optional('occupancy', occupancy),
       ...optional('durationMs', durationMs(values, command)),
       ...optional('http', settings.http),
+      ...optional('edit', settings.edit),
       ...optional('metrics', settings.metrics),
       ...optional('record', record),
       ...optional('force', force ? true : undefined),

@@ -4,17 +4,20 @@ import { dirname, resolve } from 'node:path'
 import { InvalidOptionError } from '../../errors.js'
 import { checkSiteJSON } from '../../fleet/site-check.js'
 import type { SiteProblem } from '../../fleet/site-check.js'
+import { EMPTY_SITE_JSON } from '../../web/site-store.js'
 
 /**
  * The parsed JSON of a site file. A missing or unreadable file, or one that is not JSON, is an
  * InvalidOptionError (exit 2) saying which and what to do.
+ * @param missingIsEmpty a missing file is the empty site (`fleet --edit` makes it at the first save)
  */
-export async function readSiteFile(path: string, command: string): Promise<unknown> {
+export async function readSiteFile(path: string, command: string, missingIsEmpty = false): Promise<unknown> {
   let text: string
   try {
     text = await readFile(path, 'utf8')
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code
+    if (missingIsEmpty && code === 'ENOENT') return { ...EMPTY_SITE_JSON }
     throw new InvalidOptionError(
       code === 'ENOENT' ? 'file_not_found' : 'unreadable_file',
       `${command}: cannot read the site file ${path} (${code ?? 'error'}); check the path ` +

@@ -29,6 +29,8 @@ export interface FleetSettings {
   /** Record the fused view to this file. */
   record?: string
   http?: ListenSettings
+  /** The site editor on the live map (`http.edit`, #40): needs `http`. */
+  edit?: true
   metrics?: ListenSettings
   /** Foreign nodes fed in as gateways. */
   inputs?: ForeignInput[]
@@ -119,6 +121,9 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
         'decrypt with their own keys)',
     )
   const http = listenSettings(model, 'http', problems)
+  const edit = model.http?.edit === true
+  if (edit && model.http?.listen === undefined)
+    problems.add('http.edit', '`--edit` serves the editor on the live map: give --http too')
   const metrics = listenSettings(model, 'metrics', problems)
   if (mqtt === undefined) return undefined
   return {
@@ -126,6 +131,7 @@ export function decideFleet(model: BeaconkitConfig, problems: SettingProblems): 
     ...(embedded === undefined ? {} : { embeddedBroker: embedded }),
     ...(f.record === undefined ? {} : { record: f.record }),
     ...(http === undefined ? {} : { http }),
+    ...(edit && http !== undefined ? { edit: true as const } : {}),
     ...(metrics === undefined ? {} : { metrics }),
     ...(inputs.length === 0 ? {} : { inputs }),
     ...(esphome.length === 0 ? {} : { esphome }),

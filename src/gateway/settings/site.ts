@@ -8,6 +8,9 @@ import type { BeaconkitConfig } from '../../config/load-config.js'
 import { ConfigError } from '../../config/config-error.js'
 import { Site } from '../../positioning/site.js'
 
+/** The site file of `fleet --http --edit` when no site is given: in the current folder. */
+export const DEFAULT_EDIT_SITE_FILE = './site.json'
+
 /**
  * The site's JSON (with the model's beacon names), or undefined without a site.
  * @throws ConfigError (`invalid_config`, path `site`) for a site file that cannot be read or is no JSON

@@ -1,0 +1,175 @@
+// `beaconkit fleet --http --edit` as a real process (#40): refused without --http, started in a
+// folder without site.json (the empty site, version 0), and SIGKILLed while it saves: the site
+// file it leaves is always a whole one, the old or the new, never a torn one.
+import { afterEach, describe, expect, it } from 'vitest'
+import { spawn } from 'node:child_process'
+import type { ChildProcess } from 'node:child_process'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { CLI, ROOT, requireBuild, runCli } from './run-cli.js'
+import { seededRandom } from '../../src/util/random.js'
+
+const children: ChildProcess[] = []
+afterEach(() => {
+  for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL')
+})
+
+/** Starts `fleet --embedded-broker 0 --http 127.0.0.1:0 --edit` in `dir`; resolves with the map's and broker's URLs. */
+async function startFleet(
+  dir: string,
+  extra: string[] = [],
+): Promise<{ child: ChildProcess; url: string; broker: string }> {
+  requireBuild()
+  const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', '--edit', '--json', ...extra]
+  const child = spawn(process.execPath, [CLI, ...args], { cwd: dir })
+  children.push(child)
+  child.stdout?.resume()
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  const deadline = Date.now() + 30_000
+  for (;;) {
+    const m = /live map at (http:\/\/[^\s"]+)/.exec(stderr)
+    const b = /listening on (mqtt:\/\/[^\s";]+);/.exec(stderr)
+    if (m !== null && b !== null) return { child, url: m[1], broker: b[1] }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the fleet did not start: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+}
+
+async function getSite(url: string): Promise<{ version: number; site: Record<string, unknown> }> {
+  const res = await fetch(new URL('/api/site', url))
+  expect(res.status).toBe(200)
+  return (await res.json()) as { version: number; site: Record<string, unknown> }
+}
+
+/** A valid site large enough that a save takes a while: `n` rooms of 100 corners each. */
+function bigSite(n: number, tag: number): Record<string, unknown> {
+  const rooms = Array.from({ length: n }, (_, i) => ({
+    name: `Room ${i} of save ${tag}`,
+    polygon: Array.from({ length: 100 }, (_, k) => {
+      const a = (k / 100) * 2 * Math.PI
+      return [10 * i + 4 + 3 * Math.cos(a), 4 + 3 * Math.sin(a)]
+    }),
+  }))
+  return { gateways: { 'gw-1': { x: 1, y: 1 } }, rooms }
+}
+
+describe('beaconkit fleet --edit', () => {
+  it('without --http exits 2 and says to give --http', async () => {
+    const run = await runCli(['fleet', '--embedded-broker', '0', '--edit'])
+    expect(run.code).toBe(2)
+    expect(run.stderr).toContain('`--edit` serves the editor on the live map: give --http too')
+  })
+
+  it('starts in a folder without site.json on the empty site (version 0) and makes the file at the first save', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-edit-'))
+    const { url } = await startFleet(dir)
+    const got = await getSite(url)
+    expect(got.version).toBe(0)
+    expect(got.site).toEqual({ version: 0, gateways: {}, rooms: [] })
+    expect(existsSync(join(dir, 'site.json'))).toBe(false)
+    const put = await fetch(new URL('/api/site', url), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({
+        version: 0,
+        site: { gateways: { 'gw-1': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }] },
+      }),
+    })
+    expect(put.status).toBe(200)
+    expect(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8'))).toMatchObject({ version: 1 })
+  })
+
+  it("teach from the editor reaches the fleet's room method: an unknown room 422, a beacon not heard 409", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
+    copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))
+    const { url } = await startFleet(dir, ['--site', 'site.json', '--rooms', 'plan', '--fingerprints', 'fp.json'])
+    const teach = (room: string): Promise<Response> =>
+      fetch(new URL('/api/teach', url), {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json' },
+        body: JSON.stringify({ room, beacon: '0117C5400001', seconds: 5 }),
+      })
+    const unknown = await teach('Cellar')
+    expect(unknown.status).toBe(422)
+    expect(await unknown.json()).toMatchObject({ code: 'unknown_room' })
+    const unheard = await teach('Kitchen')
+    expect(unheard.status).toBe(409)
+    expect(await unheard.json()).toMatchObject({ code: 'beacon_not_heard' })
+  })
+
+  it('teach from the editor, with the tag heard, is taken (202) and the fleet stores the room in its fingerprint file', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
+    copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))
+    const fp = join(dir, 'fp.json')
+    const { url, broker } = await startFleet(dir, ['--site', 'site.json', '--rooms', 'plan', '--fingerprints', fp])
+    // The demo site's gateways, simulated, publish to the fleet's broker; the kettle stands in the kitchen.
+    const gateways = spawn(process.execPath, [CLI, 'simulate', '--site', 'fixtures/site-demo.json', '--mqtt', broker], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    })
+    children.push(gateways)
+    const kettle = '0117C5D00002'
+    await expect
+      .poll(
+        async () => {
+          const snapshot = (await (await fetch(new URL('/api/snapshot', url))).json()) as { beacons: { id: string }[] }
+          return snapshot.beacons.some((b) => b.id === kettle)
+        },
+        { timeout: 30_000, interval: 250 },
+      )
+      .toBe(true)
+    const res = await fetch(new URL('/api/teach', url), {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ room: 'Kitchen', beacon: kettle, seconds: 2 }),
+    })
+    expect(res.status).toBe(202)
+    expect(await res.json()).toEqual({ ok: true })
+    await expect
+      .poll(() => (existsSync(fp) ? readFileSync(fp, 'utf8') : ''), { timeout: 30_000, interval: 250 })
+      .toContain('"room":"Kitchen"')
+  }, 90_000)
+
+  it('killed with SIGKILL while saving, leaves the old or the new site file whole, and starts again from it', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-crash-'))
+    const file = join(dir, 'site.json')
+    const random = seededRandom(40)
+    let acknowledged = 0
+    for (let round = 0; round < 4; round++) {
+      const { child, url } = await startFleet(dir, ['--site', 'site.json'])
+      // The fleet starts from what the last kill left.
+      expect((await getSite(url)).version).toBeGreaterThanOrEqual(acknowledged)
+      let version = (await getSite(url)).version
+      acknowledged = version
+      const save = async (): Promise<void> => {
+        const res = await fetch(new URL('/api/site', url), {
+          method: 'PUT',
+          headers: { 'Content-Type': 'application/json' },
+          body: JSON.stringify({ version, site: bigSite(60, version + 1) }),
+        })
+        if (res.status !== 200) throw new Error(`save answered ${res.status}`)
+        version = ((await res.json()) as { version: number }).version
+        acknowledged = version
+      }
+      // The first round makes the file, so the kill has something to tear.
+      if (!existsSync(file)) await save()
+      const saving = (async () => {
+        for (;;) await save()
+      })().catch(() => undefined)
+      await new Promise((r) => setTimeout(r, 150 + Math.floor(random() * 400)))
+      child.kill('SIGKILL')
+      await new Promise((r) => child.once('exit', r))
+      await saving
+      const left = JSON.parse(readFileSync(file, 'utf8')) as { version: number; rooms: { name: string }[] }
+      // A save the fleet acknowledged is on disk; one under way at the kill is either wholly there or not.
+      expect([acknowledged, acknowledged + 1]).toContain(left.version)
+      expect(left.rooms).toHaveLength(60)
+      expect(left.rooms[0].name).toBe(`Room 0 of save ${left.version}`)
+      if (existsSync(`${file}.bak`)) expect(() => JSON.parse(readFileSync(`${file}.bak`, 'utf8'))).not.toThrow()
+      acknowledged = left.version
+    }
+    expect(acknowledged).toBeGreaterThan(4)
+  }, 120_000)
+})
