@@ -80,6 +80,12 @@ export class BeaconAdmission {
     private readonly host: AdmissionHost,
   ) {}
 
+  /** A new site (FleetState.setSite): its gateways' beacons claim more from the next batch on. */
+  setSite(site: Site | undefined): void {
+    if (site === undefined) delete this.limits.site
+    else this.limits.site = site
+  }
+
   /** Whether `gateway` is one of the site's. */
   private siteGateway(gateway: string): boolean {
     return this.limits.site?.anchor(gateway) !== undefined

@@ -7,7 +7,7 @@
  */
 import { irkNameOf } from '../mqtt/stable-identity.js'
 import { BeaconClaims, gatewayWitness, readBeaconState } from './beacon-claims.js'
-import type { ClaimLimits, ClaimStats } from './beacon-claims.js'
+import type { ClaimLimits, ClaimStats, GatewayWitness } from './beacon-claims.js'
 import { BeaconNames } from '../positioning/beacon-names.js'
 import { fleetClaimOf, fuseValues, serialOf } from './beacon-values.js'
 import type { FleetClaim, FleetValues } from './beacon-values.js'
@@ -25,19 +25,28 @@ export interface BeaconFactsStats extends ClaimStats {
 
 /** Names and fused values of beacons. */
 export class BeaconFacts {
-  readonly names: BeaconNames
+  names: BeaconNames
   private readonly claims: BeaconClaims<FleetClaim>
   private readonly counters = { invalidIds: 0, oversized: 0, malformed: 0 }
+  /** Whose beacon states are believed: the site's gateways (gatewayWitness), swapped with the site. */
+  private witness: GatewayWitness
 
   constructor(
     site: Site | undefined,
-    knows: (gateway: string) => boolean,
+    private readonly knows: (gateway: string) => boolean,
     limits: Partial<ClaimLimits> = {},
     /** The fleet's IRK file's names: an `irk:<name>` it holds is named (by the key's name) and listed. */
     private readonly holdsIdentity?: (name: string) => boolean,
   ) {
     this.names = new BeaconNames(site?.beaconNames ?? [])
-    this.claims = new BeaconClaims(gatewayWitness(site, knows), fleetClaimOf, limits)
+    this.witness = gatewayWitness(site, knows)
+    this.claims = new BeaconClaims({ knows: (gateway) => this.witness.knows(gateway) }, fleetClaimOf, limits)
+  }
+
+  /** A new site (FleetTracker.setSite): its `beacons` list names them, its gateways are believed. */
+  setSite(site: Site | undefined): void {
+    this.names = new BeaconNames(site?.beaconNames ?? [])
+    this.witness = gatewayWitness(site, this.knows)
   }
 
   /** Counters (a copy). */

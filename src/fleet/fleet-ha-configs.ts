@@ -64,6 +64,18 @@ export class FleetHaConfigs {
     }
   }
 
+  /**
+   * The beacon's name is now `name` (an edited site file; undefined: named by its id again): its
+   * configs that are out go out again with it, so Home Assistant renames the entities.
+   */
+  rename(id: string, name: string | undefined): void {
+    const entry = this.out.get(id)
+    if (entry === undefined || entry.name === name) return
+    entry.name = name
+    if (entry.base) this.putBase(id, entry)
+    for (const field of entry.fields) this.putValue(id, field, entry)
+  }
+
   /** Every config that is out, once more (a broker that lost its retained messages, Home Assistant's birth). */
   reannounce(): void {
     for (const [id, entry] of this.out) {

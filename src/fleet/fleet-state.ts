@@ -23,6 +23,8 @@ import {
 } from './fleet-state-options.js'
 import { hearFrom, seededRecord, viewOf, type Fused } from './fused-beacon.js'
 import { BeaconPlacer } from './placement.js'
+import type { Site } from '../positioning/site.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
 
 /** One step of a tick's placing (see {@link FleetState.beginTick}). */
 export interface TickStep {
@@ -58,6 +60,7 @@ export class FleetState {
   private readonly maxClockOffsetMs: number
   private readonly clockRefusals = new ClockRefusals()
   private readonly placer: BeaconPlacer
+  private site: Site | undefined
 
   constructor(
     private readonly options: FleetStateOptions,
@@ -92,13 +95,27 @@ export class FleetState {
     )
     this.maxClockOffsetMs = options.maxClockOffsetMs ?? DEFAULT_MAX_CLOCK_OFFSET_MS
     // Forgetting a gateway sooner than its readings stop counting would orphan them.
-    const site = options.site
+    this.site = options.site
     this.gateways = new GatewayRegistry(
       options.maxGateways ?? 10_000,
       Math.max(options.gatewayForgetMs ?? 600_000, this.hearingMs),
-      (id) => site?.anchor(id) !== undefined,
+      (id) => this.site?.anchor(id) !== undefined,
       (id, now, how) => this.forgotten(id, now, how),
     )
+  }
+
+  /**
+   * A new site from the next placing on (FleetTracker.setSite): its gateways are the ones
+   * admitted first, its rooms decided by `rooms` (the plan method) or else the strongest gateway.
+   * A beacon in a room the site no longer has is placed anew (its next `room` has no `from`).
+   */
+  setSite(site: Site | undefined, rooms: RoomLocator | undefined): void {
+    this.site = site
+    this.admission.setSite(site)
+    this.placer.setSite(site, rooms)
+    const names = new Set(site?.rooms.map((r) => r.name))
+    for (const b of this.beacons.values())
+      if (b.room !== undefined && !names.has(b.room)) [b.room, b.candidate] = [undefined, undefined]
   }
 
   /** Counters (a copy). */
@@ -266,7 +283,7 @@ export class FleetState {
       this.beacons.delete(id)
       this.admission.forget(id)
       this.options.positioner?.forget?.(id)
-      this.options.rooms?.forget(id)
+      this.placer.forget(id)
       this.options.away?.forget(id)
       n++
     }
@@ -362,7 +379,7 @@ export class FleetState {
     this.beacons.delete(b.id)
     this.admission.forget(b.id)
     this.options.positioner?.forget?.(b.id)
-    this.options.rooms?.forget(b.id)
+    this.placer.forget(b.id)
     this.options.away?.forget(b.id)
     this.on.gone(viewOf(b, now, this.describe), evicted)
   }

@@ -13,6 +13,9 @@ import type { MqttLink } from '../mqtt/connection.js'
 import { isStableIdentity } from '../mqtt/stable-identity.js'
 import { FleetHaConfigs } from './fleet-ha-configs.js'
 
+/** A beacon's name, if it has one. */
+type NameOf = (id: string) => string | undefined
+
 /** A beacon that moved is republished at most this often (docs/fleet-reference.md "The fleet topics"). */
 export const MOVE_REPUBLISH_MS = 1000
 
@@ -195,6 +198,26 @@ export class FleetTopics {
       configs.update(b)
     }
     for (const id of gate.expired(now)) configs.remove(id)
+  }
+
+  /**
+   * The site's names changed (FleetTracker.setSite): an announced beacon (present or gone) that is
+   * no longer `listed` has its configs emptied, one renamed gets them again with its new name
+   * (`nameOf`), and a present beacon not announced is looked at on the next tick (it may be listed now).
+   */
+  names(now: number, present: readonly FleetBeacon[], listed: (id: string) => boolean, nameOf: NameOf): void {
+    const gate = this.gate
+    const configs = this.configs
+    if (gate === undefined || configs === undefined) return
+    for (const id of gate.announcedIds()) {
+      if (listed(id)) configs.rename(id, nameOf(id))
+      else {
+        gate.forget(id)
+        configs.remove(id)
+      }
+    }
+    // Woken now, not after a dwell: the gate still asks a beacon the user did not name for its dwell.
+    for (const b of present) if (!gate.has(b.id) && listed(b.id)) gate.found(b.id, now, { vouched: true })
   }
 
   /**

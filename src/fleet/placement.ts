@@ -34,7 +34,7 @@ export interface PlaceOptions {
 
 /** Places beacons (see the file comment): the fused state's options, read once. */
 export class BeaconPlacer {
-  private readonly site: Site | undefined
+  private site: Site | undefined
   private readonly positioner: PositionEstimator | undefined
   private readonly dwellMs: number
   private readonly marginDb: number
@@ -42,7 +42,7 @@ export class BeaconPlacer {
   private readonly roomAccuracyM: number
   /** Reused for every beacon (see roomEvidence). */
   private readonly evidence = new Map<string, number>()
-  private readonly rooms: RoomLocator | undefined
+  private rooms: RoomLocator | undefined
 
   constructor(
     options: FleetStateOptions,
@@ -57,15 +57,35 @@ export class BeaconPlacer {
     this.rooms = options.rooms
   }
 
+  /**
+   * A new site (FleetState.setSite) and its room method (`rooms`: the plan method's locator on
+   * it; undefined: the strongest gateway's evidence).
+   */
+  setSite(site: Site | undefined, rooms: RoomLocator | undefined): void {
+    this.site = site
+    this.rooms = rooms
+  }
+
+  /** Lets go of a beacon's state in the room method (gone, forgotten). */
+  forget(id: string): void {
+    this.rooms?.forget(id)
+  }
+
   /** The room method's decision for `b` (#39): floor and room from what its gateways hear. */
   private locate(b: Fused, now: number): void {
     if (b.room === undefined && now - b.firstSeen < FIRST_ROOM_WAIT_MS) return
     const online = this.on.online
     const d = (this.rooms as RoomLocator).locate(b.id, b.gateways, now, online && ((g) => online(g, now)))
+    // Changes are the beacon's own, not the locator's: a locator rebuilt on a new site starts
+    // each beacon afresh, and its first decision of the room the beacon is already in is no change.
+    const floorFrom = b.floor
+    const roomFrom = b.room
     if (d.floor !== undefined) b.floor = d.floor
     if (d.room !== undefined) b.room = d.room
-    if (d.floorChange !== undefined) this.on.floor?.(b, now, d.floorChange)
-    if (d.roomChange !== undefined) this.on.room(b, now, d.roomChange)
+    if (d.floorChange !== undefined && d.floor !== floorFrom)
+      this.on.floor?.(b, now, { ...(floorFrom === undefined ? {} : { from: floorFrom }), to: d.floorChange.to })
+    if (d.roomChange !== undefined && d.room !== roomFrom)
+      this.on.room(b, now, { ...(roomFrom === undefined ? {} : { from: roomFrom }), to: d.roomChange.to })
   }
 
   /**

@@ -20,7 +20,7 @@ export class RoomOccupancyTopics {
   constructor(
     private readonly outbox: Outbox,
     private readonly topicPrefix: string,
-    private readonly rooms: readonly { name: string; floor?: string }[],
+    private rooms: readonly { name: string; floor?: string }[],
     private readonly ha: { prefix: string; availability: boolean } | undefined,
   ) {}
 
@@ -29,10 +29,31 @@ export class RoomOccupancyTopics {
     this.dirty = true
   }
 
+  /**
+   * A new site's rooms (FleetTracker.setSite): a room it no longer has gets its retained state and
+   * its Home Assistant config emptied (this tracker is their one publisher, so it clears them); a
+   * new room gets its config on the next tick, and every count is recomputed then.
+   */
+  setRooms(rooms: readonly { name: string; floor?: string }[]): void {
+    const slugs = new Set(rooms.map((r) => roomOccupancyTopic(this.topicPrefix, r.name)))
+    for (const r of this.rooms) {
+      const topic = roomOccupancyTopic(this.topicPrefix, r.name)
+      if (slugs.has(topic)) continue
+      this.last.delete(r.name)
+      this.outbox.putRetained(topic, '', { always: true })
+      const ha = this.ha
+      if (ha !== undefined) this.outbox.putRetained(haOccupancyConfigTopic(ha.prefix, r.name), '', { always: true })
+    }
+    this.rooms = rooms
+    this.announced = false
+    this.dirty = true
+  }
+
   /** Each tick: the configs once, then the rooms whose payload changed (`list`: the present beacons). */
   tick(list: () => readonly FleetBeacon[]): void {
     if (!this.announced) this.reannounce()
-    if (!this.dirty) return
+    // A site without rooms (yet: an editor may draw them) counts nothing, so lists nothing.
+    if (!this.dirty || this.rooms.length === 0) return
     this.dirty = false
     for (const s of changedRooms(this.last, roomOccupancy(this.rooms, list())))
       this.outbox.putRetained(roomOccupancyTopic(this.topicPrefix, s.room), JSON.stringify(s))

@@ -37,6 +37,8 @@ export interface TickHost {
   readonly positioner: PositionEstimator | undefined
   /** The tracker stopped: a tick in steps goes no further. */
   stopped(): boolean
+  /** A tick starts (none is running): what waits for a tick boundary (a new site) is applied. */
+  begin?(now: number): void
   /** The rest of a tick once every beacon is placed: publishing and events. */
   end(now: number): void
 }
@@ -84,6 +86,7 @@ export class TickRunner {
     }
     const { state, positioner } = this.host
     const now = this.host.clock.now()
+    this.host.begin?.(now)
     // A positioner on its own thread estimates this tick's beacons there first; placing them is
     // then a few comparisons each, in one step.
     const order = positioner?.prepare === undefined ? [] : state.tickOrder(now)

@@ -53,6 +53,11 @@ export class TrackerInbox {
     this.unknownGateways = new UnknownGateways(host.site)
   }
 
+  /** A new site (FleetTracker.setSite): the gateways it declares are no longer unknown. */
+  setSite(site: Site | undefined): void {
+    this.unknownGateways.setSite(site)
+  }
+
   /** One message, `retained` when the broker kept it. */
   onMessage(topic: string, payload: Buffer, retained = false): void {
     const { parts, host } = this

@@ -48,7 +48,7 @@ export interface TrackerParts {
   readonly own: SitePositioner | undefined
   /** Its own or the one given (`options.positioner`). */
   readonly positioner: PositionEstimator | undefined
-  /** With a site of rooms and no scale-out: the occupancy per room (#39). */
+  /** Without scale-out: the occupancy per room of the site (#39), which says nothing while it has no rooms. */
   readonly occupancy: RoomOccupancyTopics | undefined
 }
 
@@ -102,9 +102,10 @@ export function trackerParts(
     options.holdsIdentity,
   )
   // One publisher per room: with scale-out each tracker holds only some beacons, so none counts a room.
+  // Made without rooms too: a site the running fleet takes later (setSite) may draw them.
   const rooms = options.site?.rooms ?? []
   const occupancy =
-    rooms.length === 0 || options.scaleOut !== undefined
+    options.scaleOut !== undefined
       ? undefined
       : new RoomOccupancyTopics(
           outbox,

@@ -17,6 +17,7 @@ import { resolvePublisherOptions } from '../mqtt/publisher-options.js'
 import { checkTopicPrefix, DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 import type { FleetBeacon } from './fleet-beacon.js'
 import type { Site } from '../positioning/site.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
 import { summarizeGateways } from './gateway-summary.js'
 import type { FleetGatewaySummary } from './gateway-summary.js'
 import type { FleetEvent } from './tracker-events.js'
@@ -31,6 +32,7 @@ import { TrackerInbox } from './tracker-inbox.js'
 import { TrackerSession } from './tracker-session.js'
 import { trackerStats } from './tracker-stats.js'
 import { publishTick } from './tick-publish.js'
+import { applySiteChange, type SiteChange } from './site-change.js'
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -57,7 +59,11 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private readonly inbox: TrackerInbox
   private readonly maxPayloadBytes: number
   /** The site, if given: its gateways are the ones counted (gateway-summary.ts). */
-  private readonly site: Site | undefined
+  private site: Site | undefined
+  /** The room method's locator (#39), when the tracker has one. */
+  private rooms: RoomLocator | undefined
+  /** A site given to setSite, applied when the next tick starts. */
+  private nextSite: SiteChange | undefined
   private starting: Promise<void> | undefined
   private stopped = false
   private readonly ticks: TickRunner
@@ -72,6 +78,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const limits = trackerLimits(options, typeof ha === 'object' ? ha.expireMs : undefined)
     this.maxPayloadBytes = limits.maxPayloadBytes
     this.site = options.site
+    this.rooms = options.rooms
     this.parts = trackerParts(options, this.#options, limits, {
       clock: this.clock,
       topicPrefix: this.topicPrefix,
@@ -96,6 +103,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
       state: this.parts.state,
       positioner: this.parts.positioner,
       stopped: () => this.stopped,
+      begin: (now) => this.beginTick(now),
       end: (now) => this.endTick(now),
     })
     this.#session = new TrackerSession({
@@ -245,6 +253,35 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     if (this.stopped) return Promise.reject(new MqttError('closed', 'this FleetTracker is stopped; create a new one'))
     this.starting ??= this.#session.open()
     return this.starting
+  }
+
+  /**
+   * Takes a new site without a restart (an edited site file, docs/fleet.md "The site file"). It is
+   * applied when the next tick starts (never within one): that tick places every beacon with it.
+   * Beacons keep their state (no `gone`, no `found`); a beacon in a room the site no longer has is
+   * placed anew; a renamed beacon's fleet topic and Home Assistant configs carry its new name at
+   * once; a beacon no longer announced has its configs emptied; rooms that went have their
+   * occupancy state and config emptied, new ones get theirs. The positions (a positioner made on
+   * the first site) keep the gateways' first places until a restart.
+   *
+   * @param options.rooms the room method on the new site: a RoomLocator (the plan method),
+   *   `false` for the strongest gateway; omitted, the tracker's own locator, if any, is rebuilt on
+   *   the new site (RoomLocator.forSite: learnt offsets and fingerprints of what remains kept)
+   */
+  setSite(site: Site, options: { rooms?: RoomLocator | false } = {}): void {
+    const given = options.rooms
+    const rooms = given === false ? undefined : (given ?? this.nextSite?.rooms ?? this.rooms)
+    this.nextSite = { site, rooms: given === undefined && rooms !== undefined ? rooms.forSite(site) : rooms }
+  }
+
+  /** The start of a tick, before any beacon is placed: a new site waiting is taken now. */
+  private beginTick(now: number): void {
+    const change = this.nextSite
+    if (change === undefined) return
+    this.nextSite = undefined
+    this.site = change.site
+    this.rooms = change.rooms
+    applySiteChange(this.parts, this.inbox, change, now)
   }
 
   /** The rest of a tick once every beacon is placed: publishing and events. */

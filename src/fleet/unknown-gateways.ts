@@ -16,9 +16,15 @@ export class UnknownGateways {
   unreported = 0
 
   constructor(
-    private readonly site: Site | undefined,
+    private site: Site | undefined,
     private readonly max = MAX_REPORTED_UNKNOWN_GATEWAYS,
   ) {}
+
+  /** A new site: a gateway it declares is no longer unknown; one it dropped is told of on its next batch. */
+  setSite(site: Site | undefined): void {
+    this.site = site
+    for (const gateway of this.reported) if (site?.anchor(gateway) !== undefined) this.reported.delete(gateway)
+  }
 
   /** True for the first batch of a gateway the site (of receivers) does not declare. */
   firstSight(gateway: string): boolean {

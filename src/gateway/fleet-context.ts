@@ -18,6 +18,7 @@ import type { EspHomeInputs } from '../inputs/esphome/inputs.js'
 import type { EspHomeKeys } from '../inputs/esphome/keys.js'
 import type { MqttBeaconDetails } from '../web/beacon-details.js'
 import type { MapServer } from '../web/map-server.js'
+import type { FleetGateways } from '../web/known-gateways.js'
 import type { MetricsServer } from '../web/metrics-server.js'
 import type { MetricsEndpoint } from '../metrics/endpoint.js'
 import type { BeaconkitConfig } from '../config/load-config.js'
@@ -90,9 +91,15 @@ export interface FleetRunning {
   /** What the broker had not acknowledged when the tracker stopped (set by its stop). */
   trackerResult?: MqttCloseResult
   details?: MqttBeaconDetails
+  /** Which gateways the details believe: the site's, swapped with it. */
+  detailsGateways?: FleetGateways
   metrics?: MetricsEndpoint
   web?: MapServer
   metricsServer?: MetricsServer
+  /**
+   * Takes a new site without a restart (set once the fleet started: RunningFleet.applySite); the
+   * editor calls it after a save.
+   */
   applySite?: (site: Site) => void
   /**
    * With the room method: starts "teach this room with this tag" (the map editor's teach); undefined

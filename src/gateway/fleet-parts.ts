@@ -33,6 +33,9 @@ import type { PartFactory } from './part.js'
 import { FLUSH_DEADLINE_MS } from './shutdown.js'
 import { startWeb } from './web-sink.js'
 import { fleetRooms } from './fleet-rooms.js'
+import type { FleetRooms } from './fleet-rooms.js'
+import type { RoomLocator } from '../positioning/room-locator.js'
+import type { RoomMetricsSource } from '../metrics/room-metrics.js'
 import { FleetTeach } from './fleet-teach.js'
 import { siteEditing } from './site-editing.js'
 import type { SiteEditing } from '../web/edit-routes.js'
@@ -225,7 +228,7 @@ const details: Factory = (context) => {
     async () =>
       new MqttBeaconDetails({
         client: sharedClient(context),
-        gateways: new FleetGateways(fleet, site),
+        gateways: (running.detailsGateways = new FleetGateways(fleet, site)),
         clock: fleet.clock,
         ...(settings.mqtt.topicPrefix === undefined ? {} : { topicPrefix: settings.mqtt.topicPrefix }),
       }),
@@ -247,10 +250,30 @@ const metrics: Factory = ({ settings, running }) => {
     async () =>
       new MetricsEndpoint({
         tracker: fleet,
-        ...(running.rooms?.rooms === undefined ? {} : { rooms: running.rooms.rooms }),
+        ...(running.rooms?.rooms === undefined ? {} : { rooms: currentRooms(running.rooms, running.rooms.rooms) }),
       }),
     async (value) => value.close(),
   )
+}
+
+/**
+ * What the metrics read of the room method: the fleet's locator now (an edited site rebuilds it,
+ * fleet-site.ts), or the last one while the site does not use the plan method.
+ */
+function currentRooms(rooms: FleetRooms, first: RoomLocator): RoomMetricsSource {
+  let last = first
+  const now = (): RoomLocator => (last = rooms.rooms ?? last)
+  return {
+    get offsets() {
+      return now().offsets
+    },
+    get fingerprints() {
+      return now().fingerprints
+    },
+    get teachings() {
+      return now().teachings
+    },
+  }
 }
 
 /** `http`: the live map of the fleet (with the site and its plan; with `http.edit`, its editor). */

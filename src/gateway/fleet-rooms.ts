@@ -22,6 +22,12 @@ export interface FleetRooms {
   file?: string
   /** Writes the taught rooms and learnt offsets to the file; a failure is a warning. */
   save(now: number): Promise<void>
+  /**
+   * The room method for a new site (an edited site file): the plan method's locator rebuilt on
+   * it (learnt offsets of remaining gateways and fingerprints of remaining rooms kept), made when
+   * the site now places every gateway, or none (the strongest gateway) when it no longer does.
+   */
+  setSite(site: Site): RoomLocator | undefined
 }
 
 /**
@@ -50,26 +56,41 @@ export async function fleetRooms(
 ): Promise<FleetRooms> {
   const away = new AwayTimer({ ...settings.away, fallbackMs: DEFAULT_GONE_TIMEOUT_MS })
   const file = settings.fingerprints
-  if (site === undefined || roomMethodOf(settings, site) !== 'plan') return { away, save: async () => undefined }
   const fingerprints = new Fingerprints()
+  // Only a file read at the start is written back: a fleet that started with the strongest
+  // gateway never read it, and must not overwrite it with what it learnt since a switch.
+  let read = false
+  const made: FleetRooms = {
+    away,
+    ...(file === undefined ? {} : { file }),
+    save: async (now) => {
+      const locator = made.rooms
+      if (file === undefined || !read || locator === undefined) return
+      try {
+        await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: locator.offsets.list() }, now)
+      } catch (error) {
+        warn(error instanceof FingerprintFileError ? error.message : `fingerprints ${file}: ${String(error)}`)
+      }
+    },
+    setSite: (next) => {
+      if (roomMethodOf(settings, next) !== 'plan') delete made.rooms
+      else made.rooms = made.rooms?.forSite(next) ?? new RoomLocator(next, { fingerprints })
+      return made.rooms
+    },
+  }
+  if (site === undefined || roomMethodOf(settings, site) !== 'plan') return made
   const rooms = new RoomLocator(site, { fingerprints })
+  made.rooms = rooms
   if (file !== undefined) {
-    const read = await readFingerprintFile(file)
-    if (read.error !== undefined)
-      warn(`${read.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
-    if (read.skipped > 0) warn(`fingerprints ${file}: ${read.skipped} damaged entries left out`)
+    read = true
+    const got = await readFingerprintFile(file)
+    if (got.error !== undefined)
+      warn(`${got.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
+    if (got.skipped > 0) warn(`fingerprints ${file}: ${got.skipped} damaged entries left out`)
     let refused = 0
-    for (const sample of read.samples) if (!fingerprints.add(sample)) refused++
+    for (const sample of got.samples) if (!fingerprints.add(sample)) refused++
     if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
-    rooms.offsets.restore(read.offsets)
+    rooms.offsets.restore(got.offsets)
   }
-  const save = async (now: number): Promise<void> => {
-    if (file === undefined) return
-    try {
-      await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: rooms.offsets.list() }, now)
-    } catch (error) {
-      warn(error instanceof FingerprintFileError ? error.message : `fingerprints ${file}: ${String(error)}`)
-    }
-  }
-  return { rooms, away, ...(file === undefined ? {} : { file }), save }
+  return made
 }

@@ -19,6 +19,8 @@ import { FLEET_PARTS } from './fleet-parts.js'
 import { Controller } from './part.js'
 import { runLogger } from './run-logger.js'
 import { fleetSettings } from './settings/fleet.js'
+import { applyFleetSite } from './fleet-site.js'
+import type { Site } from '../positioning/site.js'
 import { identitiesOf, keyringOf } from './settings/keys.js'
 import { siteOf } from './settings/site.js'
 
@@ -37,6 +39,12 @@ export interface RunningFleet {
   readonly inputs: ForeignBridge | undefined
   /** The room method (with `plan`: its learnt offsets, its fingerprints) and the away rule (#39). */
   readonly rooms: FleetRooms | undefined
+  /**
+   * Takes a new site without a restart (an edited site file): the tracker on its next tick (rooms,
+   * gateways' places, names, what Home Assistant is told), the map's pages at once (`event:
+   * site`). See fleet-site.ts for what keeps the first site until a restart.
+   */
+  applySite(site: Site): void
   /** Connects and subscribes; resolves once the tracker runs. */
   start(): Promise<void>
   /**
@@ -88,6 +96,9 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
   // The tracker part is always there: a start that returned has built it.
   if (tracker === undefined) throw new Error('startFleet: the tracker was not built')
   let stopping: Promise<MqttCloseResult> | undefined
+  const applySite = (next: Site): void => applyFleetSite(running, next)
+  // The editor (a part started above) calls it after a save: it reads `running` then, not now.
+  running.applySite = applySite
   return {
     tracker,
     url: fleetUrl(context),
@@ -97,6 +108,7 @@ export async function startFleet(config: FleetConfig, hooks: FleetHooks = {}): P
     metricsServer: running.metricsServer,
     inputs: running.inputs,
     rooms: running.rooms,
+    applySite,
     start: async () => {
       // The map's details subscribe on the fleet's connection; a broker away is a warning there, not a stop.
       running.details

@@ -117,6 +117,11 @@ export class HaGate {
     return this.announced.has(id)
   }
 
+  /** The beacons announced now, present or gone (a copy: the caller may forget some meanwhile). */
+  announcedIds(): string[] {
+    return [...this.announced.keys()]
+  }
+
   /**
    * The beacon came (back) in range at `now`: looked at again once its dwell is over, or at once
    * when `vouched` (the user named it: the dwell guards against made-up ids, not against those).

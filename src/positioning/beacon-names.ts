@@ -13,6 +13,8 @@ export interface BeaconName {
   id?: string
   serialNumber?: string
   name: string
+  /** False: named, yet not announced to Home Assistant (default true). */
+  announce?: false
 }
 
 /** Entries of a `beacons` list at most. */
@@ -62,11 +64,14 @@ export function readBeaconNames(v: unknown): BeaconName[] {
         `beacons[${i}].serialNumber is not a serial number`,
         'give it as the beacon reports it, e.g. "0117C5000001"',
       )
+    if (o.announce !== undefined && typeof o.announce !== 'boolean')
+      throw bad(`beacons[${i}].announce is not true or false`, 'write "announce": false to keep it from Home Assistant')
     if (o.id === undefined && serial === undefined)
       throw bad(`beacons[${i}] (${o.name}) has neither "id" nor "serialNumber"`, 'say which beacon the name is for')
     const entry: BeaconName = { name: o.name }
     if (o.id !== undefined) entry.id = o.id as string
     if (serial !== undefined) entry.serialNumber = serial as string
+    if (o.announce === false) entry.announce = false
     out.push(entry)
   })
   return out
@@ -79,11 +84,14 @@ export function readBeaconNames(v: unknown): BeaconName[] {
 export class BeaconNames {
   private readonly byId = new Map<string, string>()
   private readonly bySerial = new Map<string, string>()
+  /** Ids and serial numbers named but marked `announce: false`. */
+  private readonly quiet = new Set<string>()
 
   constructor(readonly entries: readonly BeaconName[]) {
     for (const e of entries) {
       if (e.id !== undefined) this.byId.set(e.id, e.name)
       if (e.serialNumber !== undefined) this.bySerial.set(e.serialNumber, e.name)
+      if (e.announce === false) for (const key of [e.id, e.serialNumber]) if (key !== undefined) this.quiet.add(key)
     }
   }
 
@@ -101,8 +109,13 @@ export class BeaconNames {
     )
   }
 
-  /** Whether the beacon may be announced: always without a list, else only when it is named. */
+  /**
+   * Whether the beacon may be announced: always without a list, else only when it is named and
+   * not marked `announce: false`.
+   */
   listed(id: string, serialNumber?: string): boolean {
-    return !this.listing || this.nameOf(id, serialNumber) !== undefined
+    if (!this.listing) return true
+    if (this.nameOf(id, serialNumber) === undefined) return false
+    return !this.quiet.has(id) && (serialNumber === undefined || !this.quiet.has(serialNumber))
   }
 }

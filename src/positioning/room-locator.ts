@@ -88,6 +88,25 @@ export class RoomLocator {
     this.total = new Float64Array(this.geometry.rooms.length)
   }
 
+  /**
+   * The room method on a new site (an edited site file, applied by the running fleet): the same
+   * options and fingerprint store, the fingerprints of rooms it no longer has let go of, the
+   * learnt offsets of the gateways it still has kept, and teachings of remaining rooms going on.
+   * Beacons start afresh on the new plan (its rooms and points differ).
+   */
+  forSite(site: Site): RoomLocator {
+    const rooms = new Set(site.rooms.map((r) => r.name))
+    for (const room of new Set(this.fingerprints.samples().map((s) => s.room)))
+      if (!rooms.has(room)) this.fingerprints.clear(room)
+    const next = new RoomLocator(site, { ...this.options, fingerprints: this.fingerprints })
+    const gateways = new Set(site.anchorList().map((a) => a.id))
+    next.offsets.restore(this.offsets.list().filter((o) => gateways.has(o.gateway)))
+    for (const [beacon, t] of this.teaching) if (rooms.has(t.recorder.room)) next.teaching.set(beacon, t)
+    // Finished teachings the caller has not taken yet (to save them): those of remaining rooms.
+    next.finished = this.finished.filter((s) => rooms.has(s.room))
+    return next
+  }
+
   /** Floor id of a room index ('' on a one-plane site). */
   private floorId(room: number): string {
     return this.geometry.floors[this.geometry.rooms[room].floor]

@@ -25,10 +25,18 @@ export type { GatewayWitness } from '../fleet/beacon-claims.js'
  * ```
  */
 export class FleetGateways implements GatewayWitness {
-  private readonly witness: GatewayWitness
+  private witness: GatewayWitness
 
-  constructor(fleet: FleetTracker, site?: Site) {
+  constructor(
+    private readonly fleet: FleetTracker,
+    site?: Site,
+  ) {
     this.witness = gatewayWitness(site, (gateway) => fleet.clockOffset(gateway) !== undefined)
+  }
+
+  /** A new site (an edited site file): its gateways are the ones known from now on. */
+  setSite(site: Site | undefined): void {
+    this.witness = gatewayWitness(site, (gateway) => this.fleet.clockOffset(gateway) !== undefined)
   }
 
   /** Whether `gateway` is one of the site's, or (without a site list) one the tracker holds. */

@@ -90,9 +90,9 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
   private dirtyGateways = new Set<string>()
   private goneGateways = new Set<string>()
   /** The site's gateways: kept on the plan when the tracker forgets them. */
-  private readonly siteGateways: ReadonlyMap<string, ViewGateway>
+  private siteGateways: ReadonlyMap<string, ViewGateway>
   private newLog: ViewLogEntry[] = []
-  private readonly plan: ViewPlan | undefined
+  private plan: ViewPlan | undefined
   private readonly unsubscribe: Unsubscribe[] = []
   private timer: NodeJS.Timeout | undefined
 
@@ -104,6 +104,36 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
       this.mode === 'fleet' || site !== undefined ? planOf(site, options.image, options.planFiles === true) : undefined
     this.siteGateways = new Map(gatewaysOf(site).map((g) => [g.id, g]))
     for (const g of this.siteGateways.values()) this.gateways.set(g.id, g)
+  }
+
+  /**
+   * A new site (an edited site file): the plan becomes its plan (returned, for the pages), and its
+   * gateways' places go out in the next update with the state already known. A gateway the site
+   * dropped stays as any gateway the tracker knows, or goes if the tracker never heard it.
+   */
+  setSite(site: Site, image: string | undefined): ViewPlan {
+    const plan = planOf(site, image)
+    this.plan = plan
+    const next = new Map(gatewaysOf(site).map((g) => [g.id, g]))
+    for (const id of this.siteGateways.keys()) {
+      const g = this.gateways.get(id)
+      if (next.has(id) || g === undefined) continue
+      if (g.state === 'unknown') {
+        this.gateways.delete(id)
+        this.dirtyGateways.delete(id)
+        this.goneGateways.add(id)
+      } else {
+        this.gateways.set(id, { id, state: g.state })
+        this.dirtyGateways.add(id)
+      }
+    }
+    for (const g of next.values()) {
+      this.gateways.set(g.id, { ...g, state: this.gateways.get(g.id)?.state ?? 'unknown' })
+      this.goneGateways.delete(g.id)
+      this.dirtyGateways.add(g.id)
+    }
+    this.siteGateways = next
+    return plan
   }
 
   private now(): number {

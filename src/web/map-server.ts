@@ -97,6 +97,13 @@ export interface MapServer {
   readonly clients: number
   /** Event streams dropped because their client stopped reading (it reconnects if it is a page). */
   readonly streamsDropped: number
+  /**
+   * A new site (an edited site file): the snapshot's `plan` becomes its plan (with `image`, a
+   * path this server serves or an http(s) URL, as the page loads it; default the image it had),
+   * and every open event stream gets `event: site` with that plan; its gateways' places follow
+   * in the next `update`. A fleet map only (a scanner's or a recording's has no live site).
+   */
+  setSite(site: Site, image?: string): void
   /** Ends the streams and stops listening. */
   close(): Promise<void>
 }
@@ -321,6 +328,13 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     },
     get streamsDropped() {
       return streams.dropped
+    },
+    setSite(site, image) {
+      if (options.fleet === undefined)
+        throw new InvalidOptionError('invalid_option', 'setSite() is for the map of a fleet: start it with `fleet`', {
+          option: 'fleet',
+        })
+      streams.send('site', view.setSite(site, image ?? imageUrl))
     },
     async close() {
       if (closed) return

@@ -144,4 +144,43 @@ describe('RoomLocator', () => {
     expect(loc.locate('a', heardAt(loc, 'Office'), 1000).roomChange).toEqual({ to: 'Office' })
     expect(loc.locate('c', heardAt(loc, 'Office'), 1000).roomChange).toBeUndefined()
   })
+
+  it('on a new site keeps the fingerprints of remaining rooms, the offsets of remaining gateways and their teachings', () => {
+    const fingerprints = new Fingerprints()
+    const loc = new RoomLocator(site, { fingerprints, learnOffsets: false })
+    for (const room of ['Landing', 'Bedroom']) {
+      loc.teach(`teacher-${room}`, room, 0, 2)
+      for (let t = 0; t <= 3000; t += 1000) loc.locate(`teacher-${room}`, heardAt(loc, room), t)
+    }
+    expect(fingerprints.taught('Landing') && fingerprints.taught('Bedroom')).toBe(true)
+    expect(loc.takeTaught()).toHaveLength(2)
+    loc.offsets.restore([{ gateway: 'office', offsetDb: 4 }, { gateway: 'bedroom', offsetDb: -2 }])
+    // A teaching under way of a room that stays, and of one that goes.
+    expect(loc.teach('late', 'Office', 3000, 5)).toBe(true)
+    expect(loc.teach('doomed', 'Bedroom', 3000, 5)).toBe(true)
+    // The edit: the Bedroom and its gateway are gone, the office gateway moved, a Study drawn.
+    const edited = Site.fromJSON({
+      floors: [{ id: 'ground', name: 'Ground', z: 0 }, { id: 'first', name: 'First', z: 3 }],
+      gateways: { kitchen: { x: 2, y: 2, floor: 'ground' }, living: { x: 8, y: 2, floor: 'ground' }, office: { x: 7, y: 3, floor: 'first' } },
+      rooms: [
+        { name: 'Kitchen', polygon: box(0, 0), floor: 'ground' },
+        { name: 'Living', polygon: box(5, 0), floor: 'ground' },
+        { name: 'Study', polygon: box(0, 0), floor: 'first' },
+        { name: 'Office', polygon: box(5, 0), floor: 'first' },
+        { name: 'Landing', polygon: box(10, 0), floor: 'first' },
+      ],
+    })
+    const next = loc.forSite(edited)
+    expect(next.site).toBe(edited)
+    expect(next.geometry.rooms.map((r) => r.name)).toContain('Study')
+    expect(next.fingerprints).toBe(fingerprints)
+    expect(fingerprints.taught('Landing')).toBe(true)
+    expect(fingerprints.taught('Bedroom')).toBe(false)
+    expect(next.offsets.list().map((o) => [o.gateway, o.offsetDb])).toEqual([['office', 4]])
+    expect(next.teachings).toBe(1)
+    // The teaching goes on in the new locator and ends there as a fingerprint of the Office.
+    for (let t = 4000; t <= 9000; t += 1000) next.locate('late', heardAt(next, 'Office'), t)
+    expect(next.takeTaught().map((s) => s.room)).toEqual(['Office'])
+    expect(fingerprints.taught('Office')).toBe(true)
+  })
 })

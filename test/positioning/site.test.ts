@@ -46,6 +46,23 @@ describe('Site.fromJSON', () => {
     expect(() => Site.fromJSON({ gateways: { a: {} }, beacons: Array.from({ length: 10_001 }, (_, i) => ({ id: `t${i}`, name: 'n' })) })).toThrow(/at most 10000/)
   })
 
+  it('a beacon marked announce: false is named but not listed for Home Assistant (by id or serial number)', () => {
+    const site = Site.fromJSON({
+      gateways: { a: {} },
+      beacons: [{ id: 'tag-1', name: 'Anna', announce: false }, { serialNumber: '0117C5000042', name: 'Bob', announce: false }, { id: 'tag-3', name: 'Cleo', announce: true }],
+    })
+    expect(site.beaconNames).toEqual([{ id: 'tag-1', name: 'Anna', announce: false }, { serialNumber: '0117C5000042', name: 'Bob', announce: false }, { id: 'tag-3', name: 'Cleo' }])
+    const names = new BeaconNames(site.beaconNames)
+    expect(names.nameOf('tag-1')).toBe('Anna')
+    expect(names.listed('tag-1')).toBe(false)
+    expect(names.nameOf('iBeacon:x', '0117C5000042')).toBe('Bob')
+    expect(names.listed('iBeacon:x', '0117C5000042')).toBe(false)
+    expect(names.listed('tag-3')).toBe(true)
+    expect(names.listed('tag-4')).toBe(false)
+    // Only a list of beacons all kept from Home Assistant: still a list, so nobody is announced.
+    expect(new BeaconNames([{ id: 'tag-1', name: 'Anna', announce: false }]).listed('tag-9')).toBe(false)
+  })
+
   it('fixed beacons make a site of the mobile case', () => {
     expect(Site.fromJSON({ anchorBeacons: { '0117C5000001': { x: 0, y: 0 } } }).kind).toBe('beacons')
   })
@@ -62,6 +79,7 @@ describe('Site.fromJSON', () => {
     [{ gateways: { a: {} }, beacons: [{ id: 'a/b', name: 'Anna' }] }, /beacons\[0\]\.id is not a beacon id/],
     [{ gateways: { a: {} }, beacons: [{ id: 'tag', name: 'x'.repeat(65) }] }, /beacons\[0\]\.name is not a name/],
     [{ gateways: { a: {} }, beacons: [{ id: 'tag', name: 'bell\u0007' }] }, /beacons\[0\]\.name is not a name/],
+    [{ gateways: { a: {} }, beacons: [{ id: 'tag', name: 'Anna', announce: 'no' }] }, /beacons\[0\]\.announce is not true or false/],
   ])('refuses %j with a message that says what to fix', (json, message) => {
     expect(() => Site.fromJSON(json)).toThrow(InvalidOptionError)
     expect(() => Site.fromJSON(json)).toThrow(message)

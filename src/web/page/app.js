@@ -69,6 +69,15 @@ function applySnapshot(s) {
   $('table-pane').hidden = s.mode !== 'scanner'
 }
 
+// The site was edited (the fleet took a new one): rooms, gateways' places, floors and images
+// are redrawn from its plan; the gateways' markers follow in the next update. An editor on the
+// page hears it too ('beaconkit:site') and reads the site again.
+function applySite(plan) {
+  state.plan = plan
+  if (!floorsOf(state).some((f) => f.id === state.floor)) state.floor = defaultFloor(state)
+  document.dispatchEvent(new window.CustomEvent('beaconkit:site', { detail: plan }))
+}
+
 function push(map, id, value, max) {
   const list = map.get(id) ?? []
   list.push(value)
@@ -175,15 +184,12 @@ function connect() {
     }
     scheduleRender()
   })
-  // The site was saved (here or in another editor): the fleet's new plan, and the editor re-reads it.
-  source.addEventListener('site', (e) => {
-    state.plan = JSON.parse(e.data)
-    if (!floorsOf(state).some((f) => f.id === state.floor)) state.floor = defaultFloor(state)
-    editor?.siteChanged()
-    scheduleRender()
-  })
   source.addEventListener('update', (e) => {
     applyUpdate(JSON.parse(e.data))
+    scheduleRender()
+  })
+  source.addEventListener('site', (e) => {
+    applySite(JSON.parse(e.data))
     scheduleRender()
   })
   source.addEventListener('error', () => {

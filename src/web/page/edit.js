@@ -88,6 +88,8 @@ class Editor {
     pane.addEventListener('pointerup', (e) => this.pointer('up', e), true)
     pane.addEventListener('pointercancel', (e) => this.pointer('cancel', e), true)
     document.addEventListener('keydown', (e) => this.key(e))
+    // The page got `event: site` (a save here or in another editor): read the stored site again.
+    document.addEventListener('beaconkit:site', () => this.siteChanged())
   }
 
   setActive(on) {
@@ -119,24 +121,22 @@ class Editor {
     return editedState(state, this.site, this.ui.gateways.drag, this.stored)
   }
 
-  /** Another editor (or this one) saved: the page got `event: site`. */
+  /** Another editor (or this one) saved; an edit under way is not pulled from under the person. */
   siteChanged() {
-    if (this.active && !this.dirty && !this.busy()) void this.reload()
+    if (this.active && !this.dirty && !this.busy()) void this.reload(false)
   }
 
-  /** A beacon clicked on the plan: its name form opens (unless another edit is under way). */
-  beaconClicked(id) {
-    if (!this.active || (this.tab !== 'beacons' && this.busy())) return
-    this.tab = 'beacons'
-    beaconsTool.pick(this, id)
-  }
-
-  /** Reads the stored site again (after a stale save, or a change elsewhere). */
-  async reload() {
+  /**
+   * Reads the stored site again: `asked` by the person (Reload, Undo), or after `event: site`,
+   * when what it brings is taken only if no change was made here meanwhile and it is not older.
+   */
+  async reload(asked = true) {
+    const saves = this.saves
     const answer = await readSite()
     if (answer.status !== 200) return this.say('error', answer.body.message)
+    if (!asked && (this.dirty || this.busy() || this.saves !== saves || answer.body.version < this.version)) return
     this.take(answer.body)
-    this.banner = undefined
+    if (asked) this.banner = undefined
     this.redraw()
   }
 
@@ -152,6 +152,7 @@ class Editor {
    */
   async change(fn) {
     const next = structuredClone(this.site)
+    this.saves = (this.saves ?? 0) + 1
     fn(next)
     this.site = next
     this.dirty = true
@@ -160,6 +161,7 @@ class Editor {
   }
 
   async save() {
+    this.saves = (this.saves ?? 0) + 1
     this.say('info', 'saving…')
     const answer = await saveSite(this.version, this.site)
     const b = answer.body
