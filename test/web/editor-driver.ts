@@ -1,6 +1,7 @@
 // The editor's tests (#40) run the real parts: a broker, a FleetTracker, the map server in edit
 // mode over a site file in a fresh folder, gateways that publish their status and RSSI batches
 // through mqtt.js, and Chromium. Helpers here start that and work the page as a person does.
+import { spawn } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -9,13 +10,12 @@ import type { MqttClient } from 'mqtt'
 import type { Browser, BrowserContextOptions, Page } from 'playwright-core'
 import { expect } from 'vitest'
 import { startBroker } from '../../src/mqtt/broker.js'
-import type { RunningBroker } from '../../src/mqtt/broker.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import { statusPayload } from '../../src/mqtt/payloads.js'
 import { startMapServer } from '../../src/web/map-server.js'
 import type { MapServer } from '../../src/web/map-server.js'
 import { SiteStore } from '../../src/web/site-store.js'
-import { ROOT } from '../cli/run-cli.js'
+import { CLI, requireBuild, ROOT } from '../cli/run-cli.js'
 import { screenshot } from './browser.js'
 
 export const WAIT = { timeout: 20_000 }
@@ -29,14 +29,79 @@ export const HEARD: Record<string, Record<string, number>> = {
 }
 export const GATEWAYS = ['kitchen-pi', 'living-pi', 'office-pi']
 
-/** The running stack: the site file starts absent (an empty site), as a new user's does. */
+/** The running stack: the map's address, the site file, and how to stop it all. */
 export interface EditorStack {
-  broker: RunningBroker
-  tracker: FleetTracker
-  map: MapServer
+  map: Pick<MapServer, 'url' | 'pageUrl'>
   /** The site file's path. */
   file: string
   close(): Promise<void>
+}
+
+/** Gateways publishing their status (retained) and an RSSI batch twice a second to `url`. */
+async function startGateways(url: string): Promise<() => Promise<void>> {
+  const client: MqttClient = await mqtt.connectAsync(url, { clientId: 'editor-test-gateways' })
+  for (const g of GATEWAYS)
+    await client.publishAsync(`beaconkit/gateways/${g}/status`, statusPayload('online', Date.now()), {
+      qos: 1,
+      retain: true,
+    })
+  const send = (): void => {
+    for (const g of GATEWAYS) {
+      const readings = Object.entries(HEARD)
+        .filter(([, at]) => at[g] !== undefined)
+        .map(([id, at]) => ({ id, rssi: at[g], lastSeen: Date.now(), count: 5 }))
+      client.publish(`beaconkit/gateways/${g}/rssi`, JSON.stringify({ gateway: g, time: Date.now(), readings }))
+    }
+  }
+  send()
+  const timer = setInterval(send, 500)
+  return async () => {
+    clearInterval(timer)
+    await client.endAsync()
+  }
+}
+
+/**
+ * `beaconkit fleet --embedded-broker 0 --http 127.0.0.1:0 --http-token … --edit --site <dir>/site.json`
+ * as a real process (the composition a user runs: saves reach the running fleet), with the
+ * gateways publishing to its broker. The site file does not exist yet: a new user's empty site.
+ */
+export async function startFleetCli(): Promise<EditorStack> {
+  requireBuild()
+  const dir = mkdtempSync(join(tmpdir(), 'beaconkit-editor-cli-'))
+  const file = join(dir, 'site.json')
+  const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', '--http-token', TOKEN, '--edit']
+  const child = spawn(process.execPath, [CLI, ...args, '--site', file, '--json'], { cwd: dir })
+  child.stdout?.resume()
+  let stderr = ''
+  child.stderr?.setEncoding('utf8').on('data', (d: string) => (stderr += d))
+  const closed = new Promise<void>((resolve) => child.on('close', () => resolve()))
+  const deadline = Date.now() + 30_000
+  let url: string
+  let broker: string
+  for (;;) {
+    const m = /live map at (http:\/\/[^\s"]+)/.exec(stderr)
+    const b = /listening on (mqtt:\/\/[^\s";]+);/.exec(stderr)
+    if (m !== null && b !== null) {
+      url = m[1]
+      broker = b[1]
+      break
+    }
+    if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the fleet did not start: ${stderr}`)
+    await new Promise((r) => setTimeout(r, 50))
+  }
+  const stopGateways = await startGateways(broker)
+  const base = new URL(url)
+  base.hash = ''
+  return {
+    map: { url: base.href, pageUrl: `${base.href}#token=${TOKEN}` },
+    file,
+    async close() {
+      await stopGateways()
+      child.kill('SIGINT')
+      await closed
+    },
+  }
 }
 
 /**
@@ -58,30 +123,12 @@ export async function startEditorStack(initial?: object): Promise<EditorStack> {
     edit: { store },
   })
   await tracker.start()
-  const client: MqttClient = await mqtt.connectAsync(broker.url, { clientId: 'editor-test-gateways' })
-  for (const g of GATEWAYS)
-    await client.publishAsync(`beaconkit/gateways/${g}/status`, statusPayload('online', Date.now()), {
-      qos: 1,
-      retain: true,
-    })
-  const send = (): void => {
-    for (const g of GATEWAYS) {
-      const readings = Object.entries(HEARD)
-        .filter(([, at]) => at[g] !== undefined)
-        .map(([id, at]) => ({ id, rssi: at[g], lastSeen: Date.now(), count: 5 }))
-      client.publish(`beaconkit/gateways/${g}/rssi`, JSON.stringify({ gateway: g, time: Date.now(), readings }))
-    }
-  }
-  send()
-  const timer = setInterval(send, 500)
+  const stopGateways = await startGateways(broker.url)
   return {
-    broker,
-    tracker,
     map,
     file,
     async close() {
-      clearInterval(timer)
-      await client.endAsync()
+      await stopGateways()
       await map.close()
       await tracker.stop()
       await broker.close()

@@ -2,7 +2,9 @@
 // made from a picture, without a text editor. A floor plan is uploaded and scaled, two rooms
 // drawn, two of the gateways the fleet hears placed, a beacon named; after a reload every one
 // is there, the file on disk passes `beaconkit site check`, and a refused save shows its problem
-// on the room it concerns. EDITOR_SCREENSHOTS=1 (npm run docs:screenshots) writes the docs' pictures.
+// on the room it concerns. It runs `beaconkit fleet --http --edit` as a user does: the fleet
+// takes each save without a restart and reports the named beacon in the drawn room.
+// EDITOR_SCREENSHOTS=1 (npm run docs:screenshots) writes the docs' pictures.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import type { Browser } from 'playwright-core'
@@ -18,7 +20,8 @@ import {
   placeGateway,
   saves,
   siteOnDisk,
-  startEditorStack,
+  startFleetCli,
+  TOKEN,
   tab,
   WAIT,
 } from './editor-driver.js'
@@ -29,7 +32,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
   let browser: Browser
 
   beforeAll(async () => {
-    stack = await startEditorStack()
+    stack = await startFleetCli()
     browser = await launch()
   })
 
@@ -128,6 +131,19 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
     const check = spawnSync(process.execPath, [CLI, 'site', 'check', stack.file], { encoding: 'utf8' })
     expect(check.stderr + check.stdout).not.toMatch(/error/i)
     expect(check.status).toBe(0)
+
+    // The running fleet took every save: it reports the kettle by its new name in the drawn
+    // kitchen (no restart), and the page lists it there.
+    const fleetSays = async (): Promise<{ name?: string; room?: string } | undefined> => {
+      const res = await fetch(new URL('api/snapshot', stack.map.url), { headers: { Authorization: `Bearer ${TOKEN}` } })
+      const snapshot = (await res.json()) as { beacons: { id: string; name?: string; room?: string }[] }
+      return snapshot.beacons.find((b) => b.id === 'TAG-KETTLE')
+    }
+    await expect.poll(fleetSays, WAIT).toMatchObject({ name: 'Kettle', room: 'Kitchen' })
+    await expect
+      .poll(() => page.locator('#rooms li[data-room="Kitchen"] li[data-beacon="TAG-KETTLE"]').textContent(), WAIT)
+      .toBe('Kettle')
+    await picture(page, 'editor-live.png')
     expect(errors).toEqual([])
   })
 
