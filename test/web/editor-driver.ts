@@ -204,8 +204,14 @@ export async function drawRoom(page: Page, name: string, corners: [number, numbe
   await saves(page, () => page.keyboard.press('Enter'))
 }
 
-/** Drags a gateway from the list onto the plan at (x, y) metres. */
-export async function placeGateway(page: Page, id: string, x: number, y: number): Promise<void> {
+/** Drags a gateway from the list onto the plan at (x, y) metres; `carrying` runs before it is let go. */
+export async function placeGateway(
+  page: Page,
+  id: string,
+  x: number,
+  y: number,
+  carrying?: () => Promise<void>,
+): Promise<void> {
   await tab(page, 'gateways')
   const handle = page.locator(`#edit-gateways li[data-gateway="${id}"] .edit-carry`)
   // The list is built again when a gateway's state changes: the box of the one shown now.
@@ -218,6 +224,7 @@ export async function placeGateway(page: Page, id: string, x: number, y: number)
     await page.mouse.down()
     await page.mouse.move(to.x - 40, to.y - 40, { steps: 5 })
     await page.mouse.move(to.x, to.y, { steps: 5 })
+    await carrying?.()
     await page.mouse.up()
   })
 }

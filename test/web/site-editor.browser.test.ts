@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { spawnSync } from 'node:child_process'
 import type { Browser } from 'playwright-core'
 import { CLI, requireBuild } from '../cli/run-cli.js'
-import { CHROMIUM, consoleErrors, launch, needsChromium } from './browser.js'
+import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import { floorPlanPng } from './plan-picture.js'
 import {
   at,
@@ -85,8 +85,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
     await tab(page, 'gateways')
     await expect.poll(() => page.locator('#edit-gateways li[data-state="online"]').count(), WAIT).toBe(3)
     await placeGateway(page, 'kitchen-pi', 2, 1.5)
-    await placeGateway(page, 'living-pi', 14, 1.5)
-    await picture(page, 'editor-gateways.png')
+    await placeGateway(page, 'living-pi', 14, 1.5, () => picture(page, 'editor-gateways.png'))
 
     await tab(page, 'beacons')
     await page.locator('#edit-beacons li[data-beacon="TAG-KETTLE"]').waitFor(WAIT)
@@ -143,7 +142,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
     await expect
       .poll(() => page.locator('#rooms li[data-room="Kitchen"] li[data-beacon="TAG-KETTLE"]').textContent(), WAIT)
       .toBe('Kettle')
-    await picture(page, 'editor-live.png')
+    await screenshot(page, 'editor-live.png')
     expect(errors).toEqual([])
   })
 

@@ -4,7 +4,7 @@
 // nothing; at 390 px with touch, a gateway is placed and a beacon named by tapping.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
-import { CHROMIUM, consoleErrors, launch, needsChromium } from './browser.js'
+import { CHROMIUM, consoleErrors, launch, needsChromium, screenshot } from './browser.js'
 import {
   at,
   drawRoom,
@@ -60,7 +60,7 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor: two edit
     await b.keyboard.press('Enter')
     const banner = b.locator('#edit-banner')
     await expect.poll(() => banner.textContent(), WAIT).toMatch(/^Changed in another editor — reload/)
-    await picture(b, 'editor-stale.png')
+    await screenshot(b, 'editor-stale.png')
     expect(siteOnDisk(stack).beacons ?? []).toEqual([])
     await b.locator('#edit-banner button', { hasText: 'Reload' }).click()
     await expect.poll(() => banner.count(), WAIT).toBe(0)
