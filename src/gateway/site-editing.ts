@@ -7,7 +7,7 @@
  */
 import { SiteStore } from '../web/site-store.js'
 import type { SiteEditing, TeachOutcome } from '../web/edit-routes.js'
-import type { FleetContext } from './fleet-context.js'
+import type { FleetContext, FleetRuntime } from './fleet-context.js'
 import type { TeachRefusal } from './fleet-teach.js'
 import { DEFAULT_EDIT_SITE_FILE } from './settings/site.js'
 
@@ -26,7 +26,10 @@ const STATUS: Record<TeachRefusal['code'], number> = {
  */
 export async function siteEditing({ settings, runtime, running, log }: FleetContext): Promise<SiteEditing | undefined> {
   if (settings.edit !== true) return undefined
-  const store = await SiteStore.open(runtime.siteFile ?? DEFAULT_EDIT_SITE_FILE)
+  // startFleet's runtime is the whole model: a program that gave `site` as a path edits that file.
+  const given = (runtime as FleetRuntime & { site?: unknown }).site
+  const file = runtime.siteFile ?? (typeof given === 'string' ? given : DEFAULT_EDIT_SITE_FILE)
+  const store = await SiteStore.open(file)
   return {
     store,
     saved: (site) => {

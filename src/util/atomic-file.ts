@@ -6,8 +6,8 @@
  * as `<file>.bak` first (a hard link, so the file is never absent for a moment).
  */
 import { randomBytes } from 'node:crypto'
-import { copyFile, link, open, rename, rm, stat } from 'node:fs/promises'
-import { dirname } from 'node:path'
+import { copyFile, link, open, readdir, rename, rm, stat } from 'node:fs/promises'
+import { basename, dirname, join } from 'node:path'
 
 /** Options of {@link writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -28,7 +28,7 @@ async function syncFolder(folder: string): Promise<void> {
 /** Makes `<path>.bak` the current content of `path` (nothing when there is no file yet). */
 async function keepBackup(path: string): Promise<void> {
   const bak = `${path}.bak`
-  const tmp = `${bak}.${randomBytes(4).toString('hex')}.tmp`
+  const tmp = `${bak}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`
   try {
     // A hard link costs no copy; where links are refused (some mounts), a copy.
     await link(path, tmp).catch(async (error: NodeJS.ErrnoException) => {
@@ -72,4 +72,32 @@ export async function writeFileAtomic(
     throw error
   }
   await syncFolder(dirname(path))
+}
+
+/** Whether process `pid` runs on this machine (a signal 0 reaches it, or it is someone else's). */
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/**
+ * Removes the temporary files {@link writeFileAtomic} left beside `path` (and its `.bak`) when a
+ * process writing them was killed (their name holds its pid); those of a running one are left alone.
+ * @returns how many were removed
+ */
+export async function removeStaleTemps(path: string): Promise<number> {
+  const name = basename(path).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
+  const pattern = new RegExp(`^${name}(?:\\.bak)?\\.(\\d+)\\.[0-9a-f]{8}\\.tmp$`)
+  let removed = 0
+  for (const entry of await readdir(dirname(path)).catch(() => [] as string[])) {
+    const pid = pattern.exec(entry)?.[1]
+    if (pid === undefined || alive(Number(pid))) continue
+    await rm(join(dirname(path), entry), { force: true })
+    removed++
+  }
+  return removed
 }

@@ -73,10 +73,14 @@ export function refuse(
   json(res, headers, status, { code, message, ...extra })
 }
 
-/** A change from another site's page (its Origin is not this server's own): see the file comment. */
+/**
+ * A change from another site's page (its Origin is not this server's own): see the file comment.
+ * `https://` with the same Host is the page behind a TLS proxy that passes the Host on.
+ */
 function crossOrigin(req: IncomingMessage): boolean {
   const origin = req.headers.origin
-  return origin !== undefined && origin !== `http://${req.headers.host ?? ''}`
+  const host = req.headers.host ?? ''
+  return origin !== undefined && origin !== `http://${host}` && origin !== `https://${host}`
 }
 
 const PLAN_HEADERS = {

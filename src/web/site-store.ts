@@ -11,7 +11,7 @@ import { BeaconkitError } from '../errors.js'
 import { checkSiteJSON } from '../fleet/site-check.js'
 import type { SiteProblem } from '../fleet/site-check.js'
 import type { Site } from '../positioning/site.js'
-import { writeFileAtomic } from '../util/atomic-file.js'
+import { removeStaleTemps, writeFileAtomic } from '../util/atomic-file.js'
 
 /** The site a fleet with `--edit` starts from when its site file does not exist yet. */
 export const EMPTY_SITE_JSON: Readonly<Record<string, unknown>> = Object.freeze({ version: 0, gateways: {}, rooms: [] })
@@ -97,6 +97,8 @@ export class SiteStore {
    */
   static async open(file: string): Promise<SiteStore> {
     const path = resolve(file)
+    // A fleet killed while saving left its temporary file: the site file itself is whole (atomic-file.ts).
+    await removeStaleTemps(path)
     let text: string
     try {
       const info = await stat(path)

@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, ROOT, requireBuild, runCli } from './run-cli.js'
@@ -62,7 +62,7 @@ describe('beaconkit fleet --edit', () => {
     expect(run.stderr).toContain('`--edit` serves the editor on the live map: give --http too')
   })
 
-  it('starts in a folder without site.json on the empty site (version 0) and makes the file at the first save', async () => {
+  it('starts without site.json on the empty site (version 0), making the file at the first save', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-edit-'))
     const { url } = await startFleet(dir)
     const got = await getSite(url)
@@ -99,7 +99,7 @@ describe('beaconkit fleet --edit', () => {
     expect(await unheard.json()).toMatchObject({ code: 'beacon_not_heard' })
   })
 
-  it('teach from the editor, with the tag heard, is taken (202) and the fleet stores the room in its fingerprint file', async () => {
+  it('teach with the tag heard is taken (202), and the room lands in the fingerprint file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
     copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))
     const fp = join(dir, 'fp.json')
@@ -132,14 +132,15 @@ describe('beaconkit fleet --edit', () => {
       .toContain('"room":"Kitchen"')
   }, 90_000)
 
-  it('killed with SIGKILL while saving, leaves the old or the new site file whole, and starts again from it', async () => {
+  it('SIGKILLed while saving leaves the old or the new site file whole, and starts from it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-crash-'))
     const file = join(dir, 'site.json')
     const random = seededRandom(40)
     let acknowledged = 0
     for (let round = 0; round < 4; round++) {
       const { child, url } = await startFleet(dir, ['--site', 'site.json'])
-      // The fleet starts from what the last kill left.
+      // The fleet starts from what the last kill left, and clears the temporary files it left.
+      expect(readdirSync(dir).filter((e) => e.endsWith('.tmp'))).toEqual([])
       expect((await getSite(url)).version).toBeGreaterThanOrEqual(acknowledged)
       let version = (await getSite(url)).version
       acknowledged = version

@@ -104,7 +104,7 @@ async function editor(initial?: unknown, options: Partial<MapServerOptions> & { 
 }
 
 describe('site editor API: GET and PUT /api/site', () => {
-  it('starts from the empty site (version 0) when the file does not exist, and writes nothing until a save', async () => {
+  it('starts from the empty site (version 0) without a file, and writes nothing until a save', async () => {
     const e = await editor()
     const got = await call(e.base, 'GET', '/api/site')
     expect(got.status).toBe(200)
@@ -118,7 +118,7 @@ describe('site editor API: GET and PUT /api/site', () => {
     expect(existsSync(e.file)).toBe(false)
   })
 
-  it('a save round-trips: version N+1 first, 2-space JSON, the previous file kept as .bak, site check passes', async () => {
+  it('a save round-trips: version N+1 first, 2-space JSON, the old file as .bak, site check passes', async () => {
     const e = await editor({ ...SITE_JSON, version: 3 })
     const before = readFileSync(e.file, 'utf8')
     const site = {
@@ -267,7 +267,7 @@ describe('site editor API: who may edit', () => {
     expect((await call(map.url, 'POST', '/api/snapshot', { body: '{}' })).status).toBe(405)
   })
 
-  it('teach: 409 no_room_method without the room method, 422 for a bad request, 202 when the fleet starts it', async () => {
+  it('teach: 409 no_room_method without a room method, 422 for a bad request, 202 when started', async () => {
     const e = await editor({ ...SITE_JSON, version: 0 })
     const ask = (body: unknown): Promise<Answer> =>
       call(e.base, 'POST', '/api/teach', { headers: JSON_TYPE, body: JSON.stringify(body) })
@@ -365,7 +365,7 @@ describe('site editor API: plan images', () => {
     expect(existsSync(join(dirname(floors.dir), 'x.png'))).toBe(false)
   })
 
-  it('serves only plan files the site names, never a path out of its folder; an SVG with the CSP that runs nothing', async () => {
+  it('serves only plan files the site names, nothing out of its folder; an SVG with a CSP that runs none', async () => {
     const e = await editor({ ...SITE_JSON, version: 0 })
     await call(e.base, 'PUT', '/api/plan', { headers: { 'Content-Type': 'image/svg+xml' }, body: HOSTILE_SVG })
     writeFileSync(join(e.dir, 'other.png'), PNG)

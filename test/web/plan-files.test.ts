@@ -4,12 +4,13 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { chmodSync, existsSync, mkdtempSync, readFileSync, readdirSync, statSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
+import { spawnSync } from 'node:child_process'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { checkSiteJSON } from '../../src/fleet/site-check.js'
 import { FleetTracker } from '../../src/fleet/tracker.js'
 import { Site } from '../../src/positioning/site.js'
-import { writeFileAtomic } from '../../src/util/atomic-file.js'
+import { removeStaleTemps, writeFileAtomic } from '../../src/util/atomic-file.js'
 import { startMapServer } from '../../src/web/map-server.js'
 import { isPlanFileName, planFileNameFor, sniffPlanImage } from '../../src/web/plan-image.js'
 import { planOf } from '../../src/web/view.js'
@@ -60,7 +61,7 @@ describe("the map's plan with plan files", () => {
     gateways: { 'gw-a': { x: 2, y: 2, floor: 'ground' } },
   })
 
-  it('names a floor image that is a plan file /plans/<name> when the map serves them; a path with a folder never', () => {
+  it("names a floor's plan file /plans/<name> when the map serves them; a path with a folder never", () => {
     expect(planOf(site, undefined, true).floors?.map((f) => f.image)).toEqual([
       '/plans/site.plan-ground.png',
       undefined,
@@ -73,7 +74,7 @@ describe("the map's plan with plan files", () => {
     ])
   })
 
-  it('without edit mode, serves the plan files the site file names from its folder, and shows them on the plan', async () => {
+  it('without edit mode, serves the plan files the site names from its folder, and shows them', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-plans-'))
     writeFileSync(join(dir, 'site.plan-ground.png'), PNG)
     writeFileSync(join(dir, 'site.plan.png'), PNG)
@@ -108,7 +109,7 @@ describe("the map's plan with plan files", () => {
 })
 
 describe('the atomic write', () => {
-  it('replaces the file whole, keeps the previous one as .bak, and leaves nothing when the folder is missing', async () => {
+  it('replaces the file whole, keeps the previous one as .bak, leaves nothing when the folder is missing', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-atomic-'))
     const file = join(dir, 'site.json')
     await writeFileAtomic(file, 'one\n', { backup: true })
@@ -123,6 +124,18 @@ describe('the atomic write', () => {
     expect(statSync(file).mode & 0o777).toBe(0o600)
     await expect(writeFileAtomic(join(dir, 'missing', 'x.json'), 'x')).rejects.toMatchObject({ code: 'ENOENT' })
     expect(readdirSync(dir).sort()).toEqual(['site.json', 'site.json.bak'])
+  })
+
+  it("removes a killed writer's temporary files, never a running one's", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-atomic-'))
+    const file = join(dir, 'site.json')
+    // A process that has ended: its pid is free.
+    const gone = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))']).stdout.toString()
+    const stale = [`site.json.${gone}.0a1b2c3d.tmp`, `site.json.bak.${gone}.0a1b2c3d.tmp`]
+    const running = `site.json.${process.pid}.0a1b2c3d.tmp`
+    for (const name of [...stale, running, 'other.json.1.0a1b2c3d.tmp']) writeFileSync(join(dir, name), 'x')
+    expect(await removeStaleTemps(file)).toBe(2)
+    expect(readdirSync(dir).sort()).toEqual(['other.json.1.0a1b2c3d.tmp', running].sort())
   })
 })
 
