@@ -12,7 +12,7 @@ import { ClockRefusals } from './clock-refusals.js'
 import type { GatewayState } from './gateway-registry.js'
 import type { RssiReading } from '../mqtt/payloads.js'
 import { isReading, readBatchHead, type SeedState } from './wire.js'
-import type { FleetBeacon, FleetDescriber } from './fleet-beacon.js'
+import type { FleetBeacon, FleetDescriber, PositionEstimator } from './fleet-beacon.js'
 import {
   DEFAULT_GONE_TIMEOUT_MS,
   DEFAULT_MAX_BEACONS,
@@ -105,14 +105,14 @@ export class FleetState {
   }
 
   /**
-   * A new site from the next placing on (FleetTracker.setSite): its gateways are the ones
-   * admitted first, its rooms decided by `rooms` (the plan method) or else the strongest gateway.
-   * A beacon in a room the site no longer has is placed anew (its next `room` has no `from`).
+   * A new site from the next placing on (FleetTracker.setSite): its gateways admitted first, its
+   * rooms decided by `rooms` (the plan method) or else the strongest gateway, positions by
+   * `positioner` (none: undefined). A beacon in a room that went is placed anew (no `from`).
    */
-  setSite(site: Site | undefined, rooms: RoomLocator | undefined): void {
+  setSite(site: Site | undefined, rooms: RoomLocator | undefined, positioner: PositionEstimator | undefined): void {
     this.site = site
     this.admission.setSite(site)
-    this.placer.setSite(site, rooms)
+    this.placer.setSite(site, rooms, positioner)
     const names = new Set(site?.rooms.map((r) => r.name))
     for (const b of this.beacons.values())
       if (b.room !== undefined && !names.has(b.room)) [b.room, b.candidate] = [undefined, undefined]
@@ -137,7 +137,7 @@ export class FleetState {
    * a few comparisons.
    */
   get positioned(): boolean {
-    return this.options.positioner !== undefined
+    return this.placer.positioned
   }
 
   /** Number of beacons present. */
@@ -210,7 +210,7 @@ export class FleetState {
     } else this.admission.heard(r.id, gateway)
     hearFrom(b, gateway, r, seen)
     this.options.away?.heard(r.id, gateway, seen)
-    this.options.positioner?.observe({ time: seen, anchor: gateway, beacon: r.id, rssi: r.rssi })
+    this.placer.observe({ time: seen, anchor: gateway, beacon: r.id, rssi: r.rssi })
     if (fresh) {
       this.placer.place(b, seen)
       this.on.found(viewOf(b, seen, this.describe))
@@ -282,7 +282,6 @@ export class FleetState {
       if (!which(id)) continue
       this.beacons.delete(id)
       this.admission.forget(id)
-      this.options.positioner?.forget?.(id)
       this.placer.forget(id)
       this.options.away?.forget(id)
       n++
@@ -378,7 +377,6 @@ export class FleetState {
   private drop(b: Fused, now: number, { evicted = false }: { evicted?: boolean } = {}): void {
     this.beacons.delete(b.id)
     this.admission.forget(b.id)
-    this.options.positioner?.forget?.(b.id)
     this.placer.forget(b.id)
     this.options.away?.forget(b.id)
     this.on.gone(viewOf(b, now, this.describe), evicted)

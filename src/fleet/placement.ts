@@ -35,7 +35,7 @@ export interface PlaceOptions {
 /** Places beacons (see the file comment): the fused state's options, read once. */
 export class BeaconPlacer {
   private site: Site | undefined
-  private readonly positioner: PositionEstimator | undefined
+  private positioner: PositionEstimator | undefined
   private readonly dwellMs: number
   private readonly marginDb: number
   private readonly moveThresholdM: number
@@ -59,15 +59,27 @@ export class BeaconPlacer {
 
   /**
    * A new site (FleetState.setSite) and its room method (`rooms`: the plan method's locator on
-   * it; undefined: the strongest gateway's evidence).
+   * it; undefined: the strongest gateway's evidence), and its positioner (undefined: none).
    */
-  setSite(site: Site | undefined, rooms: RoomLocator | undefined): void {
+  setSite(site: Site | undefined, rooms: RoomLocator | undefined, positioner: PositionEstimator | undefined): void {
     this.site = site
     this.rooms = rooms
+    this.positioner = positioner
   }
 
-  /** Lets go of a beacon's state in the room method (gone, forgotten). */
+  /** Whether beacons are positioned: placing one is then a filter update, not a few comparisons. */
+  get positioned(): boolean {
+    return this.positioner !== undefined
+  }
+
+  /** A reading for the positioner, if there is one. */
+  observe(o: { time: number; anchor: string; beacon: string; rssi: number }): void {
+    this.positioner?.observe(o)
+  }
+
+  /** Lets go of a beacon's state in the positioner and the room method (gone, forgotten). */
   forget(id: string): void {
+    this.positioner?.forget?.(id)
     this.rooms?.forget(id)
   }
 

@@ -34,7 +34,8 @@ const THREAD_BUDGET_MS = 800
 export interface TickHost {
   readonly clock: Clock
   readonly state: FleetState
-  readonly positioner: PositionEstimator | undefined
+  /** The positioner now (a new site may bring another). */
+  positioner(): PositionEstimator | undefined
   /** The tracker stopped: a tick in steps goes no further. */
   stopped(): boolean
   /** A tick starts (none is running): what waits for a tick boundary (a new site) is applied. */
@@ -84,9 +85,10 @@ export class TickRunner {
       this.tickDue = true
       return
     }
-    const { state, positioner } = this.host
+    const { state } = this.host
     const now = this.host.clock.now()
     this.host.begin?.(now)
+    const positioner = this.host.positioner()
     // A positioner on its own thread estimates this tick's beacons there first; placing them is
     // then a few comparisons each, in one step.
     const order = positioner?.prepare === undefined ? [] : state.tickOrder(now)

@@ -45,9 +45,9 @@ export interface TrackerParts {
   readonly reader: RetainedReader
   readonly ghosts: GhostStates
   /** The positioner the tracker made for itself (see site-positioner.ts), if any. */
-  readonly own: SitePositioner | undefined
-  /** Its own or the one given (`options.positioner`). */
-  readonly positioner: PositionEstimator | undefined
+  own: SitePositioner | undefined
+  /** Its own or the one given (`options.positioner`); its own is made again on a new site (site-change.ts). */
+  positioner: PositionEstimator | undefined
   /** Without scale-out: the occupancy per room of the site (#39), which says nothing while it has no rooms. */
   readonly occupancy: RoomOccupancyTopics | undefined
 }

@@ -32,7 +32,8 @@ import { TrackerInbox } from './tracker-inbox.js'
 import { TrackerSession } from './tracker-session.js'
 import { trackerStats } from './tracker-stats.js'
 import { publishTick } from './tick-publish.js'
-import { applySiteChange, type SiteChange } from './site-change.js'
+import { applySiteChange, positioningKey, type SiteChange } from './site-change.js'
+import { sitePositioner, type SitePositioner } from './site-positioner.js'
 
 /**
  * One fused view of many gateways, from their MQTT topics.
@@ -64,6 +65,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
   private rooms: RoomLocator | undefined
   /** A site given to setSite, applied when the next tick starts. */
   private nextSite: SiteChange | undefined
+  /** Makes the tracker's own positioner on a site, unless it was given one. */
+  private readonly positionerFor: ((site: Site) => SitePositioner | undefined) | undefined
   private starting: Promise<void> | undefined
   private stopped = false
   private readonly ticks: TickRunner
@@ -79,6 +82,9 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.maxPayloadBytes = limits.maxPayloadBytes
     this.site = options.site
     this.rooms = options.rooms
+    // Its own positioner (none given) is made again on each new site.
+    if (options.positioner === undefined)
+      this.positionerFor = (site) => sitePositioner({ ...options, site }, (error) => this.emit('error', error))
     this.parts = trackerParts(options, this.#options, limits, {
       clock: this.clock,
       topicPrefix: this.topicPrefix,
@@ -101,7 +107,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.ticks = new TickRunner({
       clock: this.clock,
       state: this.parts.state,
-      positioner: this.parts.positioner,
+      // Read at each tick: a new site makes the tracker's own positioner again.
+      positioner: () => this.parts.positioner,
       stopped: () => this.stopped,
       begin: (now) => this.beginTick(now),
       end: (now) => this.endTick(now),
@@ -261,8 +268,8 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
    * Beacons keep their state (no `gone`, no `found`); a beacon in a room the site no longer has is
    * placed anew; a renamed beacon's fleet topic and Home Assistant configs carry its new name at
    * once; a beacon no longer announced has its configs emptied; rooms that went have their
-   * occupancy state and config emptied, new ones get theirs. The positions (a positioner made on
-   * the first site) keep the gateways' first places until a restart.
+   * occupancy state and config emptied, new ones get theirs. The tracker's own positioner is made
+   * again when the gateways' places or the plan changed (a positioner given in the options is kept).
    *
    * @param options.rooms the room method on the new site: a RoomLocator (the plan method),
    *   `false` for the strongest gateway; omitted, the tracker's own locator, if any, is rebuilt on
@@ -279,9 +286,10 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     const change = this.nextSite
     if (change === undefined) return
     this.nextSite = undefined
+    const moved = positioningKey(this.site) !== positioningKey(change.site)
     this.site = change.site
     this.rooms = change.rooms
-    applySiteChange(this.parts, this.inbox, change, now)
+    applySiteChange(this.parts, this.inbox, change, now, moved ? this.positionerFor : undefined)
   }
 
   /** The rest of a tick once every beacon is placed: publishing and events. */

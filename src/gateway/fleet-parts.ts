@@ -188,12 +188,15 @@ const tracker: Factory = (context) => {
   )
 }
 
-/** With the room method: `beaconkit fleet teach` answered on the fleet's connection (#39). */
+/**
+ * With a site: `beaconkit fleet teach` answered on the fleet's connection (#39), taught with the
+ * room method, refused while the site has the strongest gateway (an edited site may switch it).
+ */
 const teach: Factory = (context) => {
-  const { settings, running, log } = context
+  const { settings, running, log, site } = context
   const fleet = running.tracker
   const rooms = running.rooms
-  if (fleet === undefined || rooms?.rooms === undefined) return undefined
+  if (fleet === undefined || rooms === undefined || site === undefined) return undefined
   let made: FleetTeach | undefined
   return {
     name: 'teach',

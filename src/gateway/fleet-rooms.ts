@@ -57,14 +57,29 @@ export async function fleetRooms(
   const away = new AwayTimer({ ...settings.away, fallbackMs: DEFAULT_GONE_TIMEOUT_MS })
   const file = settings.fingerprints
   const fingerprints = new Fingerprints()
-  // Only a file read at the start is written back: a fleet that started with the strongest
-  // gateway never read it, and must not overwrite it with what it learnt since a switch.
+  // Only a file read is written back: never overwritten with less than it held.
   let read = false
+  /** The last plan-method locator, kept while a site has the strongest gateway (its offsets). */
+  let held: RoomLocator | undefined
+  const load = async (into: RoomLocator): Promise<void> => {
+    if (file === undefined) return
+    const got = await readFingerprintFile(file)
+    if (got.error !== undefined)
+      warn(`${got.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
+    if (got.skipped > 0) warn(`fingerprints ${file}: ${got.skipped} damaged entries left out`)
+    let refused = 0
+    for (const sample of got.samples) if (!fingerprints.add(sample)) refused++
+    if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
+    // A locator made since (another edit) takes them: the offsets go to the one in use.
+    const target = made.rooms ?? into
+    target.offsets.restore(got.offsets)
+    read = true
+  }
   const made: FleetRooms = {
     away,
     ...(file === undefined ? {} : { file }),
     save: async (now) => {
-      const locator = made.rooms
+      const locator = made.rooms ?? held
       if (file === undefined || !read || locator === undefined) return
       try {
         await writeFingerprintFile(file, { samples: fingerprints.samples(), offsets: locator.offsets.list() }, now)
@@ -73,24 +88,19 @@ export async function fleetRooms(
       }
     },
     setSite: (next) => {
-      if (roomMethodOf(settings, next) !== 'plan') delete made.rooms
-      else made.rooms = made.rooms?.forSite(next) ?? new RoomLocator(next, { fingerprints })
-      return made.rooms
+      if (roomMethodOf(settings, next) !== 'plan') {
+        delete made.rooms
+        return undefined
+      }
+      const first = held === undefined
+      held = made.rooms = held?.forSite(next) ?? new RoomLocator(next, { fingerprints })
+      // A fleet that started with the strongest gateway reads the taught rooms and offsets now.
+      if (first) load(held).catch((error: unknown) => warn(`fingerprints ${String(file)}: ${String(error)}`))
+      return held
     },
   }
   if (site === undefined || roomMethodOf(settings, site) !== 'plan') return made
-  const rooms = new RoomLocator(site, { fingerprints })
-  made.rooms = rooms
-  if (file !== undefined) {
-    read = true
-    const got = await readFingerprintFile(file)
-    if (got.error !== undefined)
-      warn(`${got.error.message}; the fleet starts untaught (teach the rooms again, or fix or remove ${file})`)
-    if (got.skipped > 0) warn(`fingerprints ${file}: ${got.skipped} damaged entries left out`)
-    let refused = 0
-    for (const sample of got.samples) if (!fingerprints.add(sample)) refused++
-    if (refused > 0) warn(`fingerprints ${file}: ${refused} samples over the bounds left out`)
-    rooms.offsets.restore(got.offsets)
-  }
+  held = made.rooms = new RoomLocator(site, { fingerprints })
+  await load(held)
   return made
 }

@@ -8,7 +8,7 @@
  *
  * Left as they started, until a restart: the recorder (its file's header holds the first site),
  * the foreign-input bridge's native and foreign nodes, and for a fleet that started with the
- * strongest gateway `fleet teach` and the room method's metrics (made only with the plan method).
+ * strongest gateway the room method's metrics (made only with the plan method).
  */
 import type { Site } from '../positioning/site.js'
 import type { FleetRunning } from './fleet-context.js'

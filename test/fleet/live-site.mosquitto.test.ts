@@ -6,14 +6,22 @@
 // Home Assistant's config carry the new name, the removed rooms' retained state and config are
 // cleared, the unannounced beacon's configs are emptied, and no beacon is found or gone again.
 import { request } from 'node:http'
+import { mkdtemp, rm } from 'node:fs/promises'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import mqtt from 'mqtt'
 import type { MqttClient } from 'mqtt'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { VirtualClock } from '../../src/clock.js'
+import { FleetTracker } from '../../src/fleet/tracker.js'
+import { RoomLocator } from '../../src/positioning/room-locator.js'
 import { startFleet } from '../../src/gateway/start-fleet.js'
 import type { RunningFleet } from '../../src/gateway/start-fleet.js'
 import { haRoomConfigTopic, haTrackerConfigTopic } from '../../src/fleet/home-assistant.js'
 import { haOccupancyConfigTopic } from '../../src/fleet/room-occupancy.js'
+import { readFingerprintFile, writeFingerprintFile } from '../../src/fleet/fingerprint-file.js'
+import { readTeachAnswer, teachAnswerTopic, teachCommandPayload, teachCommandTopic } from '../../src/fleet/teach-command.js'
+import type { TeachAnswer } from '../../src/fleet/teach-command.js'
 import { Site } from '../../src/positioning/site.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
@@ -44,6 +52,16 @@ const EDITED = {
     { id: ANNA, name: 'Anna B.' },
     { id: BOB, name: 'Bob', announce: false },
   ],
+}
+
+/**
+ * Moves the clock to `to` and waits for the tick that falls there to end: with a positioner on
+ * a thread of its own (a site that places its gateways) a tick ends once its estimates are back.
+ */
+async function tick(t: FleetTracker, clock: VirtualClock, to: number): Promise<void> {
+  const ended = new Promise<void>((resolve) => t.once('updated', () => resolve()))
+  clock.advanceTo(to)
+  await ended
 }
 
 /** Reads an event stream until `until` holds of what it sent. */
@@ -131,7 +149,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       await hear('g2', { [ANNA]: -82, [BOB]: -55 })
       batches += 2
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
-      clock.advanceTo(now + 1000)
+      await tick(t, clock, now + 1000)
     }
     for (let i = 0; i < 4; i++) await second()
     await t.flush()
@@ -208,8 +226,12 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       gateways: { g1: { x: 11.5, y: 2 }, g2: { x: 8.5, y: 2 } },
       rooms: [...placed.rooms, { name: 'Studio', polygon: box(10) }],
     }
+    // Offsets learnt by an earlier run with the plan method: read when the fleet switches to it.
+    const dir = await mkdtemp(join(tmpdir(), 'beaconkit-live-site-'))
+    const file = join(dir, 'fingerprints.json')
+    await writeFingerprintFile(file, { samples: [], offsets: [{ gateway: 'g2', offsetDb: 3 }] }, T0)
     const f = await startFleet(
-      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, http: { listen: '127.0.0.1:0' }, clock },
+      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, fleet: { fingerprints: file }, http: { listen: '127.0.0.1:0' }, clock },
       { warn: () => undefined, stderr: { write: () => true } },
     )
     const t = f.tracker
@@ -222,11 +244,26 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
         await client.publishAsync(`switch/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: now, readings: Object.entries(rssi).map(([id, r]) => ({ id, rssi: r, lastSeen: now, count: 1 })) }), { qos: 1 })
       batches += 2
       await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
-      clock.advanceTo(now + 1000)
+      await tick(t, clock, now + 1000)
+    }
+    // `fleet teach` as the CLI sends it: the answer to one command.
+    let requests = 0
+    const teach = async (room: string): Promise<TeachAnswer | undefined> => {
+      const request = `r${++requests}`
+      await client.subscribeAsync(teachAnswerTopic('switch', request), { qos: 1 })
+      const answer = new Promise<TeachAnswer | undefined>((resolve) =>
+        client.on('message', (topic, payload) => {
+          if (topic === teachAnswerTopic('switch', request)) resolve(readTeachAnswer(payload))
+        }),
+      )
+      await client.publishAsync(teachCommandTopic('switch'), teachCommandPayload({ id: 'anna', room, seconds: 2, request }), { qos: 1 })
+      return answer
     }
     try {
       for (let i = 0; i < 3; i++) await second()
       expect(f.rooms?.rooms).toBeUndefined()
+      // Rooms by the strongest gateway: teaching is refused, saying why.
+      expect(await teach('Kitchen')).toMatchObject({ ok: false, error: expect.stringContaining('strongest gateway') as string })
       expect(t.get('anna')?.room).toBe('Kitchen')
       const churn: string[] = []
       t.on('found', (b) => churn.push(`found ${b.id}`))
@@ -237,18 +274,26 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       f.applySite(Site.fromJSON(placed))
       const locator = f.rooms?.rooms
       expect(locator?.site.anchor('g1')).toMatchObject({ x: 1.5, room: 'Kitchen' })
+      await waitFor(() => locator?.offsets.offset('g2') === 3, 'the offsets read from the file', 20_000)
+      // The plan method now: the same fleet takes a teaching.
+      expect(await teach('Kitchen')).toMatchObject({ ok: true, done: false })
       for (let i = 0; i < 3; i++) await second()
       // The plan method places them where they were: no room change, no churn.
       expect(t.get('anna')?.room).toBe('Kitchen')
       expect(t.get('bob')?.room).toBe('Living')
       expect(rooms).toEqual([])
+      // A positioner is made for the site that now places its gateways: Anna is near g1.
+      expect(t.get('anna')?.position?.x).toBeLessThan(5)
 
       f.applySite(Site.fromJSON(moved))
       expect(f.rooms?.rooms).not.toBe(locator)
+      expect(f.rooms?.rooms?.offsets.offset('g2')).toBe(3)
       for (let i = 0; i < 4; i++) await second()
       expect(t.get('anna')?.room).toBe('Studio')
       expect(t.get('bob')?.room).toBe('Living')
       expect(rooms).toEqual(['anna→Studio'])
+      // And made again on g1's new place: Anna's position follows it.
+      expect(t.get('anna')?.position?.x).toBeGreaterThan(8)
       expect(churn).toEqual([])
       // The map shows g1 at its new place (the gateways follow the plan in the next update).
       const web = f.web
@@ -261,9 +306,48 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       }
       expect(snap?.gateways.find((g) => g.id === 'g1')).toMatchObject({ x: 11.5, room: 'Studio' })
       expect(snap?.plan.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Living', 'Studio'])
+      // The stop saves what the plan method holds to the file it read.
+      await f.stop()
+      expect((await readFingerprintFile(file)).offsets).toMatchObject([{ gateway: 'g2', offsetDb: 3 }])
     } finally {
       await f.stop()
       await client.endAsync()
+      await rm(dir, { recursive: true, force: true })
     }
   }, 120_000)
+
+  it('FleetTracker.setSite alone: its own room locator is rebuilt on the new site, or dropped with rooms: false', async () => {
+    const clock = new VirtualClock(T0)
+    const box = (x: number): number[][] => [[x, 0], [x + 5, 0], [x + 5, 4], [x, 4]]
+    const placed = Site.fromJSON({ gateways: { g1: { x: 1.5, y: 2 }, g2: { x: 8.5, y: 2 } }, rooms: [{ name: 'Kitchen', polygon: box(0) }, { name: 'Living', polygon: box(5) }] })
+    const moved = Site.fromJSON({ gateways: { g1: { x: 11.5, y: 2 }, g2: { x: 8.5, y: 2 } }, rooms: [{ name: 'Kitchen', polygon: box(0) }, { name: 'Living', polygon: box(5) }, { name: 'Studio', polygon: box(10) }] })
+    const t = new FleetTracker({ url: broker.url, clientId: 'set-site-tracker', topicPrefix: 'setsite', site: placed, rooms: new RoomLocator(placed), positioning: false, clock })
+    const client = await mqtt.connectAsync(broker.url, { clientId: 'set-site-gateways', reconnectPeriod: 0 })
+    let batches = 0
+    const second = async (): Promise<void> => {
+      const now = clock.now()
+      for (const [gateway, rssi] of [['g1', -55], ['g2', -82]] as const)
+        await client.publishAsync(`setsite/gateways/${gateway}/rssi`, JSON.stringify({ gateway, time: now, readings: [{ id: 'anna', rssi, lastSeen: now, count: 1 }] }), { qos: 1 })
+      batches += 2
+      await waitFor(() => t.stats.batches >= batches, `batch ${batches}`, 20_000)
+      await tick(t, clock, now + 1000)
+    }
+    try {
+      await t.start()
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Kitchen')
+      t.setSite(moved)
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Studio')
+      // The strongest gateway, on a site without the Studio: she is placed anew in g1's room, the Den.
+      const floorless = Site.fromJSON({ gateways: { g1: { room: 'Den' }, g2: { room: 'Living' } }, rooms: { Den: ['g1'], Living: ['g2'] } })
+      t.setSite(floorless, { rooms: false })
+      for (let i = 0; i < 3; i++) await second()
+      expect(t.get('anna')?.room).toBe('Den')
+      expect(t.gatewaySummary().counted.map((g) => g.id)).toEqual(['g1', 'g2'])
+    } finally {
+      await t.stop()
+      await client.endAsync()
+    }
+  }, 60_000)
 })
