@@ -4,6 +4,10 @@ import { html, svg } from './svg.js'
 import { label } from './colours.js'
 import { beaconEntry, MAX_NAME, problemsOf } from './edit-site.js'
 
+// Beacons listed at most (a site may name 10,000): the one being named is always listed, and any
+// other is picked on the plan.
+const LISTED = 300
+
 /** Heard beacons, then named ones not heard now: `{ id, serial, entry, heard }`. */
 function beaconsListed(ed) {
   const out = []
@@ -116,7 +120,12 @@ export const beaconsTool = {
     const box = html('div', { class: 'edit-part', 'data-part': 'beacons' })
     box.append(html('p', { class: 'hint', text: 'Click or tap a beacon here or on the plan to name it.' }))
     const list = beaconsListed(ed)
-    box.append(html('ul', { class: 'edit-list', id: 'edit-beacons' }, ...list.map((b) => item(ed, b))))
+    const shown = list.filter((b, i) => i < LISTED || b.id === ed.ui.beacons.selected)
+    box.append(html('ul', { class: 'edit-list', id: 'edit-beacons' }, ...shown.map((b) => item(ed, b))))
+    if (list.length > shown.length)
+      box.append(
+        html('p', { class: 'muted', text: `… and ${list.length - shown.length} more: click one on the plan.` }),
+      )
     return box
   },
 
