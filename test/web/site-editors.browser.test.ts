@@ -143,6 +143,22 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor: two edit
     await picture(page, 'editor-phone.png')
     await saves(page, () => page.locator('#beacon-save').tap())
     expect(siteOnDisk(stack).beacons).toContainEqual({ id: 'TAG-KETTLE', name: 'Kettle', announce: false })
+
+    // Two fingers spread apart on the plan zoom it in (Chromium's own touch input, through CDP).
+    const width = (): Promise<number> =>
+      page.locator('#plan').evaluate((el) => Number((el.getAttribute('viewBox') ?? '').split(' ')[2]))
+    const before = await width()
+    const c = await at(page, 8, 5)
+    const cdp = await page.context().newCDPSession(page)
+    const fingers = (d: number): { x: number; y: number; id: number }[] => [
+      { x: c.x - d, y: c.y, id: 1 },
+      { x: c.x + d, y: c.y, id: 2 },
+    ]
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchStart', touchPoints: fingers(20) })
+    for (const d of [40, 60, 80])
+      await cdp.send('Input.dispatchTouchEvent', { type: 'touchMove', touchPoints: fingers(d) })
+    await cdp.send('Input.dispatchTouchEvent', { type: 'touchEnd', touchPoints: [] })
+    expect(await width()).toBeLessThan(before / 2)
     expect(errors).toEqual([])
   })
 })
