@@ -5,7 +5,17 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser } from 'playwright-core'
 import { CHROMIUM, consoleErrors, launch, needsChromium } from './browser.js'
 import { floorPlanPng } from './plan-picture.js'
-import { drawRoom, openEditor, placeGateway, saves, siteOnDisk, startEditorStack, tab, WAIT } from './editor-driver.js'
+import {
+  at,
+  drawRoom,
+  openEditor,
+  placeGateway,
+  saves,
+  siteOnDisk,
+  startEditorStack,
+  tab,
+  WAIT,
+} from './editor-driver.js'
 import type { EditorStack } from './editor-driver.js'
 
 describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor on a site with floors'), () => {
@@ -62,6 +72,20 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor on a site
     await placeGateway(page, 'kitchen-pi', 3, 3)
     site = siteOnDisk(stack) as typeof site
     expect(site.gateways['kitchen-pi']).toMatchObject({ floor: 'ground' })
+    // A placed gateway is dragged on the plan to move it, and removed from the list.
+    const from = await at(page, 3, 3)
+    const to = await at(page, 6, 4)
+    await saves(page, async () => {
+      await page.mouse.move(from.x, from.y)
+      await page.mouse.down()
+      await page.mouse.move(to.x, to.y, { steps: 4 })
+      await page.mouse.up()
+    })
+    expect(siteOnDisk(stack).gateways['kitchen-pi'].x).toBeCloseTo(6, 0)
+    expect(siteOnDisk(stack).gateways['kitchen-pi'].y).toBeCloseTo(4, 0)
+    await placeGateway(page, 'living-pi', 12, 3)
+    await saves(page, () => page.locator('#edit-gateways li[data-gateway="living-pi"] button.danger').click())
+    expect(Object.keys(siteOnDisk(stack).gateways)).toEqual(['kitchen-pi'])
     // Downstairs: no upper room, no upper picture.
     expect(await page.locator('#plan polygon.room').count()).toBe(0)
     expect(await page.locator('#plan image.plan-image').count()).toBe(0)

@@ -177,9 +177,19 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
       [3, 9],
     ])
     const index = siteOnDisk(stack).rooms.findIndex((r) => r.name === 'Store')
-    // The new room is selected: its corners are handles; one chosen and deleted leaves two.
+    // The new room is selected: its corners are handles. One dragged moves; chosen and deleted, two are left.
     const corner = await at(page, 3, 9)
-    await page.mouse.click(corner.x, corner.y)
+    const moved = await at(page, 4, 9.5)
+    await saves(page, async () => {
+      await page.mouse.move(corner.x, corner.y)
+      await page.mouse.down()
+      await page.mouse.move(moved.x, moved.y, { steps: 4 })
+      await page.mouse.up()
+    })
+    const dragged = siteOnDisk(stack).rooms[index].polygon[2]
+    expect(dragged[0]).toBeCloseTo(4, 0)
+    expect(dragged[1]).toBeCloseTo(9.5, 0)
+    await page.mouse.click(moved.x, moved.y)
     await page.locator('#edit-panel button', { hasText: 'Delete corner' }).waitFor(WAIT)
     const before = siteOnDisk(stack).version
     await page.keyboard.press('Delete')
