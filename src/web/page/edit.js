@@ -4,8 +4,9 @@
 // A refused save is shown where its problem is (the room, the gateway, the beacon), a stale one
 // says so with a Reload button. Every name goes in as text (svg.js), never as markup.
 import { html, svg } from './svg.js'
+import { drawPanel, drawProblems } from './edit-panel.js'
 import { readSite, saveSite } from './edit-api.js'
-import { editedState, normalise, readable, targetOf } from './edit-site.js'
+import { editedState, normalise } from './edit-site.js'
 import { planTool } from './edit-plan.js'
 import { roomsTool } from './edit-rooms.js'
 import { gatewaysTool } from './edit-gateways.js'
@@ -241,30 +242,7 @@ class Editor {
 
   /** Each problem of a room or gateway on the plan: outlined, its message beside it. */
   drawProblems(layer) {
-    const fs = this.metres(13)
-    for (const p of this.problems) {
-      const t = targetOf(p)
-      let at
-      if (t.kind === 'room') {
-        const r = this.site.rooms[t.index]
-        if (r === undefined || !this.onFloor(r.floor)) continue
-        const pts = (Array.isArray(r.polygon) ? r.polygon : []).filter((q) => Number.isFinite(q?.[0]))
-        if (pts.length === 0) continue
-        if (pts.length >= 2)
-          layer.append(
-            svg('polyline', { points: [...pts, pts[0]].map((q) => q.join(',')).join(' '), class: 'problem-outline' }),
-          )
-        at = { x: Math.min(...pts.map((q) => q[0])), y: Math.max(...pts.map((q) => q[1])) }
-      } else if (t.kind === 'gateway') {
-        const g = this.view(this.state).gateways.get(t.id)
-        if (g?.x === undefined || !this.onFloor(g.floor)) continue
-        layer.append(svg('circle', { cx: g.x, cy: g.y, r: fs * 1.5, class: 'problem-outline' }))
-        at = { x: g.x, y: g.y + fs * 1.5 }
-      } else continue
-      const text = svg('text', { x: at.x, y: at.y + fs * 1.2, 'font-size': fs, class: `problem-text ${p.severity}` })
-      text.textContent = readable(p.message)
-      layer.append(text)
-    }
+    drawProblems(this, layer)
   }
 
   onFloor(f) {
@@ -272,58 +250,7 @@ class Editor {
   }
 
   drawPanel() {
-    const tool = TOOLS[this.tab]
-    const key = `${this.rev}|${this.tab}|${tool.listKey?.(this) ?? ''}`
-    const focused = document.activeElement
-    const typing =
-      this.panel.contains(focused) && (focused instanceof HTMLInputElement || focused instanceof HTMLSelectElement)
-    if (this.holdPanel === true || key === this.shownKey || (typing && this.shownKey?.startsWith(`${this.rev}|`)))
-      return
-    this.shownKey = key
-    const tabs = html('nav', { class: 'edit-tabs', role: 'tablist' })
-    for (const [id, name] of TABS) {
-      const b = html('button', {
-        type: 'button',
-        role: 'tab',
-        'data-tab': id,
-        'aria-selected': String(id === this.tab),
-      })
-      b.textContent = name
-      b.addEventListener('click', () => {
-        this.tab = id
-        this.redraw()
-      })
-      tabs.append(b)
-    }
-    const parts = [tabs]
-    if (this.banner !== undefined) {
-      const note = html('p', { id: 'edit-banner', class: this.banner.kind, role: 'status', text: this.banner.text })
-      if (this.banner.action !== undefined) {
-        const [label, act] = this.banner.action
-        const b = html('button', { type: 'button', text: label })
-        b.addEventListener('click', act)
-        note.append(' ', b)
-      }
-      parts.push(note)
-    }
-    const general = this.problems.filter((p) => targetOf(p).kind === 'site' || targetOf(p).kind === 'floor')
-    if (general.length > 0)
-      parts.push(
-        html(
-          'ul',
-          { class: 'edit-problems' },
-          ...general.map((p) => html('li', { class: p.severity, text: `${p.where}: ${p.message}` })),
-        ),
-      )
-    parts.push(tool.panel(this))
-    const file = html('p', {
-      class: 'edit-file',
-      text: `${this.file ?? 'site'} · version ${this.version}${this.dirty ? ' · not saved' : ''}`,
-    })
-    parts.push(file)
-    this.panel.replaceChildren(...parts)
-    this.afterPanel?.()
-    this.afterPanel = undefined
+    drawPanel(this, TOOLS[this.tab], TABS)
   }
 
   /** Focuses the element with `id` once the panel is built (a name field just opened). */
