@@ -112,7 +112,7 @@ export class LiveView extends EventEmitter<{ update: [LiveUpdate] }> {
    * dropped stays as any gateway the tracker knows, or goes if the tracker never heard it.
    */
   setSite(site: Site, image: string | undefined): ViewPlan {
-    const plan = planOf(site, image)
+    const plan = planOf(site, image, this.options.planFiles === true)
     this.plan = plan
     const next = new Map(gatewaysOf(site).map((g) => [g.id, g]))
     for (const id of this.siteGateways.keys()) {

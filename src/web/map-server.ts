@@ -30,6 +30,7 @@ import { startHttpListener } from './http-listener.js'
 import { handleEdit, isEditPath, refuse } from './edit-routes.js'
 import type { EditRoutes, SiteEditing } from './edit-routes.js'
 import { isPlanFileName } from './plan-image.js'
+import { planSource } from './view.js'
 
 /** Options of {@link startMapServer}. Give `fleet`, `scanner` or `timeline`. */
 export interface MapServerOptions {
@@ -128,6 +129,12 @@ function headersFor(imageOrigins: string[]): Record<string, string> {
   }
 }
 
+/** The plan image the edited site file names, as the page loads it (planSource); undefined: none. */
+function editedImage(edit: SiteEditing): string | undefined {
+  const image = edit.store.json.image
+  return typeof image === 'string' ? planSource(image, true) : undefined
+}
+
 /** Without edit mode: the site folder's plan images the site names (its floors' and its own). */
 function staticPlans(siteFile: string, site: Site | undefined, image: string | undefined): EditRoutes['plans'] {
   const folder = dirname(resolve(siteFile))
@@ -196,10 +203,16 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   }
   const assets = pageAssets()
   // A floor's plan image is an http(s) URL (view.ts): its origin is allowed like the site's image's.
-  const floorOrigins = (options.site?.floors ?? []).flatMap((f) =>
-    f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
-  )
-  const security = headersFor([...(imageOrigin === undefined ? [] : [imageOrigin]), ...floorOrigins])
+  const floorOrigins = (site: Site | undefined): string[] =>
+    (site?.floors ?? []).flatMap((f) =>
+      f.image !== undefined && /^https?:\/\//i.test(f.image) ? [new URL(f.image).origin] : [],
+    )
+  const originsOf = (site: Site | undefined, image: string | undefined): string[] => [
+    ...(image === undefined || !/^https?:\/\//i.test(image) ? [] : [new URL(image).origin]),
+    ...floorOrigins(site),
+  ]
+  // Made again for a new site (setSite): its floors' images may come from elsewhere.
+  let security = headersFor(originsOf(options.site, imageOrigin))
   const timeline = options.timeline
   const view = new LiveView({
     ...(options.fleet === undefined ? {} : { fleet: options.fleet }),
@@ -252,7 +265,10 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   const plain = (res: ServerResponse, status: number, text: string): void =>
     send(res, status, 'text/plain; charset=utf-8', `${text}\n`, { 'Cache-Control': 'no-store' })
   const editRoutes: EditRoutes = {
-    headers: security,
+    // The headers are made again on setSite: the routes read them when they answer.
+    get headers() {
+      return security
+    },
     ...(options.edit === undefined ? {} : { editing: options.edit }),
     ...(options.siteFile === undefined ? {} : { plans: staticPlans(options.siteFile, options.site, options.image) }),
   }
@@ -334,7 +350,10 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
         throw new InvalidOptionError('invalid_option', 'setSite() is for the map of a fleet: start it with `fleet`', {
           option: 'fleet',
         })
-      streams.send('site', view.setSite(site, image ?? imageUrl))
+      // In edit mode the site file names its plan (an upload is /plans/<name>); else the one it had.
+      const plan = image ?? (options.edit === undefined ? imageUrl : editedImage(options.edit))
+      security = headersFor(originsOf(site, plan ?? imageOrigin))
+      streams.send('site', view.setSite(site, plan))
     },
     async close() {
       if (closed) return

@@ -81,6 +81,38 @@ describe('beaconkit fleet --edit', () => {
     expect(JSON.parse(readFileSync(join(dir, 'site.json'), 'utf8'))).toMatchObject({ version: 1 })
   })
 
+  it('a plan uploaded and saved into the site shows on the running map at once, from /plans/', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-plan-'))
+    const { url } = await startFleet(dir)
+    const png = readFileSync(join(ROOT, 'docs', 'web-map.png'))
+    const up = await fetch(new URL('/api/plan', url), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'image/png' },
+      body: png,
+    })
+    expect(await up.json()).toEqual({ image: 'site.plan.png', width: 1060, height: 700 })
+    const area = { minX: 0, minY: 0, maxX: 10.6, maxY: 7 }
+    const site = {
+      image: 'site.plan.png',
+      area,
+      gateways: { 'gw-1': {} },
+      rooms: [{ name: 'Hall', gateways: ['gw-1'] }],
+    }
+    const put = await fetch(new URL('/api/site', url), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ version: 0, site }),
+    })
+    expect(put.status).toBe(200)
+    const snapshot = (await (await fetch(new URL('/api/snapshot', url))).json()) as {
+      plan: { image?: string; area?: object; rooms: { name: string }[] }
+    }
+    expect(snapshot.plan).toMatchObject({ image: '/plans/site.plan.png', area, rooms: [{ name: 'Hall' }] })
+    const served = await fetch(new URL('/plans/site.plan.png', url))
+    expect(served.status).toBe(200)
+    expect(Buffer.from(await served.arrayBuffer()).equals(png)).toBe(true)
+  })
+
   it("teach from the editor reaches the fleet's room method: an unknown room 422, a beacon not heard 409", async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-teach-'))
     copyFileSync(join(ROOT, 'fixtures', 'site-demo.json'), join(dir, 'site.json'))

@@ -87,6 +87,17 @@ describe('MapServer.setSite', () => {
     expect(update.gatewaysGone).toEqual(['gw-office'])
   })
 
+  it('allows the images of a new site\'s floors from their origin in the page\'s policy', async () => {
+    const tracker = new FleetTracker({ url: 'mqtt://127.0.0.1:1', site: SITE, clock: new VirtualClock(0) })
+    const map = await startMapServer({ fleet: tracker, site: SITE, port: 0 })
+    closers.push(() => map.close())
+    const policy = async (): Promise<string> => (await fetch(map.url)).headers.get('content-security-policy') ?? ''
+    expect(await policy()).not.toContain('plans.example.com')
+    const floors = [{ id: 'ground', name: 'Ground', image: 'https://plans.example.com/ground.png' }]
+    map.setSite(Site.fromJSON({ ...SITE_JSON, floors, gateways: { 'gw-hall': { x: 11, y: 2.5, floor: 'ground' } } }))
+    expect(await policy()).toMatch(/img-src 'self' https:\/\/plans\.example\.com;/)
+  })
+
   it('is refused by a map that shows no fleet', async () => {
     const scanner = new BeaconScanner({ source: new SimulatedSource({ devices: [], seed: 1 }) })
     await scanner.start()

@@ -12,6 +12,7 @@ import { FleetTracker } from '../../src/fleet/tracker.js'
 import { Site } from '../../src/positioning/site.js'
 import { removeStaleTemps, writeFileAtomic } from '../../src/util/atomic-file.js'
 import { startMapServer } from '../../src/web/map-server.js'
+import { SiteStore } from '../../src/web/site-store.js'
 import { isPlanFileName, planFileNameFor, sniffPlanImage } from '../../src/web/plan-image.js'
 import { planOf } from '../../src/web/view.js'
 
@@ -105,6 +106,34 @@ describe("the map's plan with plan files", () => {
     })
     expect(put.status).toBe(404)
     expect(((await put.json()) as { code: string }).code).toBe('not_editable')
+  })
+})
+
+describe('a new site on a map in edit mode', () => {
+  it("shows the edited site's plan files (its own and its floors') from /plans/", async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-plans-'))
+    const file = join(dir, 'site.json')
+    const json = {
+      version: 1,
+      image: 'site.plan.png',
+      floors: [{ id: 'ground', name: 'Ground', image: 'site.plan-ground.png' }],
+      gateways: { 'gw-a': { x: 2, y: 2, floor: 'ground' } },
+    }
+    writeFileSync(file, JSON.stringify(json))
+    const store = await SiteStore.open(file)
+    const map = await startMapServer({
+      fleet: new FleetTracker({ url: 'mqtt://127.0.0.1:1' }),
+      port: 0,
+      edit: { store },
+    })
+    closers.push(() => map.close())
+    // What the fleet does after a save (RunningFleet.applySite): the map takes the new site.
+    map.setSite(Site.fromJSON(json))
+    const snapshot = (await (await fetch(new URL('/api/snapshot', map.url))).json()) as {
+      plan: { image?: string; floors: { image?: string }[] }
+    }
+    expect(snapshot.plan.image).toBe('/plans/site.plan.png')
+    expect(snapshot.plan.floors[0].image).toBe('/plans/site.plan-ground.png')
   })
 })
 
