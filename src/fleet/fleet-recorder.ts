@@ -9,6 +9,7 @@
  *   position by 0.5 m, the gateways hearing it, RSSI by 3 dB)
  * - `{"t","event":"found"|"gone","id","room"?}`, `{"t","event":"room","id","from"?,"to"}`,
  *   `{"t","event":"gateway","gateway","state"}`
+ * - `{"t","event":"site","site"}`: the site the running fleet took then (an edited site file)
  *
  * Beacons are the `<p>/fleet/beacons/<id>` payloads (FleetBeacon): no key, no password.
  */
@@ -168,6 +169,14 @@ export class FleetRecorder {
       room: onRoom,
       gateway: onGateway,
     })
+  }
+
+  /**
+   * The running fleet took a new site at `t` (its clock): from then on the replayed map draws it.
+   * A reader of an earlier version skips the line (counted as not of the format).
+   */
+  site(site: Site, t: number): void {
+    this.line({ t, event: 'site', site: siteToJSON(site) })
   }
 
   /** Stops recording and closes the file once everything is written. */

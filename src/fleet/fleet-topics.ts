@@ -201,16 +201,22 @@ export class FleetTopics {
   }
 
   /**
-   * The site's names changed (FleetTracker.setSite): an announced beacon (present or gone) that is
-   * no longer `listed` has its configs emptied, one renamed gets them again with its new name
-   * (`nameOf`), and a present beacon not announced is looked at on the next tick (it may be listed now).
+   * The site's names changed (FleetTracker.setSite): an announced beacon (present, or away and
+   * still named) that is no longer `listed` has its configs emptied, one renamed gets them again
+   * with its new name (`nameOf`), and a present beacon not announced is looked at on the next
+   * tick (it may be listed now).
    */
   names(now: number, present: readonly FleetBeacon[], listed: (id: string) => boolean, nameOf: NameOf): void {
     const gate = this.gate
     const configs = this.configs
     if (gate === undefined || configs === undefined) return
+    const here = new Set(present.map((b) => b.id))
     for (const id of gate.announcedIds()) {
-      if (listed(id)) configs.rename(id, nameOf(id))
+      const name = nameOf(id)
+      // Away, a beacon named by the serial number its gateways reported may not be known by it
+      // now: its configs are left as they are rather than emptied by mistake.
+      if (name === undefined && !here.has(id)) continue
+      if (listed(id)) configs.rename(id, name)
       else {
         gate.forget(id)
         configs.remove(id)

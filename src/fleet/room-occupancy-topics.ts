@@ -36,10 +36,11 @@ export class RoomOccupancyTopics {
    */
   setRooms(rooms: readonly { name: string; floor?: string }[]): void {
     const slugs = new Set(rooms.map((r) => roomOccupancyTopic(this.topicPrefix, r.name)))
+    const names = new Set(rooms.map((r) => r.name))
     for (const r of this.rooms) {
+      if (!names.has(r.name)) this.last.delete(r.name)
       const topic = roomOccupancyTopic(this.topicPrefix, r.name)
       if (slugs.has(topic)) continue
-      this.last.delete(r.name)
       this.outbox.putRetained(topic, '', { always: true })
       const ha = this.ha
       if (ha !== undefined) this.outbox.putRetained(haOccupancyConfigTopic(ha.prefix, r.name), '', { always: true })

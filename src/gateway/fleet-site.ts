@@ -4,11 +4,12 @@
  * with the room method the settings decide for it (fleet-rooms.ts: the plan method rebuilt on the
  * new site, made or dropped when the site now does or no longer places every gateway); the map's
  * details believe the new site's gateways; the map's pages get its plan (`event: site`); the
- * metrics read the room method the fleet has now (fleet-parts.ts).
+ * recording notes it (its replay draws it from then on); the metrics read the room method the
+ * fleet has now (fleet-parts.ts).
  *
- * Left as they started, until a restart: the recorder (its file's header holds the first site),
- * the foreign-input bridge's native and foreign nodes, and for a fleet that started with the
- * strongest gateway the room method's metrics (made only with the plan method).
+ * Left as they started, until a restart: the foreign-input bridge's native and foreign nodes,
+ * and for a fleet that started with the strongest gateway the room method's metrics (made only
+ * with the plan method).
  */
 import type { Site } from '../positioning/site.js'
 import type { FleetRunning } from './fleet-context.js'
@@ -22,4 +23,5 @@ export function applyFleetSite(running: FleetRunning, site: Site): void {
   else tracker.setSite(site, { rooms: rooms.setSite(site) ?? false })
   running.detailsGateways?.setSite(site)
   running.web?.setSite(site)
+  running.recorder?.site(site, tracker.clock.now())
 }

@@ -78,6 +78,16 @@ function readEntry(o: Record<string, unknown>): Entry | undefined {
 
 const HISTORY = 60
 
+/** A `{"t","event":"site","site"}` line: the site the fleet took at `t`, if it reads as one. */
+function siteChange(r: Record<string, unknown>): { t: number; site: Site } | undefined {
+  if (typeof r.t !== 'number' || !Number.isFinite(r.t)) return undefined
+  try {
+    return { t: r.t, site: Site.fromJSON(r.site) }
+  } catch {
+    return undefined
+  }
+}
+
 /** A loaded fleet recording: its site, its time span, and the view at any moment of it. */
 export class FleetTimeline {
   /** Lines skipped as not of the format. */
@@ -87,11 +97,19 @@ export class FleetTimeline {
   readonly end: number
   private readonly entries: Entry[]
   private readonly index: TimelineIndex
+  /** The sites the fleet took while recording, in time order (the header's is `site`). */
+  private readonly sites: { t: number; site: Site }[]
   /** Each recorded beacon's name (the last it was recorded with), for the log's lines. */
   private readonly names = new Map<string, string>()
 
-  private constructor(site: Site | undefined, entries: Entry[], malformed: number) {
+  private constructor(
+    site: Site | undefined,
+    entries: Entry[],
+    malformed: number,
+    sites: { t: number; site: Site }[] = [],
+  ) {
     this.site = site
+    this.sites = sites.sort((a, b) => a.t - b.t)
     // Lines are written in time order; a stable sort keeps it so if a clock stepped back.
     this.entries = entries
       .map((e, i) => ({ e, i }))
@@ -144,6 +162,7 @@ export class FleetTimeline {
     let header = false
     let malformed = 0
     const entries: Entry[] = []
+    const sites: { t: number; site: Site }[] = []
     for await (const line of createInterface({ input, crlfDelay: Infinity })) {
       if (line.trim() === '') continue
       let o: unknown
@@ -177,6 +196,11 @@ export class FleetTimeline {
         }
         continue
       }
+      const changed = r.event === 'site' ? siteChange(r) : undefined
+      if (changed !== undefined) {
+        sites.push(changed)
+        continue
+      }
       const entry = readEntry(r)
       if (entry === undefined) malformed++
       else entries.push(entry)
@@ -187,7 +211,7 @@ export class FleetTimeline {
         `${path} is empty: a fleet recording starts with its header line`,
         { option: 'file' },
       )
-    return new FleetTimeline(site, entries, malformed)
+    return new FleetTimeline(site, entries, malformed, sites)
   }
 
   /** Index of the last entry at or before `t`, or −1. */
@@ -203,6 +227,16 @@ export class FleetTimeline {
       } else hi = mid - 1
     }
     return found
+  }
+
+  /** The site in force at `t`: the last one the fleet took by then, else the header's. */
+  siteAt(t: number): Site | undefined {
+    let site = this.site
+    for (const s of this.sites) {
+      if (s.t > t) break
+      site = s.site
+    }
+    return site
   }
 
   /** The page's view at time `t` (clamped to the recording). */
@@ -233,7 +267,8 @@ export class FleetTimeline {
       } else if (e.event === 'gone') beacons.delete(e.id)
     }
     // Gateway states and the log depend on every line before: from the nearest checkpoint.
-    const { gateways, log } = this.index.stateAt(last, gatewaysOf(this.site))
+    const site = this.siteAt(t)
+    const { gateways, log } = this.index.stateAt(last, gatewaysOf(site))
     for (const b of beacons.values())
       for (const g of b.gateways)
         if ((gateways.get(g.gateway)?.state ?? 'unknown') === 'unknown')
@@ -242,7 +277,7 @@ export class FleetTimeline {
     return {
       mode: 'fleet',
       time: t,
-      plan: planOf(this.site, undefined),
+      plan: planOf(site, undefined),
       gateways: [...gateways.values()],
       beacons: present.map((b) => viewOfFleetBeacon(b, undefined)),
       history: Object.fromEntries([...history].filter(([id]) => beacons.has(id))),

@@ -23,6 +23,7 @@ import { readFingerprintFile, writeFingerprintFile } from '../../src/fleet/finge
 import { readTeachAnswer, teachAnswerTopic, teachCommandPayload, teachCommandTopic } from '../../src/fleet/teach-command.js'
 import type { TeachAnswer } from '../../src/fleet/teach-command.js'
 import { Site } from '../../src/positioning/site.js'
+import { FleetTimeline } from '../../src/web/timeline.js'
 import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
@@ -191,6 +192,9 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
     expect(churn).toEqual([])
     expect(t.get(BOB)).toMatchObject({ room: 'Hall', name: 'Bob' })
     expect(t.get(STRAY)).toMatchObject({ room: 'Office' })
+    // The map lists her by her new name, in the new room.
+    const after = (await (await fetch(`${web.url}api/snapshot`)).json()) as { beacons: { id: string; name?: string; room?: string }[] }
+    expect(after.beacons.find((b) => b.id === ANNA)).toMatchObject({ name: 'Anna B.', room: 'Office' })
 
     retained = await retainedMessages(broker.url, ['beaconkit/fleet/#', 'homeassistant/#'])
     expect(JSON.parse(retained.get(`beaconkit/fleet/beacons/${ANNA}`) ?? '{}')).toMatchObject({ room: 'Office', name: 'Anna B.' })
@@ -231,7 +235,7 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
     const file = join(dir, 'fingerprints.json')
     await writeFingerprintFile(file, { samples: [], offsets: [{ gateway: 'g2', offsetDb: 3 }] }, T0)
     const f = await startFleet(
-      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, fleet: { fingerprints: file }, http: { listen: '127.0.0.1:0' }, clock },
+      { mqtt: { url: broker.url, clientId: 'plan-switch-fleet', prefix: 'switch' }, site: unplaced, fleet: { fingerprints: file, record: join(dir, 'day.jsonl') }, http: { listen: '127.0.0.1:0' }, clock },
       { warn: () => undefined, stderr: { write: () => true } },
     )
     const t = f.tracker
@@ -309,6 +313,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       // The stop saves what the plan method holds to the file it read.
       await f.stop()
       expect((await readFingerprintFile(file)).offsets).toMatchObject([{ gateway: 'g2', offsetDb: 3 }])
+      // The recording notes each site the fleet took: its replay draws the plan of each moment.
+      const timeline = await FleetTimeline.load(join(dir, 'day.jsonl'))
+      expect(timeline.malformed).toBe(0)
+      expect(timeline.snapshot(timeline.start).plan?.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Living'])
+      expect(timeline.siteAt(timeline.start)?.anchor('g1')?.x).toBeUndefined()
+      expect(timeline.siteAt(timeline.end)?.anchor('g1')?.x).toBe(11.5)
+      expect(timeline.snapshot(timeline.end).plan?.rooms.map((r) => r.name)).toEqual(['Kitchen', 'Living', 'Studio'])
     } finally {
       await f.stop()
       await client.endAsync()
