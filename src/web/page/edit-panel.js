@@ -27,7 +27,8 @@ export function drawProblems(ed, layer) {
       at = { x: g.x, y: g.y + fs * 1.5 }
     } else continue
     const text = svg('text', { x: at.x, y: at.y + fs * 1.2, 'font-size': fs, class: `problem-text ${p.severity}` })
-    text.textContent = readable(p.message)
+    // On the plan, what is wrong (up to the first ';'); the list beside it says how to fix it.
+    text.textContent = readable(p.message).split(';')[0]
     layer.append(text)
   }
 }
