@@ -29,7 +29,7 @@ export default tseslint.config(
     // The live map's page runs in the browser (plain ES modules, no build step).
     files: ['src/web/page/**/*.js'],
     languageOptions: {
-      globals: Object.fromEntries(['document', 'window', 'location', 'EventSource', 'URLSearchParams', 'fetch', 'setTimeout', 'setInterval', 'clearInterval', 'requestAnimationFrame', 'getComputedStyle'].map((g) => [g, 'readonly'])),
+      globals: Object.fromEntries(['document', 'window', 'location', 'EventSource', 'URLSearchParams', 'fetch', 'setTimeout', 'setInterval', 'clearInterval', 'requestAnimationFrame', 'getComputedStyle', 'structuredClone', 'DOMPoint', 'HTMLInputElement', 'HTMLSelectElement', 'CSS'].map((g) => [g, 'readonly'])),
     },
   },
   {

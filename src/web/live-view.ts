@@ -34,6 +34,11 @@ export interface LiveSnapshot {
   /** Recent positions per beacon, oldest first. */
   trails: Record<string, [number, number][]>
   log: ViewLogEntry[]
+  /**
+   * The server was started with edit mode (`--edit`): the page offers its editor and only then
+   * asks `GET /api/site` (a map without it then logs no 404 in the browser).
+   */
+  editable?: true
 }
 
 /** What changed since the last update. */

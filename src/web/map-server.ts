@@ -241,7 +241,8 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
   view.on('update', (u) => streams.send('update', u))
   // A recording is scrubbed through: the page asks for a moment (`?at=ms`); live, it is now.
   const snapshot = (url: URL): LiveSnapshot => {
-    if (timeline === undefined) return view.snapshot()
+    if (timeline === undefined)
+      return options.edit === undefined ? view.snapshot() : { ...view.snapshot(), editable: true }
     const at = Number(url.searchParams.get('at') ?? Number.NaN)
     return timeline.snapshot(Number.isFinite(at) ? at : timeline.start)
   }

@@ -7,6 +7,8 @@ import { drawDetails } from './details.js'
 import { drawLog } from './log.js'
 import { setupReplay } from './replay.js'
 import { defaultFloor, drawFloors, floorsOf, onFloor } from './floors.js'
+import { PlanZoom, zoomButtons } from './zoom.js'
+import { startEditor } from './edit.js'
 
 // The token comes in the URL fragment, which browsers never send to a server or in a Referer.
 const token = new URLSearchParams(location.hash.slice(1)).get('token') ?? undefined
@@ -108,6 +110,7 @@ function chooseFloor(id) {
 
 function select(id) {
   state.selected = id
+  if (id !== undefined) editor?.beaconClicked(id)
   render()
 }
 
@@ -138,8 +141,13 @@ function render() {
   else $('counts').removeAttribute('title')
   $('clock').textContent = state.time > 1e11 ? new Date(state.time).toLocaleTimeString() : ''
   if (state.mode === 'fleet') {
-    drawFloors($('floors'), $('elsewhere'), state, state.floor, chooseFloor)
-    drawPlan($('plan'), $('legend'), onFloor(state, state.floor), select)
+    // While editing, the plan shows the site being edited (saved or not), not the fleet's.
+    const shown = editor?.active === true ? editor.view(state) : state
+    if (!floorsOf(shown).some((f) => f.id === state.floor)) state.floor = defaultFloor(shown)
+    drawFloors($('floors'), $('elsewhere'), shown, state.floor, chooseFloor)
+    drawPlan($('plan'), $('legend'), onFloor(shown, state.floor), select)
+    zoom.apply()
+    editor?.draw()
     drawRooms($('rooms'), state, select)
   } else if (state.mode === 'scanner') {
     drawTable($('range').tBodies[0], state, select)
@@ -166,6 +174,7 @@ function connect() {
   source.addEventListener('snapshot', (e) => {
     const s = JSON.parse(e.data)
     applySnapshot(s)
+    offerEditor(s)
     setConnection('live', s.replay === undefined ? 'live' : 'recording')
     notice(undefined)
     if (s.replay !== undefined) {
@@ -218,6 +227,22 @@ async function check() {
   }
   source.close()
   connect()
+}
+
+// The plan zooms (wheel, pinch, buttons) and pans (a drag on an empty part of it) in every mode.
+const zoom = new PlanZoom($('plan'), (e) => !e.defaultPrevented && e.target.closest?.('g.beacon') === null)
+$('plan-pane').append(zoomButtons(zoom))
+// The editor shows only when the server was started with --edit: its snapshot says `editable`,
+// and GET /api/site answers (asked only then, so a map without it logs no 404).
+let editor
+let editorAsked = false
+function offerEditor(s) {
+  if (s.editable !== true || editorAsked) return
+  editorAsked = true
+  void startEditor({ state, redraw: scheduleRender, plan: $('plan') }).then((e) => {
+    editor = e
+    if (e !== undefined) scheduleRender()
+  })
 }
 
 // The schematic of a site without coordinates lays its rooms out for the pane's width.
