@@ -10,6 +10,7 @@ import type { FleetBeacon } from './fleet-beacon.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetGatewayClock, FleetGatewayEvent, FleetTrackerEvents } from './tracker-types.js'
 import type { MqttAckWarning } from '../mqtt/inflight.js'
+import type { Site } from '../positioning/site.js'
 
 /** One tracker event as an object; `time` is the tracker's clock (ms). */
 export type FleetEvent =
@@ -18,6 +19,7 @@ export type FleetEvent =
   | { event: 'updated'; time: number; beacons: FleetBeacon[] }
   | { event: 'gateway'; time: number; gateway: string; state: 'online' | 'offline' | 'forgotten' }
   | { event: 'unknownGateway'; time: number; gateway: string }
+  | { event: 'site'; time: number; site: Site }
   | { event: 'gatewayClock'; time: number; gateway: string; refused: boolean; offsetMs: number }
   | { event: 'connected'; time: number; protocolVersion: 4 | 5 }
   | { event: 'partitions'; time: number; partitions: number[]; trackers: string[] }
@@ -44,6 +46,10 @@ export function fleetEventObject(event: keyof FleetTrackerEvents, args: readonly
     case 'unknownGateway': {
       const g = args[0] as { gateway: string; time: number }
       return { event, time: g.time, gateway: g.gateway }
+    }
+    case 'site': {
+      const s = args[0] as { site: Site; time: number }
+      return { event, time: s.time, site: s.site }
     }
     case 'gatewayClock': {
       const g = args[0] as FleetGatewayClock

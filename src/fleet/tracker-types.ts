@@ -13,6 +13,7 @@ import type { FleetBeacon } from './fleet-beacon.js'
 import type { FleetStateOptions, FleetStateStats } from './fleet-state-options.js'
 import type { RoomChange } from './room-choice.js'
 import type { FleetPositioning } from './site-positioner.js'
+import type { Site } from '../positioning/site.js'
 import type { ThreadedPositionerStats } from '../positioning/positioner-thread-types.js'
 import type { BeaconFactsStats } from './beacon-facts.js'
 import type { FleetPresenceStats } from './fleet-presence.js'
@@ -145,6 +146,8 @@ export interface FleetTrackerEvents {
    * Once per gateway id, for the first 100 ids (with a site of gateways only).
    */
   unknownGateway: [info: { gateway: string; time: number }]
+  /** A site given to `setSite` took effect (at the start of a tick): what logs and views follow. */
+  site: [info: { site: Site; time: number }]
   /**
    * A gateway's RSSI batches are refused because their `time` is more than `maxClockOffsetMs`
    * from their arrival (`refused: true`, at its first such batch; `offsetMs` is arrival minus

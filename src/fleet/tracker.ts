@@ -290,6 +290,7 @@ export class FleetTracker extends SafeEmitter<FleetTrackerEvents> {
     this.site = change.site
     this.rooms = change.rooms
     applySiteChange(this.parts, this.inbox, change, now, moved ? this.positionerFor : undefined)
+    this.emit('site', { site: change.site, time: now })
   }
 
   /** The rest of a tick once every beacon is placed: publishing and events. */

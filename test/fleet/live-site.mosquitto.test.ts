@@ -347,8 +347,13 @@ describe.skipIf(!MOSQUITTO)(needsMosquitto('a running fleet takes an edited site
       await t.start()
       for (let i = 0; i < 3; i++) await second()
       expect(t.get('anna')?.room).toBe('Kitchen')
+      const taken: Site[] = []
+      t.on('site', ({ site }) => taken.push(site))
       t.setSite(moved)
+      // Told when it takes effect, at the start of the next tick, not when it is given.
+      expect(taken).toEqual([])
       for (let i = 0; i < 3; i++) await second()
+      expect(taken).toEqual([moved])
       expect(t.get('anna')?.room).toBe('Studio')
       // The strongest gateway, on a site without the Studio: she is placed anew in g1's room, the Den.
       const floorless = Site.fromJSON({ gateways: { g1: { room: 'Den' }, g2: { room: 'Living' } }, rooms: { Den: ['g1'], Living: ['g2'] } })

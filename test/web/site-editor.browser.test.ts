@@ -44,6 +44,8 @@ describe.skipIf(CHROMIUM === undefined)(needsChromium('the site editor in Chromi
   it('makes a site from a picture: plan, scale, two rooms, two gateways, a name; all there after a reload', async () => {
     const page = await openEditor(browser, stack)
     const errors = consoleErrors(page)
+    // Before any picture, the plan's hint leads to the editor (not to a file to write).
+    await expect.poll(() => page.locator('#legend .no-plan').textContent(), WAIT).toContain('Press Edit: load a picture')
 
     // The picture: 400 × 250 px, taken at 50 px a metre until the scale is set (8 × 5 m).
     await saves(page, () =>

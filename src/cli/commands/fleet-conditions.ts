@@ -5,7 +5,8 @@
  * condition once when it starts and once when it clears (log/condition-log.ts). With a site that
  * lists its gateways, only those are watched for going offline: the retained `offline` of a gateway
  * the site does not list (an earlier run's, or a made-up id) is no warning; the status line counts
- * such gateways apart.
+ * such gateways apart. A site edited while the fleet runs (`--edit`) is followed: a gateway it now
+ * declares is no longer unknown (its condition clears), and the gateways watched are the new site's.
  */
 
 import type { FleetTracker } from '../../fleet/tracker.js'
@@ -21,10 +22,16 @@ export function logFleetConditions(
   log: Logger,
   sitePath: string | undefined,
   site?: Site,
+  editing = false,
 ): () => void {
   const conditions = new ConditionLog(log)
-  const listed = siteGatewayIds(site)
-  const watched = listed === undefined ? undefined : new Set(listed)
+  let watched = watchedGateways(site)
+  /** Gateways told of as unknown whose condition is on: bounded by the tracker's own bound on them. */
+  const unknown = new Set<string>()
+  const where = sitePath === undefined ? 'the site' : `the site ${sitePath}`
+  const fix = editing
+    ? 'place it on the map (Edit, then Gateways)'
+    : 'add it under "gateways", or check its --gateway-id'
   const connection = connectionConditions(log, conditions)
   tracker.on('connected', () => connection.connected())
   tracker.on('disconnected', () => connection.disconnected())
@@ -35,14 +42,22 @@ export function logFleetConditions(
     else if (w.code === 'acks_resumed') conditions.clear('mqtt.acks_stalled', w.message, { code: w.code })
     else log.warn(w.message, { code: w.code })
   })
-  tracker.on('unknownGateway', ({ gateway }) =>
+  tracker.on('unknownGateway', ({ gateway }) => {
+    unknown.add(gateway)
     conditions.start(
       `site.unknown_gateway:${gateway}`,
-      `gateway ${gateway} publishes RSSI batches but is not in the site ${sitePath ?? ''}: its ` +
-        `readings give no room; add it under "gateways", or check its --gateway-id`,
+      `gateway ${gateway} publishes RSSI batches but is not in ${where}: its readings give no room; ${fix}`,
       { gateway },
-    ),
-  )
+    )
+  })
+  tracker.on('site', ({ site: now }) => {
+    watched = watchedGateways(now)
+    for (const gateway of unknown) {
+      if (now.anchor(gateway) === undefined) continue
+      unknown.delete(gateway)
+      conditions.clear(`site.unknown_gateway:${gateway}`, `gateway ${gateway} is in ${where} now`, { gateway })
+    }
+  })
   tracker.on('gatewayClock', ({ gateway, refused, offsetMs }) => {
     const key = `gateway.clock_refused:${gateway}`
     if (!refused) {
@@ -74,4 +89,10 @@ export function logFleetConditions(
     else conditions.clear(key, `gateway ${gateway} forgotten`, { gateway })
   })
   return () => connection.close()
+}
+
+/** The gateways watched for going offline: the site's, when it lists any (see the file comment). */
+function watchedGateways(site: Site | undefined): Set<string> | undefined {
+  const listed = siteGatewayIds(site)
+  return listed === undefined ? undefined : new Set(listed)
 }

@@ -209,7 +209,7 @@ export async function runFleet(
   const gateways = new FleetGatewayCounts(siteGatewayIds(site))
   let lastTick: { time: number; batches: number } | undefined
   // One line when a condition starts and one when it clears, as a gateway's --mqtt does.
-  const stopConditions = logFleetConditions(tracker, current, flags.site, site)
+  const stopConditions = logFleetConditions(tracker, current, siteFile, site, flags.edit === true)
   tracker.on('connected', () => {
     state = 'connected'
   })

@@ -55,6 +55,7 @@ function applySnapshot(s) {
   state.mode = s.mode
   state.time = s.time
   state.plan = s.plan
+  state.editable = s.editable === true
   state.gateways = new Map(s.gateways.map((g) => [g.id, g]))
   state.beacons = new Map(s.beacons.map((b) => [b.id, b]))
   state.history = new Map(Object.entries(s.history))

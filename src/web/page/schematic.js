@@ -131,10 +131,13 @@ export function drawSchematic(el, legend, state, select) {
   legend.replaceChildren(
     html('p', {
       class: 'no-plan',
-      text:
-        'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). ' +
-        'Each room is a box with its gateways and the tags the tracker puts in it. ' +
-        'Give the gateways x/y and the site an area to see a plan (docs/fleet.md).',
+      // With the editor there, the way to a plan is its Plan part, not a file to write.
+      text: state.editable
+        ? 'No floor plan yet. Each room is a box with its gateways and the tags the tracker puts in it. ' +
+          'Press Edit: load a picture of the floor under Plan, then draw the rooms and place the gateways on it.'
+        : 'No floor plan: no site file, or one without coordinates (gateway x/y, area, room polygons). ' +
+          'Each room is a box with its gateways and the tags the tracker puts in it. ' +
+          'Give the gateways x/y and the site an area to see a plan (docs/fleet.md).',
     }),
     html('span', { class: 'key gw-on', text: 'gateway online' }),
     html('span', { class: 'key gw-off', text: 'offline' }),
