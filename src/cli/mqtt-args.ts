@@ -15,13 +15,14 @@ const HA_BEACONS = ['auto', 'on', 'off'] as const
 
 /**
  * `--mqtt <url>` and its companions as the model's `gateway`, `mqtt` (and `upload.queueDir`, which
- * must differ from `--mqtt-queue-dir`). Without `--mqtt` a number's text is not read: the
- * mapping refuses the companion whatever its value.
+ * must differ from `--mqtt-queue-dir`). Without a broker (`--mqtt`, or the fleet's
+ * `--embedded-broker`: `embedded`) a number's text is not read: the mapping refuses the companion
+ * whatever its value.
  */
-export function mqttModel(values: Values, command: string): BeaconkitConfig {
+export function mqttModel(values: Values, command: string, embedded = false): BeaconkitConfig {
   const url = str(values, 'mqtt')
   const num = (name: string, check: Parameters<typeof number>[3]): number | undefined =>
-    url === undefined
+    url === undefined && !embedded
       ? str(values, name) === undefined
         ? undefined
         : Number.NaN
@@ -33,7 +34,7 @@ export function mqttModel(values: Values, command: string): BeaconkitConfig {
     what: 'a positive number of seconds, at most a year (default 604800, 7 days)',
   })
   const beacons = str(values, 'ha-beacons')
-  if (url !== undefined && beacons !== undefined && !(HA_BEACONS as readonly string[]).includes(beacons))
+  if ((url !== undefined || embedded) && beacons !== undefined && !(HA_BEACONS as readonly string[]).includes(beacons))
     fail(
       'ha-beacons',
       `--ha-beacons takes auto, on or off (default auto: per-beacon entities until a fleet tracker ` +

@@ -23,6 +23,8 @@ describe('fleet and simulate --site flags', () => {
     expect(parseCommandLine(['fleet', '--embedded-broker', '--json'])).toMatchObject({ embeddedBroker: 1883, json: true })
     expect(parseCommandLine(['fleet', '--embedded-broker', '1884', '--duration', '5'])).toMatchObject({ embeddedBroker: 1884, durationMs: 5000, mqtt: { url: 'mqtt://127.0.0.1:1884' } })
     expect(parseCommandLine(['fleet', '--embedded-broker=0', '--ha'])).toMatchObject({ embeddedBroker: 0, mqtt: { homeAssistant: true } })
+    // The embedded broker is a broker: Home Assistant's gate options are read with it (they were refused).
+    expect(parseCommandLine(['fleet', '--embedded-broker', '--ha', '--ha-dwell', '2', '--ha-expire', '60'])).toMatchObject({ mqtt: { homeAssistant: true, haDwellMs: 2000, haExpireMs: 60_000 } })
     expect(parseCommandLine(['fleet', '--help'])).toEqual({ command: 'help', topic: 'fleet' })
   })
 

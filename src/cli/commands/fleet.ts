@@ -247,7 +247,7 @@ ${FLEET_TAIL}`,
       ...(awayMultiple === undefined ? {} : { multiple: awayMultiple }),
       ...(awayMargin === undefined ? {} : { margin: awayMargin }),
     }
-    const { gateway, mqtt: broker } = mqttModel(values, command)
+    const { gateway, mqtt: broker } = mqttModel(values, command, embedded !== undefined)
     // The mapping decides the broker (the embedded one's address with --embedded-broker) and
     // refuses what does not go together.
     const model: BeaconkitConfig = {
