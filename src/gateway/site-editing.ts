@@ -3,13 +3,16 @@
  * file (./site.json when none is given; a missing file is the empty site), a save handed to the
  * running fleet (`running.applySite`, set where the fleet can take a new site), and the editor's
  * "teach this room with this tag" handed to the teach part (`running.teachRoom`). Both are read
- * when used, not when the map starts, so a part that sets them later is still reached.
+ * when used, not when the map starts, so a part that sets them later is still reached. A hand
+ * edit of the file while the fleet runs is taken the same way (site-watch.ts).
  */
 import { SiteStore } from '../web/site-store.js'
 import type { SiteEditing, TeachOutcome } from '../web/edit-routes.js'
 import type { FleetContext, FleetRuntime } from './fleet-context.js'
 import type { TeachRefusal } from './fleet-teach.js'
 import { DEFAULT_EDIT_SITE_FILE } from './settings/site.js'
+import { watchSiteFile } from './site-watch.js'
+import type { Site } from '../positioning/site.js'
 
 /** The HTTP status of each refusal: the fleet's state (409), the request (422), too many at once (429). */
 const STATUS: Record<TeachRefusal['code'], number> = {
@@ -30,13 +33,28 @@ export async function siteEditing({ settings, runtime, running, log }: FleetCont
   const given = (runtime as FleetRuntime & { site?: unknown }).site
   const file = runtime.siteFile ?? (typeof given === 'string' ? given : DEFAULT_EDIT_SITE_FILE)
   const store = await SiteStore.open(file)
+  const apply = (site: Site): void => {
+    if (running.applySite === undefined)
+      log.warn(`site editor: ${store.name} saved; restart the fleet to use it (it cannot take a new site live)`)
+    else running.applySite(site)
+  }
+  const stopWatch = watchSiteFile(store, (result) => {
+    if (result.kind === 'changed') {
+      log.info(`site editor: ${store.name} was changed on disk; the fleet takes it as version ${result.version}`)
+      apply(result.site)
+    } else if (result.kind === 'invalid') {
+      const first = result.problems.find((p) => p.severity === 'error') ?? result.problems[0]
+      const what = first === undefined ? 'it has errors' : `${first.where}: ${first.message}`
+      log.warn(
+        `site editor: ${store.name} was changed on disk, but ${what}; the fleet keeps the site it has ` +
+          `(beaconkit site check ${store.name} lists every problem)`,
+      )
+    } else log.warn(`site editor: ${result.message}; the fleet keeps the site it has`)
+  })
   return {
     store,
-    saved: (site) => {
-      if (running.applySite === undefined)
-        log.warn(`site editor: ${store.name} saved; restart the fleet to use it (it cannot take a new site live)`)
-      else running.applySite(site)
-    },
+    saved: apply,
+    close: stopWatch,
     teach: (room, beacon, seconds): TeachOutcome => {
       if (running.teachRoom === undefined)
         return {

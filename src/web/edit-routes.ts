@@ -30,6 +30,8 @@ export interface SiteEditing {
   saved?(site: Site): void
   /** Starts "teach this room with this tag"; undefined when the fleet has no room method to teach. */
   teach?(room: string, beacon: string, seconds: number): TeachOutcome
+  /** Stops what the editing holds open (the watch on the site file); called when the map closes. */
+  close?(): void
 }
 
 /** What the routes need from the map server. */

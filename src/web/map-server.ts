@@ -358,6 +358,7 @@ export async function startMapServer(options: MapServerOptions): Promise<MapServ
     async close() {
       if (closed) return
       closed = true
+      options.edit?.close?.()
       view.stop()
       streams.close()
       await listener.close()

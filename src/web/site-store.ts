@@ -4,6 +4,8 @@
  * `checkSiteJSON` (the model of `beaconkit site check`) and the editor's bounds, then written
  * atomically with the previous file kept as `<file>.bak`. Saves run one at a time, so two editors
  * saving on the same version cannot both win: the second finds the version moved and is refused.
+ * A hand edit of the file while the fleet runs is read again by {@link SiteStore.reload} (queued
+ * with the saves) and counts as a new version, so an editor still on the old one is refused too.
  */
 import { readFile, stat } from 'node:fs/promises'
 import { basename, dirname, resolve } from 'node:path'
@@ -37,8 +39,62 @@ export type SaveResult =
   | { kind: 'stale'; version: number }
   | { kind: 'invalid'; problems: SiteProblem[] }
 
+/** What reading the site file again came to (a hand edit while the fleet runs). */
+export type ReloadResult =
+  /** The file says what the store holds (one of its own saves, or a touch): nothing to do. */
+  | { kind: 'same' }
+  /** A new site, taken by the store as `version`. */
+  | { kind: 'changed'; version: number; problems: SiteProblem[]; site: Site }
+  /** The file has errors (or exceeds the editor's bounds): the store keeps the site it had. */
+  | { kind: 'invalid'; problems: SiteProblem[] }
+  /** The file cannot be read or is no JSON object (or is gone): the store keeps the site it had. */
+  | { kind: 'unreadable'; message: string }
+
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v)
+}
+
+/**
+ * The JSON object of the site file at `path` (`file` as the user named it, for messages);
+ * undefined when there is no such file.
+ * @throws SiteStoreError `unreadable_site` for a file that cannot be read, is too large, or is no JSON object
+ */
+async function readSiteJson(path: string, file: string): Promise<Record<string, unknown> | undefined> {
+  let text: string
+  try {
+    const info = await stat(path)
+    if (info.size > MAX_SITE_FILE_BYTES)
+      throw new SiteStoreError(
+        'unreadable_site',
+        `site file ${file} has ${info.size} bytes, more than the editor reads`,
+      )
+    text = await readFile(path, 'utf8')
+  } catch (error) {
+    if (error instanceof SiteStoreError) throw error
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
+    const code = (error as NodeJS.ErrnoException).code ?? 'error'
+    throw new SiteStoreError('unreadable_site', `cannot read the site file ${file} (${code}); check its permissions`, {
+      cause: error,
+    })
+  }
+  let json: unknown
+  try {
+    json = JSON.parse(text)
+  } catch (error) {
+    throw new SiteStoreError('unreadable_site', `the site file ${file} is not JSON; run beaconkit site check ${file}`, {
+      cause: error,
+    })
+  }
+  if (!isRecord(json))
+    throw new SiteStoreError('unreadable_site', `the site file ${file} is not a JSON object; see docs/fleet.md`)
+  return json
+}
+
+/** Whether two site files say the same, their versions aside (a hand edit may leave the number as it was). */
+function sameSite(a: Record<string, unknown>, b: Record<string, unknown>): boolean {
+  const { version: _a, ...restA } = a
+  const { version: _b, ...restB } = b
+  return JSON.stringify(restA) === JSON.stringify(restB)
 }
 
 /** The version a site file's JSON holds: a non-negative whole number, else 0. */
@@ -99,42 +155,7 @@ export class SiteStore {
     const path = resolve(file)
     // A fleet killed while saving left its temporary file: the site file itself is whole (atomic-file.ts).
     await removeStaleTemps(path)
-    let text: string
-    try {
-      const info = await stat(path)
-      if (info.size > MAX_SITE_FILE_BYTES)
-        throw new SiteStoreError(
-          'unreadable_site',
-          `site file ${file} has ${info.size} bytes, more than the editor reads`,
-        )
-      text = await readFile(path, 'utf8')
-    } catch (error) {
-      if (error instanceof SiteStoreError) throw error
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return new SiteStore(path, { ...EMPTY_SITE_JSON })
-      const code = (error as NodeJS.ErrnoException).code ?? 'error'
-      throw new SiteStoreError(
-        'unreadable_site',
-        `cannot read the site file ${file} (${code}); check its permissions`,
-        {
-          cause: error,
-        },
-      )
-    }
-    let json: unknown
-    try {
-      json = JSON.parse(text)
-    } catch (error) {
-      throw new SiteStoreError(
-        'unreadable_site',
-        `the site file ${file} is not JSON; run beaconkit site check ${file}`,
-        {
-          cause: error,
-        },
-      )
-    }
-    if (!isRecord(json))
-      throw new SiteStoreError('unreadable_site', `the site file ${file} is not a JSON object; see docs/fleet.md`)
-    return new SiteStore(path, json)
+    return new SiteStore(path, (await readSiteJson(path, file)) ?? { ...EMPTY_SITE_JSON })
   }
 
   /** The folder the site file and its plan images are in. */
@@ -181,6 +202,35 @@ export class SiteStore {
     const run = this.queue.then(() => this.saveNow(version, site))
     this.queue = run.catch(() => undefined)
     return run
+  }
+
+  /**
+   * Reads the site file again (a hand edit while the fleet runs), one at a time with the saves.
+   * A new site is taken as a new version: the file's own when it is higher, else one above the
+   * stored one, so an editor still on the old version is refused rather than overwriting it.
+   */
+  reload(): Promise<ReloadResult> {
+    const run = this.queue.then(() => this.reloadNow())
+    this.queue = run.catch(() => undefined)
+    return run
+  }
+
+  private async reloadNow(): Promise<ReloadResult> {
+    let json: Record<string, unknown> | undefined
+    try {
+      json = await readSiteJson(this.file, this.name)
+    } catch (error) {
+      return { kind: 'unreadable', message: (error as Error).message }
+    }
+    if (json === undefined) return { kind: 'unreadable', message: `the site file ${this.name} is gone` }
+    if (sameSite(json, this.current)) return { kind: 'same' }
+    const bounds = editProblems(json)
+    if (bounds.length > 0) return { kind: 'invalid', problems: bounds }
+    const checked = checkSiteJSON(json)
+    const errors = checked.problems.filter((p) => p.severity === 'error')
+    if (checked.site === undefined || errors.length > 0) return { kind: 'invalid', problems: checked.problems }
+    this.current = { ...json, version: Math.max(siteVersion(json), this.version + 1) }
+    return { kind: 'changed', version: this.version, problems: checked.problems, site: checked.site }
   }
 
   private async saveNow(version: number, site: unknown): Promise<SaveResult> {

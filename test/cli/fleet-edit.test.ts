@@ -4,7 +4,7 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { spawn } from 'node:child_process'
 import type { ChildProcess } from 'node:child_process'
-import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { CLI, ROOT, requireBuild, runCli } from './run-cli.js'
@@ -19,7 +19,7 @@ afterEach(() => {
 async function startFleet(
   dir: string,
   extra: string[] = [],
-): Promise<{ child: ChildProcess; url: string; broker: string }> {
+): Promise<{ child: ChildProcess; url: string; broker: string; stderr: () => string }> {
   requireBuild()
   const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', '--edit', '--json', ...extra]
   const child = spawn(process.execPath, [CLI, ...args], { cwd: dir })
@@ -31,7 +31,7 @@ async function startFleet(
   for (;;) {
     const m = /live map at (http:\/\/[^\s"]+)/.exec(stderr)
     const b = /listening on (mqtt:\/\/[^\s";]+);/.exec(stderr)
-    if (m !== null && b !== null) return { child, url: m[1], broker: b[1] }
+    if (m !== null && b !== null) return { child, url: m[1], broker: b[1], stderr: () => stderr }
     if (child.exitCode !== null || Date.now() > deadline) throw new Error(`the fleet did not start: ${stderr}`)
     await new Promise((r) => setTimeout(r, 50))
   }
@@ -163,6 +163,35 @@ describe('beaconkit fleet --edit', () => {
       .poll(() => (existsSync(fp) ? readFileSync(fp, 'utf8') : ''), { timeout: 30_000, interval: 250 })
       .toContain('"room":"Kitchen"')
   }, 90_000)
+
+  it('takes a hand edit of site.json without a restart; an edit with errors is refused, an editor on the old version too', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-edit-'))
+    const file = join(dir, 'site.json')
+    writeFileSync(file, JSON.stringify({ version: 3, gateways: { 'gw-1': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }] }))
+    const { url, stderr } = await startFleet(dir)
+    const rooms = async (): Promise<string[]> => {
+      const snapshot = (await (await fetch(new URL('/api/snapshot', url))).json()) as { plan: { rooms: { name: string }[] } }
+      return snapshot.plan.rooms.map((r) => r.name)
+    }
+    expect(await rooms()).toEqual(['Hall'])
+    // A text editor's save, the version number left as it was: taken as a new version (4).
+    writeFileSync(file, JSON.stringify({ version: 3, gateways: { 'gw-1': {}, 'gw-2': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }, { name: 'Study', gateways: ['gw-2'] }] }))
+    await expect.poll(rooms, { timeout: 10_000 }).toEqual(['Hall', 'Study'])
+    expect((await getSite(url)).version).toBe(4)
+    expect(stderr()).toContain('site.json was changed on disk; the fleet takes it as version 4')
+    // An editor that read version 3 cannot overwrite the hand edit.
+    const stale = await fetch(new URL('/api/site', url), {
+      method: 'PUT',
+      headers: { 'Content-Type': 'application/json' },
+      body: JSON.stringify({ version: 3, site: { gateways: { 'gw-1': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }] } }),
+    })
+    expect(stale.status).toBe(409)
+    // A hand edit with an error (a room without a name) is refused with where it is: the fleet keeps its site.
+    writeFileSync(file, JSON.stringify({ version: 4, gateways: { 'gw-1': {} }, rooms: [{ gateways: ['gw-1'] }] }))
+    await expect.poll(stderr, { timeout: 10_000 }).toContain('site.json was changed on disk, but site: rooms[0] has no name')
+    expect(await rooms()).toEqual(['Hall', 'Study'])
+    expect((await getSite(url)).version).toBe(4)
+  }, 60_000)
 
   it('SIGKILLed while saving leaves the old or the new site file whole, and starts from it', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-crash-'))
