@@ -5,7 +5,6 @@
 // get the new plan at once, the next tick places the beacon in the new room, the fleet topic and
 // Home Assistant's config carry the new name, the removed rooms' retained state and config are
 // cleared, the unannounced beacon's configs are emptied, and no beacon is found or gone again.
-import { request } from 'node:http'
 import { mkdtemp, rm } from 'node:fs/promises'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -28,6 +27,7 @@ import { Mosquitto, MOSQUITTO, needsMosquitto } from '../support/mosquitto.js'
 import { retainedMessages } from '../support/mqtt-subscriber.js'
 import { waitFor } from '../integration/wait.js'
 import { expectTrackerConfig } from './ha-fleet-helpers.js'
+import { readStream } from '../support/event-stream.js'
 
 const T0 = Date.UTC(2026, 10, 2)
 const ANNA = '0117C5000001'
@@ -63,31 +63,6 @@ async function tick(t: FleetTracker, clock: VirtualClock, to: number): Promise<v
   const ended = new Promise<void>((resolve) => t.once('updated', () => resolve()))
   clock.advanceTo(to)
   await ended
-}
-
-/** Reads an event stream until `until` holds of what it sent. */
-function readStream(url: string, until: (text: string) => boolean, timeoutMs = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    const req = request(url, (res) => {
-      res.setEncoding('utf8').on('data', (d: string) => {
-        text += d
-        if (until(text)) {
-          req.destroy()
-          resolve(text)
-        }
-      })
-    })
-    const timer = setTimeout(() => {
-      req.destroy()
-      reject(new Error(`the stream did not deliver in time; got ${text.length} characters`))
-    }, timeoutMs)
-    req.on('close', () => clearTimeout(timer))
-    req.on('error', (e) => {
-      if (!until(text)) reject(e)
-    })
-    req.end()
-  })
 }
 
 /** The data of the first `event: <name>` in an event stream's text. */

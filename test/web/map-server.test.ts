@@ -24,6 +24,7 @@ import { planOf } from '../../src/web/view.js'
 import { Site } from '../../src/positioning/site.js'
 import { waitFor } from '../integration/wait.js'
 import { SITE } from './fleet-driver.js'
+import { readStream } from '../support/event-stream.js'
 
 const closers: (() => Promise<unknown>)[] = []
 afterEach(async () => {
@@ -51,31 +52,6 @@ function rawGet(port: number, request: string): Promise<string> {
     socket.setEncoding('utf8').on('data', (d: string) => (text += d))
     socket.on('end', () => resolve(text.split('\r\n')[0]))
     socket.on('error', reject)
-  })
-}
-
-/** Reads an event stream for a while; returns everything it sent. */
-function readStream(url: string, until: (text: string) => boolean, timeoutMs = 20_000): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let text = ''
-    const req = request(url, (res) => {
-      res.setEncoding('utf8').on('data', (d: string) => {
-        text += d
-        if (until(text)) {
-          req.destroy()
-          resolve(text)
-        }
-      })
-    })
-    const timer = setTimeout(() => {
-      req.destroy()
-      reject(new Error(`stream did not deliver in time; got ${text.length} characters`))
-    }, timeoutMs)
-    req.on('close', () => clearTimeout(timer))
-    req.on('error', (e) => {
-      if (!until(text)) reject(e)
-    })
-    req.end()
   })
 }
 
