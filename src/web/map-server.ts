@@ -131,7 +131,7 @@ function headersFor(imageOrigins: string[]): Record<string, string> {
 
 /** The plan image the edited site file names, as the page loads it (planSource); undefined: none. */
 function editedImage(edit: SiteEditing): string | undefined {
-  const image = edit.store.json.image
+  const image = edit.store.field('image')
   return typeof image === 'string' ? planSource(image, true) : undefined
 }
 

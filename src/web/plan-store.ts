@@ -17,8 +17,7 @@ export type PlanUpload =
   | { ok: true; image: string; width: number | null; height: number | null }
   | { ok: false; status: number; code: string; message: string }
 
-function floorIds(json: Record<string, unknown>): string[] {
-  const floors = json.floors
+function floorIds(floors: unknown): string[] {
   if (!Array.isArray(floors)) return []
   return floors.flatMap((f) =>
     typeof f === 'object' && f !== null && typeof (f as { id?: unknown }).id === 'string'
@@ -42,7 +41,7 @@ export async function storePlan(
   bytes: Buffer,
   contentType: string | undefined,
 ): Promise<PlanUpload> {
-  const ids = floorIds(store.json)
+  const ids = floorIds(store.field('floors'))
   if (floor === undefined && ids.length > 0)
     return refuse(400, 'unknown_floor', `the site has floors (${ids.join(', ')}): give ?floor=<id>`)
   if (floor !== undefined && !ids.includes(floor))

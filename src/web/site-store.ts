@@ -55,12 +55,11 @@ function isRecord(v: unknown): v is Record<string, unknown> {
 }
 
 /**
- * The JSON object of the site file at `path` (`file` as the user named it, for messages);
- * undefined when there is no such file.
- * @throws SiteStoreError `unreadable_site` for a file that cannot be read, is too large, or is no JSON object
+ * The text of the site file at `path` (`file` as the user named it, for messages); undefined
+ * when there is no such file.
+ * @throws SiteStoreError `unreadable_site` for a file that cannot be read or is too large
  */
-async function readSiteJson(path: string, file: string): Promise<Record<string, unknown> | undefined> {
-  let text: string
+async function readSiteText(path: string, file: string): Promise<string | undefined> {
   try {
     const info = await stat(path)
     if (info.size > MAX_SITE_FILE_BYTES)
@@ -68,7 +67,7 @@ async function readSiteJson(path: string, file: string): Promise<Record<string, 
         'unreadable_site',
         `site file ${file} has ${info.size} bytes, more than the editor reads`,
       )
-    text = await readFile(path, 'utf8')
+    return await readFile(path, 'utf8')
   } catch (error) {
     if (error instanceof SiteStoreError) throw error
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined
@@ -77,6 +76,13 @@ async function readSiteJson(path: string, file: string): Promise<Record<string, 
       cause: error,
     })
   }
+}
+
+/**
+ * The JSON object of a site file's `text` (`file` named in messages).
+ * @throws SiteStoreError `unreadable_site` for a text that is no JSON object
+ */
+function parseSiteJson(text: string, file: string): Record<string, unknown> {
   let json: unknown
   try {
     json = JSON.parse(text)
@@ -138,6 +144,8 @@ export function editProblems(json: Record<string, unknown>): SiteProblem[] {
 export class SiteStore {
   private current: Record<string, unknown>
   private queue: Promise<unknown> = Promise.resolve()
+  /** The text of the store's last save: what reading the file back finds unless someone changed it. */
+  private written: string | undefined
 
   private constructor(
     /** The site file's path (absolute). */
@@ -155,7 +163,8 @@ export class SiteStore {
     const path = resolve(file)
     // A fleet killed while saving left its temporary file: the site file itself is whole (atomic-file.ts).
     await removeStaleTemps(path)
-    return new SiteStore(path, (await readSiteJson(path, file)) ?? { ...EMPTY_SITE_JSON })
+    const text = await readSiteText(path, file)
+    return new SiteStore(path, text === undefined ? { ...EMPTY_SITE_JSON } : parseSiteJson(text, file))
   }
 
   /** The folder the site file and its plan images are in. */
@@ -176,6 +185,15 @@ export class SiteStore {
   /** The file's JSON object as stored (a copy: the caller may not change the store). */
   get json(): Record<string, unknown> {
     return structuredClone(this.current)
+  }
+
+  /**
+   * One top-level value of the stored site (`image`, `floors`, …), as stored: read it, do not
+   * change it. For a look at one key without {@link json}'s copy of the whole file (a megabyte
+   * on the largest sites, copied at every save otherwise).
+   */
+  field(key: string): unknown {
+    return this.current[key]
   }
 
   /** The stored site's problems, as `site check` lists them (without the image file check). */
@@ -216,13 +234,16 @@ export class SiteStore {
   }
 
   private async reloadNow(): Promise<ReloadResult> {
-    let json: Record<string, unknown> | undefined
+    let json: Record<string, unknown>
     try {
-      json = await readSiteJson(this.file, this.name)
+      const text = await readSiteText(this.file, this.name)
+      if (text === undefined) return { kind: 'unreadable', message: `the site file ${this.name} is gone` }
+      // The store's own save, read back (the watch sees every save): known without parsing a megabyte.
+      if (text === this.written) return { kind: 'same' }
+      json = parseSiteJson(text, this.name)
     } catch (error) {
       return { kind: 'unreadable', message: (error as Error).message }
     }
-    if (json === undefined) return { kind: 'unreadable', message: `the site file ${this.name} is gone` }
     if (sameSite(json, this.current)) return { kind: 'same' }
     const bounds = editProblems(json)
     if (bounds.length > 0) return { kind: 'invalid', problems: bounds }
@@ -245,7 +266,9 @@ export class SiteStore {
     const errors = checked.problems.filter((p) => p.severity === 'error')
     if (checked.site === undefined || errors.length > 0) return { kind: 'invalid', problems: checked.problems }
     try {
-      await writeFileAtomic(this.file, `${JSON.stringify(next, null, 2)}\n`, { backup: true })
+      const text = `${JSON.stringify(next, null, 2)}\n`
+      await writeFileAtomic(this.file, text, { backup: true })
+      this.written = text
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code ?? 'error'
       throw new SiteStoreError(
