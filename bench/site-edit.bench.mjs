@@ -10,7 +10,9 @@ import { mkdtempSync, statSync } from 'node:fs'
 import { request } from 'node:http'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
+import { performance } from 'node:perf_hooks'
+import { setTimeout } from 'node:timers'
+import { URL, fileURLToPath } from 'node:url'
 
 const cli = fileURLToPath(new URL('../dist/cli/main.js', import.meta.url))
 const i = process.argv.indexOf('--saves')
@@ -73,6 +75,19 @@ function siteEvents(url) {
   return { next: () => new Promise((resolve) => (waiting = resolve)), close: () => req.destroy() }
 }
 
+/** PUT `body` as JSON to `path` on `url`: resolves with the status once the answer is read. */
+function put(url, path, body) {
+  return new Promise((resolve, reject) => {
+    const req = request(new URL(path, url), { method: 'PUT', headers: { 'Content-Type': 'application/json' } }, (res) => {
+      let text = ''
+      res.setEncoding('utf8').on('data', (d) => (text += d))
+      res.on('end', () => resolve({ status: res.statusCode, text }))
+    })
+    req.on('error', reject)
+    req.end(body)
+  })
+}
+
 const quantile = (xs, q) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(q * xs.length))]
 
 async function run(label, json) {
@@ -90,10 +105,9 @@ async function run(label, json) {
       bytes = Buffer.byteLength(body)
       const event = events.next()
       const t0 = performance.now()
-      const res = await fetch(new URL('/api/site', url), { method: 'PUT', headers: { 'Content-Type': 'application/json' }, body })
+      const res = await put(url, '/api/site', body)
       const t1 = performance.now()
-      if (res.status !== 200) throw new Error(`save ${k}: ${res.status} ${await res.text()}`)
-      await res.arrayBuffer()
+      if (res.status !== 200) throw new Error(`save ${k}: ${res.status} ${res.text}`)
       const t2 = await event
       saved.push(t1 - t0)
       shown.push(t2 - t0)
