@@ -39,6 +39,7 @@ import type { RoomLocator } from '../positioning/room-locator.js'
 import type { RoomMetricsSource } from '../metrics/room-metrics.js'
 import { FleetTeach } from './fleet-teach.js'
 import { siteEditing } from './site-editing.js'
+import { siteFilePart } from './site-file-part.js'
 import type { SiteEditing } from '../web/edit-routes.js'
 import { DEFAULT_TOPIC_PREFIX } from '../mqtt/topics.js'
 
@@ -322,6 +323,7 @@ export const FLEET_PARTS: readonly Factory[] = [
   details,
   metrics,
   map,
+  siteFilePart,
   metricsServer,
 ]
 

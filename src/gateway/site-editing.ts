@@ -11,7 +11,7 @@ import type { SiteEditing, TeachOutcome } from '../web/edit-routes.js'
 import type { FleetContext, FleetRuntime } from './fleet-context.js'
 import type { TeachRefusal } from './fleet-teach.js'
 import { DEFAULT_EDIT_SITE_FILE } from './settings/site.js'
-import { watchSiteFile } from './site-watch.js'
+import { takeSiteEdits } from './site-watch.js'
 import type { Site } from '../positioning/site.js'
 
 /** The HTTP status of each refusal: the fleet's state (409), the request (422), too many at once (429). */
@@ -38,19 +38,7 @@ export async function siteEditing({ settings, runtime, running, log }: FleetCont
       log.warn(`site editor: ${store.name} saved; restart the fleet to use it (it cannot take a new site live)`)
     else running.applySite(site)
   }
-  const stopWatch = watchSiteFile(store, (result) => {
-    if (result.kind === 'changed') {
-      log.info(`site editor: ${store.name} was changed on disk; the fleet takes it as version ${result.version}`)
-      apply(result.site)
-    } else if (result.kind === 'invalid') {
-      const first = result.problems.find((p) => p.severity === 'error') ?? result.problems[0]
-      const what = first === undefined ? 'it has errors' : `${first.where}: ${first.message}`
-      log.warn(
-        `site editor: ${store.name} was changed on disk, but ${what}; the fleet keeps the site it has ` +
-          `(beaconkit site check ${store.name} lists every problem)`,
-      )
-    } else log.warn(`site editor: ${result.message}; the fleet keeps the site it has`)
-  })
+  const stopWatch = takeSiteEdits(store, apply, log, 'site editor')
   return {
     store,
     saved: apply,

@@ -19,9 +19,10 @@ afterEach(() => {
 async function startFleet(
   dir: string,
   extra: string[] = [],
+  edit = true,
 ): Promise<{ child: ChildProcess; url: string; broker: string; stderr: () => string }> {
   requireBuild()
-  const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', '--edit', '--json', ...extra]
+  const args = ['fleet', '--embedded-broker', '0', '--http', '127.0.0.1:0', ...(edit ? ['--edit'] : []), '--json', ...extra]
   const child = spawn(process.execPath, [CLI, ...args], { cwd: dir })
   children.push(child)
   child.stdout?.resume()
@@ -191,6 +192,26 @@ describe('beaconkit fleet --edit', () => {
     await expect.poll(stderr, { timeout: 10_000 }).toContain('site.json was changed on disk, but site: rooms[0] has no name')
     expect(await rooms()).toEqual(['Hall', 'Study'])
     expect((await getSite(url)).version).toBe(4)
+  }, 60_000)
+
+  it('without --edit, a hand edit of the --site file is taken too, and one with errors refused', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'beaconkit-fleet-site-'))
+    const file = join(dir, 'flat.json')
+    writeFileSync(file, JSON.stringify({ gateways: { 'gw-1': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }] }))
+    const { url, stderr } = await startFleet(dir, ['--site', 'flat.json'], false)
+    const rooms = async (): Promise<string[]> => {
+      const snapshot = (await (await fetch(new URL('/api/snapshot', url))).json()) as { plan: { rooms: { name: string }[] } }
+      return snapshot.plan.rooms.map((r) => r.name)
+    }
+    expect(await rooms()).toEqual(['Hall'])
+    writeFileSync(file, JSON.stringify({ gateways: { 'gw-1': {} }, rooms: [{ name: 'Hall', gateways: ['gw-1'] }, { name: 'Porch' }] }))
+    await expect.poll(rooms, { timeout: 10_000 }).toEqual(['Hall', 'Porch'])
+    expect(stderr()).toContain('site: flat.json was changed on disk; the fleet takes it as version 1')
+    writeFileSync(file, '{ "gateways": ')
+    await expect.poll(stderr, { timeout: 10_000 }).toContain('the site file flat.json is not JSON')
+    expect(await rooms()).toEqual(['Hall', 'Porch'])
+    // Still no editor: the file is only read.
+    expect((await fetch(new URL('/api/site', url))).status).toBe(404)
   }, 60_000)
 
   it('SIGKILLed while saving leaves the old or the new site file whole, and starts from it', async () => {
