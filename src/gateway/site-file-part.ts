@@ -20,7 +20,14 @@ export const siteFilePart: PartFactory<FleetContext> = ({ settings, runtime, run
   return {
     name: 'site file',
     start: async () => {
-      const store = await SiteStore.open(file)
+      let store: SiteStore
+      try {
+        store = await SiteStore.open(file)
+      } catch (error) {
+        // The fleet runs on the site it read at its start; only hand edits wait for a restart.
+        log.warn(`site: ${(error as Error).message}; hand edits of it are taken only at a restart`)
+        return
+      }
       // Read when a change comes, not now: the root sets applySite once every part has started.
       stop = takeSiteEdits(store, (next) => running.applySite?.(next), log, 'site')
     },
