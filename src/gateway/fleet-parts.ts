@@ -107,7 +107,6 @@ function foreignBridge(
     ...(m.topicPrefix === undefined ? {} : { topicPrefix: m.topicPrefix }),
     // Names the bridge (its id, its status topic) as before the connection was shared.
     ...(m.clientId === undefined ? {} : { clientId: `${m.clientId}-inputs` }),
-    ...(site === undefined ? {} : { knownNodes: new Set(site.anchorList().map((a) => a.id)) }),
     ...(site === undefined ? {} : siteNodes(site)),
   })
   bridge.on('warning', (text) => warn(`inputs: ${text}`))

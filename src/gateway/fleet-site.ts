@@ -15,16 +15,23 @@ import type { Site } from '../positioning/site.js'
 import type { FleetRunning } from './fleet-context.js'
 
 /**
- * Which site gateways the bridge may use as foreign nodes: those declared `foreign`; once the
- * site declares any, the others are native and reserved. A site that declares none keeps working
- * as before (its nodes named by their plain ids), guarded by the statuses seen on the broker.
+ * The foreign-input bridge's node ids from a site (at the start and on each new site): every
+ * gateway it declares is known; which it may use as foreign nodes are those declared `foreign`,
+ * and once the site declares any, the others are native and reserved. A site that declares none
+ * keeps working as before (its nodes named by their plain ids), guarded by the statuses seen on
+ * the broker.
  */
-export function siteNodes(site: Site): { nativeNodes?: Set<string>; foreignNodes?: Set<string> } {
+export function siteNodes(site: Site): {
+  knownNodes: Set<string>
+  nativeNodes?: Set<string>
+  foreignNodes?: Set<string>
+} {
   const anchors = site.anchorList()
-  if (!anchors.some((a) => a.foreign === true)) return {}
+  const knownNodes = new Set(anchors.map((a) => a.id))
+  if (!anchors.some((a) => a.foreign === true)) return { knownNodes }
   const ids = (foreign: boolean): Set<string> =>
     new Set(anchors.filter((a) => (a.foreign === true) === foreign).map((a) => a.id))
-  return { nativeNodes: ids(false), foreignNodes: ids(true) }
+  return { knownNodes, nativeNodes: ids(false), foreignNodes: ids(true) }
 }
 
 /** Applies `site` to the fleet's started parts (see the file comment). */
@@ -37,5 +44,5 @@ export function applyFleetSite(running: FleetRunning, site: Site): void {
   running.detailsGateways?.setSite(site)
   running.web?.setSite(site)
   running.recorder?.site(site, tracker.clock.now())
-  running.inputs?.setSiteNodes({ knownNodes: new Set(site.anchorList().map((a) => a.id)), ...siteNodes(site) })
+  running.inputs?.setSiteNodes(siteNodes(site))
 }
