@@ -144,6 +144,8 @@ export function editProblems(json: Record<string, unknown>): SiteProblem[] {
 export class SiteStore {
   private current: Record<string, unknown>
   private queue: Promise<unknown> = Promise.resolve()
+  /** The stored site's problems, once asked (undefined: not checked since it changed). */
+  private checked: SiteProblem[] | undefined
   /** The text of the store's last save: what reading the file back finds unless someone changed it. */
   private written: string | undefined
 
@@ -198,7 +200,8 @@ export class SiteStore {
 
   /** The stored site's problems, as `site check` lists them (without the image file check). */
   problems(): SiteProblem[] {
-    return checkSiteJSON(this.current).problems
+    // Checked once per stored site: every open editor reads them again after each save.
+    return (this.checked ??= checkSiteJSON(this.current).problems)
   }
 
   /** The plan image names the stored site gives (top-level `image`, each floor's `image`), files and URLs. */
@@ -251,6 +254,7 @@ export class SiteStore {
     const errors = checked.problems.filter((p) => p.severity === 'error')
     if (checked.site === undefined || errors.length > 0) return { kind: 'invalid', problems: checked.problems }
     this.current = { ...json, version: Math.max(siteVersion(json), this.version + 1) }
+    this.checked = undefined
     return { kind: 'changed', version: this.version, problems: checked.problems, site: checked.site }
   }
 
@@ -278,6 +282,7 @@ export class SiteStore {
       )
     }
     this.current = next
+    this.checked = checked.problems
     return { kind: 'saved', version: next.version, problems: checked.problems, site: checked.site }
   }
 }
